@@ -1,0 +1,97 @@
+// swift-tools-version:6.1
+//
+// Attendant: a systemd user service that keeps a person at a Linux workstation reachable on contact-centre
+// chat and voice services. See README.md and ../shared/DESIGN.md.
+import PackageDescription
+
+/// Swift 6 language mode (the tools version's default) plus the strictness the project holds itself to.
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+/// The plugin API, linked as the one shared library every binary and plugin shares.
+let pluginAPI: Target.Dependency = .product(name: "AttendantPluginAPI", package: "AttendantPluginAPI")
+
+let package = Package(
+    name: "Attendant",
+    products: [
+        .executable(name: "attendantd", targets: ["attendantd"]),
+        // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
+        .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
+    ],
+    dependencies: [
+        .package(path: "Plugins/AttendantPluginAPI"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // libsystemd, through pkg-config (Debian: libsystemd-dev).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .target(
+            name: "Systemd",
+            dependencies: ["CSystemd", pluginAPI],
+            swiftSettings: strictness
+        ),
+        .target(
+            name: "AttendantCore",
+            dependencies: [
+                "Systemd",
+                pluginAPI,
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendantd",
+            dependencies: [
+                "AttendantCore",
+                "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // In-tree channel plugins.
+        .target(
+            name: "Loopback",
+            dependencies: [pluginAPI],
+            path: "Plugins/Loopback",
+            swiftSettings: strictness
+        ),
+
+        .testTarget(
+            name: "AttendantCoreTests",
+            dependencies: [
+                "AttendantCore",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "LoopbackTests",
+            dependencies: [
+                "Loopback",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [pluginAPI, .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictness
+        ),
+    ]
+)

@@ -1,0 +1,43 @@
+// swift-tools-version:6.1
+//
+// The Attendant plugin API: the one shared library that the daemon and every channel plugin link.
+//
+// It is a package of its own, with a single `.dynamic` product, so that exactly one copy of its type
+// metadata exists at run time (a static copy in the host and another in a plugin makes `as? any
+// ChannelPluginFactory` fail silently). It is built with library evolution so that a plugin built
+// against an older minor version keeps working with a newer host.
+import PackageDescription
+
+let strictness: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "AttendantPluginAPI",
+    products: [
+        .library(name: "AttendantPluginAPI", type: .dynamic, targets: ["AttendantPluginAPI"]),
+        .library(name: "AttendantPluginTestKit", targets: ["AttendantPluginTestKit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
+    ],
+    targets: [
+        .target(
+            name: "AttendantPluginAPI",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness + [.unsafeFlags(["-enable-library-evolution"])]
+        ),
+        .target(
+            name: "AttendantPluginTestKit",
+            dependencies: ["AttendantPluginAPI"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "AttendantPluginAPITests",
+            dependencies: ["AttendantPluginAPI", "AttendantPluginTestKit"],
+            swiftSettings: strictness
+        ),
+    ]
+)

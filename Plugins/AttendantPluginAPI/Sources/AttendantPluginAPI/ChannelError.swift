@@ -1,0 +1,41 @@
+// MARK: - Errors
+
+/// An error a channel reports: from ``Channel/listen()`` and the other channel methods, or with
+/// ``ChannelEvent/stoppedListening(_:)``.
+///
+/// The ``code`` decides what the host does; the ``message`` is shown to the user as it is, so it says
+/// what failed, where (peer, server, setting) and, where it can, what to do.
+public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { self.message }
+
+    /// The class of a channel error.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Network trouble, timeouts, 5xx, a busy server: the host retries with backoff.
+        public static let transient = Code("transient")
+        /// Credentials refused or the token expired: the host renews the token once, then asks the user
+        /// to sign in again.
+        public static let authentication = Code("authentication")
+        /// Retrying cannot help (wrong settings, a token without the needed capability): the channel
+        /// stops and the problem is reported.
+        public static let configuration = Code("configuration")
+        /// The channel does not handle this request.
+        public static let unsupported = Code("unsupported")
+        /// The request does not fit the channel's current state (for example `connect` before `prepare`).
+        public static let illegalState = Code("illegal-state")
+        /// The server answered the request with an error.
+        public static let server = Code("server")
+
+        public var description: String { self.rawValue }
+    }
+}

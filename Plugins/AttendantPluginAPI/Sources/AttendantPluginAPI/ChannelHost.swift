@@ -1,0 +1,34 @@
+// MARK: - Host API
+
+/// What the daemon gives each channel: its token, a way to report events, persistent storage, time and a
+/// logger. A channel keeps the host it was made with for its whole life.
+public protocol ChannelHost: Sendable {
+    /// The channel's configured name (`name = "…"` in its `[[channel]]` table).
+    var channelName: String { get }
+
+    /// A logger whose metadata already carries `channel`; add `contact` for contact-related messages.
+    var logger: Logger { get }
+
+    /// The clock every timer of the channel uses. Tests inject a manual clock to compress hours of
+    /// keep-alive cycles, heartbeats and ring timeouts into milliseconds, so never use another clock.
+    var clock: any Clock<Duration> { get }
+
+    /// Wall-clock time consistent with ``clock``: use it for token expiry, visit windows and timestamps.
+    func now() -> UnixTime
+
+    /// The channel's persistent key-value store and outbox, kept across restarts.
+    var store: any ChannelStore { get }
+
+    /// The channel's current capability token, or `nil` when the channel has no token source.
+    func currentToken() async -> ChannelToken?
+
+    /// Asks for a new token now (for example after the server refused the current one).
+    ///
+    /// The host also renews tokens on its own before they expire and then calls
+    /// ``Channel/tokenDidChange(_:)``; call this only when the server says the token is no good.
+    /// - Throws: ``ChannelError`` with code `.authentication` when no token can be had.
+    func renewToken() async throws -> ChannelToken
+
+    /// Reports something that happened on the channel. Returns at once; events are delivered in order.
+    func emit(_ event: ChannelEvent)
+}

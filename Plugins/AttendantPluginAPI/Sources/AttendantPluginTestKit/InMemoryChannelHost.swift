@@ -1,0 +1,108 @@
+public import AttendantPluginAPI
+import Synchronization
+
+/// A ``ChannelHost`` for plugin tests: records every event, keeps a token you set, stores in memory,
+/// and runs on a ``ManualClock``.
+///
+/// ```swift
+/// let host = InMemoryChannelHost()
+/// let channel = try factory.makeChannel(settings: ChannelSettings([:]), host: host)
+/// try await channel.listen()
+/// let event = await host.nextEvent()
+/// ```
+public final class InMemoryChannelHost: ChannelHost {
+    public let channelName: String
+    public let logger: Logger
+    public let manualClock: ManualClock
+    public let inMemoryStore: InMemoryChannelStore
+    /// Everything the channel logged.
+    public let logRecords: LogRecords
+
+    private struct State {
+        var token: ChannelToken?
+        var renewal: (@Sendable () async throws -> ChannelToken)?
+        var renewCount = 0
+        var events: [ChannelEvent] = []
+        var delivered = 0
+        var waiters: [CheckedContinuation<ChannelEvent, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init(channelName: String = "test", clock: ManualClock = ManualClock(), token: ChannelToken? = nil) {
+        self.channelName = channelName
+        self.manualClock = clock
+        self.inMemoryStore = InMemoryChannelStore(now: { clock.unixTime() })
+        let records = LogRecords()
+        self.logRecords = records
+        var logger = Logger(label: "attendant.test") { _ in RecordingLogHandler(records: records) }
+        logger[metadataKey: "channel"] = .string(channelName)
+        logger.logLevel = .trace
+        self.logger = logger
+        self.state.withLock { $0.token = token }
+    }
+
+    public var clock: any Clock<Duration> { self.manualClock }
+
+    public var store: any ChannelStore { self.inMemoryStore }
+
+    public func now() -> UnixTime { self.manualClock.unixTime() }
+
+    // MARK: Tokens
+
+    /// Sets the token that ``currentToken()`` returns.
+    public func setToken(_ token: ChannelToken?) { self.state.withLock { $0.token = token } }
+
+    /// Decides what ``renewToken()`` does; by default it fails with an authentication error.
+    public func onRenewToken(_ renewal: @escaping @Sendable () async throws -> ChannelToken) {
+        self.state.withLock { $0.renewal = renewal }
+    }
+
+    /// How often the channel asked for a new token.
+    public var renewCount: Int { self.state.withLock { $0.renewCount } }
+
+    public func currentToken() async -> ChannelToken? { self.state.withLock { $0.token } }
+
+    public func renewToken() async throws -> ChannelToken {
+        let renewal = self.state.withLock { state in
+            state.renewCount += 1
+            return state.renewal
+        }
+        guard let renewal else {
+            throw ChannelError(.authentication, "the test host has no token to give")
+        }
+        let token = try await renewal()
+        self.setToken(token)
+        return token
+    }
+
+    // MARK: Events
+
+    public func emit(_ event: ChannelEvent) {
+        let waiter: CheckedContinuation<ChannelEvent, Never>? = self.state.withLock { state in
+            state.events.append(event)
+            guard !state.waiters.isEmpty else { return nil }
+            state.delivered += 1
+            return state.waiters.removeFirst()
+        }
+        waiter?.resume(returning: event)
+    }
+
+    /// Every event emitted so far.
+    public var events: [ChannelEvent] { self.state.withLock { $0.events } }
+
+    /// The next event not yet returned by this method, waiting for it if needed.
+    public func nextEvent() async -> ChannelEvent {
+        await withCheckedContinuation { continuation in
+            let event: ChannelEvent? = self.state.withLock { state in
+                if state.delivered < state.events.count {
+                    defer { state.delivered += 1 }
+                    return state.events[state.delivered]
+                }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let event { continuation.resume(returning: event) }
+        }
+    }
+}

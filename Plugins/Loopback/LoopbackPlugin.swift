@@ -1,0 +1,66 @@
+public import AttendantPluginAPI
+
+// The plugin's two entry symbols (see PluginExport).
+
+@_cdecl("attendant_plugin_api_version")
+public func attendantPluginAPIVersion() -> UInt32 {
+    PluginExport.apiVersion()
+}
+
+@_cdecl("attendant_plugin_factory")
+public func attendantPluginFactory() -> UnsafeMutableRawPointer {
+    PluginExport.factory(LoopbackPluginFactory())
+}
+
+/// The Loopback plugin: a channel with no server behind it. It raises incoming contacts on a timer or
+/// on request and records what the host told it, for the demo and for testing the daemon end to end.
+///
+/// Settings (`[channel.loopback]`):
+/// - `contact-interval`: raise a contact this often while listening (default: only on request);
+/// - `ring-timeout`: an unanswered contact becomes missed after this long (default 30 s);
+/// - `caller`, `caller-address`: who the contacts come from;
+/// - `contact-kind`: `call`, `chat` or `action` (default `call`).
+///
+/// Requests: `accept` and `decline` for a ringing contact; `ring` (arguments `caller`, `summary`) raises
+/// a contact now; `drop` (argument `reason`) reports that the channel stopped listening; `report`
+/// returns what the host told the channel.
+public final class LoopbackPluginFactory: ChannelPluginFactory {
+    public let name = "loopback"
+    public let kind = ChannelKind.voice
+    public let version = "1.0.0"
+
+    public init() {}
+
+    public func makeChannel(settings: ChannelSettings, host: any ChannelHost) throws -> any Channel {
+        LoopbackChannel(configuration: try LoopbackConfiguration(settings), host: host)
+    }
+}
+
+/// The Loopback channel's settings.
+struct LoopbackConfiguration: Sendable {
+    var contactInterval: Duration?
+    var ringTimeout: Duration = .seconds(30)
+    var caller = Party(displayName: "Loopback Caller", address: "loopback:caller")
+    var contactKind = ContactKind.call
+
+    init() {}
+
+    init(_ settings: ChannelSettings) throws {
+        if let interval = try settings.duration("contact-interval") {
+            guard interval > .zero else { throw settings.error("contact-interval", "must be longer than zero") }
+            self.contactInterval = interval
+        }
+        if let timeout = try settings.duration("ring-timeout") {
+            guard timeout > .zero else { throw settings.error("ring-timeout", "must be longer than zero") }
+            self.ringTimeout = timeout
+        }
+        if let name = try settings.string("caller") { self.caller.displayName = name }
+        if let address = try settings.string("caller-address") { self.caller.address = address }
+        if let kind = try settings.string("contact-kind") {
+            guard ["call", "chat", "action"].contains(kind) else {
+                throw settings.error("contact-kind", "expected \"call\", \"chat\" or \"action\", found \"\(kind)\"")
+            }
+            self.contactKind = ContactKind(kind)
+        }
+    }
+}

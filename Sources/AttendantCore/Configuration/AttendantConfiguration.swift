@@ -1,0 +1,89 @@
+public import AttendantPluginAPI
+
+/// The daemon's configuration: the `[daemon]` table and one ``ChannelConfiguration`` per `[[channel]]`.
+public struct AttendantConfiguration: Sendable, Equatable {
+    public var daemon: DaemonSettings
+    public var channels: [ChannelConfiguration]
+    /// The file it was read from, if any.
+    public var file: String?
+
+    public init(daemon: DaemonSettings = DaemonSettings(), channels: [ChannelConfiguration] = [], file: String? = nil) {
+        self.daemon = daemon
+        self.channels = channels
+        self.file = file
+    }
+}
+
+/// The `[daemon]` table.
+public struct DaemonSettings: Sendable, Equatable {
+    /// Folders searched for plugins, before the install and build folders.
+    public var pluginPath: [String] = []
+    /// The lowest level that is logged.
+    public var logLevel: Logger.Level = .info
+    /// Where the state database lives; default `$XDG_STATE_HOME/attendant`.
+    public var stateDirectory: String?
+    /// How long channels get to stop gracefully on shutdown; keep it below the unit's `TimeoutStopSec=`.
+    public var shutdownTimeout: Duration = .seconds(10)
+
+    public init() {}
+}
+
+/// One `[[channel]]` table: which plugin, how often to keep alive, and the plugin's own settings.
+public struct ChannelConfiguration: Sendable, Equatable {
+    /// Unique name: letters, digits, `-` and `_`.
+    public var name: String
+    /// The plugin's name (`loopback`, `sip-voice`, …) or a path to its `.so` file.
+    public var plugin: String
+    /// A disabled channel is not started.
+    public var enabled = true
+    /// How often ``AttendantPluginAPI/Channel/keepAlive()`` runs while listening.
+    public var keepAliveInterval: Duration = .seconds(600)
+    /// How long `listen()` may take before the attempt counts as failed.
+    public var listenTimeout: Duration = .seconds(30)
+    /// The plugin's own table (`[channel.<plugin>]`).
+    public var settings: [String: SettingValue] = [:]
+    /// The line of each plugin setting in the file, for messages.
+    public var settingLines: [String: Int] = [:]
+    /// The line of the `[[channel]]` header, for messages.
+    public var line: Int?
+
+    public init(name: String, plugin: String) {
+        self.name = name
+        self.plugin = plugin
+    }
+
+    /// The name of the plugin-settings table: the plugin name, or a path's file stem.
+    public var settingsTableName: String {
+        Self.settingsTableName(forPlugin: self.plugin)
+    }
+
+    static func settingsTableName(forPlugin plugin: String) -> String {
+        guard plugin.contains("/") else { return plugin }
+        var stem = Substring(plugin.split(separator: "/").last ?? "")
+        if stem.hasSuffix(".so") { stem = stem.dropLast(3) }
+        if stem.hasPrefix("libattendant-") { stem = stem.dropFirst("libattendant-".count) }
+        if stem.hasPrefix("lib") { stem = stem.dropFirst(3) }
+        return String(stem)
+    }
+
+    /// True when restarting the channel is needed to apply `other` (anything but the line numbers).
+    public func needsRestart(toBecome other: ChannelConfiguration) -> Bool {
+        var a = self
+        var b = other
+        a.line = nil
+        b.line = nil
+        a.settingLines = [:]
+        b.settingLines = [:]
+        return a != b
+    }
+
+    /// Settings for the plugin, scoped for messages.
+    func pluginSettings(file: String?) -> ChannelSettings {
+        ChannelSettings(
+            self.settings,
+            file: file,
+            scope: "[channel.\(self.settingsTableName)] of channel \"\(self.name)\"",
+            lines: self.settingLines
+        )
+    }
+}

@@ -1,0 +1,302 @@
+public import AttendantPluginAPI
+public import ServiceLifecycle
+import Synchronization
+
+/// Runs one ``ChannelSupervisor`` per enabled channel, and applies new configurations: channels that
+/// were removed or changed stop (gracefully, before a changed one starts again), new ones start, and
+/// untouched ones keep running.
+///
+/// A channel whose plugin cannot be loaded or whose channel cannot be made is reported as failed; the
+/// other channels run regardless.
+public final class ChannelFleet: Service {
+    /// Makes the parts a channel needs; the daemon's version loads plugins from disk.
+    public struct Environment: Sendable {
+        public var loader: PluginLoader
+        public var store: StateStore
+        public var router: EventRouter
+        public var clock: any Clock<Duration>
+        public var wallClock: @Sendable () -> UnixTime
+        public var logger: Logger
+        /// Finds a plugin's factory; by default the loader's.
+        public var factory: @Sendable (String) throws -> any ChannelPluginFactory
+
+        public init(
+            loader: PluginLoader,
+            store: StateStore,
+            router: EventRouter,
+            clock: any Clock<Duration> = ContinuousClock(),
+            wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
+            logger: Logger
+        ) {
+            self.loader = loader
+            self.store = store
+            self.router = router
+            self.clock = clock
+            self.wallClock = wallClock
+            self.logger = logger
+            self.factory = { plugin in try loader.load(plugin).factory }
+        }
+    }
+
+    enum Command: Sendable {
+        case apply(AttendantConfiguration, CheckedContinuation<Void, Never>?)
+        case finished(name: String, generation: Int)
+        case shutdown
+    }
+
+    private struct Running {
+        var configuration: ChannelConfiguration
+        var supervisor: ChannelSupervisor
+        var statusGate: StatusGate
+        var generation: Int
+        var stopping = false
+    }
+
+    /// Lets a supervisor's status through until the supervisor is retired (stopping for a restart or
+    /// removal), so a stopping channel does not overwrite the status of its replacement.
+    private final class StatusGate: Sendable {
+        private let open = Atomic<Bool>(true)
+        var isOpen: Bool { self.open.load(ordering: .acquiring) }
+        func close() { self.open.store(false, ordering: .releasing) }
+    }
+
+    private struct Shared {
+        var statuses: [String: ChannelStatus] = [:]
+        var order: [String] = []
+        var supervisors: [ChannelSupervisor] = []
+        var settledWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let environment: Environment
+    private let onStatusChange: @Sendable () -> Void
+    private let commands: AsyncStream<Command>
+    private let commandContinuation: AsyncStream<Command>.Continuation
+    private let shared = Mutex(Shared())
+
+    public init(environment: Environment, onStatusChange: @escaping @Sendable () -> Void = {}) {
+        self.environment = environment
+        self.onStatusChange = onStatusChange
+        (self.commands, self.commandContinuation) = AsyncStream.makeStream()
+    }
+
+    // MARK: Control
+
+    /// Applies a configuration and returns once it is applied (channels started or stopped; not yet
+    /// listening: see ``waitUntilSettled()``).
+    public func apply(_ configuration: AttendantConfiguration) async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = self.commandContinuation.yield(.apply(configuration, continuation)) {
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Returns once every channel has finished its first attempt to listen (or failed to start).
+    public func waitUntilSettled() async {
+        await withCheckedContinuation { continuation in
+            let settled = self.shared.withLock { shared in
+                if shared.statuses.values.allSatisfy(\.hasSettled) { return true }
+                shared.settledWaiters.append(continuation)
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+    }
+
+    /// Every channel's status, in configuration order.
+    public var statuses: [ChannelStatus] {
+        self.shared.withLock { shared in shared.order.compactMap { shared.statuses[$0] } }
+    }
+
+    /// Returns once every supervisor's loop answered: the watchdog's proof that nothing is stuck.
+    public func pingAll() async {
+        for supervisor in self.shared.withLock({ $0.supervisors }) {
+            await supervisor.ping()
+        }
+    }
+
+    /// Asks every channel in recovery to retry now (resume from sleep, network back).
+    public func resumeAll() {
+        for supervisor in self.shared.withLock({ $0.supervisors }) { supervisor.resume() }
+    }
+
+    // MARK: Service
+
+    public func run() async {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                await self.loop(group: &group)
+            }
+        } onGracefulShutdown: {
+            self.commandContinuation.yield(.shutdown)
+        }
+    }
+
+    private func loop(group: inout DiscardingTaskGroup) async {
+        var running: [String: Running] = [:]
+        var waitingToStart: [String: ChannelConfiguration] = [:]
+        var generation = 0
+        var current = AttendantConfiguration()
+        var shuttingDown = false
+
+        func start(_ channel: ChannelConfiguration, group: inout DiscardingTaskGroup) {
+            generation += 1
+            let thisGeneration = generation
+            let gate = StatusGate()
+            guard let supervisor = self.makeSupervisor(
+                channel,
+                file: current.file,
+                shutdownTimeout: current.daemon.shutdownTimeout,
+                gate: gate
+            ) else {
+                return
+            }
+            running[channel.name] = Running(configuration: channel, supervisor: supervisor, statusGate: gate, generation: thisGeneration)
+            self.shared.withLock { $0.supervisors.append(supervisor) }
+            group.addTask {
+                await supervisor.run()
+                self.commandContinuation.yield(.finished(name: channel.name, generation: thisGeneration))
+            }
+        }
+
+        for await command in self.commands {
+            switch command {
+            case .apply(let configuration, let done):
+                current = configuration
+                let wanted = configuration.channels.filter(\.enabled)
+                let wantedNames = Set(wanted.map(\.name))
+                for (name, entry) in running where !entry.stopping {
+                    let replacement = wanted.first { $0.name == name }
+                    if replacement == nil || entry.configuration.needsRestart(toBecome: replacement!) {
+                        self.environment.logger.info(
+                            replacement == nil ? "stopping channel \(name): removed or disabled" : "restarting channel \(name): its settings changed",
+                            metadata: ["channel": "\(name)"]
+                        )
+                        running[name]?.stopping = true
+                        entry.statusGate.close()
+                        self.shared.withLock { shared in
+                            shared.statuses[name] =
+                                replacement == nil
+                                ? nil : ChannelStatus(name: name, plugin: replacement!.plugin, state: .starting, detail: "restarting with new settings")
+                        }
+                        entry.supervisor.stop()
+                    } else {
+                        running[name]?.configuration = replacement!
+                    }
+                }
+                self.shared.withLock { shared in
+                    shared.order = wanted.map(\.name)
+                    for name in shared.statuses.keys where !wantedNames.contains(name) && running[name] == nil {
+                        shared.statuses[name] = nil
+                    }
+                }
+                for channel in wanted {
+                    if let entry = running[channel.name] {
+                        if entry.stopping { waitingToStart[channel.name] = channel }
+                    } else {
+                        start(channel, group: &group)
+                    }
+                }
+                for name in waitingToStart.keys where !wantedNames.contains(name) { waitingToStart[name] = nil }
+                self.settleCheck()
+                done?.resume()
+
+            case .finished(let name, let finishedGeneration):
+                guard let entry = running[name], entry.generation == finishedGeneration else { break }
+                running[name] = nil
+                self.shared.withLock { shared in
+                    shared.supervisors.removeAll { $0 === entry.supervisor }
+                    if !shared.order.contains(name) { shared.statuses[name] = nil }
+                }
+                if shuttingDown {
+                    if running.isEmpty { return }
+                } else if let next = waitingToStart.removeValue(forKey: name) {
+                    start(next, group: &group)
+                }
+                self.settleCheck()
+                self.onStatusChange()
+
+            case .shutdown:
+                shuttingDown = true
+                waitingToStart.removeAll()
+                if running.isEmpty { return }
+                for (name, entry) in running where !entry.stopping {
+                    running[name]?.stopping = true
+                    entry.supervisor.stop()
+                }
+            }
+        }
+    }
+
+    /// Loads the plugin and makes the channel and its supervisor; on failure records a failed status.
+    private func makeSupervisor(
+        _ channel: ChannelConfiguration,
+        file: String?,
+        shutdownTimeout: Duration,
+        gate: StatusGate
+    ) -> ChannelSupervisor? {
+        var logger = self.environment.logger
+        logger[metadataKey: "channel"] = .string(channel.name)
+        let factory: any ChannelPluginFactory
+        do {
+            factory = try self.environment.factory(channel.plugin)
+        } catch {
+            logger.error("cannot start: \(error)", metadata: ["plugin": "\(channel.plugin)"])
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)"))
+            return nil
+        }
+        let tokens = NoTokenKeeper(channelName: channel.name)
+        let host = DaemonChannelHost(
+            channelName: channel.name,
+            logger: logger,
+            clock: self.environment.clock,
+            wallClock: self.environment.wallClock,
+            store: self.environment.store.channelStore(for: channel.name, now: self.environment.wallClock),
+            tokens: tokens,
+            router: self.environment.router
+        )
+        let made: any Channel
+        let settings = channel.pluginSettings(file: file)
+        do {
+            made = try factory.makeChannel(settings: settings, host: host)
+            let unknown = settings.unknownKeyErrors(plugin: factory.name)
+            if !unknown.isEmpty { throw ConfigurationError(unknown.map { .init(.unknownKey, $0.description) }) }
+        } catch {
+            let message = "plugin \(factory.name) could not make the channel: \(error)"
+            logger.error("cannot start: \(message)")
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: message))
+            return nil
+        }
+        logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")
+        let supervisor = ChannelSupervisor(
+            name: channel.name,
+            plugin: channel.plugin,
+            channel: made,
+            tokens: tokens,
+            clock: self.environment.clock,
+            logger: logger,
+            configuration: .init(channel, shutdownTimeout: shutdownTimeout),
+            onStatus: { [weak self] status in
+                if gate.isOpen { self?.record(status) }
+            }
+        )
+        host.attach(supervisor)
+        self.record(supervisor.status)
+        return supervisor
+    }
+
+    private func record(_ status: ChannelStatus) {
+        self.shared.withLock { $0.statuses[status.name] = status }
+        self.settleCheck()
+        self.onStatusChange()
+    }
+
+    private func settleCheck() {
+        let ready = self.shared.withLock { shared -> [CheckedContinuation<Void, Never>] in
+            guard shared.statuses.values.allSatisfy(\.hasSettled) else { return [] }
+            defer { shared.settledWaiters.removeAll() }
+            return shared.settledWaiters
+        }
+        for waiter in ready { waiter.resume() }
+    }
+}

@@ -1,0 +1,61 @@
+public import AttendantPluginAPI
+import Glibc
+import Synchronization
+
+/// The host the daemon hands each channel: it forwards events to the channel's supervisor and to the
+/// event router, stores in the state database and gets tokens from the channel's token keeper.
+final class DaemonChannelHost: ChannelHost {
+    let channelName: String
+    let logger: Logger
+    let clock: any Clock<Duration>
+    let store: any ChannelStore
+    private let tokens: any TokenKeeper
+    private let wallClock: @Sendable () -> UnixTime
+    private let router: EventRouter
+    /// Set once the supervisor exists (the channel is made before its supervisor).
+    private let supervisor = Mutex<ChannelSupervisor?>(nil)
+
+    init(
+        channelName: String,
+        logger: Logger,
+        clock: any Clock<Duration>,
+        wallClock: @escaping @Sendable () -> UnixTime,
+        store: any ChannelStore,
+        tokens: any TokenKeeper,
+        router: EventRouter
+    ) {
+        self.channelName = channelName
+        self.logger = logger
+        self.clock = clock
+        self.wallClock = wallClock
+        self.store = store
+        self.tokens = tokens
+        self.router = router
+    }
+
+    func attach(_ supervisor: ChannelSupervisor) {
+        self.supervisor.withLock { $0 = supervisor }
+    }
+
+    func now() -> UnixTime { self.wallClock() }
+
+    func currentToken() async -> ChannelToken? { await self.tokens.current() }
+
+    func renewToken() async throws -> ChannelToken { try await self.tokens.renew() }
+
+    func emit(_ event: ChannelEvent) {
+        if case .stoppedListening(let error) = event {
+            self.supervisor.withLock { $0 }?.channelStoppedListening(error)
+        }
+        self.router.deliver(event, from: self.channelName)
+    }
+}
+
+/// Wall-clock time from the system.
+public enum SystemWallClock {
+    public static func now() -> UnixTime {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return UnixTime(secondsSince1970: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)
+    }
+}

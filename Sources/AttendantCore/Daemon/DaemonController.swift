@@ -1,0 +1,94 @@
+public import AttendantPluginAPI
+public import ServiceLifecycle
+public import Systemd
+import UnixSignals
+
+/// Talks to systemd and handles reloads: `READY=1` once every channel has started (or failed to),
+/// `STATUS=` on every change, `WATCHDOG=1` at half the watchdog interval after pinging every
+/// supervisor's loop, `RELOADING=1` … `READY=1` around a `SIGHUP` reload, `STOPPING=1` on shutdown.
+public final class DaemonController: Service {
+    private let fleet: ChannelFleet
+    private let notifier: ServiceNotifier
+    private let logger: Logger
+    private let initialConfiguration: AttendantConfiguration
+    private let reloadConfiguration: @Sendable () throws -> AttendantConfiguration
+    private let onConfiguration: @Sendable (AttendantConfiguration) -> Void
+    private let watchdogInterval: Duration?
+
+    public init(
+        fleet: ChannelFleet,
+        notifier: ServiceNotifier,
+        logger: Logger,
+        configuration: AttendantConfiguration,
+        watchdogInterval: Duration?,
+        reloadConfiguration: @escaping @Sendable () throws -> AttendantConfiguration,
+        onConfiguration: @escaping @Sendable (AttendantConfiguration) -> Void = { _ in }
+    ) {
+        self.fleet = fleet
+        self.notifier = notifier
+        self.logger = logger
+        self.initialConfiguration = configuration
+        self.watchdogInterval = watchdogInterval
+        self.reloadConfiguration = reloadConfiguration
+        self.onConfiguration = onConfiguration
+    }
+
+    /// Publishes the channels' status line; call on every status change.
+    public func statusChanged() {
+        self.notifier.status(StatusLine.summarize(self.fleet.statuses))
+    }
+
+    public func run() async {
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.startUp() }
+                if let interval = self.watchdogInterval {
+                    group.addTask { await self.pingWatchdog(every: interval / 2) }
+                }
+                group.addTask { await self.handleReloads() }
+            }
+        } onGracefulShutdown: {
+            self.notifier.stopping(status: "stopping: " + StatusLine.summarize(self.fleet.statuses))
+            self.logger.info("stopping")
+        }
+    }
+
+    private func startUp() async {
+        await self.fleet.apply(self.initialConfiguration)
+        await self.fleet.waitUntilSettled()
+        let status = StatusLine.summarize(self.fleet.statuses)
+        self.notifier.ready(status: status)
+        self.logger.notice("ready: \(status)")
+    }
+
+    private func pingWatchdog(every period: Duration) async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await Task.sleep(for: period)
+            } catch {
+                return
+            }
+            await self.fleet.pingAll()
+            self.notifier.watchdog()
+        }
+    }
+
+    private func handleReloads() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            self.notifier.reloading(status: "reloading the configuration")
+            self.logger.notice("SIGHUP: reloading the configuration")
+            do {
+                let configuration = try self.reloadConfiguration()
+                self.onConfiguration(configuration)
+                await self.fleet.apply(configuration)
+                await self.fleet.waitUntilSettled()
+                let status = StatusLine.summarize(self.fleet.statuses)
+                self.logger.notice("reloaded: \(status)")
+                self.notifier.ready(status: status)
+            } catch {
+                self.logger.error("reload failed, keeping the running configuration:\n\(error)")
+                self.notifier.ready(status: "reload failed, still running the previous configuration: \(error)")
+            }
+        }
+    }
+}

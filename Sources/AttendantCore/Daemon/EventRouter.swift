@@ -1,0 +1,86 @@
+public import AttendantPluginAPI
+public import ServiceLifecycle
+
+/// Takes every event from every channel, in order: records contacts in the state store, logs them to
+/// the journal, and hands them to the presenters (the terminal in the demo, the desktop later).
+///
+/// A contact is logged as recorded only after its row is committed.
+public final class EventRouter: Service {
+    struct Delivery: Sendable {
+        var channel: String
+        var event: ChannelEvent
+    }
+
+    private let store: StateStore
+    private let logger: Logger
+    private let presenters: [any AlertPresenter]
+    private let wallClock: @Sendable () -> UnixTime
+    private let stream: AsyncStream<Delivery>
+    private let continuation: AsyncStream<Delivery>.Continuation
+
+    public init(
+        store: StateStore,
+        logger: Logger,
+        presenters: [any AlertPresenter],
+        wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now
+    ) {
+        self.store = store
+        self.logger = logger
+        self.presenters = presenters
+        self.wallClock = wallClock
+        (self.stream, self.continuation) = AsyncStream.makeStream()
+    }
+
+    /// Queues an event; returns at once.
+    public func deliver(_ event: ChannelEvent, from channel: String) {
+        self.continuation.yield(Delivery(channel: channel, event: event))
+    }
+
+    public func run() async {
+        await withGracefulShutdownHandler {
+            for await delivery in self.stream {
+                await self.handle(delivery)
+            }
+        } onGracefulShutdown: {
+            // Channels have stopped by now (services stop in reverse order): drain what is queued.
+            self.continuation.finish()
+        }
+    }
+
+    private func handle(_ delivery: Delivery) async {
+        var logger = self.logger
+        logger[metadataKey: "channel"] = .string(delivery.channel)
+        switch delivery.event {
+        case .incomingContact(let contact), .contactUpdated(let contact):
+            logger[metadataKey: "contact"] = .string(contact.id)
+            do {
+                try await self.store.recordIncoming(contact, channel: delivery.channel)
+                if case .incomingContact = delivery.event {
+                    logger.notice("incoming \(contact.kind) from \(contact.from): recorded")
+                }
+            } catch {
+                logger.error("incoming \(contact.kind) from \(contact.from): cannot record it in \(self.store.path): \(error)")
+            }
+        case .contactEnded(let contactID, let outcome):
+            logger[metadataKey: "contact"] = .string(contactID)
+            do {
+                try await self.store.recordOutcome(outcome, contactID: contactID, channel: delivery.channel, at: self.wallClock())
+                logger.notice("contact ended: \(outcome)")
+            } catch {
+                logger.error("contact ended (\(outcome)): cannot record it in \(self.store.path): \(error)")
+            }
+        case .stoppedListening:
+            break  // the supervisor logs it with its recovery decision
+        default:
+            logger.info("\(delivery.event.name)")
+        }
+        for presenter in self.presenters {
+            await presenter.present(delivery.event, channel: delivery.channel)
+        }
+    }
+}
+
+/// Shows channel events to the person at the desk.
+public protocol AlertPresenter: Sendable {
+    func present(_ event: ChannelEvent, channel: String) async
+}

@@ -1,0 +1,265 @@
+public import AttendantPluginAPI
+import Synchronization
+
+/// Drives one channel with a ``SupervisorStateMachine``: calls the channel, keeps the timer, feeds the
+/// results back, and publishes the channel's ``ChannelStatus``.
+///
+/// Its loop never waits on the channel: every channel call runs in a task of its own (with a time
+/// limit) and reports back as an input, so a hung plugin cannot stall the loop, and the daemon's
+/// watchdog ping (``ping()``) proves the loop is alive.
+public final class ChannelSupervisor: Sendable {
+    public struct Configuration: Sendable {
+        public var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
+        /// The limit for `listen()` and `keepAlive()`.
+        public var callTimeout: Duration = .seconds(30)
+        /// The limit for `stopListening()`.
+        public var stopTimeout: Duration = .seconds(5)
+
+        public init() {}
+
+        public init(_ channel: ChannelConfiguration, shutdownTimeout: Duration) {
+            self.machine.keepAliveInterval = channel.keepAliveInterval
+            self.callTimeout = channel.listenTimeout
+            self.stopTimeout = shutdownTimeout
+        }
+    }
+
+    enum Input: Sendable {
+        case stoppedListening(ChannelError)
+        case listenFinished(ChannelError?)
+        case keepAliveFinished(ChannelError?)
+        case tokenFinished(ChannelError?)
+        case stopFinished
+        case timer(generation: Int)
+        case resume
+        case stop
+        case ping(CheckedContinuation<Void, Never>)
+    }
+
+    public let name: String
+    public let plugin: String
+    private let channel: any Channel
+    private let tokens: any TokenKeeper
+    private let logger: Logger
+    private let timekeeper: Timekeeper
+    private let configuration: Configuration
+    private let onStatus: @Sendable (ChannelStatus) -> Void
+    private let inputs: AsyncStream<Input>
+    private let continuation: AsyncStream<Input>.Continuation
+    private let latestStatus: Mutex<ChannelStatus>
+
+    public init(
+        name: String,
+        plugin: String,
+        channel: any Channel,
+        tokens: any TokenKeeper,
+        clock: any Clock<Duration>,
+        logger: Logger,
+        configuration: Configuration,
+        onStatus: @escaping @Sendable (ChannelStatus) -> Void
+    ) {
+        self.name = name
+        self.plugin = plugin
+        self.channel = channel
+        self.tokens = tokens
+        self.logger = logger
+        self.timekeeper = Timekeeper(clock)
+        self.configuration = configuration
+        self.onStatus = onStatus
+        (self.inputs, self.continuation) = AsyncStream.makeStream()
+        self.latestStatus = Mutex(ChannelStatus(name: name, plugin: plugin, state: .starting))
+    }
+
+    /// The channel's current status.
+    public var status: ChannelStatus { self.latestStatus.withLock { $0 } }
+
+    // MARK: Inputs from outside the loop
+
+    /// The channel reported that it stopped listening.
+    public func channelStoppedListening(_ error: ChannelError) {
+        self.continuation.yield(.stoppedListening(error))
+    }
+
+    /// Retry now rather than after the backoff (resume from sleep, network back).
+    public func resume() { self.continuation.yield(.resume) }
+
+    /// Stops the channel gracefully; ``run()`` returns once it stopped.
+    public func stop() { self.continuation.yield(.stop) }
+
+    /// Returns when the supervisor's loop has handled everything queued before it: proof of life.
+    public func ping() async {
+        await withCheckedContinuation { continuation in
+            if case .terminated = self.continuation.yield(.ping(continuation)) { continuation.resume() }
+        }
+    }
+
+    // MARK: The loop
+
+    /// Runs the channel until ``stop()`` or cancellation.
+    public func run() async {
+        var machine = SupervisorStateMachine(configuration: self.configuration.machine, random: SystemRandomNumberGenerator())
+        var work = Work()
+        defer {
+            work.cancelAll()
+            self.continuation.finish()
+        }
+        self.perform(machine.start(), on: &work)
+        self.publish(machine)
+
+        for await input in self.inputs {
+            let now = self.timekeeper.elapsed
+            let action: SupervisorStateMachine<SystemRandomNumberGenerator>.Action
+            switch input {
+            case .ping(let continuation):
+                continuation.resume()
+                continue
+            case .stoppedListening(let error):
+                self.logger.warning("stopped listening: \(error.message)", metadata: ["error-class": "\(error.code)"])
+                action = machine.stoppedListening(error, now: now)
+            case .listenFinished(nil):
+                self.logger.info("listening")
+                action = machine.listenSucceeded(now: now)
+            case .listenFinished(let error?):
+                self.logger.warning("could not listen: \(error.message)", metadata: ["error-class": "\(error.code)"])
+                action = machine.listenFailed(error, now: now)
+            case .keepAliveFinished(nil):
+                self.logger.debug("keep-alive done")
+                action = machine.keepAliveSucceeded(now: now)
+            case .keepAliveFinished(let error?):
+                self.logger.warning("keep-alive failed: \(error.message)", metadata: ["error-class": "\(error.code)"])
+                action = machine.keepAliveFailed(error, now: now)
+            case .tokenFinished(nil):
+                self.logger.info("token renewed after the server refused the old one")
+                action = machine.tokenRenewed(now: now)
+            case .tokenFinished(let error?):
+                action = machine.tokenRenewalFailed(error, now: now)
+            case .timer(let generation):
+                guard generation == work.timerGeneration else { continue }
+                action = machine.timerFired(now: now)
+            case .resume:
+                action = machine.resumed(now: now)
+            case .stop:
+                work.cancelCall()
+                action = machine.stop()
+                if action == .none {
+                    self.publish(machine)
+                    return
+                }
+            case .stopFinished:
+                machine.stopCompleted()
+                self.publish(machine)
+                self.logger.info("stopped")
+                return
+            }
+            self.perform(action, on: &work)
+            self.publish(machine)
+        }
+    }
+
+    private func perform(_ action: SupervisorStateMachine<SystemRandomNumberGenerator>.Action, on work: inout Work) {
+        switch action {
+        case .none:
+            return
+        case .listen:
+            work.call = self.call({ [channel] in try await channel.listen() }, report: { .listenFinished($0) })
+        case .keepAlive:
+            work.call = self.call({ [channel] in try await channel.keepAlive() }, report: { .keepAliveFinished($0) })
+        case .renewToken:
+            work.call = Task {
+                do {
+                    let token = try await self.tokens.renew()
+                    await self.channel.tokenDidChange(token)
+                    self.continuation.yield(.tokenFinished(nil))
+                } catch {
+                    self.continuation.yield(.tokenFinished(ChannelError(.authentication, "\(error)")))
+                }
+            }
+        case .wakeUp(let deadline):
+            work.timer?.cancel()
+            work.timerGeneration += 1
+            let generation = work.timerGeneration
+            work.timer = Task {
+                do {
+                    try await self.timekeeper.sleep(untilElapsed: deadline)
+                    self.continuation.yield(.timer(generation: generation))
+                } catch {}
+            }
+        case .giveUp(let failure):
+            work.timer?.cancel()
+            switch failure.reason {
+            case .signInNeeded:
+                self.logger.error("sign-in needed: \(failure.error.message)")
+            case .configuration:
+                self.logger.error("stopped trying: \(failure.error.message)")
+            }
+        case .stopListening:
+            work.timer?.cancel()
+            let limit = self.configuration.stopTimeout
+            work.stopping = Task {
+                do {
+                    try await self.timekeeper.withTimeout(limit) { await self.channel.stopListening() }
+                } catch {
+                    self.logger.warning("did not stop within \(limit.seconds.formatted) s; dropping it anyway")
+                }
+                self.continuation.yield(.stopFinished)
+            }
+        }
+    }
+
+    /// Runs one channel method in its own task, with a time limit, and reports the outcome as an input.
+    private func call(
+        _ operation: @escaping @Sendable () async throws -> Void,
+        report: @escaping @Sendable (ChannelError?) -> Input
+    ) -> Task<Void, Never> {
+        let timeout = self.configuration.callTimeout
+        return Task {
+            do {
+                try await self.timekeeper.withTimeout(timeout, operation)
+                self.continuation.yield(report(nil))
+            } catch is CancellationError {
+                return
+            } catch let error as ChannelError {
+                self.continuation.yield(report(error))
+            } catch {
+                self.continuation.yield(report(ChannelError(.transient, "\(error)")))
+            }
+        }
+    }
+
+    private func publish(_ machine: SupervisorStateMachine<SystemRandomNumberGenerator>) {
+        var status = ChannelStatus(name: self.name, plugin: self.plugin, state: .init(machine.state))
+        switch machine.state {
+        case .waitingToRetry(_, _, let error), .renewingToken(_, let error):
+            status.detail = error.message
+        case .failed(let failure):
+            status.detail = failure.reason == .signInNeeded ? "sign-in needed: \(failure.error.message)" : failure.error.message
+        default:
+            status.detail = nil
+        }
+        status.onProbation = machine.onProbation
+        let changed = self.latestStatus.withLock { latest in
+            defer { latest = status }
+            return latest != status
+        }
+        if changed { self.onStatus(status) }
+    }
+
+    /// The tasks the loop started.
+    private struct Work {
+        var call: Task<Void, Never>?
+        var timer: Task<Void, Never>?
+        var stopping: Task<Void, Never>?
+        var timerGeneration = 0
+
+        mutating func cancelCall() {
+            self.call?.cancel()
+            self.call = nil
+        }
+
+        mutating func cancelAll() {
+            self.call?.cancel()
+            self.timer?.cancel()
+            self.stopping?.cancel()
+        }
+    }
+}

@@ -1,0 +1,219 @@
+public import AttendantPluginAPI
+
+/// The life of one channel, as a pure state machine: it takes events with the current time and returns
+/// what to do. It does no I/O and reads no clock, so tests drive hours of cycles in microseconds.
+///
+/// ```
+/// stopped ─start─▶ starting ─ok─▶ listening ⇄ keeping-alive
+///                   ▲  │fail            │ drop / keep-alive failed
+///                   │  ▼                ▼
+///                   └─ recovering ◀─────┘   (transient: backoff; authentication: renew token once)
+///                          │ configuration error, or credentials refused after a renewal
+///                          ▼
+///                        failed
+/// ```
+///
+/// Time is the elapsed time since the supervisor started (a `Duration`), from whatever clock drives it.
+public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
+    public struct Configuration: Sendable, Equatable {
+        public var keepAliveInterval: Duration = .seconds(600)
+        public var backoff = Backoff()
+        /// A drop sooner than this after listening began counts as a quick drop.
+        public var probationWindow: Duration = .seconds(60)
+        /// This many quick drops in a row put the channel on probation.
+        public var probationDrops = 3
+        /// Backoff while on probation (slower retries), as telepathy-mission-control does.
+        public var probationBackoff = Backoff(base: .seconds(30), factor: 2, cap: .seconds(1800))
+
+        public init() {}
+    }
+
+    public enum State: Equatable, Sendable {
+        case stopped
+        /// `listen()` is running.
+        case starting(attempt: Int)
+        /// Listening; the next keep-alive is due at `keepAliveAt`.
+        case listening(since: Duration, keepAliveAt: Duration)
+        /// `keepAlive()` is running.
+        case keepingAlive(since: Duration)
+        /// Waiting to call `listen()` again.
+        case waitingToRetry(attempt: Int, until: Duration, after: ChannelError)
+        /// Getting a new token before listening again.
+        case renewingToken(attempt: Int, after: ChannelError)
+        /// Gave up until the user acts (sign in again, fix the settings).
+        case failed(Failure)
+        /// `stopListening()` is running.
+        case stopping
+    }
+
+    /// Why the supervisor gave up.
+    public struct Failure: Equatable, Sendable {
+        public enum Reason: String, Sendable { case signInNeeded = "sign-in needed", configuration }
+        public var reason: Reason
+        public var error: ChannelError
+    }
+
+    /// What the driver does next.
+    public enum Action: Equatable, Sendable {
+        case none
+        /// Call `listen()`.
+        case listen
+        /// Call `keepAlive()`.
+        case keepAlive
+        /// Get a new token, hand it to the channel, then report back.
+        case renewToken
+        /// Set the one timer to fire at this time (replacing any earlier one).
+        case wakeUp(at: Duration)
+        /// Give up and tell the user.
+        case giveUp(Failure)
+        /// Call `stopListening()`.
+        case stopListening
+    }
+
+    public private(set) var state: State = .stopped
+    public let configuration: Configuration
+    private var random: Random
+    /// Whether the token was renewed since the channel last listened (authentication errors renew once).
+    private var renewedSinceListening = false
+    private var quickDrops = 0
+
+    public init(configuration: Configuration, random: Random) {
+        self.configuration = configuration
+        self.random = random
+    }
+
+    /// True while the backoff is the slower probation backoff.
+    public var onProbation: Bool { self.quickDrops >= self.configuration.probationDrops }
+
+    // MARK: Events
+
+    public mutating func start() -> Action {
+        switch self.state {
+        case .stopped, .failed:
+            self.renewedSinceListening = false
+            self.state = .starting(attempt: 0)
+            return .listen
+        default:
+            return .none
+        }
+    }
+
+    public mutating func listenSucceeded(now: Duration) -> Action {
+        guard case .starting = self.state else { return .none }
+        return self.becomeListening(now: now)
+    }
+
+    public mutating func listenFailed(_ error: ChannelError, now: Duration) -> Action {
+        guard case .starting(let attempt) = self.state else { return .none }
+        return self.recover(from: error, attempt: attempt, now: now)
+    }
+
+    /// The channel reported it stopped listening.
+    public mutating func stoppedListening(_ error: ChannelError, now: Duration) -> Action {
+        switch self.state {
+        case .listening(let since, _), .keepingAlive(let since):
+            if now - since < self.configuration.probationWindow {
+                self.quickDrops += 1
+            } else {
+                self.quickDrops = 0
+            }
+            return self.recover(from: error, attempt: 0, now: now)
+        default:
+            return .none
+        }
+    }
+
+    public mutating func keepAliveSucceeded(now: Duration) -> Action {
+        guard case .keepingAlive(let since) = self.state else { return .none }
+        let next = now + self.configuration.keepAliveInterval
+        self.state = .listening(since: since, keepAliveAt: next)
+        return .wakeUp(at: next)
+    }
+
+    public mutating func keepAliveFailed(_ error: ChannelError, now: Duration) -> Action {
+        self.stoppedListening(error, now: now)
+    }
+
+    public mutating func tokenRenewed(now: Duration) -> Action {
+        guard case .renewingToken(let attempt, _) = self.state else { return .none }
+        self.renewedSinceListening = true
+        self.state = .starting(attempt: attempt)
+        return .listen
+    }
+
+    public mutating func tokenRenewalFailed(_ error: ChannelError, now: Duration) -> Action {
+        guard case .renewingToken = self.state else { return .none }
+        return self.giveUp(.signInNeeded, error)
+    }
+
+    /// The timer set by ``Action/wakeUp(at:)`` fired.
+    public mutating func timerFired(now: Duration) -> Action {
+        switch self.state {
+        case .listening(let since, let due) where now >= due:
+            self.state = .keepingAlive(since: since)
+            return .keepAlive
+        case .waitingToRetry(let attempt, let until, _) where now >= until:
+            self.state = .starting(attempt: attempt)
+            return .listen
+        default:
+            return .none
+        }
+    }
+
+    /// The machine resumed from sleep or the network came back: retry at once instead of waiting.
+    public mutating func resumed(now: Duration) -> Action {
+        guard case .waitingToRetry(let attempt, _, _) = self.state else { return .none }
+        self.state = .starting(attempt: attempt)
+        return .listen
+    }
+
+    public mutating func stop() -> Action {
+        switch self.state {
+        case .stopped, .stopping:
+            return .none
+        case .failed:
+            self.state = .stopped
+            return .none
+        default:
+            self.state = .stopping
+            return .stopListening
+        }
+    }
+
+    public mutating func stopCompleted() {
+        self.state = .stopped
+    }
+
+    // MARK: Private
+
+    private mutating func becomeListening(now: Duration) -> Action {
+        self.renewedSinceListening = false
+        let next = now + self.configuration.keepAliveInterval
+        self.state = .listening(since: now, keepAliveAt: next)
+        return .wakeUp(at: next)
+    }
+
+    private mutating func recover(from error: ChannelError, attempt: Int, now: Duration) -> Action {
+        switch error.code {
+        case .transient, .server:
+            let backoff = self.onProbation ? self.configuration.probationBackoff : self.configuration.backoff
+            let until = now + backoff.delay(attempt: attempt, using: &self.random)
+            self.state = .waitingToRetry(attempt: attempt + 1, until: until, after: error)
+            return .wakeUp(at: until)
+        case .authentication:
+            if self.renewedSinceListening {
+                return self.giveUp(.signInNeeded, error)
+            }
+            self.state = .renewingToken(attempt: attempt + 1, after: error)
+            return .renewToken
+        default:
+            return self.giveUp(.configuration, error)
+        }
+    }
+
+    private mutating func giveUp(_ reason: Failure.Reason, _ error: ChannelError) -> Action {
+        let failure = Failure(reason: reason, error: error)
+        self.state = .failed(failure)
+        return .giveUp(failure)
+    }
+}

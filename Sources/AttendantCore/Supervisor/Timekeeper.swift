@@ -1,0 +1,68 @@
+import AttendantPluginAPI
+
+/// Elapsed time and sleeping on whatever clock the daemon (or a test) injects.
+///
+/// Built from an existential `any Clock<Duration>`, it measures time since it was made, so state
+/// machines can work with plain `Duration`s.
+public struct Timekeeper: Sendable {
+    private let elapsedTime: @Sendable () -> Duration
+    private let sleeper: @Sendable (Duration) async throws -> Void
+
+    public init(_ clock: any Clock<Duration>) {
+        (self.elapsedTime, self.sleeper) = Self.make(clock)
+    }
+
+    private static func make<C: Clock<Duration>>(
+        _ clock: C
+    ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+        let start = clock.now
+        return (
+            { start.duration(to: clock.now) },
+            { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
+        )
+    }
+
+    /// Time since this timekeeper was made.
+    public var elapsed: Duration { self.elapsedTime() }
+
+    /// Sleeps until `elapsed` reaches `deadline`.
+    public func sleep(untilElapsed deadline: Duration) async throws {
+        try await self.sleeper(deadline)
+    }
+
+    /// Runs `operation`, cancelling it and throwing ``TimeoutError`` when it takes longer than `limit`.
+    public func withTimeout<T: Sendable>(
+        _ limit: Duration,
+        _ operation: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
+        let deadline = self.elapsed + limit
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask {
+                try await self.sleep(untilElapsed: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else {
+                throw TimeoutError(limit: limit)
+            }
+            return value
+        }
+    }
+}
+
+public struct TimeoutError: Error, CustomStringConvertible {
+    public var limit: Duration
+    public var description: String { "did not finish within \(limit.seconds.formatted) s" }
+}
+
+extension Double {
+    /// `30`, `1.5`: at most three decimals, no trailing zeros.
+    var formatted: String {
+        let milliseconds = (self * 1000).rounded()
+        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return String(Int64(milliseconds / 1000)) }
+        var text = String(milliseconds / 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import AttendantCore
+import AttendantPluginAPI
+import Glibc
+import Systemd
+
+@main
+struct Attendantd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attendantd",
+        abstract: "Keeps you reachable on contact-centre chat and voice channels.",
+        discussion: """
+            attendantd runs as a systemd user service (systemctl --user start attendantd). It reads
+            $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config
+            says otherwise, loads a plugin for each [[channel]] and keeps every channel listening.
+
+            Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings
+            changed; SIGTERM and SIGINT stop every channel gracefully.
+
+            Exit status: 0 after a clean stop; 1 when --check-config finds problems or start-up fails;
+            78 (EX_CONFIG) when the daemon cannot start because of its configuration.
+            """,
+        version: "attendantd 0.1.0 (plugin API \(PluginAPIVersion.current))"
+    )
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var config: String?
+
+    @Flag(name: .long, help: "Check the configuration and every plugin's settings, then exit (0 when valid).")
+    var checkConfig = false
+
+    @Flag(name: .long, help: "Run the demo: a built-in configuration with a Loopback channel that rings every few seconds, alerts on this terminal, state in a temporary folder.")
+    var demo = false
+
+    @Flag(name: .long, help: "Also show incoming contacts on standard output.")
+    var terminalAlerts = false
+
+    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical (overrides log-level in [daemon]).", valueName: "level"))
+    var logLevel: String?
+
+    func validate() throws {
+        if self.demo && self.config != nil {
+            throw ValidationError("--demo uses its built-in configuration; leave out --config")
+        }
+        if let level = self.logLevel, Logger.Level(rawValue: level) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    func run() async throws {
+        var environment = [String: String]()
+        for (key, value) in EnvironmentVariables.all() { environment[key] = value }
+
+        let file = self.demo ? nil : (self.config ?? Paths.defaultConfigurationFile(environment: environment))
+        let configuration: AttendantConfiguration
+        do {
+            if let file {
+                configuration = try AttendantConfiguration.load(from: file)
+            } else {
+                configuration = try AttendantConfiguration(toml: DemoConfiguration.toml, file: nil)
+            }
+        } catch {
+            Self.printError("\(error)")
+            if self.config == nil && !self.demo && error.problems.first?.code == .unreadable {
+                Self.printError("Create it from examples/attendant.toml, or try the demo: attendantd --demo")
+            }
+            throw ExitCode(self.checkConfig ? 1 : 78)
+        }
+
+        if self.checkConfig {
+            try self.check(configuration, environment: environment)
+            return
+        }
+
+        let level = self.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? configuration.daemon.logLevel
+        LoggingSystem.bootstrap(SystemdLogging.handlerFactory(identifier: "attendantd", level: level, environment: environment))
+        let logger = Logger(label: "attendantd")
+
+        var options = AttendantDaemon.Options(configurationFile: file, configuration: configuration, environment: environment)
+        options.terminalAlerts = self.terminalAlerts || self.demo
+        if self.demo {
+            let directory = try DemoConfiguration.makeStateDirectory()
+            options.stateDirectory = directory
+            options.environment["XDG_RUNTIME_DIR"] = nil  // the demo's lock lives in its own folder
+            Self.printOut("Attendant demo: a Loopback channel rings every 4 seconds. State in \(directory). Ctrl-C stops.")
+        }
+        do {
+            try await AttendantDaemon(options: options, logger: logger).run()
+        } catch let error as InstanceLockError {
+            Self.printError("\(error)")
+            throw ExitCode(1)
+        } catch let error as DaemonStartError {
+            Self.printError("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func check(_ configuration: AttendantConfiguration, environment: [String: String]) throws {
+        let loader = PluginLoader(
+            searchPath: PluginLoader.defaultSearchPath(configured: configuration.daemon.pluginPath, environment: environment)
+        )
+        let check = ConfigurationCheck(configuration: configuration, loader: loader)
+        let problems = check.run()
+        let name = configuration.file ?? "the built-in demo configuration"
+        if problems.isEmpty {
+            Self.printOut("\(name): valid (\(check.summary))")
+            return
+        }
+        for problem in problems { Self.printError(problem.description) }
+        Self.printError("\(name): \(problems.count) problem\(problems.count == 1 ? "" : "s")")
+        throw ExitCode(1)
+    }
+
+    static func printError(_ message: String) { self.write(message, to: STDERR_FILENO) }
+
+    static func printOut(_ message: String) { self.write(message, to: STDOUT_FILENO) }
+
+    private static func write(_ message: String, to fd: Int32) {
+        let line = message + "\n"
+        _ = line.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
+    }
+}
+
+enum EnvironmentVariables {
+    static func all() -> [(String, String)] {
+        var result: [(String, String)] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result.append((String(text[..<equals]), String(text[text.index(after: equals)...])))
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
