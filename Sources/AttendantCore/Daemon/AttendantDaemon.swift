@@ -91,17 +91,18 @@ public struct AttendantDaemon {
         )
         controllerBox.withLock { $0 = controller }
 
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [
-                    .init(service: router),
-                    .init(service: fleet),
-                    .init(service: controller),
-                ],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: self.logger
-            )
+        var groupConfiguration = ServiceGroupConfiguration(
+            services: [
+                .init(service: router),
+                .init(service: fleet),
+                .init(service: controller),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: self.logger
         )
+        // Below the unit's TimeoutStopSec=15s, so the daemon ends itself before systemd kills it.
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.daemon.shutdownTimeout
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
         self.logger.info("stopped")
     }

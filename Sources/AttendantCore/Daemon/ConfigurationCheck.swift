@@ -26,12 +26,12 @@ public struct ConfigurationCheck {
             let host = ValidationHost(channelName: channel.name)
             do {
                 _ = try factory.makeChannel(settings: settings, host: host)
-                problems += settings.unknownKeyErrors(plugin: factory.name).map { .init(.unknownKey, $0.description) }
             } catch let error as SettingsError {
                 problems.append(.init(.plugin, error.description))
             } catch {
-                problems.append(.init(.plugin, "channel \"\(channel.name)\": plugin \(factory.name) rejected its settings: \(error)"))
+                problems.append(.init(.plugin, "channel \"\(channel.name)\": plugin \(factory.name) could not make the channel: \(error)"))
             }
+            problems += settings.unknownKeyErrors(plugin: factory.name).map { .init(.unknownKey, $0.description) }
         }
         return problems
     }

@@ -64,7 +64,7 @@ public final class DaemonController: Service {
     private func pingWatchdog(every period: Duration) async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                try await Task.sleep(for: period)
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }
             } catch {
                 return
             }

@@ -51,6 +51,11 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         public enum Reason: String, Sendable { case signInNeeded = "sign-in needed", configuration }
         public var reason: Reason
         public var error: ChannelError
+
+        public init(reason: Reason, error: ChannelError) {
+            self.reason = reason
+            self.error = error
+        }
     }
 
     /// What the driver does next.

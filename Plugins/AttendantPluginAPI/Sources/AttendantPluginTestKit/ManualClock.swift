@@ -37,7 +37,7 @@ public final class ManualClock: Clock, Sendable {
         var nextID = 0
         var sleepers: [Int: Sleeper] = [:]
         var cancelled: Set<Int> = []
-        var sleeperWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var sleeperWaiters: [(condition: @Sendable ([Instant]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -113,10 +113,20 @@ public final class ManualClock: Clock, Sendable {
 
     /// Returns once at least `count` tasks sleep on this clock.
     public func waitForSleepers(atLeast count: Int) async {
+        await self.waitForSleepers { $0.count >= count }
+    }
+
+    /// Returns once someone sleeps until exactly `deadline`, such as the next keep-alive.
+    public func waitForSleeper(until deadline: Instant) async {
+        await self.waitForSleepers { $0.contains(deadline) }
+    }
+
+    /// Returns once the deadlines of the current sleepers satisfy `condition`.
+    public func waitForSleepers(where condition: @escaping @Sendable ([Instant]) -> Bool) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = self.state.withLock { state in
-                if state.sleepers.count >= count { return true }
-                state.sleeperWaiters.append((count, continuation))
+                if condition(state.sleepers.values.map(\.deadline)) { return true }
+                state.sleeperWaiters.append((condition, continuation))
                 return false
             }
             if ready { continuation.resume() }
@@ -125,9 +135,13 @@ public final class ManualClock: Clock, Sendable {
 
     private func wakeSleeperWaiters() {
         let ready = self.state.withLock { state in
-            let count = state.sleepers.count
-            let ready = state.sleeperWaiters.filter { $0.count <= count }.map(\.continuation)
-            state.sleeperWaiters.removeAll { $0.count <= count }
+            let deadlines = state.sleepers.values.map(\.deadline)
+            var ready: [CheckedContinuation<Void, Never>] = []
+            state.sleeperWaiters.removeAll { waiter in
+                guard waiter.condition(deadlines) else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
             return ready
         }
         for continuation in ready { continuation.resume() }

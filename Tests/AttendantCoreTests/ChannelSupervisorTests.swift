@@ -1,0 +1,150 @@
+import AttendantCore
+import AttendantPluginAPI
+import AttendantPluginTestKit
+import Synchronization
+import Testing
+
+/// The supervisor's loop driven through the real plugin SPI with a scripted channel and a manual clock:
+/// hours of cycles, timeouts and backoffs without sleeping.
+@Suite struct ChannelSupervisorTests {
+    final class Harness: Sendable {
+        let clock = ManualClock()
+        let host: InMemoryChannelHost
+        let channel: ScriptedChannel
+        let supervisor: ChannelSupervisor
+        let statuses = StatusLog()
+
+        init(tokens: (any TokenKeeper)? = nil) {
+            self.host = InMemoryChannelHost(channelName: "desk", clock: self.clock)
+            self.channel = ScriptedChannel(host: self.host)
+            var configuration = ChannelSupervisor.Configuration()
+            configuration.callTimeout = .seconds(30)
+            let statuses = self.statuses
+            self.supervisor = ChannelSupervisor(
+                name: "desk",
+                plugin: "scripted",
+                channel: self.channel,
+                tokens: tokens ?? NoTokenKeeper(channelName: "desk"),
+                clock: self.clock,
+                logger: self.host.logger,
+                configuration: configuration,
+                onStatus: { status in statuses.append(status) }
+            )
+        }
+
+        func at(_ seconds: Int64) -> ManualClock.Instant { .init(offset: .seconds(seconds)) }
+
+        var states: [ChannelStatus.State] { self.statuses.all.map(\.state) }
+
+        func count(_ call: ScriptedChannel.Call) -> Int { self.channel.count { $0 == call } }
+    }
+
+    @Test func keepsAliveEvery600SecondsFor24SimulatedHours() async {
+        let h = Harness()
+        let run = Task { await h.supervisor.run() }
+        for cycle in Int64(1)...144 {
+            await h.clock.waitForSleeper(until: h.at(600 * cycle))
+            h.clock.advance(by: .seconds(600))
+            await h.channel.waitForCalls(atLeast: 1 + Int(cycle))
+        }
+        #expect(h.count(.keepAlive) == 144)
+        #expect(h.count(.listen) == 1, "no listening gap: never had to listen again")
+        h.supervisor.stop()
+        await run.value
+        #expect(h.channel.calls.last == .stopListening)
+        #expect(h.supervisor.status.state == .stopped)
+    }
+
+    @Test func dropIsFollowedByListeningAgainAfterBackoff() async {
+        let h = Harness()
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleeper(until: h.at(600))
+        h.supervisor.channelStoppedListening(ChannelError(.transient, "connection reset by peer"))
+        await h.clock.waitForSleepers { $0.contains { $0.offset <= .seconds(1) } }
+        #expect(h.supervisor.status.state == .recovering)
+        #expect(h.supervisor.status.detail == "connection reset by peer")
+        h.clock.advanceToNextDeadline()
+        await h.channel.waitForCalls(atLeast: 2)
+        #expect(h.count(.listen) == 2)
+        h.supervisor.stop()
+        await run.value
+    }
+
+    @Test func resumeRetriesWithoutWaitingForTheBackoff() async {
+        let h = Harness()
+        h.channel.script(listen: [.fail(ChannelError(.transient, "network unreachable"))])
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleepers { $0.contains { $0.offset <= .seconds(1) } }  // the retry timer
+        #expect(h.count(.listen) == 1)
+        h.supervisor.resume()
+        await h.channel.waitForCalls(atLeast: 2)
+        #expect(h.count(.listen) == 2)
+        h.supervisor.stop()
+        await run.value
+    }
+
+    @Test func hungListenCountsAsATransientFailureAfterTheCallTimeout() async {
+        let h = Harness()
+        h.channel.script(listen: [.hang])
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleeper(until: h.at(30))
+        h.clock.advance(by: .seconds(30))
+        await h.clock.waitForSleepers { deadlines in deadlines.contains { $0.offset <= .seconds(31) } && deadlines.count == 1 }
+        #expect(h.supervisor.status.state == .recovering)
+        #expect(h.supervisor.status.detail == "did not finish within 30 s")
+        h.clock.advanceToNextDeadline()
+        await h.channel.waitForCalls(atLeast: 2)
+        await h.clock.waitForSleepers { $0.contains { $0.offset >= .seconds(630) } }
+        #expect(h.supervisor.status.state == .listening)
+        h.supervisor.stop()
+        await run.value
+    }
+
+    @Test func refusedCredentialsRenewTheTokenAndListenAgain() async {
+        let keeper = FixedTokenKeeper(token: ChannelToken(value: "fresh-token-value"))
+        let h = Harness(tokens: keeper)
+        h.channel.script(listen: [.fail(ChannelError(.authentication, "401 Unauthorized"))])
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleeper(until: h.at(600))
+        #expect(h.channel.calls == [.listen, .tokenDidChange(ChannelToken(value: "fresh-token-value")), .listen])
+        #expect(h.supervisor.status.state == .listening)
+        h.supervisor.stop()
+        await run.value
+    }
+
+    @Test func withoutATokenSourceRefusedCredentialsMeanSignInNeeded() async {
+        let h = Harness()
+        h.channel.script(listen: [.fail(ChannelError(.authentication, "401 Unauthorized"))])
+        let run = Task { await h.supervisor.run() }
+        while h.supervisor.status.state != .failed { await Task.yield() }
+        #expect(
+            h.supervisor.status.detail
+                == "sign-in needed: channel \"desk\" has no token source configured, so no new token can be had"
+        )
+        #expect(h.clock.sleeperCount == 0, "a failed channel sets no timers")
+        await h.supervisor.ping()
+        h.supervisor.stop()
+        await run.value
+    }
+
+    @Test func statusGoesStartingListeningStoppingStopped() async {
+        let h = Harness()
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleeper(until: h.at(600))
+        h.supervisor.stop()
+        await run.value
+        #expect(h.states == [.listening, .stopping, .stopped])
+    }
+}
+
+struct FixedTokenKeeper: TokenKeeper {
+    let token: ChannelToken
+    func current() async -> ChannelToken? { self.token }
+    func renew() async throws -> ChannelToken { self.token }
+}
+
+final class StatusLog: Sendable {
+    private let entries = Mutex<[ChannelStatus]>([])
+    func append(_ status: ChannelStatus) { self.entries.withLock { $0.append(status) } }
+    var all: [ChannelStatus] { self.entries.withLock { $0 } }
+}

@@ -1,0 +1,151 @@
+import AttendantCore
+import AttendantPluginAPI
+import Testing
+
+@Suite struct SupervisorStateMachineTests {
+    typealias Machine = SupervisorStateMachine<SeededRandom>
+    let transient = ChannelError(.transient, "connection refused")
+    let refused = ChannelError(.authentication, "401 Unauthorized")
+
+    func machine() -> Machine {
+        var configuration = Machine.Configuration()
+        configuration.keepAliveInterval = .seconds(600)
+        return Machine(configuration: configuration, random: SeededRandom())
+    }
+
+    @Test func startListenThenKeepAliveEveryCycle() {
+        var m = self.machine()
+        #expect(m.start() == .listen)
+        #expect(m.listenSucceeded(now: .seconds(1)) == .wakeUp(at: .seconds(601)))
+        #expect(m.timerFired(now: .seconds(300)) == .none, "an early timer is ignored")
+        #expect(m.timerFired(now: .seconds(601)) == .keepAlive)
+        #expect(m.keepAliveSucceeded(now: .seconds(602)) == .wakeUp(at: .seconds(1202)))
+        #expect(m.state == .listening(since: .seconds(1), keepAliveAt: .seconds(1202)))
+    }
+
+    @Test func transientFailuresBackOffWithFullJitterUnderTheCeiling() {
+        var m = self.machine()
+        _ = m.start()
+        var now = Duration.zero
+        var previousCeiling = Duration.zero
+        for attempt in 0..<12 {
+            guard case .wakeUp(let until) = m.listenFailed(self.transient, now: now) else {
+                Issue.record("expected a retry timer")
+                return
+            }
+            let ceiling = m.configuration.backoff.ceiling(attempt: attempt)
+            #expect(until - now <= ceiling)
+            #expect(ceiling >= previousCeiling)
+            previousCeiling = ceiling
+            now = until
+            #expect(m.timerFired(now: now) == .listen)
+        }
+        #expect(previousCeiling == .seconds(300), "the ceiling is capped at 5 minutes")
+    }
+
+    @Test func stoppedListeningWhileTokenValidRetriesListening() {
+        var m = self.machine()
+        _ = m.start()
+        _ = m.listenSucceeded(now: .zero)
+        guard case .wakeUp(let until) = m.stoppedListening(self.transient, now: .seconds(700)) else {
+            Issue.record("expected a retry timer")
+            return
+        }
+        #expect(until <= .seconds(701))
+        #expect(m.timerFired(now: until) == .listen)
+        #expect(m.listenSucceeded(now: until) == .wakeUp(at: until + .seconds(600)))
+    }
+
+    @Test func authenticationErrorRenewsTheTokenOnceThenAsksToSignIn() {
+        var m = self.machine()
+        _ = m.start()
+        _ = m.listenSucceeded(now: .zero)
+        #expect(m.stoppedListening(self.refused, now: .seconds(700)) == .renewToken)
+        #expect(m.tokenRenewed(now: .seconds(701)) == .listen)
+        let action = m.listenFailed(self.refused, now: .seconds(702))
+        #expect(action == .giveUp(.init(reason: .signInNeeded, error: self.refused)))
+        guard case .failed = m.state else {
+            Issue.record("expected failed, got \(m.state)")
+            return
+        }
+    }
+
+    @Test func failedRenewalAsksToSignIn() {
+        var m = self.machine()
+        _ = m.start()
+        #expect(m.listenFailed(self.refused, now: .zero) == .renewToken)
+        let noToken = ChannelError(.authentication, "token command exited 1")
+        #expect(m.tokenRenewalFailed(noToken, now: .seconds(1)) == .giveUp(.init(reason: .signInNeeded, error: noToken)))
+    }
+
+    @Test func renewalIsAllowedAgainAfterListeningSucceeded() {
+        var m = self.machine()
+        _ = m.start()
+        #expect(m.listenFailed(self.refused, now: .zero) == .renewToken)
+        #expect(m.tokenRenewed(now: .seconds(1)) == .listen)
+        _ = m.listenSucceeded(now: .seconds(2))
+        #expect(m.stoppedListening(self.refused, now: .seconds(4000)) == .renewToken)
+    }
+
+    @Test func configurationErrorsStopWithoutRetrying() {
+        var m = self.machine()
+        _ = m.start()
+        let bad = ChannelError(.configuration, "token has no incoming capability")
+        #expect(m.listenFailed(bad, now: .zero) == .giveUp(.init(reason: .configuration, error: bad)))
+        #expect(m.timerFired(now: .seconds(10_000)) == .none)
+        #expect(m.start() == .listen, "a restart (reload, user action) tries again")
+    }
+
+    @Test func quickDropsPutTheChannelOnProbationWithSlowerRetries() {
+        var m = self.machine()
+        _ = m.start()
+        var now = Duration.zero
+        for drop in 1...3 {
+            _ = m.listenSucceeded(now: now)
+            now += .seconds(5)
+            guard case .wakeUp(let until) = m.stoppedListening(self.transient, now: now) else {
+                Issue.record("expected a retry")
+                return
+            }
+            #expect(m.onProbation == (drop >= 3))
+            if drop == 3 {
+                #expect(until - now <= .seconds(30))
+            }
+            now = until
+            #expect(m.timerFired(now: now) == .listen)
+        }
+        // Listening longer than the probation window ends probation at the next drop.
+        _ = m.listenSucceeded(now: now)
+        now += .seconds(3600)
+        _ = m.stoppedListening(self.transient, now: now)
+        #expect(!m.onProbation)
+    }
+
+    @Test func resumeRetriesAtOnceInsteadOfWaitingForTheBackoff() {
+        var m = self.machine()
+        _ = m.start()
+        for _ in 0..<8 { _ = m.listenFailed(self.transient, now: .zero); _ = m.resumed(now: .zero) }
+        _ = m.listenFailed(self.transient, now: .seconds(1))
+        #expect(m.resumed(now: .seconds(2)) == .listen)
+        #expect(m.resumed(now: .seconds(2)) == .none, "only a waiting channel is hurried")
+    }
+
+    @Test func stopFromAnyActiveStateStopsListening() {
+        var m = self.machine()
+        #expect(m.stop() == .none)
+        _ = m.start()
+        #expect(m.stop() == .stopListening)
+        #expect(m.listenSucceeded(now: .zero) == .none, "a late listen result after stop is ignored")
+        m.stopCompleted()
+        #expect(m.state == .stopped)
+    }
+
+    @Test func staleResultsAreIgnored() {
+        var m = self.machine()
+        #expect(m.keepAliveSucceeded(now: .zero) == .none)
+        #expect(m.tokenRenewed(now: .zero) == .none)
+        #expect(m.stoppedListening(self.transient, now: .zero) == .none)
+        _ = m.start()
+        #expect(m.stoppedListening(self.transient, now: .zero) == .none, "the listen call's result decides")
+    }
+}
