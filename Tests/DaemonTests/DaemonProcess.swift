@@ -1,0 +1,130 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Where `swift build` put the binaries and plugins: beside the test bundle.
+enum BuildProducts {
+    static let directory: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return (exe as NSString).deletingLastPathComponent
+    }()
+
+    static var attendantd: String { self.directory + "/attendantd" }
+
+    /// The package root (for fixtures).
+    static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+}
+
+/// A private folder for one test, removed at the end.
+final class Scratch {
+    let path: String
+
+    init() throws {
+        var template = Array("/tmp/attendant-test-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        self.path = String(cString: made)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: self.path) }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let file = self.path + "/" + name
+        try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: file, atomically: true, encoding: .utf8)
+        return file
+    }
+}
+
+/// `attendantd` running as a child process, with its stdout and stderr collected.
+final class DaemonProcess: Sendable {
+    let process: Process
+    private let output = OutputBox()
+
+    /// Starts `attendantd arguments` with a private runtime and state folder under `scratch`.
+    init(_ arguments: [String], scratch: Scratch, environment extra: [String: String] = [:]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuildProducts.attendantd)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_RUNTIME_DIR"] = scratch.path + "/run"
+        environment["XDG_STATE_HOME"] = scratch.path + "/state"
+        environment["XDG_CONFIG_HOME"] = scratch.path + "/config"
+        for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { environment[key] = nil }
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        self.process = process
+        let box = self.output
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            box.text.withLock { $0.out += String(decoding: data, as: UTF8.self) }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            box.text.withLock { $0.err += String(decoding: data, as: UTF8.self) }
+        }
+        try process.run()
+    }
+
+    var stdout: String { self.output.text.withLock { $0.out } }
+    var stderr: String { self.output.text.withLock { $0.err } }
+
+    final class OutputBox: Sendable {
+        let text = Mutex<(out: String, err: String)>(("", ""))
+    }
+
+    func signal(_ signal: Int32) { kill(self.process.processIdentifier, signal) }
+
+    /// Waits for the process to exit (bounded, so a hung daemon fails the test instead of hanging it).
+    func waitForExit(within seconds: Double = 30) async -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while self.process.isRunning {
+            if Date() > deadline {
+                self.signal(SIGKILL)
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        try? await Task.sleep(for: .milliseconds(50))  // let the pipes drain
+        return self.process.terminationStatus
+    }
+
+    /// Waits until stderr contains `text` (bounded).
+    @discardableResult
+    func waitForLog(_ text: String, within seconds: Double = 30) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !self.stderr.contains(text) {
+            if Date() > deadline || !self.process.isRunning && !self.stderr.contains(text) {
+                return self.stderr.contains(text)
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    deinit {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Runs a command to completion and returns its exit status and combined output.
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws -> (Int32, String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let environment { process.environment = environment }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}

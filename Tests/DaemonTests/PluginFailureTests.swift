@@ -1,0 +1,113 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Every way a plugin can fail, through the real daemon: each gets its own message naming the file and
+/// the reason, and the other channels keep running.
+@Suite(.serialized) struct PluginFailureTests {
+    /// Builds the out-of-tree plugin package (a third party's plugins) and returns its products folder.
+    static func externalPlugins() throws -> String {
+        let package = BuildProducts.packageRoot + "/Tests/Fixtures/ExternalPlugins"
+        let (status, output) = try run("/usr/bin/env", ["swift", "build", "--package-path", package])
+        #expect(status == 0, "building \(package) failed:\n\(output)")
+        let (_, binPath) = try run("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"])
+        return binPath.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A C shared library: `symbols` decides whether it looks like a plugin.
+    static func cLibrary(_ scratch: Scratch, name: String, source: String) throws -> String {
+        let c = try scratch.write("\(name).c", source)
+        let so = scratch.path + "/plugins/libattendant-\(name).so"
+        try FileManager.default.createDirectory(atPath: scratch.path + "/plugins", withIntermediateDirectories: true)
+        let (status, output) = try run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", so, c])
+        #expect(status == 0, "cc failed: \(output)")
+        return so
+    }
+
+    @Test func eachFailureHasItsOwnMessageAndTheOtherChannelsRun() async throws {
+        let scratch = try Scratch()
+        let external = try Self.externalPlugins()
+        let notPlugin = try Self.cLibrary(scratch, name: "plain", source: "int plain(void) { return 1; }\n")
+        let wrongAPI = try Self.cLibrary(
+            scratch,
+            name: "future",
+            source: """
+                unsigned attendant_plugin_api_version(void) { return 2u << 16; }
+                void *attendant_plugin_factory(void) { return 0; }
+                """
+        )
+        try "not an ELF file".write(toFile: scratch.path + "/plugins/libattendant-text.so", atomically: true, encoding: .utf8)
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [daemon]
+            plugin-path = ["\(scratch.path)/plugins", "\(external)"]
+
+            [[channel]]
+            name = "good"
+            plugin = "loopback"
+
+            [[channel]]
+            name = "third-party"
+            plugin = "echo"
+            [channel.echo]
+            greeting = "hello"
+
+            [[channel]]
+            name = "missing"
+            plugin = "nosuch"
+
+            [[channel]]
+            name = "plain"
+            plugin = "plain"
+
+            [[channel]]
+            name = "text"
+            plugin = "text"
+
+            [[channel]]
+            name = "future"
+            plugin = "future"
+
+            [[channel]]
+            name = "faulty"
+            plugin = "faulty"
+            """
+        )
+        let notify = try NotifySocket(path: scratch.path + "/notify")
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: ["NOTIFY_SOCKET": notify.path])
+        let ready = try #require(notify.waitFor { $0.contains("READY=1") }, "no READY=1:\n\(daemon.stderr)")
+        let status = try #require(NotifySocket.status(ready))
+        #expect(status.hasPrefix("good listening; third-party listening; missing failed (plugin \"nosuch\" not found"))
+        #expect(status.contains("faulty failed (plugin faulty could not make the channel"))
+
+        let log = daemon.stderr
+        let folders = "\(scratch.path)/plugins, \(external), "
+        #expect(log.contains("[missing] cannot start: plugin \"nosuch\" not found: no libattendant-nosuch.so in \(folders)"))
+        #expect(log.contains("install it there or add its folder to plugin-path in [daemon]"))
+        #expect(log.contains("[plain] cannot start: \(notPlugin) is not an Attendant plugin: it does not export attendant_plugin_api_version()"))
+        #expect(log.contains("[text] cannot start: plugin \(scratch.path)/plugins/libattendant-text.so cannot be loaded: "))
+        #expect(log.contains("[future] cannot start: plugin \(wrongAPI) was built for plugin API 2.0, but this attendantd provides 1.0; rebuild the plugin against AttendantPluginAPI 1.x"))
+        #expect(log.contains("[faulty] cannot start: plugin faulty could not make the channel: faulty: cannot open /dev/attendant-faulty: no such device"))
+        #expect(log.contains("[good] listening"))
+        #expect(log.contains("[third-party] listening"))
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func pluginsOthersCanWriteAreRefused() async throws {
+        let scratch = try Scratch()
+        let open = scratch.path + "/open-plugins"
+        try FileManager.default.createDirectory(atPath: open, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: BuildProducts.directory + "/libattendant-loopback.so", toPath: open + "/libattendant-loopback.so")
+        chmod(open, 0o777)
+        let config = try scratch.write(
+            "attendant.toml",
+            "[[channel]]\nname = \"desk\"\nplugin = \"\(open)/libattendant-loopback.so\"\n"
+        )
+        let (status, output) = try run(BuildProducts.attendantd, ["--config", config, "--check-config"])
+        #expect(status == 1)
+        #expect(output.contains("plugin \(open)/libattendant-loopback.so refused: its folder \(open) can be written by other users (mode 777); run chmod go-w \(open)"))
+    }
+}

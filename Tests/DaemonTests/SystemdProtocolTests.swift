@@ -1,0 +1,79 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The daemon under a stand-in for systemd: `NOTIFY_SOCKET` and `WATCHDOG_USEC` point at the test.
+@Suite(.serialized) struct SystemdProtocolTests {
+    static func configuration(secondInterval: String) -> String {
+        """
+        [[channel]]
+        name = "first"
+        plugin = "loopback"
+
+        [[channel]]
+        name = "second"
+        plugin = "loopback"
+        [channel.loopback]
+        contact-interval = "\(secondInterval)"
+        """
+    }
+
+    @Test func readyStatusWatchdogReloadAndStop() async throws {
+        let scratch = try Scratch()
+        let config = try scratch.write("attendant.toml", Self.configuration(secondInterval: "1h"))
+        let notify = try NotifySocket(path: scratch.path + "/notify")
+        let daemon = try DaemonProcess(
+            ["--config", config],
+            scratch: scratch,
+            environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"]
+        )
+
+        let ready = try #require(notify.waitFor { $0.contains("READY=1") }, "no READY=1; stderr:\n\(daemon.stderr)")
+        #expect(NotifySocket.status(ready) == "2 channels listening")
+
+        // The watchdog (1 s) is pinged every half interval, after every supervisor's loop answered.
+        var pings = 0
+        _ = notify.waitFor(within: 5) { message in
+            if message.contains("WATCHDOG=1") { pings += 1 }
+            return pings == 3
+        }
+        #expect(pings == 3)
+
+        // SIGHUP with one channel changed: RELOADING=1, then READY=1; only that channel restarts.
+        _ = try scratch.write("attendant.toml", Self.configuration(secondInterval: "2h"))
+        daemon.signal(SIGHUP)
+        let reloading = notify.waitFor { $0.contains("RELOADING=1") }
+        #expect(reloading?.contains("MONOTONIC_USEC=") == true)
+        let readyAgain = notify.waitFor { $0.contains("READY=1") }
+        #expect(readyAgain.flatMap(NotifySocket.status) == "2 channels listening")
+        #expect(daemon.stderr.contains("restarting channel second: its settings changed"))
+        #expect(!daemon.stderr.contains("restarting channel first"))
+        #expect(daemon.stderr.components(separatedBy: "[first] listening").count == 2, "first listened once only")
+
+        // A broken file on reload keeps the running configuration.
+        _ = try scratch.write("attendant.toml", "[[channel]]\nname = \"x\"\n")
+        daemon.signal(SIGHUP)
+        let refused = notify.waitFor { $0.contains("READY=1") }
+        #expect(refused.flatMap(NotifySocket.status)?.hasPrefix("reload failed, still running the previous configuration") == true)
+
+        // SIGTERM: STOPPING=1, channels stop, exit status 0.
+        daemon.signal(SIGTERM)
+        #expect(notify.waitFor { $0.contains("STOPPING=1") } != nil)
+        #expect(await daemon.waitForExit() == 0)
+        #expect(daemon.stderr.contains("[first] stopped"))
+        #expect(daemon.stderr.contains("[second] stopped"))
+    }
+
+    @Test func secondInstanceForTheSameUserIsRefused() async throws {
+        let scratch = try Scratch()
+        let config = try scratch.write("attendant.toml", Self.configuration(secondInterval: "1h"))
+        let first = try DaemonProcess(["--config", config], scratch: scratch)
+        #expect(await first.waitForLog("ready:"))
+        let second = try DaemonProcess(["--config", config], scratch: scratch)
+        #expect(await second.waitForExit() == 1)
+        #expect(second.stderr.contains("attendantd is already running for this user (pid \(first.process.processIdentifier))"))
+        #expect(second.stderr.contains("systemctl --user stop attendantd"))
+        first.signal(SIGTERM)
+        #expect(await first.waitForExit() == 0)
+    }
+}
