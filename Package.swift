@@ -80,6 +80,11 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(
+            name: "AttendantPluginAPITests",
+            dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "LoopbackTests",
             dependencies: [
                 "Loopback",

@@ -23,6 +23,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
     ],
+    // The API's tests live in the root package (Tests/AttendantPluginAPITests) so one `swift test` runs all.
     targets: [
         .target(
             name: "AttendantPluginAPI",
@@ -32,11 +33,6 @@ let package = Package(
         .target(
             name: "AttendantPluginTestKit",
             dependencies: ["AttendantPluginAPI"],
-            swiftSettings: strictness
-        ),
-        .testTarget(
-            name: "AttendantPluginAPITests",
-            dependencies: ["AttendantPluginAPI", "AttendantPluginTestKit"],
             swiftSettings: strictness
         ),
     ]

@@ -87,6 +87,8 @@ private struct TableReader {
     let index: KeyLineIndex
     private(set) var problems: [ConfigurationError.Problem] = []
     private var read: [String] = []
+    /// Keys already reported, which ``finish(knownHint:)`` must not report again.
+    private var reported: Set<String> = []
 
     init(table: TOMLTable, path: String, scope: String, file: String?, index: KeyLineIndex) {
         self.table = table
@@ -165,7 +167,7 @@ private struct TableReader {
 
     /// Problems for every key that was not read.
     mutating func finish(knownHint: String) -> [ConfigurationError.Problem] {
-        let known = Set(self.read)
+        let known = Set(self.read).union(self.reported)
         let hint = "\(knownHint) " + self.read.map { "\"\($0)\"" }.joined(separator: ", ")
         for key in self.table.keys.sorted() where !known.contains(key) {
             self.problem(.unknownKey, key, "unknown key; \(hint)")
@@ -240,7 +242,7 @@ private struct TableReader {
             }
             let known = Set(self.read)
             for key in self.table.keys.sorted() where !known.contains(key) && self.table[key]?.table != nil {
-                self.read.append(key)
+                self.reported.insert(key)
                 self.problem(
                     .unknownKey,
                     key,

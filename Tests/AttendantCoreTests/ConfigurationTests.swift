@@ -1,0 +1,172 @@
+import AttendantCore
+import AttendantPluginAPI
+import Testing
+
+/// Every class of configuration error, with the exact message a user sees.
+@Suite struct ConfigurationTests {
+    let file = "/home/ada/.config/attendant/attendant.toml"
+
+    func problems(_ toml: String) -> [ConfigurationError.Problem] {
+        do {
+            _ = try AttendantConfiguration(toml: toml, file: self.file)
+            return []
+        } catch {
+            return error.problems
+        }
+    }
+
+    @Test func validFileWithDefaults() throws {
+        let configuration = try AttendantConfiguration(
+            toml: """
+                [daemon]
+                plugin-path = ["~/.local/lib/attendant/plugins"]
+                log-level = "debug"
+
+                [[channel]]
+                name = "desk"
+                plugin = "loopback"
+                keepalive-interval = "5m"
+
+                [channel.loopback]
+                contact-interval = 30
+                """,
+            file: self.file
+        )
+        #expect(configuration.daemon.logLevel == .debug)
+        #expect(configuration.daemon.pluginPath == ["~/.local/lib/attendant/plugins"])
+        let channel = try #require(configuration.channels.first)
+        #expect(channel.name == "desk")
+        #expect(channel.keepAliveInterval == .seconds(300))
+        #expect(channel.listenTimeout == .seconds(30))
+        #expect(channel.settings == ["contact-interval": .integer(30)])
+        #expect(channel.settingLines == ["contact-interval": 11])
+    }
+
+    @Test func unreadableFile() {
+        #expect {
+            try AttendantConfiguration.load(from: "/nonexistent/attendant.toml")
+        } throws: { error in
+            "\(error)" == "/nonexistent/attendant.toml: cannot read the configuration: No such file or directory"
+        }
+    }
+
+    @Test func syntaxErrorNamesLineAndColumn() {
+        let problems = self.problems("[daemon]\nlog-level = \"info\n")
+        #expect(problems.map(\.code) == [.syntax])
+        #expect(problems.first?.message.hasPrefix("\(self.file):2:") == true)
+        #expect(problems.first?.message.contains("not valid TOML") == true)
+    }
+
+    @Test func unknownKeysEverywhere() {
+        let problems = self.problems(
+            """
+            colour = "blue"
+            [daemon]
+            log-levle = "info"
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            keepalive = 600
+            [channel.loopbak]
+            x = 1
+            """
+        )
+        #expect(
+            problems.map(\.description) == [
+                "\(self.file):3: key \"log-levle\" in [daemon]: unknown key; [daemon] takes \"plugin-path\", \"log-level\", \"state-directory\", \"shutdown-timeout\"",
+                "\(self.file):8: key \"loopbak\" in [[channel]] number 1: unknown table; the settings of plugin \"loopback\" go in [channel.loopback]",
+                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"loopback\"",
+                "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\"",
+            ]
+        )
+        #expect(problems.allSatisfy { $0.code == .unknownKey })
+    }
+
+    @Test func missingKeys() {
+        let problems = self.problems("[[channel]]\nenabled = true\n")
+        #expect(
+            problems.map(\.description) == [
+                "\(self.file):1: key \"name\" in [[channel]] number 1: missing; every channel needs a name = \"…\" (letters, digits, - and _)",
+                "\(self.file):1: key \"plugin\" in [[channel]] number 1: missing; every channel names its plugin, for example plugin = \"loopback\"",
+            ]
+        )
+        #expect(problems.allSatisfy { $0.code == .missingKey })
+    }
+
+    @Test func wrongTypes() {
+        let problems = self.problems(
+            """
+            [daemon]
+            plugin-path = "/usr/lib"
+            [[channel]]
+            name = 7
+            plugin = "loopback"
+            enabled = "yes"
+            """
+        )
+        #expect(
+            problems.map(\.description) == [
+                "\(self.file):2: key \"plugin-path\" in [daemon]: expected an array of strings, found the string \"/usr/lib\"",
+                "\(self.file):4: key \"name\" in [[channel]] number 1: expected a string, found the integer 7",
+                "\(self.file):6: key \"enabled\" in [[channel]] number 1: expected true or false, found the string \"yes\"",
+            ]
+        )
+        #expect(problems.allSatisfy { $0.code == .wrongType })
+    }
+
+    @Test func invalidValues() {
+        let problems = self.problems(
+            """
+            [daemon]
+            log-level = "loud"
+            state-directory = "relative/path"
+            [[channel]]
+            name = "desk phone"
+            plugin = "loopback"
+            keepalive-interval = "soon"
+            listen-timeout = 0
+            """
+        )
+        #expect(
+            problems.map(\.description) == [
+                "\(self.file):2: key \"log-level\" in [daemon]: expected one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\", found the string \"loud\"",
+                "\(self.file):3: key \"state-directory\" in [daemon]: expected an absolute path or one starting with ~/, found \"relative/path\"",
+                "\(self.file):5: key \"name\" in [[channel]] number 1: expected letters, digits, - and _ (at most 64), found \"desk phone\"",
+                "\(self.file):7: key \"keepalive-interval\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the string \"soon\"",
+                "\(self.file):8: key \"listen-timeout\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the integer 0",
+            ]
+        )
+        #expect(problems.allSatisfy { $0.code == .invalidValue })
+    }
+
+    @Test func duplicateChannelNames() {
+        let problems = self.problems(
+            """
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            """
+        )
+        #expect(
+            problems.map(\.description) == [
+                "\(self.file):6: key \"name\" in [[channel]] number 2: a channel named \"desk\" is already defined (first at line 2); channel names must be unique"
+            ]
+        )
+        #expect(problems.first?.code == .duplicateChannel)
+    }
+
+    @Test func changedSettingsNeedARestartButMovedLinesDoNot() throws {
+        let a = try AttendantConfiguration(toml: "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n", file: nil).channels[0]
+        let moved = try AttendantConfiguration(toml: "\n\n[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n", file: nil).channels[0]
+        let changed = try AttendantConfiguration(
+            toml: "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n[channel.loopback]\nring-timeout = 5\n",
+            file: nil
+        ).channels[0]
+        #expect(!a.needsRestart(toBecome: moved))
+        #expect(a.needsRestart(toBecome: changed))
+    }
+}
