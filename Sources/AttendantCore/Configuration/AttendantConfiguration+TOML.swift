@@ -205,13 +205,13 @@ private struct TableReader {
     mutating func channel() -> ChannelConfiguration? {
         let name = self.string("name")
         let plugin = self.string("plugin")
-        var valid = true
+        // Missing or mistyped name or plugin were reported as they were read.
+        var valid = name != nil && plugin != nil
         if self.table["name"] == nil {
             self.problems.append(
                 .key(.missingKey, file: self.file, line: self.index[self.path], key: "name", scope: self.scope,
                      "missing; every channel needs a name = \"…\" (letters, digits, - and _)")
             )
-            valid = false
         }
         if let name, !ChannelConfiguration.isValidName(name) {
             self.problem(.invalidValue, "name", "expected letters, digits, - and _ (at most 64), found \"\(name)\"")
@@ -222,9 +222,7 @@ private struct TableReader {
                 .key(.missingKey, file: self.file, line: self.index[self.path], key: "plugin", scope: self.scope,
                      "missing; every channel names its plugin, for example plugin = \"loopback\"")
             )
-            valid = false
         }
-        if name == nil || plugin == nil { valid = false }
         if let plugin, plugin.isEmpty {
             self.problem(.invalidValue, "plugin", "expected a plugin name or a path to a .so file, found an empty string")
             valid = false
