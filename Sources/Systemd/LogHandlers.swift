@@ -80,21 +80,21 @@ public struct JournalLogHandler: LogHandler {
         return name.isEmpty ? "METADATA" : String(name.prefix(64))
     }
 
+    /// Sends the fields as one entry: all of them laid out in one buffer, one `iovec` per field.
     private static func send(_ fields: [String]) {
-        var buffers = fields.map { Array($0.utf8) }
-        var vectors: [iovec] = []
-        vectors.reserveCapacity(buffers.count)
-        func collect(_ index: Int) {
-            if index == buffers.count {
-                _ = sd_journal_sendv(vectors, Int32(vectors.count))
-                return
-            }
-            buffers[index].withUnsafeMutableBytes { bytes in
-                vectors.append(iovec(iov_base: bytes.baseAddress, iov_len: bytes.count))
-                collect(index + 1)
-            }
+        var bytes: [UInt8] = []
+        var ranges: [Range<Int>] = []
+        ranges.reserveCapacity(fields.count)
+        for field in fields {
+            let start = bytes.count
+            bytes.append(contentsOf: field.utf8)
+            ranges.append(start..<bytes.count)
         }
-        collect(0)
+        bytes.withUnsafeMutableBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            let vectors = ranges.map { iovec(iov_base: base + $0.lowerBound, iov_len: $0.count) }
+            _ = sd_journal_sendv(vectors, Int32(vectors.count))
+        }
     }
 }
 

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// The daemon's log, as a real `systemd-journald` stores it when stderr is the journal stream.
+@Suite(.serialized) struct JournalTests {
+    /// One journal entry from `journalctl -o json` (every field a string here: no binary fields).
+    typealias Entry = [String: String]
+
+    static func entries(_ json: String) -> [Entry] {
+        json.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            return object.compactMapValues { $0 as? String }
+        }
+    }
+
+    @Test func structuredEntriesReachTheJournal() async throws {
+        let scratch = try Scratch()
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            [channel.loopback]
+            contact-interval = "200ms"
+            caller = "Grace Hopper"
+
+            [[channel]]
+            name = "ghost"
+            plugin = "nonexistent"
+            """
+        )
+        let sandbox = BuildProducts.packageRoot + "/Tests/Fixtures/journal-sandbox"
+        let environment = ProcessInfo.processInfo.environment.merging([
+            "XDG_RUNTIME_DIR": scratch.path + "/run",
+            "XDG_STATE_HOME": scratch.path + "/state",
+            "XDG_CONFIG_HOME": scratch.path + "/config",
+        ]) { $1 }
+        let (status, output) = try run(
+            sandbox,
+            ["incoming call from Grace Hopper", "--", BuildProducts.attendantd, "--config", config],
+            environment: environment
+        )
+        try #require(status == 0, "journal-sandbox failed:\n\(output)")
+        let entries = Self.entries(output)
+        let daemon = entries.filter { $0["SYSLOG_IDENTIFIER"] == "attendantd" }
+
+        // Native journal entries, not lines on the stream: the handler chose sd_journal_sendv.
+        try #require(!daemon.isEmpty, "no attendantd entries in the journal:\n\(output)")
+        #expect(daemon.allSatisfy { $0["_TRANSPORT"] == "journal" })
+        #expect(
+            entries.filter { $0["SYSLOG_IDENTIFIER"] == "journal-sandbox-stream" }.isEmpty,
+            "plain lines went to the stream: \(entries.filter { $0["SYSLOG_IDENTIFIER"] == "journal-sandbox-stream" }.map { $0["MESSAGE"] ?? "" })"
+        )
+
+        // An incoming contact: notice priority, the channel and contact as fields, the code location.
+        let incoming = try #require(daemon.first { $0["MESSAGE"] == "incoming call from Grace Hopper <loopback:caller>: recorded" })
+        #expect(incoming["PRIORITY"] == "5")
+        #expect(incoming["CHANNEL"] == "desk")
+        #expect(incoming["CONTACT"]?.isEmpty == false)
+        #expect(incoming["CODE_FILE"]?.hasSuffix("EventRouter.swift") == true)
+        #expect(Int(incoming["CODE_LINE"] ?? "") != nil)
+        #expect(incoming["CODE_FUNC"]?.isEmpty == false)
+        #expect(incoming["LOGGER"]?.isEmpty == false)
+
+        // A channel that cannot start: error priority and its channel field.
+        let failed = try #require(daemon.first { $0["CHANNEL"] == "ghost" && $0["PRIORITY"] == "3" }, "no error entry for ghost")
+        #expect(failed["MESSAGE"]?.hasPrefix(#"cannot start: plugin "nonexistent" not found"#) == true)
+
+        // Readiness and the graceful stop are in the journal too.
+        #expect(daemon.contains { $0["MESSAGE"]?.hasPrefix("ready: ") == true && $0["PRIORITY"] == "5" })
+        #expect(daemon.contains { $0["MESSAGE"] == "stopped" && $0["CHANNEL"] == "desk" })
+    }
+}
