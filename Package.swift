@@ -94,6 +94,11 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(
+            name: "SystemdTests",
+            dependencies: ["Systemd"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "DaemonTests",
             dependencies: [pluginAPI, .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
