@@ -40,6 +40,11 @@ import Testing
         #expect(channel.listenTimeout == .seconds(30))
         #expect(channel.settings == ["contact-interval": .integer(30)])
         #expect(channel.settingLines == ["contact-interval": 11])
+        #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom])
+        #expect(channel.chatAlerts.title.text == "New message from {sender}")
+        #expect(channel.chatAlerts.lines == 3)
+        #expect(configuration.alerts.coalesce == .milliseconds(250))
+        #expect(configuration.alerts.doNotDisturb == false)
     }
 
     @Test func unreadableFile() {
@@ -75,8 +80,8 @@ import Testing
             problems.map(\.description) == [
                 "\(self.file):3: key \"log-levle\" in [daemon]: unknown key; [daemon] takes \"plugin-path\", \"log-level\", \"state-directory\", \"shutdown-timeout\"",
                 "\(self.file):8: key \"loopbak\" in [[channel]] number 1: unknown table; the settings of plugin \"loopback\" go in [channel.loopback]",
-                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"loopback\"",
-                "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\"",
+                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
+                "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\", \"alerts\"",
             ]
         )
         #expect(problems.allSatisfy { $0.code == .unknownKey })

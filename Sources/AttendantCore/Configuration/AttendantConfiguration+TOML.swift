@@ -71,10 +71,16 @@ extension AttendantConfiguration {
                 problems += channelReader.problems
             }
         }
+        var alerts = AlertSettings()
+        if let table = reader.table("alerts") {
+            var alertsReader = TableReader(table: table, path: "alerts", scope: "[alerts]", file: file, index: index)
+            alerts = alertsReader.alertSettings()
+            problems += alertsReader.finish(knownHint: "[alerts] takes")
+        }
         problems += reader.finish(knownHint: "the top level takes")
         guard problems.isEmpty else { throw ConfigurationError(problems) }
 
-        self.init(daemon: daemon, channels: channels, file: file)
+        self.init(daemon: daemon, channels: channels, alerts: alerts, file: file)
     }
 }
 
@@ -123,6 +129,8 @@ private struct TableReader {
     mutating func string(_ key: String) -> String? { self.typed(key, "a string") { $0.string } }
 
     mutating func bool(_ key: String) -> Bool? { self.typed(key, "true or false") { $0.bool } }
+
+    mutating func integer(_ key: String) -> Int? { self.typed(key, "an integer") { $0.int } }
 
     mutating func strings(_ key: String) -> [String]? {
         self.typed(key, "an array of strings") { value in
@@ -232,6 +240,7 @@ private struct TableReader {
         if let enabled = self.bool("enabled") { channel.enabled = enabled }
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
+        channel.chatAlerts = self.chatAlertSettings()
         if let plugin, !plugin.isEmpty {
             let tableName = ChannelConfiguration.settingsTableName(forPlugin: plugin)
             if let settings = self.table(tableName) {
@@ -250,6 +259,68 @@ private struct TableReader {
         }
         _ = self.finish(knownHint: "a [[channel]] takes")
         return valid ? channel : nil
+    }
+}
+
+extension TableReader {
+    /// The `[alerts]` table.
+    mutating func alertSettings() -> AlertSettings {
+        var alerts = AlertSettings()
+        if let coalesce = self.duration("coalesce", positive: false) {
+            if coalesce <= AlertSettings.longestCoalesce {
+                alerts.coalesce = coalesce
+            } else {
+                let found = self.table["coalesce"].map { SettingValue(toml: $0).description } ?? "\(coalesce)"
+                self.problem(.invalidValue, "coalesce", "expected a duration of at most 10 seconds, found \(found)")
+            }
+        }
+        if let doNotDisturb = self.bool("do-not-disturb") { alerts.doNotDisturb = doNotDisturb }
+        return alerts
+    }
+
+    /// A channel's `chat-alert-*` keys.
+    mutating func chatAlertSettings() -> ChatAlertSettings {
+        var chat = ChatAlertSettings()
+        if let names = self.strings("chat-alert-events") {
+            let known = ChatMessage.Kind.allKnown.map(\.rawValue)
+            var events: Set<ChatMessage.Kind> = []
+            for name in names {
+                if known.contains(name) {
+                    events.insert(ChatMessage.Kind(name))
+                } else {
+                    self.problem(
+                        .invalidValue,
+                        "chat-alert-events",
+                        "unknown chat event \"\(name)\"; expected some of \(known.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
+                }
+            }
+            chat.events = events
+        }
+        if let title = self.string("chat-alert-title") {
+            if title.allSatisfy(\.isWhitespace) {
+                self.problem(.invalidValue, "chat-alert-title", "expected a title that is not empty")
+            } else {
+                do {
+                    chat.title = try AlertTemplate(title, known: AlertTemplate.chatPlaceholders)
+                } catch {
+                    self.problem(.invalidValue, "chat-alert-title", "\(error)")
+                }
+            }
+        }
+        if let lines = self.integer("chat-alert-lines") {
+            if ChatAlertSettings.lineRange.contains(lines) {
+                chat.lines = lines
+            } else {
+                let range = ChatAlertSettings.lineRange
+                self.problem(
+                    .invalidValue,
+                    "chat-alert-lines",
+                    "expected an integer from \(range.lowerBound) to \(range.upperBound), found the integer \(lines)"
+                )
+            }
+        }
+        return chat
     }
 }
 

@@ -1,15 +1,23 @@
 public import AttendantPluginAPI
 
-/// The daemon's configuration: the `[daemon]` table and one ``ChannelConfiguration`` per `[[channel]]`.
+/// The daemon's configuration: the `[daemon]` table, one ``ChannelConfiguration`` per `[[channel]]` and
+/// the `[alerts]` table.
 public struct AttendantConfiguration: Sendable, Equatable {
     public var daemon: DaemonSettings
     public var channels: [ChannelConfiguration]
+    public var alerts: AlertSettings
     /// The file it was read from, if any.
     public var file: String?
 
-    public init(daemon: DaemonSettings = DaemonSettings(), channels: [ChannelConfiguration] = [], file: String? = nil) {
+    public init(
+        daemon: DaemonSettings = DaemonSettings(),
+        channels: [ChannelConfiguration] = [],
+        alerts: AlertSettings = AlertSettings(),
+        file: String? = nil
+    ) {
         self.daemon = daemon
         self.channels = channels
+        self.alerts = alerts
         self.file = file
     }
 }
@@ -40,6 +48,8 @@ public struct ChannelConfiguration: Sendable, Equatable {
     public var keepAliveInterval: Duration = .seconds(600)
     /// How long `listen()` may take before the attempt counts as failed.
     public var listenTimeout: Duration = .seconds(30)
+    /// The `chat-alert-*` keys: which chat messages alert and how.
+    public var chatAlerts = ChatAlertSettings()
     /// The plugin's own table (`[channel.<plugin>]`).
     public var settings: [String: SettingValue] = [:]
     /// The line of each plugin setting in the file, for messages.
@@ -67,6 +77,9 @@ public struct ChannelConfiguration: Sendable, Equatable {
     }
 
     /// True when restarting the channel is needed to apply `other` (anything but the line numbers).
+    ///
+    /// A change of the `chat-alert-*` keys counts too, although only the alert center reads them: the
+    /// simplest rule (one comparison of the whole table), at the cost of a restart for a new alert title.
     public func needsRestart(toBecome other: ChannelConfiguration) -> Bool {
         var a = self
         var b = other

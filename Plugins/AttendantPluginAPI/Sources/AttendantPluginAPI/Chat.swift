@@ -47,23 +47,69 @@ public struct ThreadState: Sendable, Hashable, CustomStringConvertible {
     public var description: String { self.rawValue }
 }
 
-/// One chat message.
+/// One chat message, or one transcript event such as "agent is typing".
 public struct ChatMessage: Sendable, Hashable {
     public var id: String
     public var threadID: String
+    /// What happened: a message, a typing notice, an agent joining (since API 1.1; `message` before).
+    public var kind: Kind
     public var direction: Direction
     public var sender: Party
-    /// Plain text as the remote party wrote it; the host escapes it before showing it.
+    /// Plain text as the remote party wrote it; the host escapes it before showing it. May be empty for
+    /// notices (typing, joined, left).
     public var text: String
     public var sentAt: UnixTime
 
-    public init(id: String, threadID: String, direction: Direction, sender: Party, text: String, sentAt: UnixTime) {
+    public init(
+        id: String,
+        threadID: String,
+        kind: Kind = .message,
+        direction: Direction,
+        sender: Party,
+        text: String,
+        sentAt: UnixTime
+    ) {
         self.id = id
         self.threadID = threadID
+        self.kind = kind
         self.direction = direction
         self.sender = sender
         self.text = text
         self.sentAt = sentAt
+    }
+
+    /// The API 1.0 initializer, kept so plugins built against 1.0 keep linking; the kind is `message`.
+    public init(id: String, threadID: String, direction: Direction, sender: Party, text: String, sentAt: UnixTime) {
+        self.init(id: id, threadID: threadID, kind: .message, direction: direction, sender: sender, text: text, sentAt: sentAt)
+    }
+
+    /// What a transcript event is: Genesys GMS's `Message.Text` and `Notice.*` events, which CXone's
+    /// messages and typing events map onto. The host's per-channel alert filter names these raw values.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// Text someone wrote (GMS `Message.Text`).
+        public static let message = Kind("message")
+        /// The other side started typing (GMS `Notice.TypingStarted`).
+        public static let typingStarted = Kind("typing-started")
+        /// The other side stopped typing (GMS `Notice.TypingStopped`).
+        public static let typingStopped = Kind("typing-stopped")
+        /// An agent joined the conversation (GMS `Notice.Joined`).
+        public static let joined = Kind("joined")
+        /// An agent left the conversation (GMS `Notice.Left`).
+        public static let left = Kind("left")
+        /// The agent pushed a URL to open (GMS `Notice.PushUrl`); the URL is the text.
+        public static let pushURL = Kind("push-url")
+        /// A server-defined notice (GMS `Notice.Custom`).
+        public static let custom = Kind("custom")
+
+        /// Every kind this version of the API defines, in the order above.
+        public static let allKnown: [Kind] = [
+            .message, .typingStarted, .typingStopped, .joined, .left, .pushURL, .custom,
+        ]
+
+        public var description: String { self.rawValue }
     }
 
     /// Which way a message went.

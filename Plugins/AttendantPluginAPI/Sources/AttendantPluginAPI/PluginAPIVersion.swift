@@ -25,14 +25,16 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.packed < rhs.packed }
 
     /// The version of the API library loaded at run time: the host's.
-    public static let current = PluginAPIVersion(major: 1, minor: 0)
+    ///
+    /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``.
+    public static let current = PluginAPIVersion(major: 1, minor: 1)
 
     /// The version of the API the *calling code was compiled against*.
     ///
     /// This property is inlinable, so its value is fixed into the plugin when the plugin is compiled; a
     /// plugin exports it through ``PluginExport`` and the host compares it with ``current``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 0) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 1) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.

@@ -1,0 +1,300 @@
+import AttendantPluginAPI
+
+/// Decides which desktop notifications to show, update and close, as a pure state machine: it takes
+/// channel events, the notification server's replies and signals, and the current time, and returns
+/// ``AlertCommand``s for `org.freedesktop.Notifications`. It does no I/O and reads no clock.
+///
+/// The driver (the AlertCenter actor) hands it one input at a time and runs the commands in order,
+/// reporting each `Notify` reply with ``shown(key:id:)`` before the next input. Time is a `Duration`
+/// since any fixed origin, from a monotonic clock; the driver sleeps until ``nextDeadline`` and then
+/// calls ``tick(now:)``.
+///
+/// Rules:
+/// - One notification per ``AlertKey``, updated in place with `replaces_id`.
+/// - Nothing is shown while no server owns the name (the initial state) or while "do not disturb" is
+///   on, but every alert is kept; when a server appears or the switch goes off, every alert that is
+///   still relevant is shown, oldest first. Turning "do not disturb" on closes what is shown; it holds
+///   back calls too (the user asked for quiet; the calls are still there when it goes off).
+/// - An alert the server closed (the user dismissed it, or it expired) is not shown again, not even on
+///   a restarted server, nor when its contact is updated; a ringing call stays remembered so its end
+///   still raises a missed-call notice, and a chat thread raises a new notification with its next
+///   message.
+/// - After the server vanished, all ids are void: a new server numbers its own.
+/// - Chat messages to agents never alert; one from the person at the desk means they are in the
+///   conversation, so it closes the thread's notification.
+/// - A thread seen for the first time through `threadUpdated` raises nothing: a new conversation
+///   announces itself with its first message, and threads from a thread list or created by the user
+///   are not news.
+public struct AlertPlanner: Sendable {
+    /// What the planner needs from the configuration, plus the local time offset for clock times.
+    public struct Configuration: Sendable, Equatable {
+        /// See ``AlertSettings/coalesce``.
+        public var coalesce: Duration = .milliseconds(250)
+        /// Chat alert settings by channel name; channels not listed use ``chatDefault``.
+        public var chatByChannel: [String: ChatAlertSettings] = [:]
+        public var chatDefault = ChatAlertSettings()
+        /// The local time zone's offset from UTC for clock times in bodies (a missed call's time); nil
+        /// shows UTC and says so. The driver sets it from the system's zone and may update it.
+        public var utcOffset: Duration?
+        /// At most this many missed-call notices are kept; the oldest go first.
+        public var missedCallLimit = 20
+
+        public init() {}
+
+        /// The `[alerts]` table and every channel's `chat-alert-*` keys.
+        public init(_ configuration: AttendantConfiguration) {
+            self.coalesce = configuration.alerts.coalesce
+            for channel in configuration.channels {
+                self.chatByChannel[channel.name] = channel.chatAlerts
+            }
+        }
+
+        public func chat(for channel: String) -> ChatAlertSettings {
+            self.chatByChannel[channel] ?? self.chatDefault
+        }
+    }
+
+    /// May be replaced at any time (on reload); it applies to what is shown from then on.
+    public var configuration: Configuration
+    public private(set) var doNotDisturb: Bool
+    /// The server's capabilities; nil while no server owns the name.
+    public private(set) var capabilities: Set<String>?
+
+    var alerts: [AlertKey: Alert] = [:]
+    var threads: [AlertKey: ThreadRecord] = [:]
+    private var nextSequence: UInt64 = 0
+
+    public init(configuration: Configuration = Configuration(), doNotDisturb: Bool = false) {
+        self.configuration = configuration
+        self.doNotDisturb = doNotDisturb
+    }
+
+    /// A planner for a parsed configuration, with its initial "do not disturb" state.
+    public init(_ configuration: AttendantConfiguration) {
+        self.init(configuration: Configuration(configuration), doNotDisturb: configuration.alerts.doNotDisturb)
+    }
+
+    /// True when notifications are shown: a server is present and "do not disturb" is off.
+    public var isShowing: Bool { self.capabilities != nil && !self.doNotDisturb }
+
+    /// The alerts that would be shown now if a server were present and "do not disturb" off, oldest first.
+    public var relevantKeys: [AlertKey] { self.keysInOrder { !$0.dismissed } }
+
+    // MARK: Server presence
+
+    /// A server owns `org.freedesktop.Notifications` (at start, or a new one after the old vanished):
+    /// shows every relevant alert, oldest first.
+    public mutating func serverAppeared(capabilities: Set<String>) -> [AlertCommand] {
+        self.forgetIDs()
+        self.capabilities = capabilities
+        return self.showAll()
+    }
+
+    /// The server left the bus: every id it gave is void. Alerts are kept for the next server.
+    public mutating func serverVanished() {
+        self.capabilities = nil
+        self.forgetIDs()
+    }
+
+    // MARK: Do not disturb
+
+    /// Turning it on closes every shown notification and shows nothing new; turning it off shows every
+    /// alert that is still relevant, as a server appearing does. Nothing is forgotten either way.
+    public mutating func setDoNotDisturb(_ on: Bool) -> [AlertCommand] {
+        guard on != self.doNotDisturb else { return [] }
+        guard on else {
+            self.doNotDisturb = false
+            return self.showAll()
+        }
+        var commands: [AlertCommand] = []
+        if self.capabilities != nil {
+            for key in self.keysInOrder({ $0.id != nil }) {
+                if let id = self.alerts[key]?.id { commands.append(.close(key: key, id: id)) }
+            }
+        }
+        self.forgetIDs()
+        self.doNotDisturb = true
+        return commands
+    }
+
+    // MARK: Server feedback
+
+    /// `Notify` returned `id` for `key`'s notification. If that notification is no longer wanted (which
+    /// only happens when the driver interleaves inputs), the answer closes it again.
+    @discardableResult
+    public mutating func shown(key: AlertKey, id: UInt32) -> [AlertCommand] {
+        guard id != 0, self.capabilities != nil else { return [] }
+        guard self.isShowing, let alert = self.alerts[key], !alert.dismissed else {
+            return [.close(key: key, id: id)]
+        }
+        for (other, entry) in self.alerts where other != key && entry.id == id {
+            self.alerts[other]?.id = nil
+        }
+        self.alerts[key]?.id = id
+        return []
+    }
+
+    /// `NotificationClosed`: the user dismissed the notification, it expired, or something else closed
+    /// it. The id is forgotten and the alert is not shown again. Unknown ids (including the ones the
+    /// planner closed itself) are ignored.
+    public mutating func closedByServer(id: UInt32, reason: NotificationCloseReason) {
+        guard let key = self.key(forID: id), let alert = self.alerts[key] else { return }
+        if case .contact = alert.content {
+            // Kept: its end may still raise a missed-call notice.
+            self.alerts[key]?.id = nil
+            self.alerts[key]?.dismissed = true
+        } else {
+            self.remove(key)
+        }
+    }
+
+    /// `ActionInvoked`: where the button with `actionKey` on notification `id` leads; nil for an unknown
+    /// id or a key the notification does not have.
+    public func actionInvoked(id: UInt32, actionKey: String) -> AlertRoute? {
+        guard let key = self.key(forID: id), let alert = self.alerts[key] else { return nil }
+        switch alert.content {
+        case .contact(let contact):
+            guard contact.actions.contains(where: { $0.id == actionKey }) else { return nil }
+            return AlertRoute(channel: key.channel, key: key, request: actionKey)
+        case .inAppAction(let action):
+            if actionKey == Self.dismissActionKey {
+                return AlertRoute(channel: key.channel, key: key, request: "dismiss")
+            }
+            guard actionKey.hasPrefix(Self.linkActionPrefix),
+                let index = Int(actionKey.dropFirst(Self.linkActionPrefix.count)),
+                action.links.indices.contains(index)
+            else { return nil }
+            return AlertRoute(channel: key.channel, key: key, request: "link", link: action.links[index])
+        case .missedCall, .thread, .signIn:
+            return nil
+        }
+    }
+
+    // MARK: Time
+
+    /// When ``tick(now:)`` has held chat updates to show; nil when none are held.
+    public var nextDeadline: Duration? {
+        self.threads.values.lazy.filter(\.held).compactMap(\.windowEnd).min()
+    }
+
+    /// Shows the chat updates whose coalescing window has ended by `now`.
+    public mutating func tick(now: Duration) -> [AlertCommand] {
+        var commands: [AlertCommand] = []
+        let due = self.keysInOrder { _ in true }.filter { key in
+            guard let thread = self.threads[key], thread.held, let end = thread.windowEnd else { return false }
+            return end <= now
+        }
+        for key in due {
+            self.threads[key]?.held = false
+            self.threads[key]?.windowEnd = now + self.configuration.coalesce
+            commands += self.present(key)
+        }
+        return commands
+    }
+
+    // MARK: Sign-in
+
+    /// One critical notification per channel saying the user must sign in again; a later call for the
+    /// same channel replaces the message and shows it again even if the user dismissed the earlier one.
+    public mutating func signInNeeded(channel: String, message: String) -> [AlertCommand] {
+        let key = AlertKey.signIn(channel: channel)
+        self.upsert(key, .signIn(message: message))
+        self.alerts[key]?.dismissed = false
+        return self.present(key)
+    }
+
+    /// The channel listens again: closes its sign-in notification.
+    public mutating func channelListening(channel: String) -> [AlertCommand] {
+        self.withdraw(.signIn(channel: channel))
+    }
+
+    // MARK: Internals shared with the extensions
+
+    static let dismissActionKey = "dismiss"
+    static let linkActionPrefix = "link-"
+
+    /// Adds an alert, or replaces the content of an existing one (keeping its id, place and state).
+    mutating func upsert(_ key: AlertKey, _ content: Alert.Content) {
+        if self.alerts[key] != nil {
+            self.alerts[key]?.content = content
+        } else {
+            self.alerts[key] = Alert(content: content, sequence: self.nextSequence)
+            self.nextSequence += 1
+        }
+    }
+
+    /// Shows or updates `key`'s notification, if it is to be shown.
+    mutating func present(_ key: AlertKey) -> [AlertCommand] {
+        guard self.isShowing, let alert = self.alerts[key], !alert.dismissed,
+            let notification = self.notification(for: key, alert)
+        else { return [] }
+        return [.notify(key: key, replacesID: alert.id ?? 0, notification: notification)]
+    }
+
+    /// Forgets `key`'s alert and closes its notification if one is shown.
+    mutating func withdraw(_ key: AlertKey) -> [AlertCommand] {
+        let id = self.alerts[key]?.id
+        self.remove(key)
+        guard let id else { return [] }
+        return [.close(key: key, id: id)]
+    }
+
+    private mutating func remove(_ key: AlertKey) {
+        self.alerts[key] = nil
+        self.threads[key]?.held = false
+        self.threads[key]?.windowEnd = nil
+    }
+
+    private mutating func showAll() -> [AlertCommand] {
+        guard self.isShowing else { return [] }
+        return self.relevantKeys.flatMap { self.present($0) }
+    }
+
+    private mutating func forgetIDs() {
+        for key in self.alerts.keys { self.alerts[key]?.id = nil }
+        for key in self.threads.keys {
+            self.threads[key]?.held = false
+            self.threads[key]?.windowEnd = nil
+        }
+    }
+
+    func keysInOrder(_ include: (Alert) -> Bool) -> [AlertKey] {
+        self.alerts.filter { include($0.value) }.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+    }
+
+    private func key(forID id: UInt32) -> AlertKey? {
+        guard id != 0 else { return nil }
+        return self.alerts.first { $0.value.id == id }?.key
+    }
+}
+
+/// One alert the planner keeps, shown or not.
+struct Alert: Sendable {
+    enum Content: Sendable {
+        case contact(Contact)
+        case missedCall(Contact)
+        /// Rendered from the thread's ``ThreadRecord``.
+        case thread
+        case inAppAction(InAppAction)
+        case signIn(message: String)
+    }
+
+    var content: Content
+    /// Arrival order, for showing alerts oldest first.
+    var sequence: UInt64
+    /// The server's id while the notification is shown.
+    var id: UInt32?
+    /// Closed by the server or the user: not shown again.
+    var dismissed = false
+}
+
+/// What the planner knows of a chat thread, with or without an alert.
+struct ThreadRecord: Sendable {
+    var name = ""
+    /// The messages that passed the filter, oldest first, at most the largest line count.
+    var transcript: [ChatMessage] = []
+    /// Until then, updates are held (the coalescing window opened by the last shown update).
+    var windowEnd: Duration?
+    /// An update waits for ``windowEnd``.
+    var held = false
+}
