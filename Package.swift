@@ -18,6 +18,7 @@ let package = Package(
     name: "Attendant",
     products: [
         .executable(name: "attendantd", targets: ["attendantd"]),
+        .executable(name: "attendantctl", targets: ["attendantctl"]),
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
     ],
@@ -40,10 +41,17 @@ let package = Package(
             dependencies: ["CSystemd", pluginAPI],
             swiftSettings: strictness
         ),
+        // The daemon's D-Bus API: names and record types shared by the daemon and attendantctl.
+        .target(
+            name: "AttendantControl",
+            dependencies: ["Systemd"],
+            swiftSettings: strictness
+        ),
         .target(
             name: "AttendantCore",
             dependencies: [
                 "Systemd",
+                "AttendantControl",
                 pluginAPI,
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -56,6 +64,16 @@ let package = Package(
             name: "attendantd",
             dependencies: [
                 "AttendantCore",
+                "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        .executableTarget(
+            name: "attendantctl",
+            dependencies: [
+                "AttendantControl",
                 "Systemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

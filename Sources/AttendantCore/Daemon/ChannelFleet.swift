@@ -115,6 +115,27 @@ public final class ChannelFleet: Service {
         }
     }
 
+    /// The running supervisor of channel `name`.
+    public func supervisor(named name: String) -> ChannelSupervisor? {
+        self.shared.withLock { $0.supervisors.last { $0.name == name } }
+    }
+
+    /// The names of the channels that are running now.
+    public var runningChannels: [String] {
+        self.shared.withLock { $0.supervisors.map(\.name) }
+    }
+
+    /// Tells every running channel that the session went to the background or came back; returns
+    /// when all of them have handled it.
+    public func setApplicationState(_ state: ApplicationState) async {
+        let supervisors = self.shared.withLock { $0.supervisors }
+        await withDiscardingTaskGroup { group in
+            for supervisor in supervisors {
+                group.addTask { await supervisor.setApplicationState(state) }
+            }
+        }
+    }
+
     /// Asks every channel in recovery to retry now (resume from sleep, network back).
     public func resumeAll() {
         for supervisor in self.shared.withLock({ $0.supervisors }) { supervisor.resume() }

@@ -47,6 +47,8 @@ public final class ChannelSupervisor: Sendable {
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     private let latestStatus: Mutex<ChannelStatus>
+    /// Serialises the channel's methods (all but `perform`).
+    private let gate = SerialGate()
 
     public init(
         name: String,
@@ -82,6 +84,26 @@ public final class ChannelSupervisor: Sendable {
 
     /// Retry now rather than after the backoff (resume from sleep, network back).
     public func resume() { self.continuation.yield(.resume) }
+
+    /// Tells the channel that the session went to the background or came back; returns once the
+    /// channel has handled it (after any channel method in progress).
+    public func setApplicationState(_ state: ApplicationState) async {
+        await self.gate.run { [channel] in await channel.applicationStateDidChange(state) }
+    }
+
+    /// Carries out a user request on the channel (it may run alongside the supervisor's calls).
+    public func perform(_ request: ChannelRequest) async throws -> ChannelReply {
+        try await self.channel.perform(request)
+    }
+
+    /// Renews the channel's token now and hands it to the channel.
+    public func renewToken() async throws {
+        let token = try await self.tokens.renew()
+        await self.gate.run { [channel] in await channel.tokenDidChange(token) }
+    }
+
+    /// The channel's token health, when it has a token source.
+    public func tokenHealth() async -> TokenHealth? { await self.tokens.health() }
 
     /// Stops the channel gracefully; ``run()`` returns once it stopped.
     public func stop() { self.continuation.yield(.stop) }
@@ -161,14 +183,14 @@ public final class ChannelSupervisor: Sendable {
         case .none:
             return
         case .listen:
-            work.call = self.call({ [channel] in try await channel.listen() }, report: { .listenFinished($0) })
+            work.call = self.call({ [channel, gate] in try await gate.run { try await channel.listen() } }, report: { .listenFinished($0) })
         case .keepAlive:
-            work.call = self.call({ [channel] in try await channel.keepAlive() }, report: { .keepAliveFinished($0) })
+            work.call = self.call({ [channel, gate] in try await gate.run { try await channel.keepAlive() } }, report: { .keepAliveFinished($0) })
         case .renewToken:
             work.call = Task {
                 do {
                     let token = try await self.tokens.renew()
-                    await self.channel.tokenDidChange(token)
+                    await self.gate.run { [channel] in await channel.tokenDidChange(token) }
                     self.continuation.yield(.tokenFinished(nil))
                 } catch {
                     self.continuation.yield(.tokenFinished(ChannelError(.authentication, "\(error)")))
@@ -197,7 +219,7 @@ public final class ChannelSupervisor: Sendable {
             let limit = self.configuration.stopTimeout
             work.stopping = Task {
                 do {
-                    try await self.timekeeper.withTimeout(limit) { await self.channel.stopListening() }
+                    try await self.timekeeper.withTimeout(limit) { [channel, gate] in await gate.run { await channel.stopListening() } }
                 } catch {
                     self.logger.warning("did not stop within \(limit.seconds.formatted) s; dropping it anyway")
                 }

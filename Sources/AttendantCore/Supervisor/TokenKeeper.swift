@@ -5,6 +5,30 @@ public import AttendantPluginAPI
 public protocol TokenKeeper: Sendable {
     func current() async -> ChannelToken?
     func renew() async throws -> ChannelToken
+    /// How the token is doing, for `attendantctl channels` and `health`; nil without a token source.
+    func health() async -> TokenHealth?
+}
+
+extension TokenKeeper {
+    public func health() async -> TokenHealth? { nil }
+}
+
+/// A channel's token, as the control API reports it (never the token's value).
+public struct TokenHealth: Sendable, Hashable {
+    /// When the current token expires, if it says.
+    public var expiresAt: UnixTime?
+    /// When the token was last renewed, and whether that worked.
+    public var lastRenewal: UnixTime?
+    public var lastRenewalError: String?
+    /// Renewals that failed in a row.
+    public var consecutiveFailures: Int
+
+    public init(expiresAt: UnixTime? = nil, lastRenewal: UnixTime? = nil, lastRenewalError: String? = nil, consecutiveFailures: Int = 0) {
+        self.expiresAt = expiresAt
+        self.lastRenewal = lastRenewal
+        self.lastRenewalError = lastRenewalError
+        self.consecutiveFailures = consecutiveFailures
+    }
 }
 
 /// The keeper of a channel that has no token source configured: there is no token, and none can be had.

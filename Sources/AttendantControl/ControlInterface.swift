@@ -1,0 +1,217 @@
+public import Systemd
+
+/// The daemon's D-Bus API on the session bus, shared by the daemon (server) and `attendantctl` (client).
+///
+/// ```
+/// bus name   org.attendant.Attendant1   (owned exclusively: one daemon per user)
+/// object     /org/attendant/Attendant1
+/// interface  org.attendant.Attendant1
+///
+/// GetStatus() → a{sv} status                      Version s, Status s, PID u, DoNotDisturb b,
+///                                                  NotificationServer b, Channels u, Listening u
+/// ListChannels() → aa{sv} channels                ChannelRecord keys
+/// ListContacts(u limit) → aa{sv} contacts         ContactRecord keys, newest first
+/// Accept(s channel, s contact)                    channel "" = find the channel by contact id
+/// Decline(s channel, s contact)
+/// RenewToken(s channel)
+/// Reload() → s status                             re-reads the configuration, like SIGHUP
+/// SetDoNotDisturb(b on)
+///
+/// signal ChannelEvent(s channel, s event, a{sv} details)       every channel event (EventRecord keys)
+/// signal ChannelStateChanged(s channel, s state, s detail)
+/// signal DoNotDisturbChanged(b on)
+/// ```
+///
+/// Errors are `org.attendant.Attendant1.Error.*` (see ``ControlError``), with a message for people.
+public enum ControlInterface {
+    public static let busName = "org.attendant.Attendant1"
+    public static let objectPath = "/org/attendant/Attendant1"
+    public static let interface = "org.attendant.Attendant1"
+
+    public enum Method {
+        public static let getStatus = "GetStatus"
+        public static let listChannels = "ListChannels"
+        public static let listContacts = "ListContacts"
+        public static let accept = "Accept"
+        public static let decline = "Decline"
+        public static let renewToken = "RenewToken"
+        public static let reload = "Reload"
+        public static let setDoNotDisturb = "SetDoNotDisturb"
+    }
+
+    public enum Signal {
+        public static let channelEvent = "ChannelEvent"
+        public static let channelStateChanged = "ChannelStateChanged"
+        public static let doNotDisturbChanged = "DoNotDisturbChanged"
+    }
+}
+
+/// The error names the API replies with.
+public enum ControlError {
+    public static let prefix = "org.attendant.Attendant1.Error."
+    /// No channel of that name is configured and running.
+    public static let noSuchChannel = prefix + "NoSuchChannel"
+    /// No contact with that id (or it is ambiguous without a channel).
+    public static let noSuchContact = prefix + "NoSuchContact"
+    /// The channel refused or failed the request; the message is the channel's.
+    public static let channelFailed = prefix + "ChannelFailed"
+    /// The channel does not handle this request.
+    public static let unsupported = prefix + "Unsupported"
+    /// The configuration could not be re-read; the daemon keeps the running one.
+    public static let reloadFailed = prefix + "ReloadFailed"
+    /// The token could not be renewed.
+    public static let tokenRenewalFailed = prefix + "TokenRenewalFailed"
+}
+
+/// `GetStatus` as a value.
+public struct StatusRecord: Sendable, Hashable, Codable {
+    public var version: String
+    public var status: String
+    public var pid: UInt32
+    public var doNotDisturb: Bool
+    public var notificationServer: Bool
+    public var channels: UInt32
+    public var listening: UInt32
+
+    public init(version: String, status: String, pid: UInt32, doNotDisturb: Bool, notificationServer: Bool, channels: UInt32, listening: UInt32) {
+        self.version = version
+        self.status = status
+        self.pid = pid
+        self.doNotDisturb = doNotDisturb
+        self.notificationServer = notificationServer
+        self.channels = channels
+        self.listening = listening
+    }
+
+    public var busValue: BusValue {
+        .vardict([
+            "Version": .string(self.version), "Status": .string(self.status), "PID": .uint32(self.pid),
+            "DoNotDisturb": .boolean(self.doNotDisturb), "NotificationServer": .boolean(self.notificationServer),
+            "Channels": .uint32(self.channels), "Listening": .uint32(self.listening),
+        ])
+    }
+
+    public init?(_ value: BusValue) {
+        guard let d = value.stringDictionary else { return nil }
+        self.version = d["Version"]?.string ?? ""
+        self.status = d["Status"]?.string ?? ""
+        self.pid = d["PID"]?.uint32 ?? 0
+        self.doNotDisturb = d["DoNotDisturb"]?.bool ?? false
+        self.notificationServer = d["NotificationServer"]?.bool ?? false
+        self.channels = d["Channels"]?.uint32 ?? 0
+        self.listening = d["Listening"]?.uint32 ?? 0
+    }
+}
+
+/// One entry of `ListChannels`.
+public struct ChannelRecord: Sendable, Hashable, Codable {
+    public var name: String
+    public var plugin: String
+    /// starting, listening, recovering, failed, stopping, stopped
+    public var state: String
+    /// The last error or why the channel failed; empty when none.
+    public var detail: String
+    public var onProbation: Bool
+    /// Seconds until the token expires (negative: expired); nil when the channel has no token source
+    /// or the token does not say.
+    public var tokenExpiresIn: Int64?
+    /// Unix seconds of the last renewal; nil if never.
+    public var tokenLastRenewal: Int64?
+    /// Why the last renewal failed; nil when it worked.
+    public var tokenLastError: String?
+    public var tokenFailures: UInt32
+
+    public init(
+        name: String, plugin: String, state: String, detail: String = "", onProbation: Bool = false,
+        tokenExpiresIn: Int64? = nil, tokenLastRenewal: Int64? = nil, tokenLastError: String? = nil, tokenFailures: UInt32 = 0
+    ) {
+        self.name = name
+        self.plugin = plugin
+        self.state = state
+        self.detail = detail
+        self.onProbation = onProbation
+        self.tokenExpiresIn = tokenExpiresIn
+        self.tokenLastRenewal = tokenLastRenewal
+        self.tokenLastError = tokenLastError
+        self.tokenFailures = tokenFailures
+    }
+
+    public var busValue: BusValue {
+        var d: [String: BusValue] = [
+            "Name": .string(self.name), "Plugin": .string(self.plugin), "State": .string(self.state),
+            "Detail": .string(self.detail), "OnProbation": .boolean(self.onProbation), "TokenFailures": .uint32(self.tokenFailures),
+        ]
+        if let v = self.tokenExpiresIn { d["TokenExpiresIn"] = .int64(v) }
+        if let v = self.tokenLastRenewal { d["TokenLastRenewal"] = .int64(v) }
+        if let v = self.tokenLastError { d["TokenLastError"] = .string(v) }
+        return .vardict(d)
+    }
+
+    public init?(_ value: BusValue) {
+        guard let d = value.stringDictionary, let name = d["Name"]?.string else { return nil }
+        self.name = name
+        self.plugin = d["Plugin"]?.string ?? ""
+        self.state = d["State"]?.string ?? ""
+        self.detail = d["Detail"]?.string ?? ""
+        self.onProbation = d["OnProbation"]?.bool ?? false
+        self.tokenExpiresIn = d["TokenExpiresIn"]?.int64
+        self.tokenLastRenewal = d["TokenLastRenewal"]?.int64
+        self.tokenLastError = d["TokenLastError"]?.string
+        self.tokenFailures = d["TokenFailures"]?.uint32 ?? 0
+    }
+}
+
+/// One entry of `ListContacts`.
+public struct ContactRecord: Sendable, Hashable, Codable {
+    public var channel: String
+    public var id: String
+    /// call, chat, action
+    public var kind: String
+    public var from: String
+    public var fromAddress: String
+    public var summary: String
+    /// Unix seconds.
+    public var receivedAt: Int64
+    public var endedAt: Int64?
+    /// answered, declined, missed, completed; nil while open.
+    public var outcome: String?
+
+    public init(
+        channel: String, id: String, kind: String, from: String, fromAddress: String, summary: String,
+        receivedAt: Int64, endedAt: Int64? = nil, outcome: String? = nil
+    ) {
+        self.channel = channel
+        self.id = id
+        self.kind = kind
+        self.from = from
+        self.fromAddress = fromAddress
+        self.summary = summary
+        self.receivedAt = receivedAt
+        self.endedAt = endedAt
+        self.outcome = outcome
+    }
+
+    public var busValue: BusValue {
+        var d: [String: BusValue] = [
+            "Channel": .string(self.channel), "ID": .string(self.id), "Kind": .string(self.kind),
+            "From": .string(self.from), "FromAddress": .string(self.fromAddress), "Summary": .string(self.summary),
+            "ReceivedAt": .int64(self.receivedAt),
+        ]
+        if let v = self.endedAt { d["EndedAt"] = .int64(v) }
+        if let v = self.outcome { d["Outcome"] = .string(v) }
+        return .vardict(d)
+    }
+
+    public init?(_ value: BusValue) {
+        guard let d = value.stringDictionary, let id = d["ID"]?.string else { return nil }
+        self.channel = d["Channel"]?.string ?? ""
+        self.id = id
+        self.kind = d["Kind"]?.string ?? ""
+        self.from = d["From"]?.string ?? ""
+        self.fromAddress = d["FromAddress"]?.string ?? ""
+        self.summary = d["Summary"]?.string ?? ""
+        self.receivedAt = d["ReceivedAt"]?.int64 ?? 0
+        self.endedAt = d["EndedAt"]?.int64
+        self.outcome = d["Outcome"]?.string
+    }
+}
