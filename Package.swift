@@ -70,11 +70,22 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        .executableTarget(
-            name: "attendantctl",
+        // attendantctl's commands and output, a library so tests can run them in-process; the
+        // executable only calls Attendantctl.main(arguments:).
+        .target(
+            name: "AttendantCLI",
             dependencies: [
                 "AttendantControl",
                 "Systemd",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendantctl",
+            dependencies: [
+                "AttendantCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -114,6 +125,11 @@ let package = Package(
         .testTarget(
             name: "SystemdTests",
             dependencies: ["Systemd"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "AttendantctlTests",
+            dependencies: ["AttendantCLI", "AttendantControl", "Systemd"],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,0 +1,31 @@
+import ArgumentParser
+import AttendantControl
+
+extension Attendantctl {
+    struct Channels: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the channels with their listening state and token health.",
+            discussion: """
+                States: starting, listening, recovering, failed, stopping, stopped. TOKEN tells when the \
+                channel's token expires, RENEWED when it was last renewed (local time).
+
+                JSON: an array of {"name","plugin","state","detail","onProbation","tokenExpiresIn",\
+                "tokenLastRenewal","tokenLastError","tokenFailures"}; tokenExpiresIn in seconds (negative \
+                once expired), tokenLastRenewal in Unix seconds, both null when the channel has no token.
+                """
+        )
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await Session.run(json: self.output.json) { client throws(ControlClientError) in
+                let channels = try await client.channels()
+                if self.output.json {
+                    Terminal.out(JSON.array(channels.map(\.json)).text)
+                } else {
+                    Terminal.out(ChannelRecord.table(channels))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import AttendantControl
+
+extension Attendantctl {
+    struct Reload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Re-read the configuration file, like systemctl --user reload attendantd.",
+            discussion: """
+                Only channels whose settings changed restart. When the file has errors the daemon keeps \
+                the running configuration and attendantctl prints the errors and exits with 1.
+
+                JSON: {"ok":true,"action":"reload","status"}; status is the daemon's status line afterwards.
+                """
+        )
+
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            try await Session.run(json: self.output.json) { client throws(ControlClientError) in
+                let status = try await client.reload()
+                if self.output.json {
+                    Terminal.out(JSON.object([("ok", .bool(true)), ("action", .string("reload")), ("status", .string(status))]).text)
+                } else {
+                    Terminal.out("Reloaded: \(status)")
+                }
+            }
+        }
+    }
+}

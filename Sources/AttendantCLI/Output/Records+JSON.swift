@@ -1,0 +1,127 @@
+public import AttendantControl
+public import Systemd
+
+// The JSON shapes `--json` prints. Keys are stable: add new keys at the end, never rename or drop one.
+// Absent values are null, never left out; times are Unix seconds, durations seconds.
+
+extension StatusRecord {
+    /// `{"version","status","pid","doNotDisturb","notificationServer","channels","listening"}`
+    public var json: JSON {
+        .object([
+            ("version", .string(self.version)),
+            ("status", .string(self.status)),
+            ("pid", .int(Int64(self.pid))),
+            ("doNotDisturb", .bool(self.doNotDisturb)),
+            ("notificationServer", .bool(self.notificationServer)),
+            ("channels", .int(Int64(self.channels))),
+            ("listening", .int(Int64(self.listening))),
+        ])
+    }
+}
+
+extension ChannelRecord {
+    /// `{"name","plugin","state","detail","onProbation","tokenExpiresIn","tokenLastRenewal","tokenLastError","tokenFailures"}`
+    public var json: JSON {
+        .object([
+            ("name", .string(self.name)),
+            ("plugin", .string(self.plugin)),
+            ("state", .string(self.state)),
+            ("detail", .string(self.detail)),
+            ("onProbation", .bool(self.onProbation)),
+            ("tokenExpiresIn", .optional(self.tokenExpiresIn, JSON.int)),
+            ("tokenLastRenewal", .optional(self.tokenLastRenewal, JSON.int)),
+            ("tokenLastError", .optional(self.tokenLastError, JSON.string)),
+            ("tokenFailures", .int(Int64(self.tokenFailures))),
+        ])
+    }
+}
+
+extension ContactRecord {
+    /// `{"channel","id","kind","from","fromAddress","summary","receivedAt","endedAt","outcome"}`
+    public var json: JSON {
+        .object([
+            ("channel", .string(self.channel)),
+            ("id", .string(self.id)),
+            ("kind", .string(self.kind)),
+            ("from", .string(self.from)),
+            ("fromAddress", .string(self.fromAddress)),
+            ("summary", .string(self.summary)),
+            ("receivedAt", .int(self.receivedAt)),
+            ("endedAt", .optional(self.endedAt, JSON.int)),
+            ("outcome", .optional(self.outcome, JSON.string)),
+        ])
+    }
+}
+
+extension HealthReport {
+    /// `{"status","exitCode","summary","problems":[{"status","channel","text"}],"perfdata":[…]}`
+    public var json: JSON {
+        .object([
+            ("status", .string(self.status.label)),
+            ("exitCode", .int(Int64(self.status.exitCode))),
+            ("summary", .string(self.summary)),
+            (
+                "problems",
+                .array(
+                    self.problems.map { problem in
+                        .object([
+                            ("status", .string(problem.status.label)),
+                            ("channel", .optional(problem.channel, JSON.string)),
+                            ("text", .string(problem.text)),
+                        ])
+                    }
+                )
+            ),
+            ("perfdata", .array(self.perfdata.map(JSON.string))),
+        ])
+    }
+}
+
+extension ControlSignal {
+    /// One `monitor --json` line: `{"time","signal",…}` with the signal's arguments by name.
+    public func json(time: Int64) -> JSON {
+        switch self {
+        case .channelEvent(let channel, let event, let details):
+            .object([
+                ("time", .int(time)), ("signal", .string(ControlInterface.Signal.channelEvent)),
+                ("channel", .string(channel)), ("event", .string(event)),
+                ("details", .object(details.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })),
+            ])
+        case .channelStateChanged(let channel, let state, let detail):
+            .object([
+                ("time", .int(time)), ("signal", .string(ControlInterface.Signal.channelStateChanged)),
+                ("channel", .string(channel)), ("state", .string(state)), ("detail", .string(detail)),
+            ])
+        case .doNotDisturbChanged(let on):
+            .object([("time", .int(time)), ("signal", .string(ControlInterface.Signal.doNotDisturbChanged)), ("doNotDisturb", .bool(on))])
+        }
+    }
+}
+
+extension BusValue {
+    /// D-Bus values as JSON: numbers, strings, booleans; arrays and structures as arrays; dictionaries
+    /// with string keys as objects (sorted), others as `[[key, value], …]`; variants unwrapped.
+    public var json: JSON {
+        switch self {
+        case .byte(let v): .int(Int64(v))
+        case .boolean(let v): .bool(v)
+        case .int16(let v): .int(Int64(v))
+        case .uint16(let v): .int(Int64(v))
+        case .int32(let v): .int(Int64(v))
+        case .uint32(let v): .int(Int64(v))
+        case .int64(let v): .int(v)
+        case .uint64(let v): Int64(exactly: v).map(JSON.int) ?? .double(Double(v))
+        case .double(let v): .double(v)
+        case .string(let v), .objectPath(let v), .signature(let v): .string(v)
+        case .unixFD(let v): .int(Int64(v))
+        case .array(_, let values), .structure(let values): .array(values.map(\.json))
+        case .dictionary(_, _, let entries):
+            if let strings = self.stringDictionary {
+                .object(strings.sorted { $0.key < $1.key }.map { ($0.key, $0.value.json) })
+            } else {
+                .array(entries.map { .array([$0.key.json, $0.value.json]) })
+            }
+        case .variant(let inner): inner.json
+        }
+    }
+}

@@ -1,0 +1,100 @@
+public import AttendantControl
+public import Systemd
+
+// What the commands print for people (without --json).
+
+extension StatusRecord {
+    public var textLines: [String] {
+        let notifications = self.notificationServer
+            ? "a notification server is running"
+            : "no notification server (alerts are kept and shown when one appears)"
+        return [
+            "\(self.version.isEmpty ? "attendantd" : self.version), pid \(self.pid)",
+        ] + KeyValues.lines([
+            ("Status", self.status),
+            ("Channels", "\(self.channels), \(self.listening) listening"),
+            ("Do not disturb", self.doNotDisturb ? "on" : "off"),
+            ("Notifications", notifications),
+        ])
+    }
+}
+
+extension ChannelRecord {
+    /// "expires in 14 min", "expired 3 min ago", "-" when the channel has no token or it does not say.
+    public var tokenText: String {
+        guard let expiresIn = self.tokenExpiresIn else { return "-" }
+        return expiresIn > 0 ? "expires " + RelativeTime.from(expiresIn) : "expired " + RelativeTime.ago(-expiresIn)
+    }
+
+    /// The channel's detail and the token's last renewal error.
+    public var detailText: String {
+        var parts: [String] = []
+        if !self.detail.isEmpty { parts.append(self.detail) }
+        if let error = self.tokenLastError {
+            let times = self.tokenFailures > 1 ? " (\(self.tokenFailures) times)" : ""
+            parts.append("token renewal failed\(times): \(error)")
+        }
+        return parts.joined(separator: "; ")
+    }
+
+    public static func table(_ channels: [ChannelRecord]) -> [String] {
+        guard !channels.isEmpty else { return ["No channels configured."] }
+        var table = Table(["NAME", "PLUGIN", "STATE", "TOKEN", "RENEWED", "DETAIL"])
+        for channel in channels {
+            table.append([
+                channel.name, channel.plugin, channel.state + (channel.onProbation ? " (probation)" : ""),
+                channel.tokenText, channel.tokenLastRenewal.map { LocalTime.format($0) } ?? "-", channel.detailText,
+            ])
+        }
+        return table.lines
+    }
+}
+
+extension ContactRecord {
+    public static func table(_ contacts: [ContactRecord]) -> [String] {
+        guard !contacts.isEmpty else { return ["No contacts yet."] }
+        var table = Table(["RECEIVED", "CHANNEL", "KIND", "FROM", "ID", "OUTCOME", "SUMMARY"])
+        for contact in contacts {
+            table.append([
+                LocalTime.format(contact.receivedAt), contact.channel, contact.kind,
+                contact.from.isEmpty ? (contact.fromAddress.isEmpty ? "-" : contact.fromAddress) : contact.from,
+                contact.id, contact.outcome ?? "open", contact.summary,
+            ])
+        }
+        return table.lines
+    }
+}
+
+extension ControlSignal {
+    /// One `monitor` line: `2026-11-22 10:00:00  desk  incoming-contact  contact=c1 from="Ann Lee"`.
+    public func text(time: Int64) -> String {
+        let stamp = LocalTime.format(time)
+        switch self {
+        case .channelEvent(let channel, let event, let details):
+            let fields = details.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.field($0.value))" }
+            return Table.oneLine(([stamp, channel, event] + (fields.isEmpty ? [] : [fields.joined(separator: " ")])).joined(separator: "  "))
+        case .channelStateChanged(let channel, let state, let detail):
+            return Table.oneLine("\(stamp)  \(channel)  state \(state)\(detail.isEmpty ? "" : ": " + detail)")
+        case .doNotDisturbChanged(let on):
+            return "\(stamp)  do-not-disturb \(on ? "on" : "off")"
+        }
+    }
+
+    /// A detail value: strings bare when they are one plain word, quoted otherwise.
+    static func field(_ value: BusValue) -> String {
+        guard let text = value.string else { return value.description }
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "\\" && $0 != "=" }
+        if plain { return text }
+        return JSON.string(text).text
+    }
+}
+
+/// "Key:   value" lines with the values aligned.
+enum KeyValues {
+    static func lines(_ pairs: [(String, String)]) -> [String] {
+        let width = pairs.map(\.0.count).max() ?? 0
+        return pairs.map { key, value in
+            key + ":" + String(repeating: " ", count: width - key.count + 2) + Table.oneLine(value)
+        }
+    }
+}

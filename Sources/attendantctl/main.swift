@@ -1,0 +1,3 @@
+import AttendantCLI
+
+await Attendantctl.main(arguments: Array(CommandLine.arguments.dropFirst()))

@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// Where `swift build` put the binaries: beside the test bundle.
+enum BuildProducts {
+    static let directory: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return (exe as NSString).deletingLastPathComponent
+    }()
+
+    static var attendantctl: String { self.directory + "/attendantctl" }
+    static var attendantd: String { self.directory + "/attendantd" }
+
+    /// The package root (for fixtures and scripts).
+    static let packageRoot: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+}
+
+/// A built program running as a child, its stdout and stderr going to files that tests read while it
+/// runs; it never blocks a thread of the concurrency pool while waiting.
+final class CommandProcess: Sendable {
+    let process: Process
+    private let folder: String
+    private let exit = ExitState()
+
+    final class ExitState: Sendable {
+        private let state = Mutex<(status: Int32?, waiters: [CheckedContinuation<Void, Never>])>((nil, []))
+        func withLock<R>(_ body: (inout (status: Int32?, waiters: [CheckedContinuation<Void, Never>])) -> R) -> R {
+            self.state.withLock { body(&$0) }
+        }
+    }
+
+    /// Starts `executable arguments` with `environment` added to this process's environment.
+    init(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+        var template = Array("/tmp/attendantctl-run-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        self.folder = String(cString: made)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { $1 }
+        process.environment = environment
+        _ = FileManager.default.createFile(atPath: self.folder + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: self.folder + "/err", contents: nil)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle(forWritingAtPath: self.folder + "/out")
+        process.standardError = FileHandle(forWritingAtPath: self.folder + "/err")
+        self.process = process
+        let exit = self.exit
+        process.terminationHandler = { finished in
+            let waiters = exit.withLock { state in
+                // Killed by a signal: 128 + its number, as a shell reports it.
+                state.status = finished.terminationReason == .uncaughtSignal ? 128 + finished.terminationStatus : finished.terminationStatus
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+        try process.run()
+    }
+
+    var stdout: String { (try? String(contentsOfFile: self.folder + "/out", encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: self.folder + "/err", encoding: .utf8)) ?? "" }
+    var stdoutLines: [String] { self.stdout.split(separator: "\n").map(String.init) }
+
+    func signal(_ number: Int32) { kill(self.process.processIdentifier, number) }
+
+    /// The exit status, once the process has exited; nil (and the process killed) after `seconds`.
+    func waitForExit(within seconds: Double = 30) async -> Int32? {
+        let killer = Task { [process] () async throws -> Bool in
+            try await Task.sleep(for: .seconds(seconds))
+            kill(process.processIdentifier, SIGKILL)
+            return true
+        }
+        await withCheckedContinuation { continuation in
+            let done = self.exit.withLock { state in
+                if state.status != nil { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+        killer.cancel()
+        let killed = (try? await killer.value) ?? false
+        return killed ? nil : self.exit.withLock { $0.status }
+    }
+
+    /// Waits until `condition` holds for the output so far (bounded); whether it came to hold.
+    func waitFor(within seconds: Double = 30, _ condition: (CommandProcess) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition(self) {
+            if ContinuousClock.now > deadline || !self.process.isRunning { return condition(self) }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return true
+    }
+
+    deinit {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: self.folder)
+    }
+}
+
+/// One finished run of `attendantctl`.
+struct CommandResult: Sendable, CustomStringConvertible {
+    var status: Int32?
+    var stdout: String
+    var stderr: String
+    var description: String { "exit \(self.status.map(String.init) ?? "none (killed)")\nstdout:\n\(self.stdout)stderr:\n\(self.stderr)" }
+}
+
+/// Runs `attendantctl arguments` on the bus at `address` to the end (bounded).
+func attendantctl(_ arguments: [String], bus address: String?, environment: [String: String] = [:]) async throws -> CommandResult {
+    var environment = environment
+    environment["DBUS_SESSION_BUS_ADDRESS"] = address ?? "unix:path=/nonexistent/attendantctl-test-bus"
+    let child = try CommandProcess(BuildProducts.attendantctl, arguments, environment: environment)
+    let status = await child.waitForExit()
+    return CommandResult(status: status, stdout: child.stdout, stderr: child.stderr)
+}

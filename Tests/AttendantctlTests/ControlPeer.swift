@@ -1,0 +1,146 @@
+import AttendantControl
+import Systemd
+
+/// Stands in for attendantd's control service in these tests: it serves ``ControlInterface`` with the
+/// interface's exact signatures on a bus, answers with the records it is given, records every call,
+/// and answers with a D-Bus error where a test asks it to.
+actor ControlPeer {
+    struct Call: Sendable, Hashable, CustomStringConvertible {
+        var member: String
+        var arguments: [BusValue]
+        var description: String { "\(self.member)(\(self.arguments.map(\.description).joined(separator: ", ")))" }
+    }
+
+    let connection: BusConnection
+    private(set) var calls: [Call] = []
+    var status: StatusRecord
+    var channels: [ChannelRecord]
+    var contacts: [ContactRecord]
+    /// Member → the error it answers with.
+    var failures: [String: BusMethodError] = [:]
+
+    private init(connection: BusConnection, status: StatusRecord, channels: [ChannelRecord], contacts: [ContactRecord]) {
+        self.connection = connection
+        self.status = status
+        self.channels = channels
+        self.contacts = contacts
+    }
+
+    /// Connects to `address`, takes the daemon's name and serves the interface.
+    static func start(
+        on address: String,
+        status: StatusRecord = Fixtures.status,
+        channels: [ChannelRecord] = Fixtures.channels,
+        contacts: [ContactRecord] = Fixtures.contacts
+    ) async throws -> ControlPeer {
+        let connection = try await BusConnection.open(.custom(address), description: "control-peer")
+        let peer = ControlPeer(connection: connection, status: status, channels: channels, contacts: contacts)
+        guard try await connection.requestName(ControlInterface.busName) == .acquired else {
+            throw BusError.malformed("\(ControlInterface.busName) is taken")
+        }
+        try await connection.export(Self.object(peer))
+        return peer
+    }
+
+    func fail(_ member: String, _ name: String, _ message: String) {
+        self.failures[member] = BusMethodError(name: name, message: message)
+    }
+
+    func set(channels: [ChannelRecord]) { self.channels = channels }
+
+    /// Leaves the bus, as a daemon that stops does.
+    func stop() async { await self.connection.close() }
+
+    func emit(_ signal: ControlSignal) async {
+        let member: String
+        let arguments: [BusValue]
+        switch signal {
+        case .channelEvent(let channel, let event, let details):
+            member = ControlInterface.Signal.channelEvent
+            arguments = [.string(channel), .string(event), .vardict(details)]
+        case .channelStateChanged(let channel, let state, let detail):
+            member = ControlInterface.Signal.channelStateChanged
+            arguments = [.string(channel), .string(state), .string(detail)]
+        case .doNotDisturbChanged(let on):
+            member = ControlInterface.Signal.doNotDisturbChanged
+            arguments = [.boolean(on)]
+        }
+        await self.connection.emit(path: ControlInterface.objectPath, interface: ControlInterface.interface, member: member, arguments: arguments)
+    }
+
+    private func handle(_ member: String, _ arguments: [BusValue]) async throws(BusMethodError) -> [BusValue] {
+        self.calls.append(Call(member: member, arguments: arguments))
+        if let failure = self.failures[member] { throw failure }
+        switch member {
+        case ControlInterface.Method.getStatus:
+            return [self.status.busValue]
+        case ControlInterface.Method.listChannels:
+            return [.array(element: "a{sv}", self.channels.map(\.busValue))]
+        case ControlInterface.Method.listContacts:
+            let limit = Int(arguments[0].uint32 ?? 0)
+            return [.array(element: "a{sv}", self.contacts.prefix(limit).map(\.busValue))]
+        case ControlInterface.Method.reload:
+            return [.string(self.status.status)]
+        case ControlInterface.Method.setDoNotDisturb:
+            let on = arguments[0].bool ?? false
+            self.status.doNotDisturb = on
+            await self.emit(.doNotDisturbChanged(on))
+            return []
+        default:  // Accept, Decline, RenewToken: recorded, nothing to answer.
+            return []
+        }
+    }
+
+    /// ``ControlInterface`` as a served object: the signatures the daemon's interface has.
+    private static func object(_ peer: ControlPeer) -> BusObject {
+        typealias A = BusObject.Argument
+        func method(_ name: String, _ inputs: [A] = [], _ outputs: [A] = []) -> BusObject.Method {
+            BusObject.Method(name, inputs: inputs, outputs: outputs) { arguments throws(BusMethodError) in
+                try await peer.handle(name, arguments)
+            }
+        }
+        let m = ControlInterface.Method.self
+        let s = ControlInterface.Signal.self
+        return BusObject(
+            path: ControlInterface.objectPath,
+            interface: ControlInterface.interface,
+            methods: [
+                method(m.getStatus, [], [A("status", "a{sv}")]),
+                method(m.listChannels, [], [A("channels", "aa{sv}")]),
+                method(m.listContacts, [A("limit", "u")], [A("contacts", "aa{sv}")]),
+                method(m.accept, [A("channel", "s"), A("contact", "s")]),
+                method(m.decline, [A("channel", "s"), A("contact", "s")]),
+                method(m.renewToken, [A("channel", "s")]),
+                method(m.reload, [], [A("status", "s")]),
+                method(m.setDoNotDisturb, [A("on", "b")]),
+            ],
+            signals: [
+                .init(s.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
+                .init(s.channelStateChanged, [A("channel", "s"), A("state", "s"), A("detail", "s")]),
+                .init(s.doNotDisturbChanged, [A("on", "b")]),
+            ]
+        )
+    }
+}
+
+/// The records the peer answers with unless a test gives others.
+enum Fixtures {
+    static let status = StatusRecord(
+        version: "attendantd 0.1.0", status: "2 channels listening", pid: 4242, doNotDisturb: false,
+        notificationServer: true, channels: 2, listening: 2
+    )
+    static let channels = [
+        ChannelRecord(name: "desk", plugin: "loopback", state: "listening", tokenExpiresIn: 3000, tokenLastRenewal: 1_763_800_000),
+        ChannelRecord(name: "voice", plugin: "sip", state: "listening"),
+    ]
+    static let contacts = [
+        ContactRecord(
+            channel: "desk", id: "desk-2", kind: "call", from: "Ann \"Q\" Lee", fromAddress: "sip:ann@example.test",
+            summary: "Incoming call", receivedAt: 1_763_800_100
+        ),
+        ContactRecord(
+            channel: "desk", id: "desk-1", kind: "chat", from: "", fromAddress: "sip:bob@example.test",
+            summary: "Line one\nline two", receivedAt: 1_763_800_000, endedAt: 1_763_800_060, outcome: "answered"
+        ),
+    ]
+}

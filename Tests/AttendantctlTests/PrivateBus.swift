@@ -1,0 +1,44 @@
+import Foundation
+import Glibc
+
+/// A `dbus-daemon` of the test's own, on a socket in a private folder; stopped on deinit.
+final class PrivateBus: @unchecked Sendable {
+    let address: String
+    let folder: String
+    private let process: Process
+
+    init() throws {
+        var template = Array("/tmp/attendantctl-bus-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+        self.folder = String(cString: made)
+        self.address = "unix:path=\(self.folder)/bus"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        // --print-address writes the address once the daemon accepts connections (the socket file
+        // exists a little earlier, between bind and listen).
+        process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address=1", "--address=\(self.address)"]
+        let ready = Pipe()
+        process.standardOutput = ready
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = ready.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw POSIXError(.ECONNREFUSED) }  // it exited before it was ready
+            printed.append(chunk)
+        }
+    }
+
+    /// Ends the bus daemon: every connection to it closes. dbus-daemon ignores SIGTERM.
+    func stop() {
+        guard self.process.isRunning else { return }
+        kill(self.process.processIdentifier, SIGKILL)
+        self.process.waitUntilExit()
+    }
+
+    deinit {
+        self.stop()
+        try? FileManager.default.removeItem(atPath: self.folder)
+    }
+}
