@@ -83,6 +83,9 @@ public final class DesktopAlertCenter: AlertPresenter {
         self.continuation.yield(.configuration(configuration))
     }
 
+    /// Ends the loop after what is queued (graceful shutdown).
+    public func finish() { self.continuation.finish() }
+
     /// Returns once everything queued before it has been handled (tests and benchmarks).
     public func flush() async {
         await withCheckedContinuation { continuation in
