@@ -593,6 +593,8 @@ struct NotifyCall: Sendable {
     let expireTimeout: Int
     /// The id in the server's reply; nil before the reply or after an error.
     let returnedID: Int?
+    /// Whether the monitor saw the reply (a method_return or an error) yet.
+    let replied: Bool
 
     var urgency: Int? { self.hints["urgency"]?.int }
 
@@ -610,6 +612,7 @@ struct NotifyCall: Sendable {
         self.hints = (arguments[6].object ?? [:]).mapValues(\.unwrapped)
         self.expireTimeout = arguments[7].int ?? 0
         self.returnedID = reply?.type == "method_return" ? reply?.arguments.first?.int : nil
+        self.replied = reply != nil
     }
 }
 
@@ -937,6 +940,17 @@ final class DesktopSession {
         return monitor.calls("Notify", interface: "org.freedesktop.Notifications").compactMap {
             NotifyCall($0, reply: monitor.reply(to: $0))
         }
+    }
+
+    /// Waits (bounded) until the session bus monitor saw a Notify call with this summary and its reply; the
+    /// latest such call. (The monitor may lag behind dunst's `-print` output.)
+    func notifyCall(summary: String, within seconds: Double = 20) async throws -> NotifyCall {
+        var found: NotifyCall?
+        try await eventually("a Notify call with summary \(summary.debugDescription) and its reply", within: seconds) {
+            found = self.notifyCalls.last { $0.summary == summary && $0.replied }
+            return found != nil
+        }
+        return found!
     }
 
     /// Closes every notification (`dunstctl close-all`): they move to the history.

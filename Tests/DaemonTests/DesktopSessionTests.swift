@@ -30,7 +30,7 @@ import Testing
         #expect(printed.fields["sound-name"] == nil, "dunst -print shows no sound-name: \(printed.fields)")
 
         // What the client sent, read from the bus: the hints dunst does not show, and the id it returned.
-        let call = try #require(session.notifyCalls.first { $0.summary == "Incoming call" })
+        let call = try await session.notifyCall(summary: "Incoming call")
         #expect(call.appName == "attendant-selftest")
         #expect(call.actions == [NotificationAction(key: "accept", label: "Accept"), NotificationAction(key: "decline", label: "Decline")])
         #expect(call.urgency == 2)
