@@ -91,6 +91,14 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // Benchmarks (run with -c release; see Benchmarks/README.md).
+        .executableTarget(
+            name: "attendant-notify-latency",
+            dependencies: ["AttendantCore", "Systemd", pluginAPI],
+            path: "Benchmarks/NotifyLatency",
+            swiftSettings: strictness
+        ),
+
         // In-tree channel plugins.
         .target(
             name: "Loopback",

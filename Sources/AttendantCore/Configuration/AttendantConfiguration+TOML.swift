@@ -77,10 +77,16 @@ extension AttendantConfiguration {
             alerts = alertsReader.alertSettings()
             problems += alertsReader.finish(knownHint: "[alerts] takes")
         }
+        var session = SessionSettings()
+        if let table = reader.table("session") {
+            var sessionReader = TableReader(table: table, path: "session", scope: "[session]", file: file, index: index)
+            session = sessionReader.sessionSettings()
+            problems += sessionReader.finish(knownHint: "[session] takes")
+        }
         problems += reader.finish(knownHint: "the top level takes")
         guard problems.isEmpty else { throw ConfigurationError(problems) }
 
-        self.init(daemon: daemon, channels: channels, alerts: alerts, file: file)
+        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, file: file)
     }
 }
 
@@ -276,6 +282,36 @@ extension TableReader {
         }
         if let doNotDisturb = self.bool("do-not-disturb") { alerts.doNotDisturb = doNotDisturb }
         return alerts
+    }
+
+    /// The `[session]` table.
+    mutating func sessionSettings() -> SessionSettings {
+        var session = SessionSettings()
+        if let names = self.strings("background-on") {
+            let known = SessionSettings.Trigger.allCases.map(\.rawValue)
+            var triggers: Set<SessionSettings.Trigger> = []
+            for name in names {
+                if let trigger = SessionSettings.Trigger(rawValue: name) {
+                    triggers.insert(trigger)
+                } else {
+                    self.problem(
+                        .invalidValue,
+                        "background-on",
+                        "unknown session event \"\(name)\"; expected some of \(known.map { "\"\($0)\"" }.joined(separator: ", "))"
+                    )
+                }
+            }
+            session.backgroundOn = triggers
+        }
+        if let delay = self.duration("sleep-delay", positive: false) {
+            if delay <= SessionSettings.longestSleepDelay {
+                session.sleepDelay = delay
+            } else {
+                let found = self.table["sleep-delay"].map { SettingValue(toml: $0).description } ?? "\(delay)"
+                self.problem(.invalidValue, "sleep-delay", "expected a duration of at most 30 seconds, found \(found)")
+            }
+        }
+        return session
     }
 
     /// A channel's `chat-alert-*` keys.

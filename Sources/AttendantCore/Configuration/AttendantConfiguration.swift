@@ -1,11 +1,12 @@
 public import AttendantPluginAPI
 
 /// The daemon's configuration: the `[daemon]` table, one ``ChannelConfiguration`` per `[[channel]]` and
-/// the `[alerts]` table.
+/// the `[alerts]` and `[session]` tables.
 public struct AttendantConfiguration: Sendable, Equatable {
     public var daemon: DaemonSettings
     public var channels: [ChannelConfiguration]
     public var alerts: AlertSettings
+    public var session: SessionSettings
     /// The file it was read from, if any.
     public var file: String?
 
@@ -13,8 +14,10 @@ public struct AttendantConfiguration: Sendable, Equatable {
         daemon: DaemonSettings = DaemonSettings(),
         channels: [ChannelConfiguration] = [],
         alerts: AlertSettings = AlertSettings(),
+        session: SessionSettings = SessionSettings(),
         file: String? = nil
     ) {
+        self.session = session
         self.daemon = daemon
         self.channels = channels
         self.alerts = alerts

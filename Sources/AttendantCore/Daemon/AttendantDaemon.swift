@@ -2,7 +2,8 @@ public import AttendantPluginAPI
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
-import Systemd
+public import Systemd
+import AttendantControl
 
 /// The whole daemon: one instance lock, the state store, the plugin loader, and a `ServiceGroup` of the
 /// event router, the channel fleet and the controller that talks to systemd.
@@ -16,6 +17,10 @@ public struct AttendantDaemon {
         public var terminalAlerts = false
         /// Overrides the state directory (the demo uses a temporary one).
         public var stateDirectory: String?
+        /// Where logind is (tests point it at a private bus).
+        public var systemBus: BusConnection.Address = .system
+        /// Reported by the control API.
+        public var version = "attendantd"
 
         public init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
             self.configurationFile = configurationFile
@@ -66,16 +71,51 @@ public struct AttendantDaemon {
         )
         self.logger.debug("plugin search path: \(searchPath.joined(separator: ":"))")
         let loader = PluginLoader(searchPath: searchPath)
-        let router = EventRouter(
-            store: store,
-            logger: self.logger,
-            presenters: self.options.terminalAlerts ? [TerminalAlertPresenter()] : []
-        )
+        // The session bus: desktop alerts and the control API. Without one the daemon still runs.
+        let session = try await self.openSessionBus()
+        var presenters: [any AlertPresenter] = self.options.terminalAlerts ? [TerminalAlertPresenter()] : []
+        let late = LatePresenter()
+        let fleetBox = Late<ChannelFleet>()
+        var desktop: DesktopServices? = nil
+        if let session {
+            let alertLogger = self.logger
+            let alerts = DesktopAlertCenter(
+                connection: session,
+                planner: AlertPlanner(configuration),
+                logger: self.logger,
+                perform: { route in
+                    guard let supervisor = fleetBox.get?.supervisor(named: route.channel) else {
+                        alertLogger.warning("\(route.request) chosen on a notification, but channel \(route.channel) is not running")
+                        return
+                    }
+                    do {
+                        _ = try await supervisor.perform(DesktopServices.request(for: route))
+                    } catch {
+                        alertLogger.warning("\(route.request) failed: \(error)", metadata: ["channel": "\(route.channel)"])
+                    }
+                }
+            )
+            desktop = DesktopServices(alerts: alerts)
+            presenters += [alerts, late]
+        }
+        let router = EventRouter(store: store, logger: self.logger, presenters: presenters)
         let notifier = ServiceNotifier()
         let controllerBox = Mutex<DaemonController?>(nil)
         let fleet = ChannelFleet(
             environment: .init(loader: loader, store: store, router: router, logger: self.logger),
-            onStatusChange: { controllerBox.withLock { $0 }?.statusChanged() }
+            onStatusChange: { [desktop] in
+                controllerBox.withLock { $0 }?.statusChanged()
+                desktop?.statusChanged()
+            }
+        )
+        fleetBox.set(fleet)
+        desktop?.fleet.set(fleet)
+        let sessionMonitor = SessionMonitor(
+            address: self.options.systemBus,
+            fleet: fleet,
+            settings: configuration.session,
+            environment: self.options.environment,
+            logger: self.logger
         )
         let file = self.options.configurationFile
         let controller = DaemonController(
@@ -87,14 +127,33 @@ public struct AttendantDaemon {
             reloadConfiguration: {
                 guard let file else { return configuration }
                 return try AttendantConfiguration.load(from: file)
+            },
+            onConfiguration: { [desktop] configuration in
+                desktop?.alerts.apply(AlertPlanner.Configuration(configuration))
+                sessionMonitor.update(configuration.session)
             }
         )
         controllerBox.withLock { $0 = controller }
+        if let session, let desktop {
+            let control = ControlBus(
+                connection: session,
+                target: .init(fleet: fleet, store: store, alerts: desktop.alerts, version: self.options.version) {
+                    try await controller.reload()
+                },
+                logger: self.logger
+            )
+            try await control.export()
+            desktop.control.set(control)
+            late.target.set(control)
+        }
 
         var groupConfiguration = ServiceGroupConfiguration(
-            services: [
+            // Started in this order, stopped in reverse: channels stop before the router drains their
+            // last events to the desktop.
+            services: (desktop.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0)] } ?? []) + [
                 .init(service: router),
                 .init(service: fleet),
+                .init(service: sessionMonitor),
                 .init(service: controller),
             ],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -105,6 +164,30 @@ public struct AttendantDaemon {
         let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
         self.logger.info("stopped")
+    }
+}
+
+extension AttendantDaemon {
+    /// Connects to the session bus and claims the daemon's name; nil (with a warning) when there is no
+    /// session bus. Another daemon holding the name is a start failure.
+    func openSessionBus() async throws -> BusConnection? {
+        let connection: BusConnection
+        do {
+            connection = try await BusConnection.open(.session, description: "attendantd")
+        } catch {
+            self.logger.warning("no session bus (\(error)): no desktop alerts and no control API; contacts are still recorded and logged")
+            return nil
+        }
+        switch try await connection.requestName(ControlInterface.busName) {
+        case .acquired:
+            return connection
+        case .taken(let pid):
+            await connection.close()
+            let holder = pid.map { " (pid \($0))" } ?? ""
+            throw DaemonStartError(
+                description: "attendantd is already running on this session bus\(holder): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
+            )
+        }
     }
 }
 

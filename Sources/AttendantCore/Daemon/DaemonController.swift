@@ -75,20 +75,29 @@ public final class DaemonController: Service {
 
     private func handleReloads() async {
         for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            self.notifier.reloading(status: "reloading the configuration")
             self.logger.notice("SIGHUP: reloading the configuration")
-            do {
-                let configuration = try self.reloadConfiguration()
-                self.onConfiguration(configuration)
-                await self.fleet.apply(configuration)
-                await self.fleet.waitUntilSettled()
-                let status = StatusLine.summarize(self.fleet.statuses)
-                self.logger.notice("reloaded: \(status)")
-                self.notifier.ready(status: status)
-            } catch {
-                self.logger.error("reload failed, keeping the running configuration:\n\(error)")
-                self.notifier.ready(status: "reload failed, still running the previous configuration: \(error)")
-            }
+            _ = try? await self.reload()
+        }
+    }
+
+    /// Re-reads the configuration and restarts the channels whose settings changed (SIGHUP and the
+    /// control API's `Reload`); a configuration that does not load leaves the running one in place.
+    /// Returns the new status line.
+    public func reload() async throws -> String {
+        self.notifier.reloading(status: "reloading the configuration")
+        do {
+            let configuration = try self.reloadConfiguration()
+            self.onConfiguration(configuration)
+            await self.fleet.apply(configuration)
+            await self.fleet.waitUntilSettled()
+            let status = StatusLine.summarize(self.fleet.statuses)
+            self.logger.notice("reloaded: \(status)")
+            self.notifier.ready(status: status)
+            return status
+        } catch {
+            self.logger.error("reload failed, keeping the running configuration:\n\(error)")
+            self.notifier.ready(status: "reload failed, still running the previous configuration: \(error)")
+            throw error
         }
     }
 }
