@@ -101,9 +101,12 @@ import Testing
     }
 
     @Test func monitorLines() {
-        let event = ControlSignal.channelEvent(channel: "desk", event: "incoming-contact", details: ["contact": .string("c1"), "from": .string("Ann Lee")])
+        let event = ControlSignal.channelEvent(
+            channel: "desk", event: "incoming-contact",
+            details: ["ID": .string("c1"), "From": .string("Ann Lee"), "Actions": .strings(["accept", "decline"]), "At": .int64(5)]
+        )
         let line = event.text(time: 0)
-        #expect(line.hasSuffix(#"  desk  incoming-contact  contact=c1 from="Ann Lee""#))
+        #expect(line.hasSuffix(#"  desk  incoming-contact  Actions=accept,decline At=5 From="Ann Lee" ID=c1"#))
         #expect(ControlSignal.channelStateChanged(channel: "desk", state: "failed", detail: "sign-in needed: x").text(time: 0).hasSuffix("  desk  state failed: sign-in needed: x"))
         #expect(ControlSignal.doNotDisturbChanged(false).text(time: 0).hasSuffix("  do-not-disturb off"))
     }

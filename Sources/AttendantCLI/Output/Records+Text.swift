@@ -80,8 +80,13 @@ extension ControlSignal {
         }
     }
 
-    /// A detail value: strings bare when they are one plain word, quoted otherwise.
+    /// A detail value: strings bare when they are one plain word, quoted otherwise; string arrays
+    /// joined with commas.
     static func field(_ value: BusValue) -> String {
+        if let elements = value.elements {
+            let strings = elements.compactMap(\.string)
+            if strings.count == elements.count { return Self.field(.string(strings.joined(separator: ","))) }
+        }
         guard let text = value.string else { return value.description }
         let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "\\" && $0 != "=" }
         if plain { return text }

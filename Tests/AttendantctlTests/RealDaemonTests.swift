@@ -1,0 +1,176 @@
+import AttendantControl
+import Foundation
+import Glibc
+import Systemd
+import Testing
+
+/// `attendantctl` against the real `attendantd` (its ControlBus) on a private session bus, with
+/// Loopback channels: every command the daemon can answer without a token source. What only a
+/// scripted daemon can show (token health, each error name, recovering) is in CommandTests.
+@Suite(.timeLimit(.minutes(3))) struct RealDaemonTests {
+    /// attendantd with `configuration`, its state under a folder of its own, on `bus`.
+    final class Daemon: Sendable {
+        let process: CommandProcess
+        let folder: String
+        let configuration: String
+
+        init(_ configuration: String, bus: PrivateBus) async throws {
+            var template = Array("/tmp/attendantctl-daemon-XXXXXX".utf8CString)
+            guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
+            self.folder = String(cString: made)
+            self.configuration = self.folder + "/attendant.toml"
+            try configuration.write(toFile: self.configuration, atomically: true, encoding: .utf8)
+            try FileManager.default.createDirectory(atPath: self.folder + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            self.process = try CommandProcess(
+                BuildProducts.attendantd,
+                ["--config", self.configuration],
+                environment: [
+                    "DBUS_SESSION_BUS_ADDRESS": bus.address,
+                    "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(self.folder)/no-system-bus",
+                    "XDG_RUNTIME_DIR": self.folder + "/run", "XDG_STATE_HOME": self.folder + "/state",
+                    "XDG_CONFIG_HOME": self.folder + "/config", "NOTIFY_SOCKET": "", "WATCHDOG_USEC": "",
+                ]
+            )
+            let ready = await self.process.waitFor { $0.stderr.contains("ready:") }
+            #expect(ready, "attendantd did not get ready:\n\(self.process.stderr)")
+        }
+
+        func rewrite(_ configuration: String) throws {
+            try configuration.write(toFile: self.configuration, atomically: true, encoding: .utf8)
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: self.folder) }
+    }
+
+    static func loopback(ring: String = "1h", caller: String = "Ann Lee") -> String {
+        """
+        [[channel]]
+        name = "desk"
+        plugin = "loopback"
+        [channel.loopback]
+        contact-interval = "200ms"
+        ring-timeout = "\(ring)"
+        caller = "\(caller)"
+        """
+    }
+
+    /// Runs attendantctl until `condition` holds for its result (bounded); the last result.
+    static func until(
+        _ arguments: [String], bus: PrivateBus, _ condition: (CommandResult) -> Bool
+    ) async throws -> CommandResult {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var result = try await attendantctl(arguments, bus: bus.address)
+        while !condition(result), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            result = try await attendantctl(arguments, bus: bus.address)
+        }
+        return result
+    }
+
+    static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    @Test func everyCommandAgainstTheDaemon() async throws {
+        let bus = try PrivateBus()
+        let daemon = try await Daemon(Self.loopback(), bus: bus)
+        let monitor = try CommandProcess(BuildProducts.attendantctl, ["monitor", "--json"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(await monitor.waitFor { $0.stderr.contains("Monitoring attendantd") }, "\(monitor.stderr)")
+
+        let status = try await attendantctl(["status"], bus: bus.address)
+        #expect(status.status == 0, "\(status)")
+        #expect(status.stdout.hasPrefix("attendantd 0.1.0"))
+        #expect(status.stdout.contains("Status:          desk listening\n"))
+        #expect(status.stdout.contains("Do not disturb:  off\n"))
+        let statusJSON = try #require(try Self.json(try await attendantctl(["status", "--json"], bus: bus.address).stdout) as? [String: Any])
+        #expect(statusJSON["pid"] as? Int == Int(daemon.process.process.processIdentifier))
+        #expect(statusJSON["channels"] as? Int == 1 && statusJSON["listening"] as? Int == 1)
+
+        let channels = try await attendantctl(["channels"], bus: bus.address)
+        #expect(channels.stdout == "NAME  PLUGIN    STATE      TOKEN  RENEWED  DETAIL\ndesk  loopback  listening  -      -\n", "\(channels)")
+        let channelsJSON = try await attendantctl(["channels", "--json"], bus: bus.address)
+        #expect(
+            channelsJSON.stdout
+                == #"[{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0}]"# + "\n"
+        )
+
+        // Two ringing contacts: accept one, decline the other.
+        let ringing = try await Self.until(["contacts", "--json"], bus: bus) { result in
+            ((try? Self.json(result.stdout)) as? [Any])?.count ?? 0 >= 2
+        }
+        let contacts = try #require(try Self.json(ringing.stdout) as? [[String: Any]])
+        #expect(contacts.count >= 2, "\(ringing)")
+        #expect(contacts.allSatisfy { $0["channel"] as? String == "desk" && $0["kind"] as? String == "call" && $0["from"] as? String == "Ann Lee" })
+        let ids = contacts.compactMap { $0["id"] as? String }
+        let first = try #require(ids.last), second = try #require(ids.dropLast().last)
+
+        let accepted = try await attendantctl(["accept", first], bus: bus.address)
+        #expect(accepted.status == 0 && accepted.stdout == "Accepted \(first).\n", "\(accepted)")
+        let declined = try await attendantctl(["decline", second, "--channel", "desk", "--json"], bus: bus.address)
+        #expect(declined.stdout == #"{"ok":true,"action":"decline","contact":"\#(second)","channel":"desk"}"# + "\n", "\(declined)")
+        let again = try await attendantctl(["accept", first], bus: bus.address)
+        #expect(again.status == 1 && again.stderr.hasPrefix("attendantctl: channel desk: ") && again.stderr.contains("not ringing"), "\(again)")
+        let unknown = try await attendantctl(["accept", "no-such-contact"], bus: bus.address)
+        #expect(unknown.status == 1 && unknown.stderr == "attendantctl: no contact \"no-such-contact\" in the history; see attendantctl contacts\n", "\(unknown)")
+        let ghost = try await attendantctl(["decline", first, "--channel", "ghost", "--json"], bus: bus.address)
+        #expect(ghost.status == 1)
+        #expect(ghost.stdout.contains(#""code":"refused","name":"org.attendant.Attendant1.Error.NoSuchChannel""#), "\(ghost)")
+
+        let outcomes = try await Self.until(["contacts", "--limit", "1000", "--json"], bus: bus) { result in
+            let records = (try? Self.json(result.stdout)) as? [[String: Any]] ?? []
+            let outcome = Dictionary(records.map { ($0["id"] as? String ?? "", $0["outcome"] as? String ?? "open") }) { a, _ in a }
+            return outcome[first] == "answered" && outcome[second] == "declined"
+        }
+        #expect(outcomes.stdout.contains(#""id":"\#(first)""#), "\(outcomes)")
+        let table = try await attendantctl(["contacts", "--limit", "1000"], bus: bus.address)
+        #expect(table.stdout.split(separator: "\n").contains { $0.contains(first) && $0.contains("answered") && $0.contains("  desk  ") }, "\(table)")
+
+        // Loopback has no token source: the daemon says so.
+        let renew = try await attendantctl(["token", "renew", "desk"], bus: bus.address)
+        #expect(renew.status == 1 && renew.stderr.contains("has no token source configured"), "\(renew)")
+
+        let dnd = try await attendantctl(["dnd", "on"], bus: bus.address)
+        #expect(dnd.stdout == "Do not disturb is now on.\n")
+        #expect(try await attendantctl(["dnd", "--json"], bus: bus.address).stdout == #"{"doNotDisturb":true}"# + "\n")
+        #expect(try await attendantctl(["dnd", "off"], bus: bus.address).status == 0)
+
+        let reload = try await attendantctl(["reload", "--json"], bus: bus.address)
+        #expect(reload.stdout == #"{"ok":true,"action":"reload","status":"desk listening"}"# + "\n", "\(reload)")
+        try daemon.rewrite("[[channel]]\nname = \"desk\"\n")
+        let broken = try await attendantctl(["reload"], bus: bus.address)
+        #expect(broken.status == 1, "\(broken)")
+        #expect(broken.stderr.hasPrefix("attendantctl: the configuration was not reloaded; the daemon keeps running the previous one"))
+
+        let health = try await attendantctl(["health"], bus: bus.address)
+        #expect(health.status == 0 && health.stdout == "ATTENDANT OK - 1 channel listening | channels=1;;;0 listening=1;;;0\n", "\(health)")
+
+        // What the monitor saw meanwhile: contacts, their ends, do-not-disturb both ways.
+        #expect(await monitor.waitFor { $0.stdout.contains(#""DoNotDisturbChanged","doNotDisturb":false"#) }, "\(monitor.stdout)")
+        #expect(await monitor.waitFor { $0.stdout.contains(#""event":"contact-ended","details":{"ID":"\#(second)","Outcome":"declined"}"#) }, "\(monitor.stdout)")
+        let events = try monitor.stdoutLines.map { try #require(try Self.json($0) as? [String: Any]) }
+        #expect(events.contains { $0["event"] as? String == "incoming-contact" && ($0["details"] as? [String: Any])?["From"] as? String == "Ann Lee" })
+        #expect(events.contains { $0["signal"] as? String == "DoNotDisturbChanged" && $0["doNotDisturb"] as? Bool == true })
+
+        // The daemon stops: the monitor says so; the commands say it is not running.
+        daemon.process.signal(SIGTERM)
+        #expect(await daemon.process.waitForExit() == 0)
+        #expect(await monitor.waitFor { $0.stdout.contains(#""signal":"NameOwnerChanged","running":false"#) }, "\(monitor.stdout)")
+        monitor.signal(SIGINT)
+        #expect(await monitor.waitForExit() == 0)
+        let gone = try await attendantctl(["health"], bus: bus.address)
+        #expect(gone.status == 3 && gone.stdout.hasPrefix("ATTENDANT UNKNOWN - attendantd is not running on this session bus"))
+        let goneStatus = try await attendantctl(["status"], bus: bus.address)
+        #expect(goneStatus.status == 3 && goneStatus.stderr == NotRunningTests.message)
+    }
+
+    @Test func healthIsCriticalWhenAChannelCannotListen() async throws {
+        let bus = try PrivateBus()
+        let daemon = try await Daemon(Self.loopback() + "\n\n[[channel]]\nname = \"ghost\"\nplugin = \"nosuch\"\n", bus: bus)
+        let health = try await attendantctl(["health"], bus: bus.address)
+        #expect(health.status == 2, "\(health)")
+        #expect(health.stdout.hasPrefix("ATTENDANT CRITICAL - ghost failed: plugin \"nosuch\" not found"), "\(health)")
+        #expect(health.stdout.hasSuffix(" | channels=2;;;0 listening=1;;;0\n"))
+        let channels = try await attendantctl(["channels"], bus: bus.address)
+        #expect(channels.stdout.split(separator: "\n").contains { $0.hasPrefix("ghost  nosuch    failed     -      -        plugin \"nosuch\" not found") }, "\(channels)")
+        daemon.process.signal(SIGTERM)
+        #expect(await daemon.process.waitForExit() == 0)
+    }
+}
