@@ -15,9 +15,9 @@ public struct Attendantctl: AsyncParsableCommand {
             session bus ($DBUS_SESSION_BUS_ADDRESS). Without a command it shows the status. Every command \
             takes --json and then prints one JSON object (or array) on one line, with the keys listed in \
             the command's --help; keys are never renamed or dropped, absent values are null, times are \
-            Unix seconds. With --json, errors are also printed to standard output as \
-            {"error":{"code","name","message"}}, where code is notRunning, noBus, refused or failed and name \
-            is the daemon's D-Bus error name.
+            Unix seconds. With --json, errors are also printed to standard output, as an object with \
+            the key error whose value has the keys code (notRunning, noBus, refused, failed), name (the \
+            daemon's D-Bus error name, or null) and message.
 
             Exit status: 0 on success; 1 when attendantd answered with an error (no such channel or \
             contact, the channel refused, the reload failed, ...) or the bus failed; 3 when attendantd is \

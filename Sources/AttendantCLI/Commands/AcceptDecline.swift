@@ -27,7 +27,8 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "Accept an incoming contact (answer the call, take the chat).",
             discussion: """
-                JSON: {"ok":true,"action":"accept","contact","channel"}; channel is null when not given.
+                JSON: an object with the keys ok (true), action ("accept"), contact, channel (null when \
+                not given).
                 """
         )
 
@@ -46,7 +47,8 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "Decline an incoming contact.",
             discussion: """
-                JSON: {"ok":true,"action":"decline","contact","channel"}; channel is null when not given.
+                JSON: an object with the keys ok (true), action ("decline"), contact, channel (null when \
+                not given).
                 """
         )
 

@@ -9,9 +9,9 @@ extension Attendantctl {
                 States: starting, listening, recovering, failed, stopping, stopped. TOKEN tells when the \
                 channel's token expires, RENEWED when it was last renewed (local time).
 
-                JSON: an array of {"name","plugin","state","detail","onProbation","tokenExpiresIn",\
-                "tokenLastRenewal","tokenLastError","tokenFailures"}; tokenExpiresIn in seconds (negative \
-                once expired), tokenLastRenewal in Unix seconds, both null when the channel has no token.
+                JSON: an array of objects with the keys name, plugin, state, detail, onProbation, \
+                tokenExpiresIn (seconds, negative once expired), tokenLastRenewal (Unix seconds), \
+                tokenLastError, tokenFailures; the token keys are null when the channel has no token.
                 """
         )
 

@@ -9,9 +9,9 @@ extension Attendantctl {
                 Kinds: call, chat, action. Outcomes: answered, declined, missed, completed; open while the \
                 contact lasts.
 
-                JSON: an array of {"channel","id","kind","from","fromAddress","summary","receivedAt",\
-                "endedAt","outcome"}; receivedAt and endedAt in Unix seconds, endedAt and outcome null while \
-                the contact is open.
+                JSON: an array of objects with the keys channel, id, kind, from, fromAddress, summary, \
+                receivedAt, endedAt, outcome; times in Unix seconds, endedAt and outcome null while the \
+                contact is open.
                 """
         )
 

@@ -7,7 +7,7 @@ extension Attendantctl {
             commandName: "dnd",
             abstract: "Show or switch do-not-disturb: alerts are held back, contacts are still recorded.",
             discussion: """
-                JSON: {"doNotDisturb"}, the state after the command.
+                JSON: an object with the key doNotDisturb, the state after the command.
                 """
         )
 

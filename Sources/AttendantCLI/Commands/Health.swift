@@ -7,18 +7,19 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "Check the daemon's health as a monitoring plugin (Nagios, Icinga, Checkmk, ...).",
             discussion: """
-                Prints one line, ATTENDANT <STATUS> - <summary> | <perfdata>, and exits with:
-                0 OK        every channel listening (or starting, stopping, stopped);
-                1 WARNING   a channel is recovering; a token expires within --token-warning or its last \
-                renewal failed; no channel is configured;
-                2 CRITICAL  a channel failed and cannot listen (including "sign-in needed"), or a token \
-                expired;
-                3 UNKNOWN   attendantd is not running, there is no session bus, or the arguments are wrong.
+                Prints one line, ATTENDANT <STATUS> - <summary> | <perfdata>, and exits with 0 (OK) when \
+                every channel listens or is starting, stopping or stopped; 1 (WARNING) when a channel is \
+                recovering, a token expires within --token-warning, a token's last renewal failed, or no \
+                channel is configured; 2 (CRITICAL) when a channel failed and cannot listen ("sign-in \
+                needed" is a failure) or a token has expired; 3 (UNKNOWN) when attendantd is not running, \
+                there is no session bus, or the arguments are wrong.
 
                 Perfdata: channels, listening, and <channel>_token_expiry in seconds for each channel \
                 with a token.
 
-                JSON: {"status","exitCode","summary","problems":[{"status","channel","text"}],"perfdata"}.
+                JSON: an object with the keys status (OK, WARNING, CRITICAL, UNKNOWN), exitCode, summary, \
+                problems (an array of objects with the keys status, channel, text), perfdata (an array \
+                of strings).
                 """
         )
 

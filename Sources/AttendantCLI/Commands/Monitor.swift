@@ -12,10 +12,10 @@ extension Attendantctl {
                 attendantd stops or starts again. Ends with status 0 on SIGINT (Ctrl-C) or SIGTERM, with 1 \
                 when the session bus goes away.
 
-                JSON: one object per line, {"time","signal",...} with time in Unix seconds and, by signal: \
-                ChannelEvent {"channel","event","details"} (details: the event's fields as an object); \
-                ChannelStateChanged {"channel","state","detail"}; DoNotDisturbChanged {"doNotDisturb"}; \
-                NameOwnerChanged {"running"} when attendantd stops or starts.
+                JSON: one object per line with the keys time (Unix seconds) and signal, then by signal: \
+                ChannelEvent: channel, event, details (the event's fields as an object); \
+                ChannelStateChanged: channel, state, detail; DoNotDisturbChanged: doNotDisturb; \
+                NameOwnerChanged (attendantd stopped or started): running.
                 """
         )
 

@@ -9,7 +9,8 @@ extension Attendantctl {
                 Only channels whose settings changed restart. When the file has errors the daemon keeps \
                 the running configuration and attendantctl prints the errors and exits with 1.
 
-                JSON: {"ok":true,"action":"reload","status"}; status is the daemon's status line afterwards.
+                JSON: an object with the keys ok (true), action ("reload"), status (the daemon's status \
+                line afterwards).
                 """
         )
 

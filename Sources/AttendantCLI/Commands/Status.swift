@@ -6,7 +6,8 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "Show the daemon's version, status line, channel count and do-not-disturb state.",
             discussion: """
-                JSON: {"version","status","pid","doNotDisturb","notificationServer","channels","listening"}
+                JSON: an object with the keys version, status, pid, doNotDisturb, notificationServer, \
+                channels, listening.
                 """
         )
 

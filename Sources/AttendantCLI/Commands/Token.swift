@@ -12,8 +12,8 @@ extension Attendantctl {
             static let configuration = CommandConfiguration(
                 abstract: "Renew a channel's token now.",
                 discussion: """
-                    JSON: {"ok":true,"action":"token-renew","channel","tokenExpiresIn"}; tokenExpiresIn in \
-                    seconds, null when the token does not say.
+                    JSON: an object with the keys ok (true), action ("token-renew"), channel, \
+                    tokenExpiresIn (seconds; null when the token does not say).
                     """
             )
 
