@@ -1,5 +1,5 @@
 public import AttendantControl
-public import Systemd
+import Systemd
 
 // What the commands print for people (without --json).
 
