@@ -188,6 +188,30 @@ import Testing
         #expect(await daemon.waitForExit() == 0)
     }
 
+    @Test func refusedCredentialsRaiseASignInAlert() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            [channel.loopback]
+            listen-failures = 1
+            listen-failure = "authentication"
+            """
+        )
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("[desk] sign-in needed: "), "\(daemon.stderr)")
+        try await eventually("the sign-in alert") { desktop.printed.contains { $0.summary == "Sign-in needed for desk" } }
+        let alert = try #require(desktop.printed.first { $0.summary == "Sign-in needed for desk" })
+        #expect(alert.urgency == "CRITICAL")
+        #expect(alert.body.contains("no token source configured"), "\(alert.body)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test func aSecondDaemonOnTheSameSessionBusIsRefused() async throws {
         let desktop = try await DesktopSession()
         let first = try Scratch()
