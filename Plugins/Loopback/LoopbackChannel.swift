@@ -6,6 +6,7 @@ final class LoopbackChannel: Channel {
     private struct State {
         var listening = false
         var nextContact = 1
+        var listenAttempts = 0
         var ticker: Task<Void, Never>?
         var ringing: [String: Task<Void, Never>] = [:]
     }
@@ -24,6 +25,13 @@ final class LoopbackChannel: Channel {
     func listen() async throws {
         let next = Int(try await self.host.store.value(forKey: "next-contact") ?? "") ?? 1
         try await self.count("listens")
+        let attempt = self.state.withLock { state in
+            state.listenAttempts += 1
+            return state.listenAttempts
+        }
+        if attempt <= self.configuration.listenFailures {
+            throw ChannelError(self.configuration.listenFailure, "loopback: listen attempt \(attempt) fails on purpose (listen-failures = \(self.configuration.listenFailures))")
+        }
         let ticker: Task<Void, Never>? = self.configuration.contactInterval.map { interval in
             Task { await self.ringPeriodically(every: interval) }
         }

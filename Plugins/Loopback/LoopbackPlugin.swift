@@ -19,7 +19,10 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `contact-interval`: raise a contact this often while listening (default: only on request);
 /// - `ring-timeout`: an unanswered contact becomes missed after this long (default 30 s);
 /// - `caller`, `caller-address`: who the contacts come from;
-/// - `contact-kind`: `call`, `chat` or `action` (default `call`).
+/// - `contact-kind`: `call`, `chat` or `action` (default `call`);
+/// - `listen-failures`: the first this many attempts to listen fail (default 0), with the error class
+///   `listen-failure`: `transient`, `authentication` or `configuration` (default `transient`), to show
+///   the daemon's recovery, sign-in and health reporting without a real server.
 ///
 /// Requests: `accept` and `decline` for a ringing contact; `ring` (arguments `caller`, `summary`) raises
 /// a contact now; `drop` (argument `reason`) reports that the channel stopped listening; `report`
@@ -42,6 +45,8 @@ struct LoopbackConfiguration: Sendable {
     var ringTimeout: Duration = .seconds(30)
     var caller = Party(displayName: "Loopback Caller", address: "loopback:caller")
     var contactKind = ContactKind.call
+    var listenFailures = 0
+    var listenFailure = ChannelError.Code.transient
 
     init() {}
 
@@ -61,6 +66,19 @@ struct LoopbackConfiguration: Sendable {
                 throw settings.error("contact-kind", "expected \"call\", \"chat\" or \"action\", found \"\(kind)\"")
             }
             self.contactKind = ContactKind(kind)
+        }
+        if let failures = try settings.integer("listen-failures") {
+            guard failures >= 0 else { throw settings.error("listen-failures", "must be zero or more") }
+            self.listenFailures = failures
+        }
+        if let failure = try settings.string("listen-failure") {
+            switch failure {
+            case "transient": self.listenFailure = .transient
+            case "authentication": self.listenFailure = .authentication
+            case "configuration": self.listenFailure = .configuration
+            default:
+                throw settings.error("listen-failure", "expected \"transient\", \"authentication\" or \"configuration\", found \"\(failure)\"")
+            }
         }
     }
 }

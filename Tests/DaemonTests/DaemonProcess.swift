@@ -47,8 +47,10 @@ final class DaemonProcess: Sendable {
     /// Starts `attendantd arguments` with a private runtime and state folder under `scratch`.
     init(_ arguments: [String], scratch: Scratch, environment extra: [String: String] = [:]) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuildProducts.attendantd)
-        process.arguments = arguments
+        // Through `env --default-signal`, as systemd starts it: a child of the test process would inherit
+        // the test runner's blocked signal mask.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal", BuildProducts.attendantd] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = scratch.path + "/run"
         environment["XDG_STATE_HOME"] = scratch.path + "/state"
@@ -61,16 +63,36 @@ final class DaemonProcess: Sendable {
         process.standardOutput = out
         process.standardError = err
         self.process = process
-        let box = self.output
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            box.text.withLock { $0.out += String(decoding: data, as: UTF8.self) }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            box.text.withLock { $0.err += String(decoding: data, as: UTF8.self) }
-        }
         try process.run()
+        // A thread per pipe, reading until EOF: readabilityHandler sometimes delivers late or misses the
+        // last chunk, which made checks right after a log line flaky.
+        let box = self.output
+        Self.read(out.fileHandleForReading) { text in box.text.withLock { $0.out += text } }
+        Self.read(err.fileHandleForReading) { text in box.text.withLock { $0.err += text } }
+    }
+
+    private static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (String) -> Void) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var pending: [UInt8] = []
+            while true {
+                let count = Glibc.read(handle.fileDescriptor, &buffer, buffer.count)
+                if count > 0 {
+                    pending += buffer[0..<count]
+                    // Deliver whole lines only, so a check never sees half a line.
+                    if let last = pending.lastIndex(of: UInt8(ascii: "\n")) {
+                        deliver(String(decoding: pending[...last], as: UTF8.self))
+                        pending.removeSubrange(...last)
+                    }
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            if !pending.isEmpty { deliver(String(decoding: pending, as: UTF8.self)) }
+            try? handle.close()
+        }
     }
 
     var stdout: String { self.output.text.withLock { $0.out } }

@@ -188,6 +188,30 @@ import Testing
         #expect(await daemon.waitForExit() == 0)
     }
 
+    @Test func refusedCredentialsRaiseASignInAlert() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            [channel.loopback]
+            listen-failures = 1
+            listen-failure = "authentication"
+            """
+        )
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("[desk] sign-in needed: "), "\(daemon.stderr)")
+        try await eventually("the sign-in alert") { desktop.printed.contains { $0.summary == "Sign-in needed for desk" } }
+        let alert = try #require(desktop.printed.first { $0.summary == "Sign-in needed for desk" })
+        #expect(alert.urgency == "CRITICAL")
+        #expect(alert.body.contains("no token source configured"), "\(alert.body)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test func aSecondDaemonOnTheSameSessionBusIsRefused() async throws {
         let desktop = try await DesktopSession()
         let first = try Scratch()
@@ -198,6 +222,52 @@ import Testing
         let other = try DaemonProcess(["--config", config], scratch: second, environment: desktop.environment)
         #expect(await other.waitForExit() == 1)
         #expect(other.stderr.contains("attendantd is already running on this session bus (pid \(daemon.process.processIdentifier)): it owns org.attendant.Attendant1"), "\(other.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+}
+
+/// The control interface as any D-Bus client sees it (busctl), and do-not-disturb through it.
+@Suite(.serialized) struct ControlInterfaceTests {
+    static func busctl(_ desktop: DesktopSession, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await runTool("busctl", ["--address=\(desktop.sessionBusAddress)"] + arguments, environment: desktop.toolEnvironment)
+    }
+
+    @Test func busctlIntrospectShowsTheInterface() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await DesktopAlertTests.start(scratch, desktop, configuration: DesktopAlertTests.configuration())
+        let result = try await Self.busctl(desktop, ["introspect", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        for member in ["GetStatus", "ListChannels", "ListContacts", "Accept", "Decline", "RenewToken", "Reload", "SetDoNotDisturb",
+                       "ChannelEvent", "ChannelStateChanged", "DoNotDisturbChanged"] {
+            #expect(result.stdout.contains(".\(member) "), "\(member) missing from:\n\(result.stdout)")
+        }
+        let status = try await Self.busctl(desktop, ["--json=short", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "GetStatus"])
+        #expect(status.stdout.contains(#""Status":{"type":"s","data":"2 channels listening"}"#), "\(status.stdout)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func doNotDisturbHoldsAlertsBackWithoutLosingContacts() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await DesktopAlertTests.start(
+            scratch, desktop, configuration: DesktopAlertTests.configuration(interval: "300ms", caller: "Grace Hopper")
+        )
+        try await eventually("a first alert") { desktop.printed.contains { $0.summary == "Incoming call from Grace Hopper" } }
+        let on = try await Self.busctl(desktop, ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "true"])
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(await daemon.waitForLog("do not disturb on"))
+        // Shown ones are closed; new contacts are recorded but not shown.
+        try await eventually("nothing on screen") { try await desktop.displayedCount() == 0 }
+        let shownBefore = desktop.printed.count
+        let recordedBefore = daemon.stderr.components(separatedBy: ": recorded").count
+        try await eventually("two more contacts recorded") { daemon.stderr.components(separatedBy: ": recorded").count >= recordedBefore + 2 }
+        #expect(desktop.printed.count == shownBefore, "alerts were shown during do-not-disturb")
+
+        _ = try await Self.busctl(desktop, ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "false"])
+        try await eventually("alerts again") { desktop.printed.count > shownBefore }
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
