@@ -8,11 +8,12 @@ enum Session {
     static func run(
         json: Bool,
         address: BusConnection.Address = .session,
+        requireDaemon: Bool = true,
         _ body: (ControlClient) async throws(ControlClientError) -> Void
     ) async throws(ExitCode) {
         var failure: ControlClientError? = nil
         do {
-            let client = try await ControlClient.connect(address)
+            let client = try await ControlClient.connect(address, requireDaemon: requireDaemon)
             do {
                 try await body(client)
             } catch {

@@ -17,8 +17,11 @@ public struct ControlClient: Sendable {
         self.connection = connection
     }
 
-    /// Connects to `address` and checks that the daemon owns its name there.
-    public static func connect(_ address: BusConnection.Address = .session) async throws(ControlClientError) -> ControlClient {
+    /// Connects to `address` and, unless told otherwise, checks that the daemon owns its name there.
+    public static func connect(
+        _ address: BusConnection.Address = .session,
+        requireDaemon: Bool = true
+    ) async throws(ControlClientError) -> ControlClient {
         let connection: BusConnection
         do {
             connection = try await BusConnection.open(address, description: "attendantctl")
@@ -26,6 +29,7 @@ public struct ControlClient: Sendable {
             throw .noBus(address, error)
         }
         let client = ControlClient(connection: connection)
+        guard requireDaemon else { return client }
         guard try await client.daemonOwner() != nil else {
             await connection.close()
             throw .notRunning(address)

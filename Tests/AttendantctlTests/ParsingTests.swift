@@ -28,7 +28,9 @@ import Testing
         #expect(defaults.tokenWarning.seconds == 900)
 
         #expect(try Attendantctl.parseAsRoot([]) is Attendantctl.Status)
-        #expect(try Attendantctl.parseAsRoot(["monitor", "--json"]) is Attendantctl.Monitor)
+        let monitor = try #require(try Attendantctl.parseAsRoot(["monitor", "--json", "--wait"]) as? Attendantctl.Monitor)
+        #expect(monitor.wait && monitor.output.json)
+        #expect((try Attendantctl.parseAsRoot(["monitor"]) as? Attendantctl.Monitor)?.wait == false)
         #expect(try Attendantctl.parseAsRoot(["reload"]) is Attendantctl.Reload)
         #expect(try Attendantctl.parseAsRoot(["channels"]) is Attendantctl.Channels)
     }

@@ -161,6 +161,62 @@ import Testing
         #expect(goneStatus.status == 3 && goneStatus.stderr == NotRunningTests.message)
     }
 
+    static func failing(_ name: String, failures: Int, _ failure: String) -> String {
+        """
+        [[channel]]
+        name = "\(name)"
+        plugin = "loopback"
+        [channel.loopback]
+        listen-failures = \(failures)
+        listen-failure = "\(failure)"
+
+        """
+    }
+
+    @Test func healthWarnsWhileAChannelRecoversAndMonitorWaitsForTheDaemon() async throws {
+        let bus = try PrivateBus()
+        let monitor = try CommandProcess(BuildProducts.attendantctl, ["monitor", "--json", "--wait"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        #expect(await monitor.waitFor { $0.stderr.contains("waiting for it to start") }, "\(monitor.stderr)")
+        let daemon = try await Daemon(Self.failing("desk", failures: 1_000_000, "transient"), bus: bus)
+
+        let warning = try await Self.until(["health"], bus: bus) { $0.status == 1 }
+        #expect(warning.status == 1, "\(warning)")
+        #expect(warning.stdout.hasPrefix("ATTENDANT WARNING - desk recovering: loopback: listen attempt "), "\(warning)")
+        #expect(warning.stdout.hasSuffix("fails on purpose (listen-failures = 1000000) | channels=1;;;0 listening=0;;;0\n"), "\(warning)")
+        let channels = try await attendantctl(["channels"], bus: bus.address)
+        #expect(channels.stdout.split(separator: "\n").last?.hasPrefix("desk  loopback  recovering  -      -        loopback: listen attempt ") == true, "\(channels)")
+
+        // The monitor was there before the daemon: it saw it start and the channel recover.
+        #expect(await monitor.waitFor { $0.stdout.contains(#""signal":"ChannelStateChanged","channel":"desk","state":"recovering""#) }, "\(monitor.stdout)")
+        #expect(monitor.stdout.contains(#""signal":"NameOwnerChanged","running":true"#))
+        daemon.process.signal(SIGTERM)
+        #expect(await daemon.process.waitForExit() == 0)
+        #expect(await monitor.waitFor { $0.stdout.contains(#""signal":"NameOwnerChanged","running":false"#) }, "\(monitor.stdout)")
+        #expect(monitor.process.isRunning, "a monitor that waits stays when the daemon stops")
+        monitor.signal(SIGINT)
+        #expect(await monitor.waitForExit() == 0)
+    }
+
+    @Test func healthIsCriticalWhileSignInIsNeeded() async throws {
+        let bus = try PrivateBus()
+        // desk fails twice and then listens; ghost's one authentication failure needs a new token,
+        // which a channel without a token source cannot get: sign-in needed.
+        let daemon = try await Daemon(Self.failing("desk", failures: 2, "transient") + Self.failing("ghost", failures: 1, "authentication"), bus: bus)
+        let expected = """
+            ATTENDANT CRITICAL - ghost failed: sign-in needed: channel "ghost" has no token source configured, so no new \
+            token can be had | channels=2;;;0 listening=1;;;0
+
+            """
+        let critical = try await Self.until(["health"], bus: bus) { $0.stdout == expected }
+        #expect(critical.status == 2 && critical.stdout == expected, "\(critical)")
+        let json = try #require(try Self.json(try await attendantctl(["health", "--json"], bus: bus.address).stdout) as? [String: Any])
+        #expect(json["status"] as? String == "CRITICAL" && json["exitCode"] as? Int == 2)
+        let problems = try #require(json["problems"] as? [[String: Any]])
+        #expect(problems.count == 1 && problems.first?["channel"] as? String == "ghost")
+        daemon.process.signal(SIGTERM)
+        #expect(await daemon.process.waitForExit() == 0)
+    }
+
     @Test func healthIsCriticalWhenAChannelCannotListen() async throws {
         let bus = try PrivateBus()
         let daemon = try await Daemon(Self.loopback() + "\n\n[[channel]]\nname = \"ghost\"\nplugin = \"nosuch\"\n", bus: bus)

@@ -10,7 +10,8 @@ extension Attendantctl {
             discussion: """
                 Follows the signals ChannelEvent, ChannelStateChanged and DoNotDisturbChanged, and says when \
                 attendantd stops or starts again. Ends with status 0 on SIGINT (Ctrl-C) or SIGTERM, with 1 \
-                when the session bus goes away.
+                when the session bus goes away. When attendantd is not running it exits with 3, or with \
+                --wait waits for it to start.
 
                 JSON: one object per line with the keys time (Unix seconds) and signal, then by signal: \
                 ChannelEvent: channel, event, details (the event's fields as an object); \
@@ -19,17 +20,26 @@ extension Attendantctl {
                 """
         )
 
+        @Flag(name: .long, help: "When attendantd is not running, wait for it to start instead of exiting.")
+        var wait = false
+
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let json = self.output.json
-            try await Session.run(json: json) { client throws(ControlClientError) in
+            try await Session.run(json: json, requireDaemon: false) { client throws(ControlClientError) in
                 let signals = try await client.signals()
                 let running = try await client.daemonRunningChanges()
                 let interrupts = await UnixSignalsSequence(trapping: .sigint, .sigterm)
-                // A round trip through the bus: once it is answered, both matches are in place.
-                _ = try await client.daemonOwner()
-                Terminal.error("Monitoring attendantd on the \(client.connection.address); Ctrl-C stops.")
+                // A round trip through the bus: once it is answered, both matches are in place, so
+                // nothing the daemon does after this answer is missed.
+                let address = client.connection.address
+                if try await client.daemonOwner() == nil {
+                    guard self.wait else { throw .notRunning(address) }
+                    Terminal.error("attendantd is not running on this \(address); waiting for it to start. Ctrl-C stops.")
+                } else {
+                    Terminal.error("Monitoring attendantd on the \(address); Ctrl-C stops.")
+                }
 
                 let interrupted = await withTaskGroup(of: Bool.self) { group in
                     group.addTask {
