@@ -14,17 +14,19 @@ final class PrivateBus: @unchecked Sendable {
         self.address = "unix:path=\(self.folder)/bus"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-        process.arguments = ["--session", "--nofork", "--nopidfile", "--address=\(self.address)"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["--session", "--nofork", "--nopidfile", "--print-address", "--address=\(self.address)"]
+        let printed = Pipe()
+        process.standardOutput = printed
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: self.folder + "/bus") {
-            usleep(10_000)
+        // The address is printed once the bus accepts connections (the socket file comes a little earlier).
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(printed.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") {
+            line.append(byte)
         }
-        guard FileManager.default.fileExists(atPath: self.folder + "/bus") else {
-            throw POSIXError(.ETIMEDOUT)
-        }
+        guard !line.isEmpty else { throw POSIXError(.ETIMEDOUT) }
     }
 
     /// Ends the bus daemon (every connection to it is closed).
