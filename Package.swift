@@ -130,14 +130,20 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // Real parts shared by test targets (a private dbus-daemon).
+        .target(
+            name: "TestSupport",
+            path: "Tests/TestSupport",
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "SystemdTests",
-            dependencies: ["Systemd"],
+            dependencies: ["Systemd", "TestSupport"],
             swiftSettings: strictness
         ),
         .testTarget(
             name: "AttendantctlTests",
-            dependencies: ["AttendantCLI", "AttendantControl", "Systemd"],
+            dependencies: ["AttendantCLI", "AttendantControl", "Systemd", "TestSupport"],
             swiftSettings: strictness
         ),
         .testTarget(

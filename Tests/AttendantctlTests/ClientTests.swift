@@ -1,3 +1,4 @@
+import TestSupport
 import AttendantControl
 import Systemd
 import Testing

@@ -1,3 +1,4 @@
+import TestSupport
 import AttendantCLI
 import AttendantControl
 import Foundation

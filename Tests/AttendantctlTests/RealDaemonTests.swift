@@ -1,3 +1,4 @@
+import TestSupport
 import AttendantControl
 import Foundation
 import Glibc

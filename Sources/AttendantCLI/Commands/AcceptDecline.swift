@@ -22,6 +22,21 @@ struct ContactArguments: ParsableArguments {
     var place: String { self.channel.map { " on \($0)" } ?? "" }
 }
 
+extension ContactArguments {
+    /// Asks the daemon to accept or decline, then reports it.
+    func answer(_ action: String, json: Bool) async throws {
+        try await Session.run(json: json) { client throws(ControlClientError) in
+            if action == "accept" {
+                try await client.accept(contact: self.contact, channel: self.channel)
+            } else {
+                try await client.decline(contact: self.contact, channel: self.channel)
+            }
+            let done = action == "accept" ? "Accepted" : "Declined"
+            Terminal.out(json ? self.json(action: action).text : "\(done) \(self.contact)\(self.place).")
+        }
+    }
+}
+
 extension Attendantctl {
     struct Accept: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -35,12 +50,7 @@ extension Attendantctl {
         @OptionGroup var target: ContactArguments
         @OptionGroup var output: OutputOptions
 
-        func run() async throws {
-            try await Session.run(json: self.output.json) { client throws(ControlClientError) in
-                try await client.accept(contact: self.target.contact, channel: self.target.channel)
-                Terminal.out(self.output.json ? self.target.json(action: "accept").text : "Accepted \(self.target.contact)\(self.target.place).")
-            }
-        }
+        func run() async throws { try await self.target.answer("accept", json: self.output.json) }
     }
 
     struct Decline: AsyncParsableCommand {
@@ -55,11 +65,6 @@ extension Attendantctl {
         @OptionGroup var target: ContactArguments
         @OptionGroup var output: OutputOptions
 
-        func run() async throws {
-            try await Session.run(json: self.output.json) { client throws(ControlClientError) in
-                try await client.decline(contact: self.target.contact, channel: self.target.channel)
-                Terminal.out(self.output.json ? self.target.json(action: "decline").text : "Declined \(self.target.contact)\(self.target.place).")
-            }
-        }
+        func run() async throws { try await self.target.answer("decline", json: self.output.json) }
     }
 }

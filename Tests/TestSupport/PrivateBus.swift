@@ -1,14 +1,14 @@
-import Foundation
+public import Foundation
 import Glibc
 
 /// A `dbus-daemon` of the test's own, on a socket in a private folder; stopped on deinit.
-final class PrivateBus: @unchecked Sendable {
-    let address: String
-    let folder: String
+public final class PrivateBus: @unchecked Sendable {
+    public let address: String
+    public let folder: String
     private let process: Process
 
-    init() throws {
-        var template = Array("/tmp/attendantctl-bus-XXXXXX".utf8CString)
+    public init() throws {
+        var template = Array("/tmp/attendant-bus-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
         self.folder = String(cString: made)
         self.address = "unix:path=\(self.folder)/bus"
@@ -31,7 +31,7 @@ final class PrivateBus: @unchecked Sendable {
     }
 
     /// Ends the bus daemon: every connection to it closes. dbus-daemon ignores SIGTERM.
-    func stop() {
+    public func stop() {
         guard self.process.isRunning else { return }
         kill(self.process.processIdentifier, SIGKILL)
         self.process.waitUntilExit()
