@@ -21,6 +21,9 @@ public struct AttendantDaemon {
         public var systemBus: BusConnection.Address = .system
         /// Reported by the control API.
         public var version = "attendantd"
+        /// Run without the desktop when another daemon owns the bus name (the demo beside a running
+        /// service) instead of refusing to start.
+        public var desktopIsOptional = false
 
         public init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
             self.configurationFile = configurationFile
@@ -184,6 +187,10 @@ extension AttendantDaemon {
         case .taken(let pid):
             await connection.close()
             let holder = pid.map { " (pid \($0))" } ?? ""
+            if self.options.desktopIsOptional {
+                self.logger.warning("another attendantd\(holder) owns \(ControlInterface.busName) on this session bus: running without desktop alerts and control API")
+                return nil
+            }
             throw DaemonStartError(
                 description: "attendantd is already running on this session bus\(holder): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
             )
