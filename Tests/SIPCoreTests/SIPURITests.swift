@@ -59,6 +59,9 @@ import Testing
         #expect(noName.uri.transport == "tcp")
         #expect(noName.expires == 60)
         #expect(noName.description == "<sip:alice@example.com;transport=tcp>;expires=60")
+        let instance = try SIPNameAddress(parsing: "sip:alice@192.0.2.10;+sip.instance=\"<urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6>\";reg-id=1")
+        #expect(instance.uri.description == "sip:alice@192.0.2.10")
+        #expect(instance.instanceID == "urn:uuid:f81d4fae-7dec-11d0-a765-00a0c91e6bf6")
         var named = quoted
         named.displayName = "Say \"hi\""
         named.tag = nil
@@ -66,7 +69,7 @@ import Testing
         #expect(try SIPNameAddress(parsing: named.description) == named)
     }
 
-    @Test(arguments: ["\"unterminated <sip:a@b>", "\"Name\" sip:a@b", "<sip:a@b", "Na\"me <sip:a@b>", "<sip:a@b>;", "<sip:a@b> junk",
+    @Test(arguments: ["\"unterminated <sip:a@b>", "\"Name\" sip:a@b", "<sip:a@b", "Na\"me <sip:a@b>", "Na,me <sip:a@b>", "<sip:a@b>;", "<sip:a@b> junk",
                       "<sip:a@b>;tag=\"open", "<>", "<sip:a@b>;=1"])
     func rejectsMalformedNameAddresses(text: String) {
         expectParseError(.headerValue) { _ = try SIPNameAddress(parsing: text) }

@@ -61,13 +61,9 @@ extension SIPNameAddress {
                 throw SIPParseError(.headerValue, "expected '<' after the display name at \(scanner.excerpt)")
             }
             uriText = try Self.readBracketed(&scanner)
-        } else if let open = scanner.bytes[scanner.index...].firstIndex(of: UInt8(ascii: "<")) {
-            // A display name of tokens: everything before '<', which must be tokens and whitespace.
-            let name = scanner.bytes[scanner.index..<open]
-            guard name.allSatisfy({ SIPSyntax.isToken($0) || SIPSyntax.isWhitespace($0) || $0 >= 0x80 }) else {
-                throw SIPParseError(.headerValue, "display name must be tokens or a quoted string")
-            }
-            let trimmedName = SIPSyntax.trimmed(name)
+        } else if let open = Self.tokenDisplayNameEnd(scanner) {
+            // A display name of tokens and whitespace before '<'.
+            let trimmedName = SIPSyntax.trimmed(scanner.bytes[scanner.index..<open])
             displayName = trimmedName.isEmpty ? nil : trimmedName
             scanner.index = open + 1
             uriText = try Self.readBracketed(&scanner)
@@ -82,6 +78,19 @@ extension SIPNameAddress {
         }
         self.displayName = displayName
         self.parameters = try SIPParameters.parseHeaderParameters(&scanner)
+    }
+
+    /// The index of the '<' that ends a display name made of tokens, or nil if the value is an addr-spec
+    /// (whose quoted parameters may themselves contain '<').
+    private static func tokenDisplayNameEnd(_ scanner: SIPScanner) -> Int? {
+        var index = scanner.index
+        while index < scanner.bytes.count {
+            let byte = scanner.bytes[index]
+            if byte == UInt8(ascii: "<") { return index }
+            guard SIPSyntax.isToken(byte) || SIPSyntax.isWhitespace(byte) || byte >= 0x80 else { return nil }
+            index += 1
+        }
+        return nil
     }
 
     private static func readBracketed(_ scanner: inout SIPScanner) throws(SIPParseError) -> String {
