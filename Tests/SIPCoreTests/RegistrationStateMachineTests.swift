@@ -177,6 +177,17 @@ import Testing
         #expect(driver.machine.phase == .registered)
     }
 
+    @Test func aGarbageTokenIsRefusedBeforeItReachesTheWire() throws {
+        var driver = try RegistrationDriver(credentials: .bearer("not a\r\ntoken"))
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])
+        #expect(driver.sent.count == 1)
+        let failure = try #require(driver.lastFailure)
+        #expect(failure.code == .authentication)
+        #expect(failure.message == "the bearer token cannot be sent: the bearer token contains characters a header cannot carry")
+        #expect(driver.timers.isEmpty)
+    }
+
     @Test func duringARefreshANewTokenIsSentAfterTheTransaction() throws {
         var driver = try RegistrationDriver(credentials: .bearer("one"))
         driver.start()

@@ -50,8 +50,8 @@ public struct RegistrationStateMachine: Sendable {
         case idle, registering, registered, unregistering, failed
     }
 
-    private enum Purpose: Sendable { case register, unregister }
-    private enum Pending: Sendable { case refresh, unregister }
+    enum Purpose: Sendable { case register, unregister }
+    enum Pending: Sendable { case refresh, unregister }
 
     public private(set) var phase: Phase = .idle
     /// The current binding, while registered.
@@ -60,21 +60,21 @@ public struct RegistrationStateMachine: Sendable {
     public let fromTag: String
     public private(set) var credentials: RegistrationCredentials
 
-    private let configuration: RegistrationConfiguration
-    private var identifiers: SIPIdentifiers
+    let configuration: RegistrationConfiguration
+    var identifiers: SIPIdentifiers
     private var sequence: UInt32 = 0
     private var requestedExpires: UInt32
     private var transaction: NonInviteClientTransaction?
-    private var purpose: Purpose = .register
-    private var pending: Pending?
+    var purpose: Purpose = .register
+    var pending: Pending?
     private var timers = SIPTimerTable<Timer>()
 
     // Authentication: challenges answered in every request, per header (Authorization and
     // Proxy-Authorization); the nonce counts; what this attempt answered.
-    private var challenges: [SIPHeaderName: SIPAuthChallenge] = [:]
-    private var nonceCounts: [String: UInt32] = [:]
-    private var answered: Set<String> = []
-    private var answeredFresh: Set<SIPHeaderName> = []
+    var challenges: [SIPHeaderName: SIPAuthChallenge] = [:]
+    var nonceCounts: [String: UInt32] = [:]
+    var answered: Set<String> = []
+    var answeredFresh: Set<SIPHeaderName> = []
 
     public init(configuration: RegistrationConfiguration, credentials: RegistrationCredentials, identifiers: SIPIdentifiers = SIPIdentifiers()) {
         self.configuration = configuration
@@ -240,59 +240,6 @@ public struct RegistrationStateMachine: Sendable {
         return actions
     }
 
-    private mutating func answerChallenge(_ response: SIPResponse) -> [Action] {
-        let purpose = self.purpose
-        if purpose == .register, self.pending == .unregister { return self.finishUnregistering() }
-        let proxy = response.statusCode == 407
-        let header: SIPHeaderName = proxy ? .proxyAuthorization : .authorization
-        let offered: [SIPAuthChallenge]
-        do {
-            offered = proxy ? try response.headers.proxyAuthenticate : try response.headers.wwwAuthenticate
-        } catch {
-            return self.failOrFinish(RegistrationError(.transient, "the registrar's \(response.statusCode) carries a malformed challenge: \(error)", statusCode: response.statusCode))
-        }
-        let schemes = offered.map(\.scheme).joined(separator: ", ")
-        guard let challenge = self.chooseChallenge(offered) else {
-            let message: String
-            switch self.credentials {
-            case .none: message = "the registrar asks for credentials (\(schemes.isEmpty ? "no challenge" : schemes)) and the channel has none"
-            case .bearer: message = "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes) and the channel has a bearer token"
-            case .digest: message = "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes), none of which this channel can answer with a password (Digest MD5 or SHA-256)"
-            }
-            return self.failOrFinish(RegistrationError(.configuration, message, statusCode: response.statusCode))
-        }
-        let key = challenge.isBearer ? "bearer" : "digest:\(challenge.realm ?? ""):\(challenge.nonce ?? "")"
-        let staleRetry = challenge.isStale && !self.answered.contains(key)
-        if (self.answeredFresh.contains(header) && !staleRetry) || self.answered.contains(key) || self.answered.count >= 8 {
-            var message = "the registrar refused the \(self.credentials) (\(response.statusCode) again after answering its challenge)"
-            if let error = challenge.error { message += ": \(error)" }
-            return self.failOrFinish(RegistrationError(.authentication, message, statusCode: response.statusCode))
-        }
-        self.answered.insert(key)
-        self.answeredFresh.insert(header)
-        self.challenges[header] = challenge
-        if let nonce = challenge.nonce, self.nonceCounts[nonce] == nil { self.nonceCounts[nonce] = 0 }
-        return self.sendRegister(purpose: purpose)
-    }
-
-    /// The topmost challenge the credentials can answer (RFC 8760 section 2.4).
-    private func chooseChallenge(_ offered: [SIPAuthChallenge]) -> SIPAuthChallenge? {
-        switch self.credentials {
-        case .none:
-            return nil
-        case .bearer:
-            return offered.first(where: \.isBearer)
-        case .digest:
-            return offered.first { challenge in
-                guard challenge.isDigest, DigestAlgorithm(parameter: challenge.algorithm) != nil,
-                    challenge.realm != nil, challenge.nonce != nil
-                else { return false }
-                let qop = challenge.qopOptions
-                return qop.isEmpty || qop.contains("auth") || qop.contains("auth-int")
-            }
-        }
-    }
-
     private func classify(_ response: SIPResponse) -> RegistrationError {
         let code = response.statusCode
         let status = "\(code) \(response.reasonPhrase)"
@@ -320,33 +267,11 @@ public struct RegistrationStateMachine: Sendable {
         return actions
     }
 
-    private mutating func sendRegister(purpose: Purpose) -> [Action] {
-        var credentials: [(SIPHeaderName, SIPCredentials)] = []
-        for header in [SIPHeaderName.authorization, .proxyAuthorization] {
-            guard let challenge = self.challenges[header] else { continue }
-            switch self.credentials {
-            case .bearer(let token) where challenge.isBearer:
-                do {
-                    credentials.append((header, try SIPCredentials.bearer(validating: token)))
-                } catch {
-                    return self.failOrFinish(RegistrationError(.authentication, "the bearer token cannot be sent: \(error)"))
-                }
-            case .digest(let secret) where challenge.isDigest:
-                let nonce = challenge.nonce ?? ""
-                let count = self.nonceCounts[nonce, default: 0] + 1
-                self.nonceCounts[nonce] = count
-                let request = self.configuration.builder
-                do {
-                    credentials.append((header, try DigestAuthentication.credentials(
-                        answering: challenge, method: .register, uri: request.registrar, credentials: secret,
-                        clientNonce: self.identifiers.clientNonce(), nonceCount: count
-                    )))
-                } catch {
-                    return self.failOrFinish(RegistrationError(.configuration, "cannot answer the registrar's challenge: \(error)"))
-                }
-            default:
-                continue
-            }
+    mutating func sendRegister(purpose: Purpose) -> [Action] {
+        let credentials: [(SIPHeaderName, SIPCredentials)]
+        switch self.authorizations() {
+        case .success(let answers): credentials = answers
+        case .failure(let error): return self.failOrFinish(error)
         }
         self.sequence += 1
         let branch = self.identifiers.branch()
@@ -390,7 +315,7 @@ public struct RegistrationStateMachine: Sendable {
         return kinds.compactMap { self.timers.disarm($0).map(Action.cancelTimer) }
     }
 
-    private mutating func finishUnregistering() -> [Action] {
+    mutating func finishUnregistering() -> [Action] {
         let actions = self.cancelAllTimers()
         self.transaction = nil
         self.pending = nil
@@ -400,7 +325,7 @@ public struct RegistrationStateMachine: Sendable {
         return actions + [.unregistered]
     }
 
-    private mutating func fail(_ error: RegistrationError) -> [Action] {
+    mutating func fail(_ error: RegistrationError) -> [Action] {
         if self.pending == .unregister || self.phase == .unregistering { return self.finishUnregistering() }
         let actions = self.cancelAllTimers()
         self.transaction = nil
@@ -410,7 +335,7 @@ public struct RegistrationStateMachine: Sendable {
         return actions + [.failed(error)]
     }
 
-    private mutating func failOrFinish(_ error: RegistrationError) -> [Action] {
+    mutating func failOrFinish(_ error: RegistrationError) -> [Action] {
         self.purpose == .unregister ? self.finishUnregistering() : self.fail(error)
     }
 }
