@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -107,6 +108,16 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The SIPVoice plugin's protocol layer: SIP messages, framing, authentication, the registration
+        // state machine and INVITE server transactions. Pure (no I/O, no clock of its own); the parser part
+        // (SIPCore/Message) imports nothing, so Fuzz/SIPParser compiles it alone with -sanitize=fuzzer.
+        .target(
+            name: "SIPCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            path: "Plugins/SIPVoice/SIPCore",
+            swiftSettings: strictness
+        ),
+
         .testTarget(
             name: "AttendantCoreTests",
             dependencies: [
@@ -144,6 +155,11 @@ let package = Package(
         .testTarget(
             name: "AttendantctlTests",
             dependencies: ["AttendantCLI", "AttendantControl", "Systemd", "TestSupport"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "SIPCoreTests",
+            dependencies: ["SIPCore"],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,0 +1,62 @@
+import Crypto
+
+/// Time-limited Digest credentials as Kamailio's `auth_ephemeral` module checks them (and TURN REST
+/// servers issue them): the username is `<expiry unix time>:<user>` and the password is
+/// `base64(HMAC(secret, username))`, with HMAC-SHA1 by default (the module's `sha_algorithm` 0; 1, 2 and 3
+/// select SHA-256, SHA-384 and SHA-512).
+public enum EphemeralCredentials {
+    public enum Hash: Sendable, Hashable {
+        case sha1, sha256, sha384, sha512
+    }
+
+    /// Credentials for `user` valid until `expiry` (seconds since 1970). With `user` empty the username
+    /// is the timestamp alone, as the module accepts.
+    public static func make(
+        user: String,
+        secret: String,
+        expiry: Int64,
+        hash: Hash = .sha1
+    ) -> DigestCredentials {
+        let username = user.isEmpty ? String(expiry) : "\(expiry):\(user)"
+        return DigestCredentials(username: username, password: self.password(username: username, secret: secret, hash: hash))
+    }
+
+    /// `base64(HMAC(secret, username))`.
+    public static func password(username: String, secret: String, hash: Hash = .sha1) -> String {
+        let key = SymmetricKey(data: Array(secret.utf8))
+        let message = Array(username.utf8)
+        let mac: [UInt8]
+        switch hash {
+        case .sha1: mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
+        case .sha256: mac = Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        case .sha384: mac = Array(HMAC<SHA384>.authenticationCode(for: message, using: key))
+        case .sha512: mac = Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+        }
+        return Base64.encode(mac)
+    }
+}
+
+enum Base64 {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// Standard base64 with `=` padding (RFC 4648 section 4).
+    static func encode(_ bytes: [UInt8]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index + 2 < bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output += [18, 12, 6, 0].map { Self.alphabet[Int((value >> $0) & 0x3F)] }
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining == 1 {
+            let value = UInt32(bytes[index]) << 16
+            output += [Self.alphabet[Int(value >> 18)], Self.alphabet[Int((value >> 12) & 0x3F)], UInt8(ascii: "="), UInt8(ascii: "=")]
+        } else if remaining == 2 {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            output += [Self.alphabet[Int(value >> 18)], Self.alphabet[Int((value >> 12) & 0x3F)], Self.alphabet[Int((value >> 6) & 0x3F)], UInt8(ascii: "=")]
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

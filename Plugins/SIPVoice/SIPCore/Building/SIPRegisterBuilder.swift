@@ -1,0 +1,92 @@
+/// What a REGISTER says about this user agent, and how to write one (RFC 3261 section 10.2, RFC 5626
+/// section 4.2).
+///
+/// ```
+/// REGISTER sip:example.com SIP/2.0
+/// Via: SIP/2.0/TCP 192.0.2.10:5060;branch=z9hG4bK…;rport
+/// Max-Forwards: 70
+/// From: <sip:alice@example.com>;tag=…
+/// To: <sip:alice@example.com>
+/// Call-ID: …
+/// CSeq: 1 REGISTER
+/// Contact: <sip:alice@192.0.2.10:5060;transport=tcp>;+sip.instance="<urn:uuid:…>";reg-id=1
+/// Expires: 600
+/// Supported: outbound, path
+/// User-Agent: Attendant
+/// Content-Length: 0
+/// ```
+public struct SIPRegisterBuilder: Sendable, Hashable {
+    /// The Request-URI: the registrar's domain, `sip:example.com`.
+    public var registrar: SIPURI
+    /// The address of record, in To and From: `sip:alice@example.com`.
+    public var addressOfRecord: SIPURI
+    public var displayName: String?
+    /// Where calls for the address of record should go: this user agent's address.
+    public var contact: SIPURI
+    /// The Via's transport (`UDP`, `TCP`, `TLS`) and sent-by host and port.
+    public var viaTransport: String
+    public var viaHost: String
+    public var viaPort: Int?
+    /// Ask for `rport` (RFC 3581) so responses come back to the port the request left from.
+    public var requestsRPort: Bool = true
+    /// `+sip.instance` (RFC 5626): with it, a re-registration replaces this device's earlier binding
+    /// instead of adding one. A `urn:uuid:…`.
+    public var instanceID: String?
+    /// RFC 5626 outbound: adds `reg-id` to the Contact and `Supported: outbound, path`.
+    public var outbound: Bool = false
+    public var registrationID: UInt32 = 1
+    /// Pre-loaded Route set (an outbound proxy), written as Route lines.
+    public var routes: [SIPURI] = []
+    public var userAgent: String? = "Attendant"
+
+    public init(
+        registrar: SIPURI,
+        addressOfRecord: SIPURI,
+        contact: SIPURI,
+        viaTransport: String,
+        viaHost: String,
+        viaPort: Int? = nil
+    ) {
+        self.registrar = registrar
+        self.addressOfRecord = addressOfRecord
+        self.contact = contact
+        self.viaTransport = viaTransport.uppercased()
+        self.viaHost = viaHost
+        self.viaPort = viaPort
+    }
+
+    /// The Contact element this builder writes.
+    public var contactAddress: SIPNameAddress {
+        var parameters = SIPParameters()
+        if let instanceID { parameters.set("+sip.instance", "<\(instanceID)>", quoted: true) }
+        if self.outbound, self.instanceID != nil { parameters.set("reg-id", String(self.registrationID)) }
+        return SIPNameAddress(uri: self.contact, parameters: parameters)
+    }
+
+    /// A REGISTER (`expires` 0 removes the binding).
+    public func request(
+        callID: String,
+        fromTag: String,
+        sequence: UInt32,
+        branch: String,
+        expires: UInt32,
+        credentials: [(SIPHeaderName, SIPCredentials)] = []
+    ) -> SIPRequest {
+        var via = SIPVia(transport: self.viaTransport, host: self.viaHost, port: self.viaPort, parameters: [SIPParameter("branch", branch)])
+        if self.requestsRPort { via.parameters.append(SIPParameter("rport")) }
+        var headers = SIPHeaders()
+        headers.add(.via, via.description)
+        headers.add(.maxForwards, "70")
+        headers.add(.from, SIPNameAddress(displayName: self.displayName, uri: self.addressOfRecord, parameters: [SIPParameter("tag", fromTag)]).description)
+        headers.add(.to, SIPNameAddress(displayName: self.displayName, uri: self.addressOfRecord).description)
+        headers.add(.callID, callID)
+        headers.add(.cseq, SIPCSeq(sequence, .register).description)
+        for route in self.routes { headers.add(.route, "<\(route)>") }
+        headers.add(.contact, self.contactAddress.description)
+        headers.add(.expires, String(expires))
+        if self.outbound { headers.add(.supported, "outbound, path") }
+        for (name, value) in credentials { headers.add(name, value.description) }
+        if let userAgent { headers.add(.userAgent, userAgent) }
+        return SIPRequest(method: .register, uri: self.registrar, headers: headers)
+    }
+}

@@ -1,0 +1,160 @@
+/// A header name: compared case-insensitively, compact forms (`i`, `f`, `t`, `m`, `v`, `l`, `c`, `k`, `e`,
+/// …; RFC 3261 section 7.3.3) mapped to their full names, well-known names spelled canonically.
+public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The name as it is written on the wire.
+    public let canonical: String
+    private let key: String
+
+    public init(_ name: String) {
+        let key = SIPSyntax.lowercased(name)
+        if let known = Self.known[key] {
+            self.canonical = known
+            self.key = SIPSyntax.lowercased(known)
+        } else {
+            self.canonical = name
+            self.key = key
+        }
+    }
+
+    public init(stringLiteral value: String) { self.init(value) }
+
+    public var description: String { self.canonical }
+
+    public static func == (lhs: SIPHeaderName, rhs: SIPHeaderName) -> Bool { lhs.key == rhs.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(self.key) }
+
+    /// Whether the header's value is a comma-separated list whose elements ``SIPHeaders/values(_:)`` splits.
+    var isList: Bool { Self.lists.contains(self.key) }
+
+    public static let via = SIPHeaderName("Via")
+    public static let from = SIPHeaderName("From")
+    public static let to = SIPHeaderName("To")
+    public static let callID = SIPHeaderName("Call-ID")
+    public static let cseq = SIPHeaderName("CSeq")
+    public static let contact = SIPHeaderName("Contact")
+    public static let maxForwards = SIPHeaderName("Max-Forwards")
+    public static let expires = SIPHeaderName("Expires")
+    public static let minExpires = SIPHeaderName("Min-Expires")
+    public static let contentLength = SIPHeaderName("Content-Length")
+    public static let contentType = SIPHeaderName("Content-Type")
+    public static let supported = SIPHeaderName("Supported")
+    public static let require = SIPHeaderName("Require")
+    public static let unsupported = SIPHeaderName("Unsupported")
+    public static let allow = SIPHeaderName("Allow")
+    public static let route = SIPHeaderName("Route")
+    public static let recordRoute = SIPHeaderName("Record-Route")
+    public static let path = SIPHeaderName("Path")
+    public static let wwwAuthenticate = SIPHeaderName("WWW-Authenticate")
+    public static let authorization = SIPHeaderName("Authorization")
+    public static let proxyAuthenticate = SIPHeaderName("Proxy-Authenticate")
+    public static let proxyAuthorization = SIPHeaderName("Proxy-Authorization")
+    public static let userAgent = SIPHeaderName("User-Agent")
+    public static let server = SIPHeaderName("Server")
+    public static let flowTimer = SIPHeaderName("Flow-Timer")
+    public static let retryAfter = SIPHeaderName("Retry-After")
+    public static let reason = SIPHeaderName("Reason")
+
+    private static let known: [String: String] = {
+        var table: [String: String] = [:]
+        let names = [
+            "Via", "From", "To", "Call-ID", "CSeq", "Contact", "Max-Forwards", "Expires", "Min-Expires",
+            "Content-Length", "Content-Type", "Content-Encoding", "Content-Disposition", "Content-Language",
+            "Supported", "Require", "Proxy-Require", "Unsupported", "Allow", "Accept", "Accept-Encoding",
+            "Accept-Language", "Route", "Record-Route", "Path", "Service-Route", "WWW-Authenticate",
+            "Authorization", "Proxy-Authenticate", "Proxy-Authorization", "Authentication-Info", "User-Agent",
+            "Server", "Flow-Timer", "Retry-After", "Subject", "Event", "Allow-Events", "Refer-To", "Referred-By",
+            "Session-Expires", "Reject-Contact", "Accept-Contact", "Request-Disposition", "Identity",
+            "Identity-Info", "Warning", "Date", "Timestamp", "Organization", "Priority", "Reason", "Reply-To",
+            "In-Reply-To", "Alert-Info", "Call-Info", "Error-Info", "MIME-Version", "RSeq", "RAck",
+            "P-Asserted-Identity", "P-Preferred-Identity",
+        ]
+        for name in names { table[SIPSyntax.lowercased(name)] = name }
+        let compact: [String: String] = [
+            "i": "Call-ID", "f": "From", "t": "To", "m": "Contact", "v": "Via", "l": "Content-Length",
+            "c": "Content-Type", "k": "Supported", "e": "Content-Encoding", "s": "Subject", "o": "Event",
+            "u": "Allow-Events", "r": "Refer-To", "b": "Referred-By", "x": "Session-Expires", "a": "Accept-Contact",
+            "j": "Reject-Contact", "d": "Request-Disposition", "y": "Identity", "n": "Identity-Info",
+        ]
+        for (short, long) in compact { table[short] = long }
+        return table
+    }()
+
+    private static let lists: Set<String> = [
+        "via", "contact", "route", "record-route", "path", "service-route", "supported", "require", "proxy-require",
+        "unsupported", "allow", "accept", "accept-encoding", "accept-language", "allow-events", "content-encoding",
+        "content-language", "accept-contact", "reject-contact", "alert-info", "call-info", "error-info", "warning",
+        "in-reply-to", "p-asserted-identity", "p-preferred-identity", "reason",
+    ]
+}
+
+/// One header line.
+public struct SIPHeaderField: Sendable, Hashable {
+    public var name: SIPHeaderName
+    /// The value with surrounding whitespace removed and folded lines joined. Line breaks never survive:
+    /// a value cannot smuggle another header into a message.
+    public var value: String
+
+    public init(_ name: SIPHeaderName, _ value: String) {
+        self.name = name
+        self.value = value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+            ? String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
+            : value
+    }
+}
+
+/// A message's headers in the order they appear.
+public struct SIPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
+    public private(set) var fields: [SIPHeaderField]
+
+    public init(_ fields: [SIPHeaderField] = []) { self.fields = fields }
+    public init(arrayLiteral elements: (SIPHeaderName, String)...) {
+        self.fields = elements.map { SIPHeaderField($0.0, $0.1) }
+    }
+
+    public var startIndex: Int { self.fields.startIndex }
+    public var endIndex: Int { self.fields.endIndex }
+    public subscript(position: Int) -> SIPHeaderField { self.fields[position] }
+
+    /// The first value of the header, as written; nil when absent.
+    public subscript(name: SIPHeaderName) -> String? {
+        self.fields.first { $0.name == name }?.value
+    }
+
+    public func contains(_ name: SIPHeaderName) -> Bool { self.fields.contains { $0.name == name } }
+
+    /// Every value of the header, in order: one per header line, and for list headers (Via, Contact,
+    /// Route, Supported, …) one per comma-separated element.
+    public func values(_ name: SIPHeaderName) -> [String] {
+        let lines = self.fields.lazy.filter { $0.name == name }.map(\.value)
+        return name.isList ? lines.flatMap(SIPSyntax.splitList) : Array(lines)
+    }
+
+    public mutating func add(_ name: SIPHeaderName, _ value: String) {
+        self.fields.append(SIPHeaderField(name, value))
+    }
+
+    /// Replaces every line of the header with one value, where the first one was (or at the end).
+    public mutating func set(_ name: SIPHeaderName, _ value: String) {
+        let field = SIPHeaderField(name, value)
+        if let index = self.fields.firstIndex(where: { $0.name == name }) {
+            self.fields[index] = field
+            var seen = false
+            self.fields.removeAll { candidate in
+                guard candidate.name == name else { return false }
+                defer { seen = true }
+                return seen
+            }
+        } else {
+            self.fields.append(field)
+        }
+    }
+
+    public mutating func remove(_ name: SIPHeaderName) {
+        self.fields.removeAll { $0.name == name }
+    }
+
+    /// Inserts a line before every other line (a proxy's Via, say).
+    public mutating func prepend(_ name: SIPHeaderName, _ value: String) {
+        self.fields.insert(SIPHeaderField(name, value), at: 0)
+    }
+}

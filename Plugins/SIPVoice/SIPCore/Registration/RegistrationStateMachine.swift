@@ -1,0 +1,341 @@
+/// Keeps one SIP binding registered (RFC 3261 section 10.2, RFC 5626), without I/O or a clock of its own.
+///
+/// The driver feeds events (``start()``, ``receive(_:)``, ``timerFired(_:)``, ``transportFailed(_:)``,
+/// ``credentialsChanged(_:)``, ``refresh()``, ``stop()``) and carries out the returned ``Action``s: send a
+/// request, arm or cancel a timer (relative durations; the driver owns the clock), report
+/// ``Action/registered(_:)``, ``Action/unregistered`` or ``Action/failed(_:)``.
+///
+/// Rules:
+/// - REGISTER asks for ``RegistrationConfiguration/expires``; a `423` raises it to `Min-Expires` (once per
+///   value, up to ``RegistrationConfiguration/maximumExpires``).
+/// - A 401/407 is answered with the topmost challenge the credentials fit (Bearer for a token, Digest
+///   MD5/SHA-256 for a password). Answered challenges are cached and answered again in every later request
+///   (a refresh costs one round trip, with the Digest nonce count going up). A challenge that comes back
+///   for credentials computed from a fresh challenge is an authentication failure, unless it says
+///   `stale=true` with a new nonce; no nonce is answered twice.
+/// - 2xx: registered for the lifetime the registrar granted to our Contact (matched by `+sip.instance`, else
+///   by URI), else its `Expires`; the machine refreshes at ``RegistrationConfiguration/refreshFraction`` of
+///   it, or at once when ``refresh()`` is called or the credentials change.
+/// - 403 is an authentication failure (the registrar refuses these credentials or this token for the
+///   address of record: a renewed token may be accepted); 404 is a configuration failure (the address of
+///   record is unknown there, and no token changes that); 408, 480, 5xx, a timeout, a broken transport
+///   and malformed answers are transient; any other final response is a configuration failure.
+/// - Over UDP the request is retransmitted on RFC 3261's timer E; every transaction gives up after 64·T1.
+/// - ``stop()`` removes the binding with `Expires: 0` (after an in-flight transaction finishes, as section
+///   10.2 asks) and reports ``Action/unregistered``.
+/// - After ``Action/failed(_:)`` the machine is idle: ``start()`` tries again (the supervisor's backoff
+///   decides when).
+public struct RegistrationStateMachine: Sendable {
+    public enum Timer: Sendable, Hashable {
+        /// RFC 3261 timer E.
+        case retransmit
+        /// RFC 3261 timer F.
+        case transactionTimeout
+        /// Refresh the binding before it expires.
+        case refresh
+    }
+
+    public typealias TimerID = SIPTimerID<Timer>
+
+    public enum Action: Sendable, Hashable {
+        case send(SIPRequest)
+        case setTimer(TimerID, after: Duration)
+        case cancelTimer(TimerID)
+        case registered(RegistrationGrant)
+        case unregistered
+        case failed(RegistrationError)
+    }
+
+    public enum Phase: Sendable, Hashable {
+        case idle, registering, registered, unregistering, failed
+    }
+
+    enum Purpose: Sendable { case register, unregister }
+    enum Pending: Sendable { case refresh, unregister }
+
+    public private(set) var phase: Phase = .idle
+    /// The current binding, while registered.
+    public private(set) var grant: RegistrationGrant?
+    public let callID: String
+    public let fromTag: String
+    public private(set) var credentials: RegistrationCredentials
+
+    let configuration: RegistrationConfiguration
+    var identifiers: SIPIdentifiers
+    private var sequence: UInt32 = 0
+    private var requestedExpires: UInt32
+    private var transaction: NonInviteClientTransaction?
+    var purpose: Purpose = .register
+    var pending: Pending?
+    private var timers = SIPTimerTable<Timer>()
+
+    // Authentication: challenges answered in every request, per header (Authorization and
+    // Proxy-Authorization); the nonce counts; what this attempt answered.
+    var challenges: [SIPHeaderName: SIPAuthChallenge] = [:]
+    var nonceCounts: [String: UInt32] = [:]
+    var answered: Set<String> = []
+    var answeredFresh: Set<SIPHeaderName> = []
+
+    public init(configuration: RegistrationConfiguration, credentials: RegistrationCredentials, identifiers: SIPIdentifiers = SIPIdentifiers()) {
+        self.configuration = configuration
+        self.credentials = credentials
+        self.identifiers = identifiers
+        self.callID = self.identifiers.callID()
+        self.fromTag = self.identifiers.tag()
+        self.requestedExpires = configuration.expires
+    }
+
+    // MARK: Events
+
+    /// Registers. Ignored unless idle or failed.
+    public mutating func start() -> [Action] {
+        guard self.phase == .idle || self.phase == .failed else { return [] }
+        self.requestedExpires = self.configuration.expires
+        self.resetAttempt()
+        self.pending = nil
+        self.phase = .registering
+        return self.sendRegister(purpose: .register)
+    }
+
+    /// A response arrived; ones that are not for the current transaction are ignored.
+    public mutating func receive(_ response: SIPResponse) -> [Action] {
+        guard var transaction = self.transaction, transaction.matches(response) else { return [] }
+        var actions = self.map(transaction.receive(response))
+        self.transaction = transaction
+        guard response.isFinal else { return actions }
+        self.transaction = nil
+        actions += self.handleFinal(response)
+        return actions
+    }
+
+    public mutating func timerFired(_ id: TimerID) -> [Action] {
+        guard self.timers.fire(id) else { return [] }
+        switch id.kind {
+        case .retransmit:
+            guard var transaction = self.transaction else { return [] }
+            let actions = self.map(transaction.timerFired(.retransmit))
+            self.transaction = transaction
+            return actions
+        case .transactionTimeout:
+            guard var transaction = self.transaction else { return [] }
+            var actions = self.map(transaction.timerFired(.timeout))
+            self.transaction = nil
+            if self.purpose == .unregister { return actions + self.finishUnregistering() }
+            let seconds = self.configuration.timers.transactionTimeout.components.seconds
+            actions += self.fail(RegistrationError(.transient, "the registrar did not answer REGISTER within \(seconds) s", statusCode: 408))
+            return actions
+        case .refresh:
+            guard self.phase == .registered, self.transaction == nil else { return [] }
+            return self.sendRegister(purpose: .register)
+        }
+    }
+
+    /// The connection to the registrar broke (or, over UDP, an ICMP error came back).
+    public mutating func transportFailed(_ reason: String) -> [Action] {
+        switch self.phase {
+        case .idle, .failed: return []
+        case .unregistering: return self.finishUnregistering()
+        case .registering, .registered: return self.fail(RegistrationError(.transient, "the connection to the registrar failed: \(reason)"))
+        }
+    }
+
+    /// New credentials (a renewed token): registered bindings are refreshed with them at once.
+    public mutating func credentialsChanged(_ credentials: RegistrationCredentials) -> [Action] {
+        guard credentials != self.credentials else { return [] }
+        self.credentials = credentials
+        self.resetAttempt()
+        switch self.phase {
+        case .registered where self.transaction == nil:
+            return self.refreshNow()
+        case .registered, .registering:
+            if self.pending == nil { self.pending = .refresh }
+            return []
+        case .idle, .failed, .unregistering:
+            return []
+        }
+    }
+
+    /// Refresh now (the keep-alive cycle asks). Ignored unless registered with nothing in flight.
+    public mutating func refresh() -> [Action] {
+        guard self.phase == .registered, self.transaction == nil else { return [] }
+        return self.refreshNow()
+    }
+
+    /// Removes the binding (`Expires: 0`) and reports ``Action/unregistered``.
+    public mutating func stop() -> [Action] {
+        switch self.phase {
+        case .idle, .failed, .unregistering:
+            return []
+        case .registering, .registered:
+            self.phase = .unregistering
+            if self.transaction != nil {
+                self.pending = .unregister
+                return []
+            }
+            var actions = self.timers.disarm(.refresh).map { [Action.cancelTimer($0)] } ?? []
+            actions += self.sendRegister(purpose: .unregister)
+            return actions
+        }
+    }
+
+    // MARK: Responses
+
+    private mutating func handleFinal(_ response: SIPResponse) -> [Action] {
+        let purpose = self.purpose
+        switch response.statusCode {
+        case 200..<300:
+            self.resetAttempt()
+            if purpose == .unregister { return self.finishUnregistering() }
+            if self.pending == .unregister {
+                self.pending = nil
+                return self.sendRegister(purpose: .unregister)
+            }
+            return self.registered(response)
+        case 401, 407:
+            return self.answerChallenge(response)
+        case 423 where purpose == .register:
+            guard self.pending != .unregister else { return self.finishUnregistering() }
+            let minimum = (try? response.headers.minExpires) ?? nil
+            guard let minimum, minimum > self.requestedExpires, minimum <= self.configuration.maximumExpires else {
+                let asked = minimum.map { "Min-Expires \($0)" } ?? "no usable Min-Expires"
+                return self.fail(RegistrationError(.configuration, "the registrar finds \(self.requestedExpires) s too brief (423, \(asked); the maximum configured is \(self.configuration.maximumExpires) s)", statusCode: 423))
+            }
+            self.requestedExpires = minimum
+            return self.sendRegister(purpose: .register)
+        default:
+            if purpose == .unregister { return self.finishUnregistering() }
+            return self.fail(self.classify(response))
+        }
+    }
+
+    private mutating func registered(_ response: SIPResponse) -> [Action] {
+        let builder = self.configuration.builder
+        let contacts = (try? response.headers.contacts) ?? []
+        let mine = contacts.first { contact in
+            if let instance = builder.instanceID, let theirs = contact.instanceID {
+                return SIPSyntax.equalsIgnoringCase(instance, theirs)
+            }
+            return contact.uri.isEquivalent(to: builder.contact)
+        }
+        let expires = mine?.expires ?? ((try? response.headers.expires) ?? nil) ?? self.requestedExpires
+        guard expires > 0 else {
+            return self.fail(RegistrationError(.transient, "the registrar answered \(response.statusCode) but kept no binding for our Contact", statusCode: response.statusCode))
+        }
+        let milliseconds = (Double(expires) * self.configuration.refreshFraction * 1000).rounded()
+        let grant = RegistrationGrant(
+            expires: expires,
+            refreshAfter: .milliseconds(Int64(max(1000, milliseconds))),
+            outbound: builder.outbound && response.headers.announces("outbound"),
+            flowTimer: (try? response.headers.flowTimer) ?? nil
+        )
+        self.grant = grant
+        self.phase = .registered
+        var actions: [Action] = [.registered(grant)]
+        if self.pending == .refresh {
+            self.pending = nil
+            actions += self.sendRegister(purpose: .register)
+        } else {
+            actions.append(.setTimer(self.timers.arm(.refresh), after: grant.refreshAfter))
+        }
+        return actions
+    }
+
+    private func classify(_ response: SIPResponse) -> RegistrationError {
+        let code = response.statusCode
+        let status = "\(code) \(response.reasonPhrase)"
+        let aor = self.configuration.builder.addressOfRecord
+        let retryAfter = (try? response.headers.retryAfter) ?? nil
+        switch code {
+        case 403:
+            return RegistrationError(.authentication, "the registrar refuses to register \(aor) (\(status)): the credentials or token are not accepted", statusCode: code)
+        case 404:
+            return RegistrationError(.configuration, "the registrar does not know \(aor) (\(status)): check the address of record and domain", statusCode: code)
+        case 408, 480, 500..<600:
+            return RegistrationError(.transient, "the registrar is unavailable (\(status))", statusCode: code, retryAfter: retryAfter)
+        case 300..<400:
+            return RegistrationError(.configuration, "the registrar redirects REGISTER (\(status)); point the channel at the right registrar", statusCode: code)
+        default:
+            return RegistrationError(.configuration, "the registrar refused REGISTER (\(status))", statusCode: code, retryAfter: retryAfter)
+        }
+    }
+
+    // MARK: Sending
+
+    private mutating func refreshNow() -> [Action] {
+        var actions = self.timers.disarm(.refresh).map { [Action.cancelTimer($0)] } ?? []
+        actions += self.sendRegister(purpose: .register)
+        return actions
+    }
+
+    mutating func sendRegister(purpose: Purpose) -> [Action] {
+        let credentials: [(SIPHeaderName, SIPCredentials)]
+        switch self.authorizations() {
+        case .success(let answers): credentials = answers
+        case .failure(let error): return self.failOrFinish(error)
+        }
+        self.sequence += 1
+        let branch = self.identifiers.branch()
+        let request = self.configuration.builder.request(
+            callID: self.callID, fromTag: self.fromTag, sequence: self.sequence, branch: branch,
+            expires: purpose == .unregister ? 0 : self.requestedExpires, credentials: credentials
+        )
+        var transaction = NonInviteClientTransaction(
+            request: request, branch: branch, reliable: self.configuration.reliableTransport, timers: self.configuration.timers
+        )
+        let actions = transaction.start()
+        self.transaction = transaction
+        self.purpose = purpose
+        return self.map(actions)
+    }
+
+    private mutating func map(_ actions: [NonInviteClientTransaction.Action]) -> [Action] {
+        actions.compactMap { action in
+            switch action {
+            case .send(let request):
+                return .send(request)
+            case .setTimer(let timer, let after):
+                return .setTimer(self.timers.arm(timer == .retransmit ? .retransmit : .transactionTimeout), after: after)
+            case .cancelTimer(let timer):
+                return self.timers.disarm(timer == .retransmit ? .retransmit : .transactionTimeout).map(Action.cancelTimer)
+            case .timedOut:
+                return nil
+            }
+        }
+    }
+
+    // MARK: Endings
+
+    private mutating func resetAttempt() {
+        self.answered = []
+        self.answeredFresh = []
+    }
+
+    private mutating func cancelAllTimers() -> [Action] {
+        let kinds: [Timer] = [.retransmit, .transactionTimeout, .refresh]
+        return kinds.compactMap { self.timers.disarm($0).map(Action.cancelTimer) }
+    }
+
+    mutating func finishUnregistering() -> [Action] {
+        let actions = self.cancelAllTimers()
+        self.transaction = nil
+        self.pending = nil
+        self.grant = nil
+        self.phase = .idle
+        self.resetAttempt()
+        return actions + [.unregistered]
+    }
+
+    mutating func fail(_ error: RegistrationError) -> [Action] {
+        if self.pending == .unregister || self.phase == .unregistering { return self.finishUnregistering() }
+        let actions = self.cancelAllTimers()
+        self.transaction = nil
+        self.pending = nil
+        self.grant = nil
+        self.phase = .failed
+        return actions + [.failed(error)]
+    }
+
+    mutating func failOrFinish(_ error: RegistrationError) -> [Action] {
+        self.purpose == .unregister ? self.finishUnregistering() : self.fail(error)
+    }
+}

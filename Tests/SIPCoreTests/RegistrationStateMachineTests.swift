@@ -1,0 +1,403 @@
+import SIPCore
+import Testing
+
+@Suite struct RegistrationStateMachineTests {
+    static let digestChallenge: SIPHeaders = [
+        (.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"),
+        (.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n1\", qop=\"auth\", algorithm=MD5"),
+    ]
+    static let alice = RegistrationCredentials.digest(DigestCredentials(username: "alice", password: "secret"))
+
+    @Test func registersAndRefreshesAtNinetyPercent() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        #expect(driver.machine.phase == .registering)
+        #expect(driver.sent.count == 1)
+        #expect(driver.lastRequest.method == .register)
+        #expect(driver.lastRequest.expiresHeader == "600")
+        #expect(driver.timerKinds == [.transactionTimeout], "no retransmissions over TCP")
+        try driver.respondOK(expires: 600)
+        #expect(driver.lastGrant == RegistrationGrant(expires: 600, refreshAfter: .seconds(540), outbound: false, flowTimer: nil))
+        #expect(driver.machine.phase == .registered)
+        #expect(driver.timerKinds == [.refresh])
+        driver.advance(by: .seconds(539))
+        #expect(driver.sent.count == 1)
+        driver.advance(by: .seconds(1))
+        #expect(driver.sent.count == 2)
+        let refresh = driver.lastRequest
+        #expect(refresh.cseqNumber == 2)
+        #expect(try refresh.headers.callID == driver.machine.callID)
+        #expect(try refresh.headers.from.tag == driver.machine.fromTag)
+        #expect(refresh.branch != driver.sent[0].request.branch)
+        // The binding stays registered while it is refreshed.
+        #expect(driver.machine.phase == .registered)
+        try driver.respondOK(expires: 300)
+        #expect(driver.lastGrant?.refreshAfter == .seconds(270))
+        #expect(driver.reports.count == 2)
+    }
+
+    @Test func retransmitsOverUDPOnTimerEAndGivesUpAfter64T1() throws {
+        var driver = try RegistrationDriver(transport: "UDP")
+        driver.start()
+        #expect(driver.timerKinds == [.retransmit, .transactionTimeout])
+        driver.advance(by: .seconds(40))
+        let times = driver.sent.map { Double($0.at.components.seconds) + Double($0.at.components.attoseconds) / 1e18 }
+        #expect(times == [0, 0.5, 1.5, 3.5, 7.5, 11.5, 15.5, 19.5, 23.5, 27.5, 31.5])
+        #expect(Set(driver.sent.map(\.request)).count == 1, "a retransmission is the same request")
+        #expect(driver.lastFailure?.code == .transient)
+        #expect(driver.lastFailure?.statusCode == 408)
+        #expect(driver.lastFailure?.message == "the registrar did not answer REGISTER within 32 s")
+        #expect(driver.timers.isEmpty)
+        #expect(driver.machine.phase == .failed)
+    }
+
+    @Test func aProvisionalResponseSlowsRetransmissionsToT2() throws {
+        var driver = try RegistrationDriver(transport: "UDP")
+        driver.start()
+        driver.advance(by: .milliseconds(600))  // one retransmission at 0.5 s; next due at 1.5 s
+        driver.respond(100)
+        driver.advance(by: .milliseconds(900))  // 1.5 s: timer E fires in Proceeding and resets to T2
+        driver.advance(by: .seconds(8))
+        let times = driver.sent.map { Double($0.at.components.seconds) + Double($0.at.components.attoseconds) / 1e18 }
+        #expect(times == [0, 0.5, 1.5, 5.5, 9.5])
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+        #expect(driver.timerKinds == [.refresh])
+    }
+
+    @Test func answersADigestChallengeWithTheTopmostSupportedAlgorithm() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        #expect(driver.lastRequest.authorization == nil)
+        driver.respond(401, Self.digestChallenge)
+        #expect(driver.sent.count == 2)
+        let authorization = try #require(driver.lastRequest.authorization)
+        #expect(authorization.parameters["algorithm"] == "SHA-256")
+        #expect(authorization.parameters["nc"] == "00000001")
+        #expect(authorization.parameters["uri"] == "sip:example.com")
+        let cnonce = try #require(authorization.parameters["cnonce"])
+        let expected = DigestAuthentication.response(
+            algorithm: .sha256, username: "alice", realm: "example.com", password: "secret", nonce: "n1",
+            clientNonce: cnonce, nonceCount: "00000001", qop: "auth", method: "REGISTER", uri: "sip:example.com"
+        )
+        #expect(authorization.response == expected)
+        #expect(driver.lastRequest.cseqNumber == 2)
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+        // The refresh carries the cached answer with the next nonce count: no extra round trip.
+        driver.refresh()
+        let again = try #require(driver.lastRequest.authorization)
+        #expect(again.parameters["nc"] == "00000002")
+        #expect(again.nonce == "n1")
+    }
+
+    @Test func aSecondChallengeForFreshCredentialsIsAnAuthenticationFailure() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(401, Self.digestChallenge)
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256")])
+        #expect(driver.sent.count == 2)
+        #expect(driver.lastFailure?.code == .authentication)
+        #expect(driver.lastFailure?.statusCode == 401)
+        #expect(driver.lastFailure?.message == "the registrar refused the digest user alice (401 again after answering its challenge)")
+        #expect(driver.timers.isEmpty)
+    }
+
+    @Test func aStaleNonceIsAnsweredOnceMore() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(401, Self.digestChallenge)
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256, stale=true")])
+        #expect(driver.sent.count == 3)
+        #expect(driver.lastRequest.authorization?.nonce == "n2")
+        // The same stale nonce again is not answered twice.
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n2\", qop=\"auth\", algorithm=SHA-256, stale=true")])
+        #expect(driver.lastFailure?.code == .authentication)
+    }
+
+    @Test func aRefreshWithACachedNonceMayBeChallengedOnce() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(401, Self.digestChallenge)
+        try driver.respondOK()
+        driver.advance(by: .seconds(540))
+        #expect(driver.lastRequest.authorization?.nonce == "n1")
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n3\", qop=\"auth\", algorithm=MD5")])
+        #expect(driver.lastRequest.authorization?.nonce == "n3")
+        #expect(driver.lastRequest.authorization?.parameters["algorithm"] == "MD5")
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+        #expect(driver.reports.count == 2)
+    }
+
+    @Test func answersProxyChallengesWithProxyAuthorization() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(407, [(.proxyAuthenticate, "Digest realm=\"proxy\", nonce=\"p1\"")])
+        let proxy = try #require(try driver.lastRequest.headers.proxyAuthorization.first)
+        #expect(proxy.realm == "proxy")
+        #expect(proxy.parameters["qop"] == nil)
+        driver.respond(401, Self.digestChallenge)
+        #expect(try driver.lastRequest.headers.proxyAuthorization.count == 1)
+        #expect(try driver.lastRequest.headers.authorization.count == 1)
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+    }
+
+    @Test func bearerTokensAreSentWhenChallengedAndReplacedWhenTheTokenChanges() throws {
+        var driver = try RegistrationDriver(credentials: .bearer("token.one"))
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\", scope=\"sip\"")])
+        #expect(driver.lastRequest.headers[.authorization] == "Bearer token.one")
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+        driver.credentialsChanged(.bearer("token.two"))
+        #expect(driver.sent.count == 3, "a new token re-registers at once")
+        #expect(driver.lastRequest.headers[.authorization] == "Bearer token.two")
+        #expect(driver.machine.phase == .registered, "no listening gap while the new token is presented")
+        try driver.respondOK()
+        #expect(driver.timerKinds == [.refresh])
+    }
+
+    @Test func aRejectedBearerTokenFailsAsAuthenticationWithoutShowingIt() throws {
+        var driver = try RegistrationDriver(credentials: .bearer("secret.token"))
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\", error=\"invalid_token\"")])
+        let failure = try #require(driver.lastFailure)
+        #expect(failure.code == .authentication)
+        #expect(failure.message == "the registrar refused the bearer token (401 again after answering its challenge): invalid_token")
+        #expect(!failure.description.contains("secret.token"))
+        // A renewed token and a new start succeed.
+        driver.credentialsChanged(.bearer("fresh.token"))
+        #expect(driver.sent.count == 2, "not registered: the supervisor decides when to start again")
+        driver.start()
+        #expect(driver.lastRequest.headers[.authorization] == "Bearer fresh.token", "the cached challenge is answered at once")
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+    }
+
+    @Test func aGarbageTokenIsRefusedBeforeItReachesTheWire() throws {
+        var driver = try RegistrationDriver(credentials: .bearer("not a\r\ntoken"))
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])
+        #expect(driver.sent.count == 1)
+        let failure = try #require(driver.lastFailure)
+        #expect(failure.code == .authentication)
+        #expect(failure.message == "the bearer token cannot be sent: the bearer token contains characters a header cannot carry")
+        #expect(driver.timers.isEmpty)
+    }
+
+    @Test func duringARefreshANewTokenIsSentAfterTheTransaction() throws {
+        var driver = try RegistrationDriver(credentials: .bearer("one"))
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"r\"")])
+        try driver.respondOK()
+        driver.refresh()
+        driver.credentialsChanged(.bearer("two"))
+        #expect(driver.sent.count == 3)
+        try driver.respondOK()
+        #expect(driver.sent.count == 4)
+        #expect(driver.lastRequest.headers[.authorization] == "Bearer two")
+    }
+
+    @Test(arguments: [
+        (RegistrationCredentials.bearer("t"), "Digest realm=\"r\", nonce=\"n\"", "the registrar asks for Digest and the channel has a bearer token"),
+        (.digest(DigestCredentials(username: "u", password: "p")), "Bearer realm=\"r\"", "the registrar asks for Bearer, none of which this channel can answer with a password (Digest MD5 or SHA-256)"),
+        (.digest(DigestCredentials(username: "u", password: "p")), "Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256", "the registrar asks for Digest, none of which this channel can answer with a password (Digest MD5 or SHA-256)"),
+        (.none, "Digest realm=\"r\", nonce=\"n\"", "the registrar asks for credentials (Digest) and the channel has none"),
+    ])
+    func challengesTheCredentialsCannotAnswerAreConfigurationFailures(credentials: RegistrationCredentials, challenge: String, message: String) throws {
+        var driver = try RegistrationDriver(credentials: credentials)
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, challenge)])
+        #expect(driver.lastFailure == RegistrationError(.configuration, message, statusCode: 401))
+    }
+
+    @Test func aMalformedChallengeIsTransient() throws {
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"unterminated")])
+        #expect(driver.lastFailure?.code == .transient)
+    }
+
+    @Test func intervalTooBriefRetriesWithMinExpires() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.respond(423, [(.minExpires, "1200")])
+        #expect(driver.lastRequest.expiresHeader == "1200")
+        try driver.respondOK(expires: 1200)
+        #expect(driver.lastGrant?.expires == 1200)
+        driver.refresh()
+        #expect(driver.lastRequest.expiresHeader == "1200", "refreshes keep the raised interval")
+    }
+
+    @Test(arguments: [[(SIPHeaderName.minExpires, "600")], [], [(.minExpires, "100000")], [(.minExpires, "soon")]] as [[(SIPHeaderName, String)]])
+    func unusableIntervalTooBriefIsAConfigurationFailure(headers: [(SIPHeaderName, String)]) throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.respond(423, SIPHeaders(headers.map { SIPHeaderField($0.0, $0.1) }))
+        #expect(driver.lastFailure?.code == .configuration)
+        #expect(driver.lastFailure?.statusCode == 423)
+    }
+
+    @Test(arguments: [
+        (503, RegistrationError.Code.transient), (500, .transient), (504, .transient), (408, .transient), (480, .transient),
+        (403, .authentication), (404, .configuration), (302, .configuration), (400, .configuration), (420, .configuration),
+        (603, .configuration),
+    ])
+    func finalResponsesAreClassed(statusCode: Int, code: RegistrationError.Code) throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.respond(statusCode, statusCode == 503 ? [(.retryAfter, "120 (maintenance)")] : [])
+        #expect(driver.lastFailure?.code == code)
+        #expect(driver.lastFailure?.statusCode == statusCode)
+        #expect(driver.timers.isEmpty)
+        #expect(driver.machine.phase == .failed)
+        if statusCode == 503 { #expect(driver.lastFailure?.retryAfter == 120) }
+    }
+
+    @Test func failureMessagesSayWhatToDo() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.respond(404)
+        #expect(driver.lastFailure?.message == "the registrar does not know sip:alice@example.com (404 Not Found): check the address of record and domain")
+        driver.start()
+        driver.respond(403)
+        #expect(driver.lastFailure?.message == "the registrar refuses to register sip:alice@example.com (403 Forbidden): the credentials or token are not accepted")
+    }
+
+    @Test func outboundGrantCarriesTheFlowTimerAndMatchesOurInstance() throws {
+        var driver = try RegistrationDriver(outbound: true)
+        driver.start()
+        #expect(driver.lastRequest.headers[.supported] == "outbound, path")
+        #expect(try driver.lastRequest.headers.contacts.first?.registrationID == 1)
+        // The registrar lists another device's binding first; ours is found by +sip.instance.
+        let other = SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@203.0.113.9"), parameters: [SIPParameter("expires", "3600")])
+        var mine = try #require(try driver.lastRequest.headers.contacts.first)
+        mine.parameters.set("expires", "300")
+        driver.respond(200, [(.contact, other.description), (.contact, mine.description), (.require, "outbound"), (.flowTimer, "120")])
+        #expect(driver.lastGrant == RegistrationGrant(expires: 300, refreshAfter: .seconds(270), outbound: true, flowTimer: 120))
+    }
+
+    @Test func fallsBackToTheExpiresHeaderAndRefusesAZeroGrant() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.respond(200, [(.expires, "3600")])
+        #expect(driver.lastGrant?.expires == 3600)
+        driver.refresh()
+        var contact = try #require(try driver.lastRequest.headers.contacts.first)
+        contact.parameters.set("expires", "0")
+        driver.respond(200, [], contact: contact)
+        #expect(driver.lastFailure?.code == .transient)
+    }
+
+    @Test func aBrokenTransportFailsAndClearsTimers() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        try driver.respondOK()
+        driver.transportFailed()
+        #expect(driver.lastFailure == RegistrationError(.transient, "the connection to the registrar failed: connection reset"))
+        #expect(driver.timers.isEmpty)
+        driver.transportFailed()
+        #expect(driver.reports.count == 2, "a second report of the same failure says nothing new")
+        driver.start()
+        #expect(driver.machine.phase == .registering)
+    }
+
+    @Test func stopRemovesTheBinding() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        try driver.respondOK()
+        driver.stop()
+        #expect(driver.machine.phase == .unregistering)
+        #expect(driver.lastRequest.expiresHeader == "0")
+        #expect(driver.timerKinds == [.transactionTimeout])
+        driver.respond(200)
+        #expect(driver.lastReport == .unregistered)
+        #expect(driver.machine.phase == .idle)
+        #expect(driver.timers.isEmpty)
+    }
+
+    @Test func stopDuringTheFirstRegisterWaitsForItsAnswer() throws {
+        var driver = try RegistrationDriver()
+        driver.start()
+        driver.stop()
+        #expect(driver.sent.count == 1, "no second REGISTER while the first is pending")
+        try driver.respondOK()
+        #expect(driver.sent.count == 2)
+        #expect(driver.lastRequest.expiresHeader == "0")
+        #expect(driver.reports.isEmpty)
+        driver.respond(200)
+        #expect(driver.reports == [.unregistered])
+    }
+
+    @Test func stopEndsEvenIfTheRegistrarIsSilentOrRefuses() throws {
+        var driver = try RegistrationDriver(transport: "UDP")
+        driver.start()
+        try driver.respondOK()
+        driver.stop()
+        driver.advance(by: .seconds(32))
+        #expect(driver.lastReport == .unregistered)
+        #expect(driver.timers.isEmpty)
+
+        var refused = try RegistrationDriver(credentials: Self.alice)
+        refused.start()
+        refused.respond(401, Self.digestChallenge)
+        try refused.respondOK()
+        refused.stop()
+        refused.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n9\"")])
+        #expect(refused.lastRequest.authorization?.nonce == "n9", "the unregister answers a new challenge too")
+        refused.respond(500)
+        #expect(refused.lastReport == .unregistered)
+
+        var early = try RegistrationDriver()
+        early.start()
+        early.stop()
+        early.respond(503)
+        #expect(early.reports == [.unregistered])
+    }
+
+    @Test func ignoresStrayResponsesAndStaleTimers() throws {
+        var driver = try RegistrationDriver(transport: "UDP")
+        driver.start()
+        let first = driver.lastRequest
+        var stray = SIPResponse.answering(first, statusCode: 200)
+        stray.headers.set(.via, "SIP/2.0/UDP 192.0.2.10:5060;branch=z9hG4bKother")
+        #expect(driver.machine.receive(stray).isEmpty)
+        var wrongSequence = SIPResponse.answering(first, statusCode: 200)
+        wrongSequence.headers.set(.cseq, "99 REGISTER")
+        #expect(driver.machine.receive(wrongSequence).isEmpty)
+        let staleTimer = try #require(driver.timers.keys.first { $0.kind == .retransmit })
+        driver.advance(by: .milliseconds(500))
+        #expect(driver.machine.timerFired(staleTimer).isEmpty, "a timer fires once")
+        try driver.respondOK()
+        #expect(driver.machine.receive(SIPResponse.answering(first, statusCode: 200)).isEmpty, "a late copy of the final response")
+        #expect(driver.machine.start().isEmpty, "start while registered does nothing")
+        #expect(driver.machine.refresh().count == 4, "refresh: cancel the refresh timer, send, arm E and F")
+    }
+
+    @Test func aDaysWorthOfCyclesOnTheVirtualClock() throws {
+        var driver = try RegistrationDriver(transport: "UDP", credentials: Self.alice)
+        driver.start()
+        driver.respond(401, Self.digestChallenge)
+        try driver.respondOK()
+        for _ in 0..<160 {  // 160 refreshes at 540 s: 24 hours
+            driver.advance(by: .seconds(540))
+            driver.advance(by: .milliseconds(20))
+            try driver.respondOK()
+        }
+        #expect(driver.reports.count == 161)
+        #expect(driver.reports.allSatisfy { if case .registered = $0 { true } else { false } })
+        #expect(driver.lastRequest.authorization?.parameters["nc"] == String(nonceCount: 161))
+        #expect(driver.lastRequest.cseqNumber == 162)
+    }
+}
+
+extension String {
+    /// `n` as eight hex digits, as a Digest nonce count.
+    init(nonceCount n: Int) {
+        let hex = String(n, radix: 16)
+        self = String(repeating: "0", count: 8 - hex.count) + hex
+    }
+}
