@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -58,6 +60,9 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "TOMLKit", package: "TOMLKit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),
@@ -124,6 +129,9 @@ let package = Package(
                 "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+                // A real HTTP server on loopback for the token manager's url source.
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),
@@ -164,7 +172,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: [pluginAPI, .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [pluginAPI, "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
     ]

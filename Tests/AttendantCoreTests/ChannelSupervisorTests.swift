@@ -14,17 +14,22 @@ import Testing
         let supervisor: ChannelSupervisor
         let statuses = StatusLog()
 
-        init(tokens: (any TokenKeeper)? = nil) {
+        init(
+            tokens: (any TokenKeeper)? = nil,
+            keepAliveInterval: Duration = .seconds(600),
+            makeTokens: ((ManualClock, Logger) -> any TokenKeeper)? = nil
+        ) {
             self.host = InMemoryChannelHost(channelName: "desk", clock: self.clock)
             self.channel = ScriptedChannel(host: self.host)
             var configuration = ChannelSupervisor.Configuration()
             configuration.callTimeout = .seconds(30)
+            configuration.machine.keepAliveInterval = keepAliveInterval
             let statuses = self.statuses
             self.supervisor = ChannelSupervisor(
                 name: "desk",
                 plugin: "scripted",
                 channel: self.channel,
-                tokens: tokens ?? NoTokenKeeper(channelName: "desk"),
+                tokens: tokens ?? makeTokens?(self.clock, self.host.logger) ?? NoTokenKeeper(channelName: "desk"),
                 clock: self.clock,
                 logger: self.host.logger,
                 configuration: configuration,

@@ -39,9 +39,23 @@ final class DaemonChannelHost: ChannelHost {
 
     func now() -> UnixTime { self.wallClock() }
 
-    func currentToken() async -> ChannelToken? { await self.tokens.current() }
+    func currentToken() async -> ChannelToken? {
+        let token = await self.tokens.current()
+        if let token { self.supervisor.withLock { $0 }?.channelHasToken(token) }
+        return token
+    }
 
-    func renewToken() async throws -> ChannelToken { try await self.tokens.renew() }
+    func renewToken() async throws -> ChannelToken {
+        do {
+            let token = try await self.tokens.renew()
+            self.supervisor.withLock { $0 }?.channelHasToken(token)
+            return token
+        } catch {
+            // The channel sees the same error class the supervisor would (a token without incoming
+            // capability is a configuration problem).
+            throw ChannelError(error)
+        }
+    }
 
     func emit(_ event: ChannelEvent) {
         if case .stoppedListening(let error) = event {

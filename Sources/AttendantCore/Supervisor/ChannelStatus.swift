@@ -28,7 +28,7 @@ extension ChannelStatus.State {
         switch state {
         case .stopped: self = .stopped
         case .starting(let attempt): self = attempt == 0 ? .starting : .recovering
-        case .listening, .keepingAlive: self = .listening
+        case .listening, .keepingAlive, .renewingBeforeKeepAlive: self = .listening
         case .waitingToRetry, .renewingToken: self = .recovering
         case .failed: self = .failed
         case .stopping: self = .stopping

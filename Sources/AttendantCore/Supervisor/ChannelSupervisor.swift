@@ -7,6 +7,10 @@ import Synchronization
 /// Its loop never waits on the channel: every channel call runs in a task of its own (with a time
 /// limit) and reports back as an input, so a hung plugin cannot stall the loop, and the daemon's
 /// watchdog ping (``ping()``) proves the loop is alive.
+///
+/// Beside the loop runs the token keeper's schedule; each token it renews is handed to the channel
+/// (``Channel/tokenDidChange(_:)``, between the channel's other calls) while the channel keeps
+/// listening. A token the channel already has (it asked the host for it) is not handed over again.
 public final class ChannelSupervisor: Sendable {
     public struct Configuration: Sendable {
         public var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
@@ -29,8 +33,10 @@ public final class ChannelSupervisor: Sendable {
         case listenFinished(ChannelError?)
         case keepAliveFinished(ChannelError?)
         case tokenFinished(ChannelError?)
+        /// The keeper renewed the token on its own, or the user did; the channel has it.
+        case tokenChanged
         case stopFinished
-        case timer(generation: Int)
+        case timer(generation: Int, tokenLifetime: Duration?)
         case resume
         case stop
         case ping(CheckedContinuation<Void, Never>)
@@ -49,6 +55,8 @@ public final class ChannelSupervisor: Sendable {
     private let latestStatus: Mutex<ChannelStatus>
     /// Serialises the channel's methods (all but `perform`).
     private let gate = SerialGate()
+    /// The token the channel has last seen (handed over, or asked the host for).
+    private let channelToken = Mutex<ChannelToken?>(nil)
 
     public init(
         name: String,
@@ -96,10 +104,18 @@ public final class ChannelSupervisor: Sendable {
         try await self.channel.perform(request)
     }
 
-    /// Renews the channel's token now and hands it to the channel.
+    /// Renews the channel's token now and hands it to the channel; a channel that gave up because it
+    /// needed a sign-in tries again.
     public func renewToken() async throws {
         let token = try await self.tokens.renew()
-        await self.gate.run { [channel] in await channel.tokenDidChange(token) }
+        await self.handOver(token)
+        self.continuation.yield(.tokenChanged)
+    }
+
+    /// The channel got `token` from its host (``ChannelHost/currentToken()`` or
+    /// ``ChannelHost/renewToken()``), so handing it over again is not needed.
+    public func channelHasToken(_ token: ChannelToken) {
+        self.channelToken.withLock { $0 = token }
     }
 
     /// The channel's token health, when it has a token source.
@@ -117,8 +133,22 @@ public final class ChannelSupervisor: Sendable {
 
     // MARK: The loop
 
-    /// Runs the channel until ``stop()`` or cancellation.
+    /// Runs the channel until ``stop()`` or cancellation, and the token keeper's schedule beside it.
     public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await self.tokens.run { [weak self] token in
+                    guard let self else { return }
+                    await self.handOver(token)
+                    self.continuation.yield(.tokenChanged)
+                }
+            }
+            await self.loop()
+            group.cancelAll()
+        }
+    }
+
+    private func loop() async {
         var machine = SupervisorStateMachine(configuration: self.configuration.machine, random: SystemRandomNumberGenerator())
         var work = Work()
         defer {
@@ -150,14 +180,31 @@ public final class ChannelSupervisor: Sendable {
             case .keepAliveFinished(let error?):
                 self.logger.warning("keep-alive failed: \(error.message)", metadata: ["error-class": "\(error.code)"])
                 action = machine.keepAliveFailed(error, now: now)
-            case .tokenFinished(nil):
-                self.logger.info("token renewed after the server refused the old one")
-                action = machine.tokenRenewed(now: now)
-            case .tokenFinished(let error?):
-                action = machine.tokenRenewalFailed(error, now: now)
-            case .timer(let generation):
+            case .tokenFinished(let error):
+                let beforeKeepAlive = if case .renewingBeforeKeepAlive = machine.state { true } else { false }
+                switch (error, beforeKeepAlive) {
+                case (nil, true):
+                    self.logger.info("token renewed before the keep-alive")
+                    action = machine.tokenRenewed(now: now)
+                case (nil, false):
+                    self.logger.info("token renewed after the server refused the old one")
+                    action = machine.tokenRenewed(now: now)
+                case (let error?, true):
+                    self.logger.warning("could not renew the token before the keep-alive; keeping alive with the current one: \(error.message)")
+                    action = machine.tokenRenewalFailed(error, now: now)
+                case (let error?, false):
+                    action = machine.tokenRenewalFailed(error, now: now)
+                }
+            case .tokenChanged:
+                action = machine.tokenChanged(now: now)
+                if action == .listen { self.logger.info("a new token arrived: listening again") }
+            case .timer(let generation, let tokenLifetime):
                 guard generation == work.timerGeneration else { continue }
-                action = machine.timerFired(now: now)
+                action = machine.timerFired(now: now, tokenLifetime: tokenLifetime)
+                if action == .renewToken, let tokenLifetime {
+                    let left = tokenLifetime > .zero ? "expires in \(tokenLifetime.seconds.formatted) s" : "has expired"
+                    self.logger.info("the token \(left), before the next keep-alive cycle ends: renewing it first")
+                }
             case .resume:
                 action = machine.resumed(now: now)
             case .stop:
@@ -190,10 +237,10 @@ public final class ChannelSupervisor: Sendable {
             work.call = Task {
                 do {
                     let token = try await self.tokens.renew()
-                    await self.gate.run { [channel] in await channel.tokenDidChange(token) }
+                    await self.handOver(token)
                     self.continuation.yield(.tokenFinished(nil))
                 } catch {
-                    self.continuation.yield(.tokenFinished(ChannelError(.authentication, "\(error)")))
+                    self.continuation.yield(.tokenFinished(ChannelError(error)))
                 }
             }
         case .wakeUp(let deadline):
@@ -203,7 +250,8 @@ public final class ChannelSupervisor: Sendable {
             work.timer = Task {
                 do {
                     try await self.timekeeper.sleep(untilElapsed: deadline)
-                    self.continuation.yield(.timer(generation: generation))
+                    let lifetime = await self.tokens.remainingLifetime()
+                    self.continuation.yield(.timer(generation: generation, tokenLifetime: lifetime))
                 } catch {}
             }
         case .giveUp(let failure):
@@ -225,6 +273,17 @@ public final class ChannelSupervisor: Sendable {
                 }
                 self.continuation.yield(.stopFinished)
             }
+        }
+    }
+
+    /// Hands a token to the channel, between its other calls, unless it already has it.
+    private func handOver(_ token: ChannelToken) async {
+        await self.gate.run { [channel] in
+            let known = self.channelToken.withLock { known in
+                defer { known = token }
+                return known == token
+            }
+            if !known { await channel.tokenDidChange(token) }
         }
     }
 

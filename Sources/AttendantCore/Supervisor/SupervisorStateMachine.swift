@@ -10,8 +10,13 @@ public import AttendantPluginAPI
 ///                   └─ recovering ◀─────┘   (transient: backoff; authentication: renew token once)
 ///                          │ configuration error, or credentials refused after a renewal
 ///                          ▼
-///                        failed
+///                        failed ──a new token (sign-in needed only)──▶ starting
 /// ```
+///
+/// Each keep-alive cycle first makes sure the token outlives the next cycle: when the driver reports
+/// (with ``timerFired(now:tokenLifetime:)``) that it expires sooner, the machine renews it first
+/// (`renewingBeforeKeepAlive`, still listening), then keeps alive, whether the renewal worked or not:
+/// the token held is still valid, and the server is the judge.
 ///
 /// Time is the elapsed time since the supervisor started (a `Duration`), from whatever clock drives it.
 public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
@@ -36,6 +41,8 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         case listening(since: Duration, keepAliveAt: Duration)
         /// `keepAlive()` is running.
         case keepingAlive(since: Duration)
+        /// The token would expire within the next cycle: renewing it before `keepAlive()`.
+        case renewingBeforeKeepAlive(since: Duration)
         /// Waiting to call `listen()` again.
         case waitingToRetry(attempt: Int, until: Duration, after: ChannelError)
         /// Getting a new token before listening again.
@@ -116,7 +123,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     /// The channel reported it stopped listening.
     public mutating func stoppedListening(_ error: ChannelError, now: Duration) -> Action {
         switch self.state {
-        case .listening(let since, _), .keepingAlive(let since):
+        case .listening(let since, _), .keepingAlive(let since), .renewingBeforeKeepAlive(let since):
             if now - since < self.configuration.probationWindow {
                 self.quickDrops += 1
             } else {
@@ -139,22 +146,57 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         self.stoppedListening(error, now: now)
     }
 
+    /// The token asked for with ``Action/renewToken`` arrived (and was handed to the channel).
     public mutating func tokenRenewed(now: Duration) -> Action {
-        guard case .renewingToken(let attempt, _) = self.state else { return .none }
+        switch self.state {
+        case .renewingToken(let attempt, _):
+            self.renewedSinceListening = true
+            self.state = .starting(attempt: attempt)
+            return .listen
+        case .renewingBeforeKeepAlive(let since):
+            self.state = .keepingAlive(since: since)
+            return .keepAlive
+        default:
+            return .none
+        }
+    }
+
+    /// No token could be had. After refused credentials that means "sign in" (or, for a token without
+    /// the needed capability, a configuration failure); before a keep-alive, the cycle goes on with the
+    /// token held.
+    public mutating func tokenRenewalFailed(_ error: ChannelError, now: Duration) -> Action {
+        switch self.state {
+        case .renewingToken:
+            return self.giveUp(error.code == .configuration ? .configuration : .signInNeeded, error)
+        case .renewingBeforeKeepAlive(let since):
+            self.state = .keepingAlive(since: since)
+            return .keepAlive
+        default:
+            return .none
+        }
+    }
+
+    /// A new token arrived on its own (the token manager's schedule, `attendantctl token renew`): a
+    /// channel that gave up for want of one (sign-in needed) tries again.
+    public mutating func tokenChanged(now: Duration) -> Action {
+        guard case .failed(let failure) = self.state, failure.reason == .signInNeeded else { return .none }
+        // A fresh token: if it is refused too, that is final at once.
         self.renewedSinceListening = true
-        self.state = .starting(attempt: attempt)
+        self.state = .starting(attempt: 0)
         return .listen
     }
 
-    public mutating func tokenRenewalFailed(_ error: ChannelError, now: Duration) -> Action {
-        guard case .renewingToken = self.state else { return .none }
-        return self.giveUp(.signInNeeded, error)
-    }
-
     /// The timer set by ``Action/wakeUp(at:)`` fired.
-    public mutating func timerFired(now: Duration) -> Action {
+    ///
+    /// - Parameter tokenLifetime: how long the channel's token stays valid, when known; a keep-alive
+    ///   with a token that does not outlive the next cycle renews it first.
+    public mutating func timerFired(now: Duration, tokenLifetime: Duration? = nil) -> Action {
         switch self.state {
         case .listening(let since, let due) where now >= due:
+            if let tokenLifetime, tokenLifetime <= self.configuration.keepAliveInterval {
+                self.state = .renewingBeforeKeepAlive(since: since)
+                return .renewToken
+            }
             self.state = .keepingAlive(since: since)
             return .keepAlive
         case .waitingToRetry(let attempt, let until, _) where now >= until:

@@ -1,16 +1,25 @@
 public import AttendantPluginAPI
 
-/// Holds a channel's token and renews it. The token manager (token sources, JWT expiry, renewal
+/// Holds a channel's token and renews it. ``TokenManager`` (token sources, JWT expiry, renewal
 /// schedule) implements it; a channel without a token source gets ``NoTokenKeeper``.
 public protocol TokenKeeper: Sendable {
     func current() async -> ChannelToken?
     func renew() async throws -> ChannelToken
     /// How the token is doing, for `attendantctl channels` and `health`; nil without a token source.
     func health() async -> TokenHealth?
+    /// How long the current token stays valid (negative once it expired); nil when there is no token
+    /// or its lifetime is unknown. The supervisor asks before each keep-alive.
+    func remainingLifetime() async -> Duration?
+    /// Runs the keeper's own schedule (renewing before expiry, retrying failures) until cancelled,
+    /// handing each new token to `onRenewal`, in order. The channel supervisor runs it beside its loop
+    /// and passes the tokens to the channel. Keepers without a schedule return at once.
+    func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async
 }
 
 extension TokenKeeper {
     public func health() async -> TokenHealth? { nil }
+    public func remainingLifetime() async -> Duration? { nil }
+    public func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {}
 }
 
 /// A channel's token, as the control API reports it (never the token's value).

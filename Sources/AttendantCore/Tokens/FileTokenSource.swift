@@ -1,0 +1,65 @@
+import Glibc
+
+/// `token-file` and `token-credential`: a file's contents, trimmed, read again at every renewal (so a
+/// tool that rewrites the file hands the daemon new tokens).
+///
+/// A credential is the file `$CREDENTIALS_DIRECTORY/NAME` that systemd provides to the unit with
+/// `LoadCredential=NAME:/path` or `LoadCredentialEncrypted=NAME:/path` (decrypted, readable only by
+/// the service, never on disk unencrypted).
+struct FileTokenSource: TokenSource {
+    enum Location: Sendable {
+        case file(String)
+        case credential(String, directory: String?)
+    }
+
+    let path: Location
+    let description: String
+    /// A token file is small; anything bigger is refused before it is read.
+    static let sizeLimit = 1024 * 1024
+
+    func fetch() async throws -> String {
+        let file: String
+        let help: String
+        switch self.path {
+        case .file(let path):
+            file = path
+            help = ""
+        case .credential(let name, let directory?):
+            file = directory + "/" + name
+            help = "; does the unit have LoadCredential=\(name):… (or LoadCredentialEncrypted=)?"
+        case .credential(let name, nil):
+            throw TokenError(
+                .source,
+                "\(self.description): $CREDENTIALS_DIRECTORY is not set, so attendantd did not get credentials from systemd; add LoadCredential=\(name):/path/to/token (or LoadCredentialEncrypted=) to the unit, or use token-file"
+            )
+        }
+        // O_NONBLOCK: a FIFO without a writer must not hang the daemon; it is refused below anyway.
+        let fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard fd >= 0 else { throw self.failure(file, errno, help) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw self.failure(file, errno, help) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw TokenError(.source, "\(self.description): \(file) is not a regular file")
+        }
+        guard info.st_size <= Self.sizeLimit else {
+            throw TokenError(.malformed, "\(self.description): \(file) has \(info.st_size) bytes, far more than a token; it must hold the token alone")
+        }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while bytes.count <= Self.sizeLimit {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw self.failure(file, errno, help)
+            }
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func failure(_ file: String, _ code: Int32, _ help: String) -> TokenError {
+        TokenError(.source, "\(self.description): cannot read \(file): \(String(cString: strerror(code)))\(help)")
+    }
+}

@@ -1,0 +1,275 @@
+public import AttendantPluginAPI
+import Synchronization
+
+/// The token keeper of a channel with a token source: gets tokens, reads their lifetime, renews them
+/// on a ``TokenRenewalStateMachine`` schedule, retries failures with jittered backoff, and reports its
+/// health. Never logs a token's value.
+///
+/// One fetch runs at a time: whoever asks while one runs (the schedule, the supervisor before a
+/// keep-alive, the channel after a refusal, `attendantctl token renew`) gets its result. A failed
+/// fetch keeps the token held before, which stays usable until it expires.
+///
+/// Time: the schedule is wall-clock (token expiry is), the sleeping is on the injected clock, so tests
+/// with a manual clock and its wall clock run days of renewals in milliseconds.
+public actor TokenManager: TokenKeeper {
+    public typealias Machine = TokenRenewalStateMachine<AnyRandomNumberGenerator>
+
+    public nonisolated let channelName: String
+    public nonisolated let source: any TokenSource
+    private let timeout: Duration
+    private let timekeeper: Timekeeper
+    private let wallClock: @Sendable () -> UnixTime
+    private let logger: Logger
+
+    private var machine: Machine
+    /// What the schedule loop does next; `generation` counts changes so a sleeping loop notices them.
+    private var planned: Machine.Action = .none
+    private var generation = 0
+    private var wakeup: Wakeup?
+    private var held: InspectedToken?
+    private var record = TokenHealth()
+    private var inFlight: Task<Result<InspectedToken, TokenError>, Never>?
+    /// New tokens for ``run(onRenewal:)``, newest only: a channel never needs an outdated one.
+    private nonisolated let renewals: AsyncStream<ChannelToken>
+    private nonisolated let renewalContinuation: AsyncStream<ChannelToken>.Continuation
+
+    public init(
+        channelName: String,
+        settings: TokenSettings,
+        source: any TokenSource,
+        clock: any Clock<Duration>,
+        wallClock: @escaping @Sendable () -> UnixTime,
+        logger: Logger,
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.channelName = channelName
+        self.source = source
+        self.timeout = settings.timeout
+        self.timekeeper = Timekeeper(clock)
+        self.wallClock = wallClock
+        self.logger = logger
+        self.machine = Machine(configuration: .init(settings), random: AnyRandomNumberGenerator(random))
+        (self.renewals, self.renewalContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    // MARK: TokenKeeper
+
+    /// The token held; the first time, waits for the first fetch (starting it if nobody did).
+    public func current() async -> ChannelToken? {
+        if let held { return held.token }
+        if let inFlight {
+            _ = await inFlight.value
+        } else if case .idle = self.machine.state {
+            _ = await self.fetch()
+        }
+        return self.held?.token
+    }
+
+    /// Gets a new token now (or the result of the fetch already running).
+    public func renew() async throws -> ChannelToken {
+        switch await self.fetch() {
+        case .success(let inspected): return inspected.token
+        case .failure(let error): throw error
+        }
+    }
+
+    public func health() async -> TokenHealth? { self.record }
+
+    public func remainingLifetime() async -> Duration? {
+        self.held?.token.expiresAt.map { $0 - self.wallClock() }
+    }
+
+    /// Runs the renewal schedule until cancelled, handing every new token to `onRenewal`, in order.
+    public func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await token in self.renewals { await onRenewal(token) }
+            }
+            group.addTask { await self.schedule() }
+        }
+    }
+
+    // MARK: Fetching
+
+    private func fetch() async -> Result<InspectedToken, TokenError> {
+        if let inFlight { return await inFlight.value }
+        _ = self.machine.renewRequested(now: self.wallClock())
+        self.replan(.none)
+        let source = self.source, timeout = self.timeout, timekeeper = self.timekeeper, wallClock = self.wallClock
+        let task = Task {
+            let result = await Self.obtain(from: source, timeout: timeout, timekeeper: timekeeper, wallClock: wallClock)
+            self.finish(result)
+            return result
+        }
+        self.inFlight = task
+        return await task.value
+    }
+
+    private static func obtain(
+        from source: any TokenSource,
+        timeout: Duration,
+        timekeeper: Timekeeper,
+        wallClock: @Sendable () -> UnixTime
+    ) async -> Result<InspectedToken, TokenError> {
+        do {
+            let text = try await timekeeper.withTimeout(timeout) { try await source.fetch() }
+            return .success(try InspectedToken(text, from: "\(source)", now: wallClock()))
+        } catch let error as TokenError {
+            return .failure(error)
+        } catch is TimeoutError {
+            return .failure(TokenError(.timeout, source.timeoutMessage(timeout)))
+        } catch is CancellationError {
+            return .failure(TokenError(.source, "\(source): stopped before it gave a token (the channel is stopping)"))
+        } catch {
+            return .failure(TokenError(.source, "\(source): \(error)"))
+        }
+    }
+
+    private func finish(_ result: Result<InspectedToken, TokenError>) {
+        self.inFlight = nil
+        let now = self.wallClock()
+        self.record.lastRenewal = now
+        switch result {
+        case .success(let inspected):
+            let changed = self.held?.token.value != inspected.token.value
+            self.held = inspected
+            self.record.expiresAt = inspected.token.expiresAt
+            self.record.lastRenewalError = nil
+            self.record.consecutiveFailures = 0
+            let next = self.machine.fetchSucceeded(
+                expiresAt: inspected.token.expiresAt,
+                issuedAt: inspected.issuedAt,
+                changed: changed,
+                now: now
+            )
+            self.logSuccess(inspected, changed: changed, next: next, now: now)
+            self.replan(next)
+            if changed { self.renewalContinuation.yield(inspected.token) }
+        case .failure(let error):
+            self.record.lastRenewalError = error.message
+            let next = self.machine.fetchFailed(now: now)
+            self.record.consecutiveFailures = self.machine.consecutiveFailures
+            self.logFailure(error, next: next, now: now)
+            self.replan(next)
+        }
+    }
+
+    // MARK: The schedule
+
+    private func schedule() async {
+        if case .idle = self.machine.state { self.replan(self.machine.start(now: self.wallClock())) }
+        while !Task.isCancelled {
+            let seen = self.generation
+            switch self.planned {
+            case .fetch:
+                _ = await self.fetch()
+            case .wait(let until):
+                let delay = until - self.wallClock()
+                if delay > .zero { await self.pause(for: delay, unlessChangedSince: seen) }
+                if self.generation == seen, !Task.isCancelled { self.replan(self.machine.timerFired(now: self.wallClock())) }
+            case .none, .waitForDemand:
+                await self.pause(for: nil, unlessChangedSince: seen)
+            }
+        }
+        self.inFlight?.cancel()
+        self.renewalContinuation.finish()
+    }
+
+    private func replan(_ action: Machine.Action) {
+        self.planned = action
+        self.generation += 1
+        self.wakeup?.wake()
+    }
+
+    /// Sleeps on the clock for `delay` (forever when nil) or until the plan changes or the task is cancelled.
+    private func pause(for delay: Duration?, unlessChangedSince seen: Int) async {
+        guard self.generation == seen else { return }
+        let wakeup = Wakeup()
+        self.wakeup = wakeup
+        var timer: Task<Void, Never>?
+        if let delay {
+            let deadline = self.timekeeper.elapsed + delay
+            timer = Task { [timekeeper] in
+                do {
+                    try await timekeeper.sleep(untilElapsed: deadline)
+                    wakeup.wake()
+                } catch {}
+            }
+        }
+        await wakeup.wait()
+        timer?.cancel()
+        if self.wakeup === wakeup { self.wakeup = nil }
+    }
+
+    // MARK: Logging (never the token)
+
+    private func logSuccess(_ inspected: InspectedToken, changed: Bool, next: Machine.Action, now: UnixTime) {
+        let identity = inspected.identity.map { " for \($0)" } ?? ""
+        guard let expiresAt = inspected.token.expiresAt else {
+            let why = inspected.isJWT ? "a JWT without \"exp\"" : "not a JWT"
+            self.logger.info(
+                "got a token\(identity) from \(self.source); its lifetime is unknown (\(why)), so it is renewed only when the server refuses it or on request"
+            )
+            return
+        }
+        let expiry = "expires at \(expiresAt) (in \(InspectedToken.span(expiresAt - now)))"
+        let at = if case .wait(let at) = next { "\(at)" } else { "expiry" }
+        if changed {
+            self.logger.info("got a new token\(identity) from \(self.source): \(expiry); next renewal at \(at)")
+        } else {
+            self.logger.notice("\(self.source) gave the same token as before, which \(expiry); asking again at \(at)")
+        }
+    }
+
+    private func logFailure(_ error: TokenError, next: Machine.Action, now: UnixTime) {
+        let count = self.machine.consecutiveFailures
+        let times = count > 1 ? " (\(count) times in a row)" : ""
+        let retry = if case .wait(let at) = next { "; trying again at \(at)" } else { "" }
+        let left: String
+        if let expiresAt = self.held?.token.expiresAt {
+            left = expiresAt > now ? "; the current token expires at \(expiresAt)" : "; the current token expired at \(expiresAt)"
+        } else {
+            left = self.held == nil ? "; there is no token yet" : ""
+        }
+        self.logger.warning("token renewal failed\(times): \(error.message)\(left)\(retry)", metadata: ["error-class": "\(error.code)"])
+    }
+}
+
+/// A one-shot wake-up: ``wait()`` returns once ``wake()`` was called (before or after) or the waiting
+/// task is cancelled.
+final class Wakeup: Sendable {
+    private let state = Mutex<(woken: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = self.state.withLock { state in
+                    if state.woken { return true }
+                    state.continuation = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            self.wake()
+        }
+    }
+
+    func wake() {
+        let continuation = self.state.withLock { state in
+            state.woken = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+}
+
+/// Any random number generator, so the manager's state machine has one concrete type (tests seed it).
+public struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    private var base: any RandomNumberGenerator & Sendable
+
+    public init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
+
+    public mutating func next() -> UInt64 { self.base.next() }
+}
