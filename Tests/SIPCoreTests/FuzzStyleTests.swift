@@ -85,6 +85,17 @@ import Testing
         #expect(codes.count >= 8, "\(codes)")
     }
 
+    /// Found by Fuzz/SIPParser: a datagram with as many headers as the limit allows and no Content-Length
+    /// serializes with one line more (the serializer always writes Content-Length); the round-trip check
+    /// must allow for it.
+    @Test func aDatagramAtTheHeaderLimitRoundTrips() throws {
+        let limits = SIPParserLimits(maxLineLength: 256, maxHeaderCount: 24, maxHeadSize: 2048, maxBodySize: 512)
+        let lines = ["OPTIONS sip:example.com SIP/2.0"] + (0..<24).map { "X-Header-\($0): \($0)" }
+        let result = SIPParserExercise.run(Fixtures.message(lines), limits: limits)
+        #expect(result.message != nil)
+        #expect(result.violation == nil, "\(result.violation ?? "")")
+    }
+
     /// What parsed goes on into the parts that consume messages: the INVITE transaction for requests, the
     /// registration machine for responses (made to match its transaction, so it is really processed).
     static func drive(_ message: SIPMessage) {

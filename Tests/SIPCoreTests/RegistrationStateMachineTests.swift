@@ -305,6 +305,24 @@ import Testing
         #expect(driver.machine.phase == .registering)
     }
 
+    @Test func aNewLocalAddressAppliesFromTheNextStart() throws {
+        var driver = try RegistrationDriver()
+        var configuration = driver.machine.configuration
+        configuration.builder.viaPort = 40000
+        configuration.builder.contact = try SIPURI(parsing: "sip:alice@192.0.2.10:40000;transport=tcp")
+        driver.start()
+        let whileRegistering = driver.machine.reconfigure(configuration)
+        #expect(!whileRegistering, "not while registering")
+        driver.transportFailed()
+        let afterFailure = driver.machine.reconfigure(configuration)
+        #expect(afterFailure)
+        driver.start()
+        #expect(try driver.lastRequest.headers.topVia.port == 40000)
+        #expect(try driver.lastRequest.headers.contacts.first?.uri.port == 40000)
+        #expect(try driver.lastRequest.headers.callID == driver.machine.callID)
+        #expect(driver.lastRequest.cseqNumber == 2)
+    }
+
     @Test func stopRemovesTheBinding() throws {
         var driver = try RegistrationDriver()
         driver.start()

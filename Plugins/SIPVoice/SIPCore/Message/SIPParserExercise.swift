@@ -84,9 +84,11 @@ package enum SIPParserExercise {
     private static func checkRoundTrip(_ message: SIPMessage, parser: SIPMessageParser) -> String? {
         let bytes = message.serialized()
         var limits = parser.limits
-        // Canonical names and one space after the colon may lengthen a line or the head a little.
+        // Canonical names and one space after the colon may lengthen a line or the head a little, and
+        // the serializer adds a Content-Length line when the datagram had none.
         limits.maxHeadSize += 8 * limits.maxHeaderCount + 64
         limits.maxLineLength += 64
+        limits.maxHeaderCount += 1
         let reparsed: SIPMessage
         do {
             reparsed = try SIPMessageParser(limits: limits).parse(datagram: bytes)

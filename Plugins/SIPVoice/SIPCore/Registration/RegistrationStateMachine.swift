@@ -60,7 +60,7 @@ public struct RegistrationStateMachine: Sendable {
     public let fromTag: String
     public private(set) var credentials: RegistrationCredentials
 
-    let configuration: RegistrationConfiguration
+    public private(set) var configuration: RegistrationConfiguration
     var identifiers: SIPIdentifiers
     private var sequence: UInt32 = 0
     private var requestedExpires: UInt32
@@ -159,6 +159,15 @@ public struct RegistrationStateMachine: Sendable {
     public mutating func refresh() -> [Action] {
         guard self.phase == .registered, self.transaction == nil else { return [] }
         return self.refreshNow()
+    }
+
+    /// Replaces the configuration (a new local address after the transport reconnected, say) while idle
+    /// or failed; the next ``start()`` uses it, with the same Call-ID and From tag. Returns false, changing
+    /// nothing, in any other phase.
+    public mutating func reconfigure(_ configuration: RegistrationConfiguration) -> Bool {
+        guard self.phase == .idle || self.phase == .failed else { return false }
+        self.configuration = configuration
+        return true
     }
 
     /// Removes the binding (`Expires: 0`) and reports ``Action/unregistered``.
