@@ -105,7 +105,7 @@ import Testing
         }
     }
 
-    @Test func aHangingCommandIsKilledAndOneThatPrintsNothingIsNamedAndTheDaemonKeepsRunning() async throws {
+    @Test func aHangingCommandIsKilledAndOnesThatPrintNothingOrGarbageAreNamedAndTheDaemonKeepsRunning() async throws {
         let scratch = try Scratch()
         let bus = try PrivateBus()
         let daemon = try await Self.daemon(
@@ -120,15 +120,22 @@ import Testing
             name = "empty"
             plugin = "loopback"
             token-command = ["/bin/sh", "-c", "echo 'not signed in: run get-token --login' >&2"]
+
+            [[channel]]
+            name = "garbage"
+            plugin = "loopback"
+            token-command = ["/bin/sh", "-c", "echo abc.def.ghi"]
             """,
             scratch: scratch,
             bus: bus
         )
         let killed = "token command /bin/sh did not finish within 1 s and was killed"
         let empty = "token command /bin/sh printed nothing on standard output (exit status 0); its standard error said: not signed in: run get-token --login"
+        let garbage = "the token from token command /bin/sh looks like a JWT (three parts separated by dots), but its header is not JSON (unexpected character at byte 0)"
 
         #expect(await daemon.waitForLog("token renewal failed: \(killed); there is no token yet; trying again at "), "\(daemon.stderr)")
         #expect(await daemon.waitForLog("token renewal failed: \(empty); there is no token yet; trying again at "), "\(daemon.stderr)")
+        #expect(await daemon.waitForLog("token renewal failed: \(garbage); there is no token yet; trying again at "), "\(daemon.stderr)")
         let hang = try await Self.channel("hang", bus: bus) { ($0["tokenFailures"] as? Int ?? 0) >= 2 }
         #expect(hang["tokenLastError"] as? String == killed, "\(hang)")
         #expect(hang["state"] as? String == "listening", "Loopback listens without a token")
@@ -139,6 +146,8 @@ import Testing
         #expect(health.status == 1, "\(health)")
         #expect(health.output.contains("hang token renewal failed"), "\(health)")
         #expect(health.output.contains("empty token renewal failed"), "\(health)")
+        #expect(health.output.contains("garbage token renewal failed"), "\(health)")
+        #expect(!daemon.stderr.contains("abc.def.ghi") && !health.output.contains("abc.def.ghi"))
 
         let renew = try Self.ctl(["token", "renew", "empty"], bus: bus)
         #expect(renew.status == 1 && renew.output.contains("channel empty: \(empty)"), "\(renew)")

@@ -134,6 +134,8 @@ public actor TokenManager: TokenKeeper {
 
     private func finish(_ result: Result<InspectedToken, TokenError>) {
         self.inFlight = nil
+        // Stopped because the keeper is going away: not a failure of the source.
+        if case .failure = result, Task.isCancelled { return }
         let now = self.wallClock()
         self.record.lastRenewal = now
         switch result {
