@@ -124,7 +124,7 @@ final class TemporaryFolder: Sendable {
         defer { fclose(file) }
         var text = ""
         var buffer = [CChar](repeating: 0, count: 4096)
-        while fgets(&buffer, Int32(buffer.count), file) != nil { text += String(cString: buffer) }
+        while fgets(&buffer, Int32(buffer.count), file) != nil { text += buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) } }
         return text
     }
 

@@ -86,7 +86,7 @@ import Testing
         defer { fclose(file) }
         var buffer = [CChar](repeating: 0, count: 512)
         guard fgets(&buffer, 512, file) != nil else { return true }
-        let stat = String(cString: buffer)
+        let stat = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 

@@ -91,7 +91,7 @@ extension AttendantConfiguration {
 }
 
 /// Reads one TOML table, remembering which keys were read and collecting problems.
-private struct TableReader {
+struct TableReader {
     let table: TOMLTable
     let path: String
     let scope: String
@@ -137,6 +137,10 @@ private struct TableReader {
     mutating func bool(_ key: String) -> Bool? { self.typed(key, "true or false") { $0.bool } }
 
     mutating func integer(_ key: String) -> Int? { self.typed(key, "an integer") { $0.int } }
+
+    mutating func number(_ key: String) -> Double? {
+        self.typed(key, "a number") { $0.double ?? $0.int.map(Double.init) }
+    }
 
     mutating func strings(_ key: String) -> [String]? {
         self.typed(key, "an array of strings") { value in
@@ -246,6 +250,7 @@ private struct TableReader {
         if let enabled = self.bool("enabled") { channel.enabled = enabled }
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
+        channel.token = self.tokenSettings()
         channel.chatAlerts = self.chatAlertSettings()
         if let plugin, !plugin.isEmpty {
             let tableName = ChannelConfiguration.settingsTableName(forPlugin: plugin)

@@ -51,6 +51,8 @@ public struct ChannelConfiguration: Sendable, Equatable {
     public var keepAliveInterval: Duration = .seconds(600)
     /// How long `listen()` may take before the attempt counts as failed.
     public var listenTimeout: Duration = .seconds(30)
+    /// The `token-*` keys: where the channel's token comes from; nil when it has none.
+    public var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.
     public var chatAlerts = ChatAlertSettings()
     /// The plugin's own table (`[channel.<plugin>]`).

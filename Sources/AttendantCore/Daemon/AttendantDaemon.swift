@@ -105,7 +105,7 @@ public struct AttendantDaemon {
         let notifier = ServiceNotifier()
         let controllerBox = Mutex<DaemonController?>(nil)
         let fleet = ChannelFleet(
-            environment: .init(loader: loader, store: store, router: router, logger: self.logger),
+            environment: .init(loader: loader, store: store, router: router, processEnvironment: self.options.environment, logger: self.logger),
             onStatusChange: { [desktop] in
                 controllerBox.withLock { $0 }?.statusChanged()
                 desktop?.statusChanged()

@@ -17,8 +17,12 @@ public final class ChannelFleet: Service {
         public var clock: any Clock<Duration>
         public var wallClock: @Sendable () -> UnixTime
         public var logger: Logger
+        /// The daemon's environment: `HOME` for `~/` in token paths, `CREDENTIALS_DIRECTORY`.
+        public var processEnvironment: [String: String]
         /// Finds a plugin's factory; by default the loader's.
         public var factory: @Sendable (String) throws -> any ChannelPluginFactory
+        /// Makes the token source of a channel with `token-*` keys; by default the configured one.
+        public var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
 
         public init(
             loader: PluginLoader,
@@ -26,6 +30,7 @@ public final class ChannelFleet: Service {
             router: EventRouter,
             clock: any Clock<Duration> = ContinuousClock(),
             wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
+            processEnvironment: [String: String] = [:],
             logger: Logger
         ) {
             self.loader = loader
@@ -33,8 +38,12 @@ public final class ChannelFleet: Service {
             self.router = router
             self.clock = clock
             self.wallClock = wallClock
+            self.processEnvironment = processEnvironment
             self.logger = logger
             self.factory = { plugin in try loader.load(plugin).factory }
+            self.tokenSource = { channel, settings in
+                settings.source.makeSource(channel: channel.name, environment: processEnvironment)
+            }
         }
     }
 
@@ -266,7 +275,19 @@ public final class ChannelFleet: Service {
             self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)"))
             return nil
         }
-        let tokens = NoTokenKeeper(channelName: channel.name)
+        let tokens: any TokenKeeper
+        if let settings = channel.token {
+            tokens = TokenManager(
+                channelName: channel.name,
+                settings: settings,
+                source: self.environment.tokenSource(channel, settings),
+                clock: self.environment.clock,
+                wallClock: self.environment.wallClock,
+                logger: logger
+            )
+        } else {
+            tokens = NoTokenKeeper(channelName: channel.name)
+        }
         let host = DaemonChannelHost(
             channelName: channel.name,
             logger: logger,

@@ -91,8 +91,10 @@ public actor TokenManager: TokenKeeper {
 
     // MARK: Fetching
 
-    private func fetch() async -> Result<InspectedToken, TokenError> {
-        if let inFlight { return await inFlight.value }
+    /// - Parameter stopsWithCaller: cancelling the calling task cancels the fetch (the schedule's own
+    ///   fetches: when the keeper stops, a token command must not outlive it).
+    private func fetch(stopsWithCaller: Bool = false) async -> Result<InspectedToken, TokenError> {
+        if let inFlight { return await Self.result(of: inFlight, stopsWithCaller) }
         _ = self.machine.renewRequested(now: self.wallClock())
         self.replan(.none)
         let source = self.source, timeout = self.timeout, timekeeper = self.timekeeper, wallClock = self.wallClock
@@ -102,7 +104,12 @@ public actor TokenManager: TokenKeeper {
             return result
         }
         self.inFlight = task
-        return await task.value
+        return await Self.result(of: task, stopsWithCaller)
+    }
+
+    private static func result(of task: Task<Result<InspectedToken, TokenError>, Never>, _ stopsWithCaller: Bool) async -> Result<InspectedToken, TokenError> {
+        guard stopsWithCaller else { return await task.value }
+        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
     }
 
     private static func obtain(
@@ -127,6 +134,8 @@ public actor TokenManager: TokenKeeper {
 
     private func finish(_ result: Result<InspectedToken, TokenError>) {
         self.inFlight = nil
+        // Stopped because the keeper is going away: not a failure of the source.
+        if case .failure = result, Task.isCancelled { return }
         let now = self.wallClock()
         self.record.lastRenewal = now
         switch result {
@@ -162,7 +171,7 @@ public actor TokenManager: TokenKeeper {
             let seen = self.generation
             switch self.planned {
             case .fetch:
-                _ = await self.fetch()
+                _ = await self.fetch(stopsWithCaller: true)
             case .wait(let until):
                 let delay = until - self.wallClock()
                 if delay > .zero { await self.pause(for: delay, unlessChangedSince: seen) }
@@ -171,7 +180,12 @@ public actor TokenManager: TokenKeeper {
                 await self.pause(for: nil, unlessChangedSince: seen)
             }
         }
-        self.inFlight?.cancel()
+        // Stop a fetch that someone else started too, and wait for it: its command is killed before the
+        // keeper is gone.
+        if let inFlight {
+            inFlight.cancel()
+            _ = await inFlight.value
+        }
         self.renewalContinuation.finish()
     }
 
