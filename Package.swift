@@ -126,6 +126,7 @@ let package = Package(
         .testTarget(
             name: "AttendantCoreTests",
             dependencies: [
+                "TestSupport",
                 "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),

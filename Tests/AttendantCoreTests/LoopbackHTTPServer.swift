@@ -1,3 +1,4 @@
+import TestSupport
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -104,8 +105,7 @@ final class TemporaryFolder: Sendable {
     let path: String
 
     init() {
-        var template = Array("/tmp/attendant-core-test-XXXXXX".utf8CString)
-        self.path = String(cString: mkdtemp(&template)!)
+        self.path = try! makeTemporaryFolder("attendant-core-test")
     }
 
     @discardableResult

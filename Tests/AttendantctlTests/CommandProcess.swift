@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -36,9 +37,7 @@ final class CommandProcess: Sendable {
 
     /// Starts `executable arguments` with `environment` added to this process's environment.
     init(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
-        var template = Array("/tmp/attendantctl-run-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        self.folder = String(cString: made)
+        self.folder = try makeTemporaryFolder("attendantctl-run")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

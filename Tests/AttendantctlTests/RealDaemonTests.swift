@@ -16,9 +16,7 @@ import Testing
         let configuration: String
 
         init(_ configuration: String, bus: PrivateBus) async throws {
-            var template = Array("/tmp/attendantctl-daemon-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-            self.folder = String(cString: made)
+            self.folder = try makeTemporaryFolder("attendantctl-daemon")
             self.configuration = self.folder + "/attendant.toml"
             try configuration.write(toFile: self.configuration, atomically: true, encoding: .utf8)
             try FileManager.default.createDirectory(atPath: self.folder + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -24,9 +25,7 @@ final class Scratch {
     let path: String
 
     init() throws {
-        var template = Array("/tmp/attendant-test-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        self.path = String(cString: made)
+        self.path = try makeTemporaryFolder("attendant-test")
     }
 
     deinit { try? FileManager.default.removeItem(atPath: self.path) }

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -706,9 +707,7 @@ final class DesktopSession {
     }
 
     init() async throws {
-        var template = Array("/tmp/attendant-desktop-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp: \(String(cString: strerror(errno)))") }
-        let directory = String(cString: made)
+        let directory = try makeTemporaryFolder("attendant-desktop")
         let children = Children(directory: directory)
         self.directory = directory
         self.children = children

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Glibc
 import Synchronization
@@ -224,9 +225,7 @@ final class VoicePeers {
         maxExpires: Int = 3600,
         flowTimer: Int = 0
     ) async throws {
-        var template = Array("/tmp/attendant-voice-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw FixtureError("mkdtemp: \(String(cString: strerror(errno)))") }
-        let directory = String(cString: made)
+        let directory = try makeTemporaryFolder("attendant-voice")
         let children = FixtureChildren(directory: directory)
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()

@@ -8,9 +8,7 @@ public final class PrivateBus: @unchecked Sendable {
     private let process: Process
 
     public init() throws {
-        var template = Array("/tmp/attendant-bus-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw POSIXError(.EIO) }
-        self.folder = String(cString: made)
+        self.folder = try makeTemporaryFolder("attendant-bus")
         self.address = "unix:path=\(self.folder)/bus"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
