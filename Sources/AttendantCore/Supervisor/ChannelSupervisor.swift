@@ -319,6 +319,10 @@ public final class ChannelSupervisor: Sendable {
         }
         status.onProbation = machine.onProbation
         let changed = self.latestStatus.withLock { latest in
+            // While a retry is under way the state stays "recovering": keep saying why.
+            if status.state == .recovering, status.detail == nil, latest.state == .recovering {
+                status.detail = latest.detail
+            }
             defer { latest = status }
             return latest != status
         }
