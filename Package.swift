@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "attendantctl", targets: ["attendantctl"]),
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
+        .library(name: "attendant-sipvoice", type: .dynamic, targets: ["SIPVoice"]),
     ],
     dependencies: [
         .package(path: "Plugins/AttendantPluginAPI"),
@@ -120,6 +121,19 @@ let package = Package(
             name: "SIPCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/SIPVoice/SIPCore",
+            swiftSettings: strictness
+        ),
+
+        // The SIPVoice channel plugin: SIPCore's machines driven over UDP and TCP (swift-nio).
+        .target(
+            name: "SIPVoice",
+            dependencies: [
+                pluginAPI,
+                "SIPCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Plugins/SIPVoice/Channel",
             swiftSettings: strictness
         ),
 

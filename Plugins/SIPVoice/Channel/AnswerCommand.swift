@@ -1,0 +1,151 @@
+import AttendantPluginAPI
+import Glibc
+import NIOPosix
+import SIPCore
+
+/// Runs the configured `answer-command` for an accepted call and reads where to send the call.
+///
+/// The command gets the call in its environment (`ATTENDANT_CHANNEL`, `ATTENDANT_CALL_ID`,
+/// `ATTENDANT_CALLER_NAME`, `ATTENDANT_CALLER_URI`, `ATTENDANT_CALLEE_URI`), typically starts or wakes a
+/// softphone, and prints the SIP address the call should be redirected to (`302`) as its first line. It
+/// runs in a process group of its own; one that does not answer within the time limit is killed.
+struct AnswerCommand: Sendable {
+    var argv: [String]
+    var timeout: Duration
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func run(environment extra: [String: String]) async throws(Failure) -> SIPNameAddress {
+        let argv = self.argv
+        let timeout = self.timeout
+        let result: Result<String, Failure>
+        do {
+            result = try await NIOThreadPool.singleton.runIfActive { Self.spawnAndRead(argv: argv, environment: extra, timeout: timeout) }
+        } catch {
+            throw Failure(description: "answer-command \(argv[0]) could not be started: \(error)")
+        }
+        let line = try result.get()
+        do {
+            let contact = try SIPNameAddress(parsing: line)
+            guard contact.uri.isSIP else { throw Failure(description: "answer-command \(argv[0]) printed \"\(line)\", not a sip: address") }
+            return contact
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(description: "answer-command \(argv[0]) printed \"\(line)\", which is not a SIP address (\(error)); it should print where to send the call, such as sip:me@127.0.0.1:5070")
+        }
+    }
+
+    /// Blocking: spawns the command, reads its first line of output, reaps it.
+    private static func spawnAndRead(argv: [String], environment extra: [String: String], timeout: Duration) -> Result<String, Failure> {
+        let program = argv[0]
+        var pipeEnds: [Int32] = [-1, -1]
+        guard pipe(&pipeEnds) == 0 else {
+            return .failure(Failure(description: "answer-command \(program): cannot make a pipe: \(String(cString: strerror(errno)))"))
+        }
+        defer { close(pipeEnds[0]) }
+        // Neither end leaks into other children; dup2 onto the command's stdout clears the flag there.
+        for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaultSignals = sigset_t()
+        sigfillset(&defaultSignals)
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+
+        var environment: [String] = []
+        var entry = environ
+        while let pointer = entry.pointee {
+            let text = String(cString: pointer)
+            let name = text.prefix { $0 != "=" }
+            if extra[String(name)] == nil { environment.append(text) }
+            entry += 1
+        }
+        environment += extra.map { "\($0.key)=\($0.value)" }
+
+        var pid: pid_t = 0
+        let spawned = withCStrings(argv) { cArgv in
+            withCStrings(environment) { cEnvironment in
+                posix_spawn(&pid, program, &actions, &attributes, cArgv, cEnvironment)
+            }
+        }
+        close(pipeEnds[1])
+        guard spawned == 0 else {
+            return .failure(Failure(description: "answer-command \(program) could not be started: \(String(cString: strerror(spawned)))"))
+        }
+
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let deadline = monotonicMilliseconds() + Int64(timeout.seconds * 1000)
+        var timedOut = false
+        reading: while output.count < 4096, !output.contains(10) {
+            let left = deadline - monotonicMilliseconds()
+            guard left > 0 else { timedOut = true; break }
+            var descriptor = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(min(left, 60_000)))
+            if ready < 0, errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break reading }
+            output += buffer[0..<count]
+        }
+        if timedOut || !output.contains(10) {
+            // It printed its line or nothing more is coming: it may keep running (a softphone it started
+            // lives in its own group); only a command that printed nothing in time is stopped.
+            if timedOut { kill(-pid, SIGKILL) }
+        }
+        var status: Int32 = 0
+        if timedOut {
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            return .failure(Failure(description: "answer-command \(program) printed no address within \(timeout.seconds) s and was stopped"))
+        }
+        // Reap without blocking on a command that keeps running after printing its answer.
+        if waitpid(pid, &status, WNOHANG) == 0 { Self.reapLater(pid) }
+        let firstLine = String(decoding: output.prefix { $0 != 10 }, as: UTF8.self).trimmingSpaces
+        guard !firstLine.isEmpty else {
+            let exit = (status & 0x7f) == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(status & 0x7f)"
+            return .failure(Failure(description: "answer-command \(program) \(exit) without printing where to send the call"))
+        }
+        return .success(firstLine)
+    }
+
+    private static func reapLater(_ pid: pid_t) {
+        NIOThreadPool.singleton.submit { _ in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        }
+    }
+
+    private static func monotonicMilliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
+
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> R) -> R {
+    var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    pointers.append(nil)
+    defer { for pointer in pointers { free(pointer) } }
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        String(self.drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed().drop { $0 == " " || $0 == "\t" || $0 == "\r" }.reversed())
+    }
+}

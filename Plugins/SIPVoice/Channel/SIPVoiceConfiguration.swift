@@ -1,0 +1,155 @@
+import AttendantPluginAPI
+import SIPCore
+
+/// The settings of one SIPVoice channel (`[channel.sip-voice]`); see ``SIPVoicePluginFactory``.
+struct SIPVoiceConfiguration: Sendable {
+    /// How the channel's token becomes SIP credentials.
+    enum Authentication: String, Sendable, CaseIterable {
+        /// The token is a bearer token (JWT) for `Authorization: Bearer` (RFC 8898).
+        case bearer
+        /// The token is the Digest password of `username`.
+        case digest
+        /// The token is the shared secret of time-limited Digest credentials (Kamailio `auth_ephemeral`):
+        /// the channel derives username `<expiry>:<user>` and its password itself.
+        case ephemeral
+        /// No credentials: a challenge is a configuration error.
+        case none
+    }
+
+    var registrar: SIPURI
+    var registrarHost: String
+    var registrarPort: Int
+    var transport: SIPTransport.Kind
+    var addressOfRecord: SIPURI
+    var displayName: String?
+    var authentication: Authentication = .bearer
+    var username: String
+    var ephemeralLifetime: Duration = .seconds(3600)
+    var ephemeralHash: EphemeralCredentials.Hash = .sha1
+    var registerExpires: UInt32 = 600
+    var maximumExpires: UInt32 = 86400
+    var outbound: Bool
+    var instanceID: String?
+    var ringTimeout: Duration = .seconds(30)
+    var softphoneContact: SIPNameAddress?
+    var answerCommand: [String]?
+    var answerTimeout: Duration = .seconds(10)
+    var timers = SIPTimers()
+
+    init(_ settings: ChannelSettings) throws {
+        guard let registrarText = try settings.string("registrar") else {
+            throw settings.error("registrar", "is missing; give the registrar's SIP URI, such as \"sip:pbx.example.org;transport=tcp\"")
+        }
+        let registrar: SIPURI
+        do {
+            registrar = try SIPURI(parsing: registrarText)
+        } catch {
+            throw settings.error("registrar", "\"\(registrarText)\" is not a SIP URI (\(error))")
+        }
+        guard registrar.scheme == "sip" else {
+            throw settings.error("registrar", "\"\(registrarText)\": only sip: URIs are supported (no TLS yet, so no sips:)")
+        }
+        switch registrar.transport ?? "udp" {
+        case "udp": self.transport = .udp
+        case "tcp": self.transport = .tcp
+        case let other:
+            throw settings.error("registrar", "\"\(registrarText)\": transport \"\(other)\" is not supported; use udp or tcp")
+        }
+        self.registrarHost = registrar.host.hasPrefix("[") ? String(registrar.host.dropFirst().dropLast()) : registrar.host
+        self.registrarPort = registrar.port ?? 5060
+        // The Request-URI of a REGISTER names the domain, without user part or transport.
+        var requestURI = registrar
+        requestURI.user = nil
+        self.registrar = requestURI
+
+        guard let aorText = try settings.string("address-of-record") else {
+            throw settings.error("address-of-record", "is missing; give the SIP address calls are made to, such as \"sip:alice@example.org\"")
+        }
+        do {
+            self.addressOfRecord = try SIPURI(parsing: aorText)
+        } catch {
+            throw settings.error("address-of-record", "\"\(aorText)\" is not a SIP URI (\(error))")
+        }
+        guard let user = self.addressOfRecord.user, !user.isEmpty, self.addressOfRecord.isSIP else {
+            throw settings.error("address-of-record", "\"\(aorText)\" needs a user part: sip:USER@DOMAIN")
+        }
+        self.displayName = try settings.string("display-name")
+
+        if let text = try settings.string("authentication") {
+            guard let authentication = Authentication(rawValue: text) else {
+                let known = Authentication.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                throw settings.error("authentication", "expected one of \(known), found \"\(text)\"")
+            }
+            self.authentication = authentication
+        }
+        self.username = try settings.string("username") ?? user
+        if let lifetime = try settings.duration("ephemeral-lifetime") {
+            guard lifetime >= .seconds(120) else { throw settings.error("ephemeral-lifetime", "must be at least 2 minutes") }
+            self.ephemeralLifetime = lifetime
+        }
+        if let hash = try settings.string("ephemeral-hash") {
+            let hashes: [String: EphemeralCredentials.Hash] = ["sha1": .sha1, "sha256": .sha256, "sha384": .sha384, "sha512": .sha512]
+            guard let chosen = hashes[hash] else {
+                throw settings.error("ephemeral-hash", "expected \"sha1\", \"sha256\", \"sha384\" or \"sha512\", found \"\(hash)\"")
+            }
+            self.ephemeralHash = chosen
+        }
+
+        if let expires = try settings.duration("register-expires") {
+            guard expires >= .seconds(60), expires <= .seconds(86400) else {
+                throw settings.error("register-expires", "must be between 60 s and 1 day (it should match the channel's keepalive-interval)")
+            }
+            self.registerExpires = UInt32(expires.components.seconds)
+        }
+        if let maximum = try settings.duration("max-expires") {
+            guard maximum >= .seconds(Int64(self.registerExpires)) else {
+                throw settings.error("max-expires", "must not be shorter than register-expires (\(self.registerExpires) s)")
+            }
+            self.maximumExpires = UInt32(min(maximum.components.seconds, Int64(UInt32.max)))
+        }
+        self.outbound = try settings.bool("outbound") ?? (self.transport == .tcp)
+        if self.outbound, self.transport == .udp {
+            throw settings.error("outbound", "RFC 5626 keep-alives need a TCP registrar here; set transport=tcp in registrar or outbound = false")
+        }
+        if let instance = try settings.string("instance-id") {
+            guard instance.hasPrefix("urn:"), !instance.contains(where: { $0 == "\"" || $0 == ">" || $0 == " " }) else {
+                throw settings.error("instance-id", "expected a URN such as \"urn:uuid:…\", found \"\(instance)\"")
+            }
+            self.instanceID = instance
+        }
+
+        if let timeout = try settings.duration("ring-timeout") {
+            guard timeout >= .seconds(1), timeout <= .seconds(300) else {
+                throw settings.error("ring-timeout", "must be between 1 s and 5 minutes")
+            }
+            self.ringTimeout = timeout
+        }
+        if let contact = try settings.string("softphone-contact") {
+            do {
+                let parsed = try SIPNameAddress(parsing: contact)
+                guard parsed.uri.isSIP else { throw settings.error("softphone-contact", "\"\(contact)\" is not a sip: or sips: address") }
+                self.softphoneContact = parsed
+            } catch let error as SettingsError {
+                throw error
+            } catch {
+                throw settings.error("softphone-contact", "\"\(contact)\" is not a SIP address (\(error))")
+            }
+        }
+        if let command = try settings.strings("answer-command") {
+            guard let program = command.first, program.hasPrefix("/") else {
+                throw settings.error("answer-command", "must start with an absolute program path, such as [\"/usr/bin/my-softphone\", \"--answer\"]")
+            }
+            self.answerCommand = command
+        }
+        if let timeout = try settings.duration("answer-timeout") {
+            guard timeout > .zero else { throw settings.error("answer-timeout", "must be longer than zero") }
+            self.answerTimeout = timeout
+        }
+    }
+
+    /// Whether Accept has somewhere to send the call.
+    var canAccept: Bool { self.softphoneContact != nil || self.answerCommand != nil }
+
+    /// `registrar` as the user wrote it, for messages.
+    var registrarDescription: String { "\(self.registrarHost):\(self.registrarPort) over \(self.transport.rawValue)" }
+}
