@@ -21,7 +21,7 @@ let package = Package(
         .executable(name: "attendantctl", targets: ["attendantctl"]),
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
-        .library(name: "attendant-sipvoice", type: .dynamic, targets: ["SIPVoice"]),
+        .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
     ],
     dependencies: [
         .package(path: "Plugins/AttendantPluginAPI"),

@@ -305,6 +305,23 @@ import Testing
         #expect(driver.machine.phase == .registering)
     }
 
+    @Test func startingAgainAfterAFailureForgetsTheCachedChallenge() throws {
+        // A restarted registrar does not know the old nonce (kamailio's auth_ephemeral answers it with 403,
+        // not a new challenge), so the next attempt must begin without it.
+        var driver = try RegistrationDriver(credentials: Self.alice)
+        driver.start()
+        driver.respond(401, Self.digestChallenge)
+        try driver.respondOK()
+        driver.transportFailed()
+        driver.start()
+        #expect(driver.lastRequest.authorization == nil, "the first REGISTER of a new attempt carries no stale answer")
+        driver.respond(401, [(.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n9\", qop=\"auth\", algorithm=MD5")])
+        #expect(driver.lastRequest.authorization?.nonce == "n9")
+        #expect(driver.lastRequest.authorization?.parameters["nc"] == "00000001")
+        try driver.respondOK()
+        #expect(driver.machine.phase == .registered)
+    }
+
     @Test func aNewLocalAddressAppliesFromTheNextStart() throws {
         var driver = try RegistrationDriver()
         var configuration = driver.machine.configuration

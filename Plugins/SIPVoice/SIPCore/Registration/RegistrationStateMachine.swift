@@ -88,9 +88,18 @@ public struct RegistrationStateMachine: Sendable {
     // MARK: Events
 
     /// Registers. Ignored unless idle or failed.
+    ///
+    /// Starting again after a failure forgets the Digest challenges answered so far: the registrar may have
+    /// restarted (its nonces are then unknown to it, and some registrars answer them with 403, not a new
+    /// challenge), so the first REGISTER gets a fresh nonce. Bearer challenges hold no server state and
+    /// are answered at once again.
     public mutating func start() -> [Action] {
         guard self.phase == .idle || self.phase == .failed else { return [] }
         self.requestedExpires = self.configuration.expires
+        if self.phase == .failed {
+            self.challenges = self.challenges.filter { !$0.value.isDigest }
+            self.nonceCounts = [:]
+        }
         self.resetAttempt()
         self.pending = nil
         self.phase = .registering
