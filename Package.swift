@@ -186,6 +186,16 @@ let package = Package(
             swiftSettings: strictness
         ),
         .testTarget(
+            name: "SIPVoiceTests",
+            dependencies: [
+                // The plugin itself is loaded from libattendant-sip-voice.so at run time, as the daemon does.
+                "SIPCore",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "DaemonTests",
             dependencies: [pluginAPI, "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness

@@ -113,9 +113,22 @@ struct AnswerCommand: Sendable {
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
             return .failure(Failure(description: "answer-command \(program) printed no address within \(timeout.seconds) s and was stopped"))
         }
-        // Reap without blocking on a command that keeps running after printing its answer.
-        if waitpid(pid, &status, WNOHANG) == 0 { Self.reapLater(pid) }
         let firstLine = String(decoding: output.prefix { $0 != 10 }, as: UTF8.self).trimmingSpaces
+        if firstLine.isEmpty {
+            // It closed its output without answering: wait (within the time limit) for its exit status.
+            var exited = waitpid(pid, &status, WNOHANG) == pid
+            while !exited, monotonicMilliseconds() < deadline {
+                usleep(5_000)
+                exited = waitpid(pid, &status, WNOHANG) == pid
+            }
+            if !exited {
+                kill(-pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            }
+        } else if waitpid(pid, &status, WNOHANG) == 0 {
+            // A command that keeps running after printing its answer (it started a softphone) is reaped later.
+            Self.reapLater(pid)
+        }
         guard !firstLine.isEmpty else {
             let exit = (status & 0x7f) == 0 ? "exited with status \((status >> 8) & 0xff)" : "was killed by signal \(status & 0x7f)"
             return .failure(Failure(description: "answer-command \(program) \(exit) without printing where to send the call"))

@@ -1,0 +1,377 @@
+import AttendantPluginAPI
+import AttendantPluginTestKit
+import Foundation
+import Glibc
+import SIPCore
+import Testing
+
+/// The SIPVoice channel through its factory, with the test kit's in-memory host and manual clock, against
+/// a scripted registrar on loopback UDP: what goes on the wire, what the host hears.
+@Suite(.timeLimit(.minutes(2))) struct SIPVoiceChannelTests {
+    static let token = ChannelToken(value: "header.payload.signature-one", expiresAt: nil)
+
+    struct Rig {
+        let peer: ScriptedPeer
+        let host: InMemoryChannelHost
+        let channel: any Channel
+    }
+
+    static func rig(_ extra: [String: SettingValue] = [:], token: ChannelToken? = Self.token) throws -> Rig {
+        let peer = try ScriptedPeer()
+        let host = InMemoryChannelHost(channelName: "phone", token: token)
+        var values: [String: SettingValue] = [
+            "registrar": .string(peer.registrarURI),
+            "address-of-record": .string("sip:alice@example.org"),
+            "softphone-contact": .string("<sip:softphone@127.0.0.1:5099>"),
+        ]
+        values.merge(extra) { $1 }
+        let settings = ChannelSettings(values)
+        let channel = try SIPVoicePlugin.factory.makeChannel(settings: settings, host: host)
+        #expect(settings.unknownKeys.isEmpty)
+        return Rig(peer: peer, host: host, channel: channel)
+    }
+
+    /// Listens, answering registration; returns the authenticated REGISTER.
+    static func listen(_ rig: Rig, expires: UInt32? = nil) async throws -> SIPRequest {
+        async let listening: Void = rig.channel.listen()
+        let register = try await rig.peer.register(expires: expires)
+        try await listening
+        return register
+    }
+
+    /// Stops listening and answers the unregistering REGISTER (`Expires: 0`), as a registrar does; the
+    /// channel's wait for that answer runs on the manual clock, so a silent peer would hold it.
+    static func stop(_ rig: Rig) async throws {
+        async let stopped: Void = rig.channel.stopListening()
+        let unregister = try await rig.peer.receiveRequest(.register)
+        #expect(try unregister.headers.expires == 0)
+        rig.peer.respond(unregister, 200)
+        await stopped
+    }
+
+    // MARK: Registration
+
+    @Test func registersWithTheBearerTokenWhenChallengedAndForTheCycle() async throws {
+        let rig = try Self.rig()
+        async let listening: Void = rig.channel.listen()
+        let first = try await rig.peer.receiveRequest(.register)
+        #expect(first.headers[.authorization] == nil)
+        #expect(try first.headers.expires == 600)
+        let contact = try #require(try first.headers.contacts.first)
+        #expect(contact.instanceID?.hasPrefix("urn:uuid:") == true)
+        #expect(contact.uri.user == "alice" && contact.uri.host == "127.0.0.1")
+        rig.peer.respond(first, 401, [(.wwwAuthenticate, "Bearer realm=\"example.org\"")])
+        let second = try await rig.peer.receiveRequest(.register)
+        #expect(second.headers[.authorization] == "Bearer \(Self.token.value)")
+        try rig.peer.accept(second)
+        try await listening
+
+        // The instance ID is kept, so a restart replaces this binding.
+        let stored = try await rig.host.store.value(forKey: "instance-id")
+        #expect(contact.instanceID != nil && contact.instanceID == stored)
+        #expect(!rig.host.logRecords.text.contains(Self.token.value))
+        try await Self.stop(rig)
+    }
+
+    @Test func keepAliveConfirmsAFreshBindingAndRefreshesAnOlderOne() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        // Just registered: the keep-alive sends nothing.
+        try await rig.channel.keepAlive()
+        #expect(try await rig.peer.expectSilence(for: 0.2) == nil)
+        // Half the binding's life later, it re-registers and waits for the answer.
+        rig.host.manualClock.advance(by: .seconds(301))
+        async let keptAlive: Void = rig.channel.keepAlive()
+        let refresh = try await rig.peer.receiveRequest(.register)
+        #expect(refresh.headers[.authorization] == "Bearer \(Self.token.value)", "the cached challenge is answered at once")
+        try rig.peer.accept(refresh)
+        try await keptAlive
+        try await Self.stop(rig)
+    }
+
+    @Test func aRenewedTokenReRegistersAtOnceWithoutStoppingListening() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        let renewed = ChannelToken(value: "header.payload.signature-two")
+        await rig.channel.tokenDidChange(renewed)
+        let register = try await rig.peer.receiveRequest(.register)
+        #expect(register.headers[.authorization] == "Bearer \(renewed.value)")
+        try rig.peer.accept(register)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(rig.host.events.isEmpty, "no stopped-listening: \(rig.host.events)")
+        guard case .fields(let report) = try await rig.channel.perform(.custom(command: "registration", arguments: [:])) else {
+            Issue.record("registration report")
+            return
+        }
+        #expect(report["listening"] == "yes" && report["registrations"] == "2", "\(report)")
+        try await Self.stop(rig)
+    }
+
+    @Test func intervalTooBriefIsHonoured() async throws {
+        let rig = try Self.rig()
+        async let listening: Void = rig.channel.listen()
+        let first = try await rig.peer.receiveRequest(.register)
+        rig.peer.respond(first, 423, [(.minExpires, "900")])
+        let second = try await rig.peer.receiveRequest(.register)
+        #expect(try second.headers.expires == 900)
+        rig.peer.respond(second, 401, [(.wwwAuthenticate, "Bearer realm=\"example.org\"")])
+        let third = try await rig.peer.receiveRequest(.register)
+        try rig.peer.accept(third)
+        try await listening
+        try await Self.stop(rig)
+    }
+
+    @Test func aRefusedRefreshReportsStoppedListeningAsAuthentication() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        await rig.channel.applicationStateDidChange(.foreground)  // back from sleep: one REGISTER checks the flow
+        let refresh = try await rig.peer.receiveRequest(.register)
+        rig.peer.respond(refresh, 403)
+        guard case .stoppedListening(let error) = await rig.host.nextEvent() else {
+            Issue.record("expected stopped-listening")
+            return
+        }
+        #expect(error.code == .authentication)
+        #expect(error.message.hasPrefix("sip-voice: registering sip:alice@example.org at 127.0.0.1:\(rig.peer.port) over UDP failed: the registrar refuses to register sip:alice@example.org (403 Forbidden)"), "\(error)")
+        await #expect(throws: ChannelError.self) { try await rig.channel.keepAlive() }
+    }
+
+    @Test func aSilentRegistrarIsATransientFailureAfterTheTransactionTimeout() async throws {
+        let rig = try Self.rig()
+        let listening = Task { try await rig.channel.listen() }
+        _ = try await rig.peer.receiveRequest(.register)
+        // Retransmissions on the host's clock, then timer F: 64·T1 = 32 s.
+        for _ in 0..<32 {
+            await rig.host.manualClock.waitForSleepers(atLeast: 1)
+            rig.host.manualClock.advance(by: .seconds(1))
+        }
+        let error = await #expect(throws: ChannelError.self) { try await listening.value }
+        #expect(error?.code == .transient)
+        #expect(error?.message.contains("did not answer REGISTER within 32 s") == true, "\(String(describing: error))")
+    }
+
+    @Test func withoutATokenSourceBearerIsAConfigurationError() async throws {
+        let rig = try Self.rig(token: nil)
+        let error = await #expect(throws: ChannelError.self) { try await rig.channel.listen() }
+        #expect(error?.code == .configuration)
+        #expect(error?.message.contains("needs a token, and the channel has no token source") == true)
+    }
+
+    // MARK: Calls
+
+    @Test func anInviteRingsAndDeclineSends603() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        let invite = rig.peer.invite()
+        rig.peer.send(.request(invite))
+        guard case .incomingContact(let contact) = await rig.host.nextEvent() else {
+            Issue.record("expected an incoming contact")
+            return
+        }
+        #expect(contact.id == "call-1@peer" && contact.kind == .call)
+        #expect(contact.from == Party(displayName: "Ada Lovelace", address: "sip:ada@example.org"))
+        #expect(contact.actions == [.accept, .decline])
+        #expect(try await rig.peer.receiveResponse().statusCode == 100)
+        let ringing = try await rig.peer.receiveResponse()
+        #expect(ringing.statusCode == 180)
+        let tag = try #require(try ringing.headers.to.tag)
+
+        // A retransmitted INVITE gets the 180 again and raises nothing new.
+        rig.peer.send(.request(invite))
+        #expect(try await rig.peer.receiveResponse().statusCode == 180)
+
+        _ = try await rig.channel.perform(.decline(contactID: contact.id))
+        let declined = try await rig.peer.receiveResponse()
+        #expect(declined.statusCode == 603)
+        rig.peer.send(.request(rig.peer.inTransaction(.ack, of: invite, toTag: tag)))
+        guard case .contactEnded(contact.id, .declined) = await rig.host.nextEvent() else {
+            Issue.record("expected the contact to end as declined")
+            return
+        }
+        #expect(rig.host.events.count == 2)
+        try await Self.stop(rig)
+    }
+
+    @Test func acceptRedirectsToTheSoftphoneAndCancelEndsAsMissed() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        let first = rig.peer.invite(callID: "call-a")
+        rig.peer.send(.request(first))
+        _ = await rig.host.nextEvent()
+        _ = try await rig.channel.perform(.accept(contactID: "call-a"))
+        var response = try await rig.peer.receiveResponse()
+        while response.statusCode < 200 { response = try await rig.peer.receiveResponse() }
+        #expect(response.statusCode == 302)
+        #expect(response.headers[.contact] == "<sip:softphone@127.0.0.1:5099>")
+        guard case .contactEnded("call-a", .answered) = await rig.host.nextEvent() else {
+            Issue.record("expected answered")
+            return
+        }
+
+        let second = rig.peer.invite(branch: "z9hG4bK-call-2", callID: "call-b")
+        rig.peer.send(.request(second))
+        _ = await rig.host.nextEvent()
+        rig.peer.send(.request(rig.peer.inTransaction(.cancel, of: second)))
+        var statuses: [Int] = []
+        while !statuses.contains(487) { statuses.append(try await rig.peer.receiveResponse().statusCode) }
+        #expect(statuses.contains(200), "the CANCEL itself is answered 200: \(statuses)")
+        guard case .contactEnded("call-b", .missed) = await rig.host.nextEvent() else {
+            Issue.record("expected missed")
+            return
+        }
+        let late = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-b")) }
+        #expect(late?.code == .illegalState)
+        try await Self.stop(rig)
+    }
+
+    @Test func theRingTimeoutAnswers480AndTheCallIsMissed() async throws {
+        let rig = try Self.rig(["ring-timeout": .string("20s")])
+        _ = try await Self.listen(rig)
+        rig.peer.send(.request(rig.peer.invite()))
+        _ = await rig.host.nextEvent()
+        await rig.host.manualClock.waitForSleepers(atLeast: 2)
+        rig.host.manualClock.advance(by: .seconds(20))
+        var response = try await rig.peer.receiveResponse()
+        while response.statusCode < 200 { response = try await rig.peer.receiveResponse() }
+        #expect(response.statusCode == 480)
+        guard case .contactEnded("call-1@peer", .missed) = await rig.host.nextEvent() else {
+            Issue.record("expected missed")
+            return
+        }
+        try await Self.stop(rig)
+    }
+
+    // MARK: Bad input
+
+    @Test func malformedMessagesAreAnsweredOrIgnoredAndTheChannelKeepsListening() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        rig.peer.send(text: "this is not SIP at all\r\n\r\n")
+        rig.peer.send(bytes: [0xff, 0xfe, 0x00, 0x01])
+        rig.peer.send(text: "SIP/2.0 200 OK\r\nVia: nonsense\r\n\r\n")
+
+        // An INVITE without From is refused with 400 and raises nothing.
+        rig.peer.send(.request(rig.peer.invite(callID: "broken", headers: ["From"])))
+        #expect(try await rig.peer.receiveResponse().statusCode == 400)
+
+        // Other methods.
+        var options = rig.peer.invite(branch: "z9hG4bK-o", callID: "opt")
+        options.method = .options
+        options.headers.set(.cseq, "1 OPTIONS")
+        rig.peer.send(.request(options))
+        #expect(try await rig.peer.receiveResponse().statusCode == 200)
+        var message = options
+        message.method = "MESSAGE"
+        message.headers.set(.cseq, "2 MESSAGE")
+        rig.peer.send(.request(message))
+        let refused = try await rig.peer.receiveResponse()
+        #expect(refused.statusCode == 405 && refused.headers[.allow] == "INVITE, ACK, CANCEL, OPTIONS, BYE")
+
+        // Still listening: a proper INVITE rings.
+        rig.peer.send(.request(rig.peer.invite()))
+        guard case .incomingContact(let contact) = await rig.host.nextEvent() else {
+            Issue.record("expected an incoming contact, got \(rig.host.events)")
+            return
+        }
+        #expect(contact.id == "call-1@peer")
+        #expect(rig.host.logRecords.text.contains("not valid SIP"), "\(rig.host.logRecords.text)")
+        try await Self.stop(rig)
+    }
+
+    // MARK: Answer command
+
+    @Test func anAnswerCommandSaysWhereTheCallGoes() async throws {
+        let folder = try makeFolder()
+        let script = folder + "/answer"
+        try "#!/bin/sh\necho \"sip:desk-phone@127.0.0.1:5098;caller=$ATTENDANT_CALLER_URI\" | sed 's/;caller=.*//'\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o700)
+        let rig = try Self.rig(["answer-command": .array([.string(script)])])
+        _ = try await Self.listen(rig)
+        rig.peer.send(.request(rig.peer.invite()))
+        _ = await rig.host.nextEvent()
+        _ = try await rig.channel.perform(.accept(contactID: "call-1@peer"))
+        var response = try await rig.peer.receiveResponse()
+        while response.statusCode < 200 { response = try await rig.peer.receiveResponse() }
+        #expect(response.statusCode == 302)
+        #expect(response.headers[.contact] == "<sip:desk-phone@127.0.0.1:5098>")
+        try await Self.stop(rig)
+    }
+
+    @Test func anAnswerCommandThatPrintsNothingOrHangsKeepsTheCallRinging() async throws {
+        let folder = try makeFolder()
+        let silent = folder + "/silent"
+        try "#!/bin/sh\nexit 3\n".write(toFile: silent, atomically: true, encoding: .utf8)
+        let hanging = folder + "/hanging"
+        try "#!/bin/sh\nexec sleep 60\n".write(toFile: hanging, atomically: true, encoding: .utf8)
+        chmod(silent, 0o700)
+        chmod(hanging, 0o700)
+
+        let rig = try Self.rig(["answer-command": .array([.string(silent)])])
+        _ = try await Self.listen(rig)
+        rig.peer.send(.request(rig.peer.invite()))
+        _ = await rig.host.nextEvent()
+        let error = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-1@peer")) }
+        #expect(error?.message == "sip-voice: the call keeps ringing: answer-command \(silent) exited with status 3 without printing where to send the call")
+        // Still ringing: it can be declined.
+        _ = try await rig.channel.perform(.decline(contactID: "call-1@peer"))
+        try await Self.stop(rig)
+
+        let slow = try Self.rig(["answer-command": .array([.string(hanging)]), "answer-timeout": .string("300ms")])
+        _ = try await Self.listen(slow)
+        slow.peer.send(.request(slow.peer.invite()))
+        _ = await slow.host.nextEvent()
+        let timedOut = await #expect(throws: ChannelError.self) { try await slow.channel.perform(.accept(contactID: "call-1@peer")) }
+        #expect(timedOut?.message.contains("printed no address within 0.3 s and was stopped") == true, "\(String(describing: timedOut))")
+        try await Self.stop(slow)
+    }
+
+    private func makeFolder() throws -> String {
+        var template = Array("/tmp/attendant-sipvoice-XXXXXX".utf8CString)
+        guard let made = mkdtemp(&template) else { throw PeerError("mkdtemp failed") }
+        return String(cString: made)
+    }
+}
+
+/// Settings: every mistake is named with its key and what to write instead.
+@Suite struct SIPVoiceSettingsTests {
+    static func error(_ values: [String: SettingValue]) -> String? {
+        var all: [String: SettingValue] = ["registrar": .string("sip:pbx.example.org"), "address-of-record": .string("sip:alice@example.org")]
+        all.merge(values) { $1 }
+        for (key, value) in all where value == .string("-") { all[key] = nil }
+        do {
+            _ = try SIPVoicePlugin.factory.makeChannel(settings: ChannelSettings(all, scope: "[channel.sip-voice]"), host: InMemoryChannelHost())
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(arguments: [
+        (["registrar": "-"], "registrar\" in [channel.sip-voice]: is missing; give the registrar's SIP URI, such as \"sip:pbx.example.org;transport=tcp\""),
+        (["registrar": "pbx.example.org"], "is not a SIP URI"),
+        (["registrar": "sips:pbx.example.org"], "only sip: URIs are supported (no TLS yet, so no sips:)"),
+        (["registrar": "sip:pbx.example.org;transport=sctp"], "transport \"sctp\" is not supported; use udp or tcp"),
+        (["address-of-record": "sip:example.org"], "needs a user part: sip:USER@DOMAIN"),
+        (["authentication": "kerberos"], "expected one of \"bearer\", \"digest\", \"ephemeral\", \"none\", found \"kerberos\""),
+        (["outbound": "true"], "RFC 5626 keep-alives need a TCP registrar here"),
+        (["answer-command": "relative"], "must start with an absolute program path"),
+        (["softphone-contact": "tel:+441234"], "is not a sip: or sips: address"),
+    ] as [([String: String], String)])
+    func refusesBadSettings(values: [String: String], message: String) {
+        var settings: [String: SettingValue] = [:]
+        for (key, value) in values {
+            switch (key, value) {
+            case ("outbound", "true"): settings[key] = .bool(true)
+            case ("answer-command", let program): settings[key] = .array([.string(program)])
+            default: settings[key] = .string(value)
+            }
+        }
+        let error = Self.error(settings)
+        #expect(error?.contains(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func goodSettingsAreAccepted() {
+        #expect(Self.error([:]) == nil)
+        #expect(Self.error(["registrar": .string("sip:127.0.0.1:5070;transport=tcp"), "ring-timeout": .string("45s"), "register-expires": .integer(900)]) == nil)
+    }
+}
