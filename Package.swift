@@ -19,6 +19,8 @@ let package = Package(
     products: [
         .executable(name: "attendantd", targets: ["attendantd"]),
         .executable(name: "attendantctl", targets: ["attendantctl"]),
+        // The loopback contact-centre simulator, for the demo and the daemon tests.
+        .executable(name: "attendant-sim", targets: ["attendant-sim"]),
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
     ],
@@ -123,6 +125,28 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // Loopback contact-centre backends: token endpoint, SIP registrar and caller, control API.
+        .target(
+            name: "ContactCenterSim",
+            dependencies: [
+                "SIPCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendant-sim",
+            dependencies: [
+                "ContactCenterSim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
+
         .testTarget(
             name: "AttendantCoreTests",
             dependencies: [
@@ -169,6 +193,18 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             dependencies: ["SIPCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "ContactCenterSimTests",
+            dependencies: [
+                "ContactCenterSim",
+                "SIPCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictness
         ),
         .testTarget(
