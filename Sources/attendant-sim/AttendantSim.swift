@@ -16,7 +16,7 @@ struct AttendantSim: AsyncParsableCommand {
             Token endpoint: GET or POST /token?identity=NAME -> {"token":…,"identity":…,"expires_in":…}
 
             Control API on the same HTTP port:
-              POST /control/fault?kind=423|401-loop|503|silence|malformed|403[&times=N][&min-expires=S][&retry-after=S]
+              POST /control/fault?kind=423|401-loop|503|silence|malformed|403[&times=N][&min-expires=S (423, default 900)][&retry-after=S (503)]
               POST /control/clear-faults
               POST /control/refuse-renewals?on=1|0
               POST /control/call?user=NAME          -> {"call_id":…}; outcome in GET /control/calls

@@ -75,7 +75,7 @@ extension ContactCenterSimulator {
     private func faultReply(_ request: HTTPRouteRequest) -> HTTPReply {
         let fault: RegistrarFault
         switch request.query["kind"] ?? "" {
-        case "423": fault = .intervalTooBrief(minExpires: request.query["min-expires"].flatMap { UInt32($0) } ?? 600)
+        case "423": fault = .intervalTooBrief(minExpires: request.query["min-expires"].flatMap { UInt32($0) } ?? 900)
         case "401-loop": fault = .challengeLoop
         case "503": fault = .serviceUnavailable(retryAfter: request.query["retry-after"].flatMap { UInt32($0) })
         case "silence": fault = .silence

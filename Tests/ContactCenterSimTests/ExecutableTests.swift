@@ -1,0 +1,148 @@
+import AsyncHTTPClient
+import ContactCenterSim
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+import NIOCore
+import NIOHTTP1
+import SIPCore
+
+/// `attendant-sim` as a child process.
+final class SimulatorProcess: Sendable {
+    let process: Process
+    let announcement: [String: Any & Sendable]
+    private let stderr = CollectedText()
+
+    /// Where `swift build` put the executables: beside the test bundle.
+    static let executable: String = {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        return (exe as NSString).deletingLastPathComponent + "/attendant-sim"
+    }()
+
+    init(_ arguments: [String]) throws {
+        let process = Process()
+        // Through `env --default-signal`: a child of the test runner would inherit its blocked signals.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal", Self.executable] + arguments
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        self.process = process
+        let collected = self.stderr
+        let errHandle = err.fileHandleForReading
+        Thread.detachNewThread {
+            while true {
+                let data = errHandle.availableData
+                if data.isEmpty { return }
+                collected.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+            }
+        }
+        // The first line of stdout, byte by byte (blocking; the process writes it right after binding).
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while Glibc.read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
+        let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+        self.announcement = (object ?? [:]).mapValues { "\($0)" }
+    }
+
+    var errorOutput: String { self.stderr.text.withLock { $0 } }
+
+    func terminate() -> Int32 {
+        self.process.terminate()
+        self.process.waitUntilExit()
+        return self.process.terminationStatus
+    }
+}
+
+final class CollectedText: Sendable {
+    let text = Mutex("")
+}
+
+@Suite struct ExecutableTests {
+    static func post(_ client: HTTPClient, _ url: String, method: HTTPMethod = .POST) async throws -> (Int, [String: Any]) {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        let response = try await client.execute(request, timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return (Int(response.status.code), object ?? [:])
+    }
+
+    @Test func printsTheAnnouncementAndAnswersTheControlAPI() async throws {
+        let sim = try SimulatorProcess(["--token-lifetime", "120"])
+        defer { if sim.process.isRunning { _ = sim.terminate() } }
+        let keys = Set(sim.announcement.keys)
+        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain"])
+        let httpPort = try #require((sim.announcement["http_port"] as? String).flatMap { Int($0) })
+        let sipPort = try #require((sim.announcement["sip_port"] as? String).flatMap { Int($0) })
+        #expect(sim.announcement["token_url"] as? String == "http://127.0.0.1:\(httpPort)/token?identity=")
+        #expect(sim.announcement["registrar_tcp"] as? String == "sip:127.0.0.1:\(sipPort);transport=tcp")
+        #expect(sim.announcement["domain"] as? String == "sim.attendant.test")
+
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        let base = "http://127.0.0.1:\(httpPort)"
+
+        let (status, token) = try await Self.post(client, base + "/token?identity=alice", method: .GET)
+        #expect(status == 200)
+        #expect(token["expires_in"] as? Int == 120)
+        let jwt = try #require(token["token"] as? String)
+
+        #expect(try await Self.post(client, base + "/control/refuse-renewals?on=1").0 == 200)
+        #expect(try await Self.post(client, base + "/token?identity=alice").0 == 403)
+        #expect(try await Self.post(client, base + "/control/refuse-renewals?on=0").0 == 200)
+        #expect(try await Self.post(client, base + "/control/fault?kind=bogus").0 == 400)
+        #expect(try await Self.post(client, base + "/control/fault?kind=503&times=1").0 == 200)
+        #expect(try await Self.post(client, base + "/control/call?user=alice").0 == 404, "nobody registered")
+
+        // A user agent registers with the process's registrar: first the 503, then a binding.
+        let agent = try await TestUserAgent.connect(toPort: sipPort)
+        defer { Task { await agent.close() } }
+        let request = try agent.registerRequest(user: "alice", domain: "sim.attendant.test", token: jwt)
+        #expect(try await agent.exchange(request).statusCode == 503)
+        let retry = try agent.registerRequest(user: "alice", domain: "sim.attendant.test", token: jwt)
+        #expect(try await agent.exchange(retry).statusCode == 200)
+        let (_, bindings) = try await Self.post(client, base + "/control/bindings?user=alice", method: .GET)
+        let list = try #require(bindings["bindings"] as? [[String: Any]])
+        #expect(list.count == 1)
+        #expect(list.first?["transport"] as? String == "udp")
+
+        let (callStatus, placed) = try await Self.post(client, base + "/control/call?user=alice")
+        #expect(callStatus == 200)
+        let callID = try #require(placed["call_id"] as? String)
+        let invite = try await agent.receiveRequest(.invite)
+        #expect(try invite.headers.callID == callID)
+        try await agent.answer(invite, 180)
+        try await agent.answer(invite, 603)
+        _ = try await agent.receiveRequest(.ack)
+        let (_, calls) = try await Self.post(client, base + "/control/calls", method: .GET)
+        let entry = try #require((calls["calls"] as? [[String: Any]])?.first)
+        #expect(entry["call_id"] as? String == callID)
+        #expect(entry["final_code"] as? Int == 603)
+
+        #expect(try await Self.post(client, base + "/control/restart?keep-bindings=0").0 == 200)
+        let (_, after) = try await Self.post(client, base + "/control/bindings?user=alice", method: .GET)
+        #expect((after["bindings"] as? [Any])?.isEmpty == true)
+
+        #expect(sim.terminate() == 0, "SIGTERM exits cleanly")
+        #expect(!sim.errorOutput.contains(jwt), "no token on stderr")
+    }
+
+    @Test func helpExplainsTheOptions() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SimulatorProcess.executable)
+        process.arguments = ["--help"]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        for option in ["--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault"] {
+            #expect(text.contains(option), "help mentions \(option)")
+        }
+    }
+}
