@@ -145,4 +145,80 @@ final class CollectedText: Sendable {
             #expect(text.contains(option), "help mentions \(option)")
         }
     }
+
+    static func port(_ sim: SimulatorProcess, _ key: String) throws -> Int {
+        try #require((sim.announcement[key] as? String).flatMap { Int($0) })
+    }
+
+    static func waitForLine(_ sim: SimulatorProcess, containing text: String) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: .seconds(5))
+        while !sim.errorOutput.contains(text) {
+            guard clock.now < deadline else {
+                Issue.record("stderr never said \(text); it said: \(sim.errorOutput)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test func ringsARegisteredUserAndLogsEachOutcome() async throws {
+        let scratch = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let keyFile = scratch + "/key"
+        try "file key for the ring test, 32b!\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        let sim = try SimulatorProcess(["--signing-key-file", keyFile, "--ring", "alice", "--ring-every", "0.2", "--cancel-after", "0.5"])
+        defer { if sim.process.isRunning { _ = sim.terminate() } }
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        let (_, issued) = try await Self.post(client, "http://127.0.0.1:\(try Self.port(sim, "http_port"))/token?identity=alice")
+        let jwt = try #require(issued["token"] as? String)
+        _ = try TokenTests.decode(jwt, key: Array("file key for the ring test, 32b!".utf8))
+
+        let agent = try await TestUserAgent.connect("tcp", toPort: try Self.port(sim, "sip_port"))
+        defer { Task { await agent.close() } }
+        let register = try agent.registerRequest(user: "alice", domain: "sim.attendant.test", token: jwt)
+        #expect(try await agent.exchange(register).statusCode == 200)
+
+        // Call 1: redirected to the softphone.
+        let first = try await agent.receiveRequest(.invite)
+        #expect(try first.headers.from.displayName == "Grace Hopper")
+        #expect(try first.headers.from.uri.description == "sip:grace@sim.attendant.test")
+        try await agent.answer(first, 180)
+        try await agent.answer(first, 302, contact: SIPNameAddress(uri: try SIPURI(parsing: "sip:softphone@192.0.2.7")))
+        try await Self.waitForLine(sim, containing: "call 1 to alice: 302 Moved Temporarily -> sip:softphone@192.0.2.7")
+
+        // Call 2: nobody answers, so the caller cancels after --cancel-after.
+        let second = try await agent.receiveRequest(.invite)
+        #expect(try second.headers.callID != first.headers.callID)
+        try await agent.answer(second, 180)
+        let cancel = try await agent.receiveRequest(.cancel)
+        try await agent.answer(cancel, 200)
+        try await agent.answer(second, 487)
+        try await Self.waitForLine(sim, containing: "call 2 to alice: 487 (caller cancelled)")
+
+        #expect(sim.terminate() == 0)
+        #expect(!sim.errorOutput.contains(jwt))
+    }
+
+    @Test func refusesAMissingKeyFile() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: SimulatorProcess.executable)
+        process.arguments = ["--signing-key-file", "/nonexistent/attendant-sim-key"]
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = Pipe()
+        try process.run()
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus != 0)
+        #expect(text.contains("/nonexistent/attendant-sim-key"))
+    }
+}
+
+/// A fresh folder under the temporary directory.
+func makeScratchFolder() throws -> String {
+    var template = Array((NSTemporaryDirectory() + "/attendant-sim-test-XXXXXX").utf8CString)
+    guard let path = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
+    return String(decoding: UnsafeRawBufferPointer(start: path, count: strlen(path)), as: UTF8.self)
 }

@@ -176,6 +176,12 @@ import Testing
         #expect(throws: SIPParseError.self) { _ = try SIPMessageParser().parse(datagram: raw) }
 
         #expect(try await agent.register(user: "alice", simulator: simulator, token: token).statusCode == 200)
+
+        // Datagrams that are not SIP are dropped; the registrar keeps answering.
+        for garbage in ["", "\r\n\r\n", "REGISTER", "SIP/2.0 200 OK\r\n\r\n", "REGISTER sip:x SIP/2.0\r\nVia: nonsense\r\n\r\n"] {
+            try await agent.send(Array(garbage.utf8) + [0xFF])
+        }
+        #expect(try await agent.register(user: "alice", simulator: simulator, token: token).statusCode == 200)
     }
 
     @Test func tcpKeepAliveOutboundAndOtherMethods() async throws {
