@@ -10,47 +10,51 @@ struct AttendantSim: AsyncParsableCommand {
         commandName: "attendant-sim",
         abstract: "A loopback contact centre for voice: token endpoint, SIP registrar (Bearer tokens) and caller.",
         discussion: """
-            On start prints one JSON line on stdout with the ports, the token URL and the registrar URIs:
-              {"domain":…,"http_port":…,"registrar_tcp":…,"registrar_udp":…,"sip_port":…,"token_url":…}
+            On start it prints one JSON line on stdout: sip_port, http_port, token_url,
+            registrar_udp, registrar_tcp and domain.
 
-            Token endpoint: GET or POST /token?identity=NAME -> {"token":…,"identity":…,"expires_in":…}
+            Tokens (HS256 JWTs, Twilio-style grants):
+              GET or POST /token?identity=NAME
+                -> {"token":…,"identity":…,"expires_in":…}
 
-            Control API on the same HTTP port:
-              POST /control/fault?kind=423|401-loop|503|silence|malformed|403[&times=N][&min-expires=S (423, default 900)][&retry-after=S (503)]
+            Control API, on the same HTTP port:
+              POST /control/fault?kind=KIND[&times=N]
+                   KIND: 423 (&min-expires=S, default 900), 401-loop,
+                   503 (&retry-after=S), silence, malformed, 403
               POST /control/clear-faults
               POST /control/refuse-renewals?on=1|0
-              POST /control/call?user=NAME          -> {"call_id":…}; outcome in GET /control/calls
-              GET  /control/calls
+              POST /control/call?user=NAME   -> {"call_id":…}
+              GET  /control/calls            each call's status and final code
               POST /control/restart?keep-bindings=1|0
               GET  /control/bindings?user=NAME
-              GET  /control/status
+              GET  /control/status           REGISTERs received, tokens issued
 
-            SIGTERM or SIGINT stops it (exit 0).
+            SIGTERM or SIGINT stops it (exit status 0).
             """
     )
 
-    @Option(help: "SIP port for UDP and TCP (0: any free port).")
+    @Option(help: ArgumentHelp("SIP port for UDP and TCP (0: any free port).", valueName: "port"))
     var sipPort: Int = 0
 
-    @Option(help: "HTTP port of the token endpoint and control API (0: any free port).")
+    @Option(help: ArgumentHelp("HTTP port of the token endpoint and control API (0: any free port).", valueName: "port"))
     var httpPort: Int = 0
 
-    @Option(help: "Lifetime of issued tokens, in seconds.")
+    @Option(help: ArgumentHelp("Lifetime of issued tokens.", valueName: "seconds"))
     var tokenLifetime: Int = 3600
 
-    @Option(help: "File holding the HS256 signing key (its bytes, trailing newline removed). Default: a random key.")
+    @Option(help: ArgumentHelp("File holding the HS256 signing key (its bytes, trailing newline removed). Default: a random key.", valueName: "path"))
     var signingKeyFile: String?
 
-    @Option(help: "SIP domain: Bearer realm and host of every address of record.")
+    @Option(help: ArgumentHelp("SIP domain: Bearer realm and host of every address of record.", valueName: "domain"))
     var domain: String = "sim.attendant.test"
 
-    @Option(help: "Call this user every --ring-every seconds once they are registered.")
+    @Option(help: ArgumentHelp("Call this user (as \"Grace Hopper\" <sip:grace@DOMAIN>) every --ring-every seconds once registered; each outcome is one line on stderr.", valueName: "user"))
     var ring: String?
 
-    @Option(help: "Seconds between calls placed by --ring.")
+    @Option(help: ArgumentHelp("Pause between calls placed by --ring.", valueName: "seconds"))
     var ringEvery: Double = 30
 
-    @Option(help: "Cancel a --ring call that has no final response after this many seconds.")
+    @Option(help: ArgumentHelp("Cancel a --ring call that has no final response by then.", valueName: "seconds"))
     var cancelAfter: Double?
 
     func validate() throws {
@@ -99,46 +103,4 @@ struct AttendantSim: AsyncParsableCommand {
         }
         await simulator.stop()
     }
-}
-
-/// Calls one user at an interval and logs each outcome as one line on stderr.
-struct Ringer {
-    let simulator: ContactCenterSimulator
-    let user: String
-    let every: Double
-    let cancelAfter: Double?
-
-    func run() async {
-        var number = 0
-        while !Task.isCancelled {
-            guard (try? await self.simulator.waitForBinding(of: self.user, timeout: .seconds(3600))) != nil else { continue }
-            number += 1
-            await self.place(number)
-            try? await Task.sleep(for: .seconds(self.every))
-        }
-    }
-
-    private func place(_ number: Int) async {
-        let prefix = "call \(number) to \(self.user):"
-        do {
-            let call = try await self.simulator.call(user: self.user, fromDisplayName: "Grace Hopper", fromURI: "sip:grace@\(self.simulator.configuration.domain)")
-            let wait: Duration = self.cancelAfter.map { .milliseconds(Int($0 * 1000)) } ?? .seconds(300)
-            do {
-                _ = try await call.waitForFinal(timeout: wait)
-                let summary = call.summary
-                var line = "\(prefix) \(summary.finalCode ?? 0) \(summary.finalReason ?? "")"
-                if let redirect = summary.redirectTo { line += " -> \(redirect)" }
-                log(line)
-            } catch let error as SimulatorError where error.code == .timeout && self.cancelAfter != nil {
-                try await call.cancel()
-                log("\(prefix) 487 (caller cancelled)")
-            }
-        } catch {
-            log("\(prefix) failed: \(error)")
-        }
-    }
-}
-
-func log(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
 }
