@@ -162,23 +162,27 @@ final class CollectedText: Sendable {
         }
     }
 
+    /// Starts `attendant-sim` with `arguments` and registers alice over TCP with a token from its endpoint.
+    static func ringing(_ arguments: [String]) async throws -> (SimulatorProcess, TestUserAgent, String) {
+        let sim = try SimulatorProcess(arguments)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+        let (_, issued) = try await Self.post(client, "http://127.0.0.1:\(try Self.port(sim, "http_port"))/token?identity=alice")
+        let jwt = try #require(issued["token"] as? String)
+        let agent = try await TestUserAgent.connect("tcp", toPort: try Self.port(sim, "sip_port"))
+        let register = try agent.registerRequest(user: "alice", domain: "sim.attendant.test", token: jwt)
+        #expect(try await agent.exchange(register).statusCode == 200)
+        return (sim, agent, jwt)
+    }
+
     @Test func ringsARegisteredUserAndLogsEachOutcome() async throws {
         let scratch = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let keyFile = scratch + "/key"
         try "file key for the ring test, 32b!\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
-        let sim = try SimulatorProcess(["--signing-key-file", keyFile, "--ring", "alice", "--ring-every", "0.2", "--cancel-after", "0.5"])
-        defer { if sim.process.isRunning { _ = sim.terminate() } }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        defer { _ = client.shutdown() }
-        let (_, issued) = try await Self.post(client, "http://127.0.0.1:\(try Self.port(sim, "http_port"))/token?identity=alice")
-        let jwt = try #require(issued["token"] as? String)
+        let (sim, agent, jwt) = try await Self.ringing(["--signing-key-file", keyFile, "--ring", "alice", "--ring-every", "0.2"])
+        defer { Task { await agent.close() }; if sim.process.isRunning { _ = sim.terminate() } }
         _ = try TokenTests.decode(jwt, key: Array("file key for the ring test, 32b!".utf8))
-
-        let agent = try await TestUserAgent.connect("tcp", toPort: try Self.port(sim, "sip_port"))
-        defer { Task { await agent.close() } }
-        let register = try agent.registerRequest(user: "alice", domain: "sim.attendant.test", token: jwt)
-        #expect(try await agent.exchange(register).statusCode == 200)
 
         // Call 1: redirected to the softphone.
         let first = try await agent.receiveRequest(.invite)
@@ -188,17 +192,27 @@ final class CollectedText: Sendable {
         try await agent.answer(first, 302, contact: SIPNameAddress(uri: try SIPURI(parsing: "sip:softphone@192.0.2.7")))
         try await Self.waitForLine(sim, containing: "call 1 to alice: 302 Moved Temporarily -> sip:softphone@192.0.2.7")
 
-        // Call 2: nobody answers, so the caller cancels after --cancel-after.
+        // Call 2, declined.
         let second = try await agent.receiveRequest(.invite)
         #expect(try second.headers.callID != first.headers.callID)
-        try await agent.answer(second, 180)
-        let cancel = try await agent.receiveRequest(.cancel)
-        try await agent.answer(cancel, 200)
-        try await agent.answer(second, 487)
-        try await Self.waitForLine(sim, containing: "call 2 to alice: 487 (caller cancelled)")
+        try await agent.answer(second, 603)
+        try await Self.waitForLine(sim, containing: "call 2 to alice: 603 Decline")
 
         #expect(sim.terminate() == 0)
         #expect(!sim.errorOutput.contains(jwt))
+    }
+
+    @Test func cancelsARingingCallAfterCancelAfter() async throws {
+        let (sim, agent, _) = try await Self.ringing(["--ring", "alice", "--ring-every", "60", "--cancel-after", "0.3"])
+        defer { Task { await agent.close() }; if sim.process.isRunning { _ = sim.terminate() } }
+        let invite = try await agent.receiveRequest(.invite)
+        try await agent.answer(invite, 180)
+        let cancel = try await agent.receiveRequest(.cancel)
+        try await agent.answer(cancel, 200)
+        try await agent.answer(invite, 487)
+        _ = try await agent.receiveRequest(.ack)
+        try await Self.waitForLine(sim, containing: "call 1 to alice: 487 (caller cancelled)")
+        #expect(sim.terminate() == 0)
     }
 
     @Test func refusesAMissingKeyFile() throws {

@@ -7,30 +7,30 @@ import Foundation
 /// {"iss":"ACsimulator","sub":"ACsimulator","jti":"…","iat":…,"nbf":…,"exp":…,
 ///  "grants":{"identity":"alice","voice":{"incoming":{"allow":true}}}}
 /// ```
-public struct SimulatorTokenClaims: Codable, Sendable, Hashable {
-    public struct Grants: Codable, Sendable, Hashable {
-        public var identity: String
-        public var voice: Voice?
+struct SimulatorTokenClaims: Codable, Sendable, Hashable {
+    struct Grants: Codable, Sendable, Hashable {
+        var identity: String
+        var voice: Voice?
     }
 
-    public struct Voice: Codable, Sendable, Hashable {
-        public var incoming: Allow?
+    struct Voice: Codable, Sendable, Hashable {
+        var incoming: Allow?
     }
 
-    public struct Allow: Codable, Sendable, Hashable {
-        public var allow: Bool
+    struct Allow: Codable, Sendable, Hashable {
+        var allow: Bool
     }
 
-    public var iss: String
-    public var sub: String
-    public var jti: String
-    public var iat: Int
-    public var nbf: Int
-    public var exp: Int
-    public var grants: Grants
+    var iss: String
+    var sub: String
+    var jti: String
+    var iat: Int
+    var nbf: Int
+    var exp: Int
+    var grants: Grants
 
     /// Whether the token lets its holder receive calls.
-    public var allowsIncoming: Bool { self.grants.voice?.incoming?.allow ?? false }
+    var allowsIncoming: Bool { self.grants.voice?.incoming?.allow ?? false }
 }
 
 /// Why the registrar refused a token. The text never contains the token.

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 import SIPCore
@@ -33,28 +34,56 @@ final class SIPTransport: Sendable {
     var isRunning: Bool { self.state.withLock { $0.udp != nil } }
 
     /// Opens both sockets; on the port used before, or on a free one the first time.
+    ///
+    /// A free port is chosen below the kernel's ephemeral range (`ip_local_port_range`): a port the kernel
+    /// hands out to port-0 binds and outgoing connections could be taken by another socket while the
+    /// registrar is down, and ``ContactCenterSimulator/restart(keepBindings:)`` must get the same one back.
     func start() async throws {
         guard !self.isRunning else { return }
         let wanted = self.port
+        let candidates = wanted == 0 ? Self.freePortCandidates(count: 32) : [wanted]
         var lastError: (any Error)?
-        // With port 0 the TCP port the kernel picks may be taken for UDP: try a few.
-        for _ in 0..<(wanted == 0 ? 8 : 1) {
-            let listener = try await self.bindTCP(port: wanted)
-            let port = listener.localAddress?.port ?? wanted
-            do {
-                let udp = try await self.bindUDP(port: port)
-                self.portBox.withLock { $0 = port }
-                self.state.withLock { state in
-                    state.udp = udp
-                    state.listener = listener
+        for candidate in candidates {
+            // A restart may find the port still held for a moment by the sockets just closed.
+            for attempt in 0..<(wanted == 0 ? 1 : 20) {
+                if attempt > 0 { try await Task.sleep(for: .milliseconds(50)) }
+                do {
+                    let (listener, udp) = try await self.bind(port: candidate)
+                    self.portBox.withLock { $0 = listener.localAddress?.port ?? candidate }
+                    self.state.withLock { state in
+                        state.udp = udp
+                        state.listener = listener
+                    }
+                    return
+                } catch {
+                    lastError = error
                 }
-                return
-            } catch {
-                lastError = error
-                try? await listener.close()
             }
         }
-        throw SimulatorError(.transport, "cannot open UDP and TCP on one port at \(self.host): \(lastError.map { "\($0)" } ?? "unknown error")")
+        throw SimulatorError(.transport, "cannot open UDP and TCP on one port at \(self.host)\(wanted == 0 ? "" : ":\(wanted)"): \(lastError.map { "\($0)" } ?? "no port tried"); choose another --sip-port")
+    }
+
+    /// TCP then UDP on the same port; neither stays open when the other fails.
+    private func bind(port: Int) async throws -> (listener: any Channel, udp: any Channel) {
+        let listener = try await self.bindTCP(port: port)
+        do {
+            return (listener, try await self.bindUDP(port: listener.localAddress?.port ?? port))
+        } catch {
+            try? await listener.close()
+            throw error
+        }
+    }
+
+    /// Random ports between 10000 and the start of the ephemeral range, with 0 (any port) last.
+    static func freePortCandidates(count: Int) -> [Int] {
+        var low = 32768
+        if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+            let first = range.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).first.flatMap({ Int($0) })
+        {
+            low = first
+        }
+        guard low > 11000 else { return [0] }
+        return (0..<count).map { _ in Int.random(in: 10000..<low) } + [0]
     }
 
     /// Closes both sockets and every TCP connection.
