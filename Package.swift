@@ -99,6 +99,28 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // Loopback contact-centre backends: token endpoint, SIP registrar and caller, control API.
+        .target(
+            name: "ContactCenterSim",
+            dependencies: [
+                "SIPCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendant-sim",
+            dependencies: [
+                "ContactCenterSim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
+
         // Benchmarks (run with -c release; see Benchmarks/README.md).
         .executableTarget(
             name: "attendant-notify-latency",
@@ -122,28 +144,6 @@ let package = Package(
             name: "SIPCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/SIPVoice/SIPCore",
-            swiftSettings: strictness
-        ),
-
-        // Loopback contact-centre backends: token endpoint, SIP registrar and caller, control API.
-        .target(
-            name: "ContactCenterSim",
-            dependencies: [
-                "SIPCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-sim",
-            dependencies: [
-                "ContactCenterSim",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ],
             swiftSettings: strictness
         ),
 
