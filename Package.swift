@@ -19,6 +19,8 @@ let package = Package(
     products: [
         .executable(name: "attendantd", targets: ["attendantd"]),
         .executable(name: "attendantctl", targets: ["attendantctl"]),
+        // The loopback contact-centre simulator, for the demo and the daemon tests.
+        .executable(name: "attendant-sim", targets: ["attendant-sim"]),
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
         .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
@@ -94,6 +96,28 @@ let package = Package(
             dependencies: [
                 "AttendantCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictness
+        ),
+
+        // Loopback contact-centre backends: token endpoint, SIP registrar and caller, control API.
+        .target(
+            name: "ContactCenterSim",
+            dependencies: [
+                "SIPCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendant-sim",
+            dependencies: [
+                "ContactCenterSim",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictness
         ),
@@ -192,6 +216,19 @@ let package = Package(
                 "SIPCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "ContactCenterSimTests",
+            dependencies: [
+                "ContactCenterSim",
+                "SIPCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strictness
         ),

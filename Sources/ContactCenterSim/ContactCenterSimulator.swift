@@ -1,0 +1,236 @@
+import SIPCore
+import Synchronization
+
+/// A loopback contact centre for voice: an HS256 token endpoint, a SIP registrar that checks Bearer
+/// tokens (UDP and TCP on one port), a caller that INVITEs registered users, faults to inject, and an HTTP
+/// control API for tests in another process.
+///
+/// ```swift
+/// let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration())
+/// let token = simulator.issueToken(identity: "alice")
+/// // … a user agent registers sip:alice@sim.attendant.test at simulator.registrarURI(transport: "tcp") …
+/// let call = try await simulator.call(user: "alice", fromDisplayName: "Grace Hopper", fromURI: "sip:grace@sim.attendant.test")
+/// let final = try await call.waitForFinal(timeout: .seconds(5))
+/// await simulator.stop()
+/// ```
+public final class ContactCenterSimulator: Sendable {
+    public let configuration: SimulatorConfiguration
+    let registrar: Registrar
+    let transport: SIPTransport
+    let http: SimulatorHTTPServer
+    private let tokens = Mutex(TokenState())
+    private let calls = Mutex(CallState())
+
+    private struct TokenState {
+        var issued = 0
+        var refusesRenewals = false
+    }
+
+    private struct CallState {
+        var byBranch: [String: SimulatedCall] = [:]
+        var all: [SimulatedCall] = []
+    }
+
+    private init(configuration: SimulatorConfiguration) {
+        self.configuration = configuration
+        self.registrar = Registrar(configuration: configuration)
+        self.transport = SIPTransport(host: configuration.host, port: configuration.sipPort)
+        self.http = SimulatorHTTPServer(host: configuration.host, port: configuration.httpPort)
+    }
+
+    /// Opens the SIP sockets and the HTTP endpoint.
+    public static func start(_ configuration: SimulatorConfiguration) async throws -> ContactCenterSimulator {
+        let simulator = ContactCenterSimulator(configuration: configuration)
+        simulator.transport.setInbound { [weak simulator] message, flow in simulator?.receive(message, on: flow) }
+        try await simulator.transport.start()
+        do {
+            try await simulator.http.start { [weak simulator] request in
+                guard let simulator else { return .error(503, "the simulator is stopping") }
+                return await simulator.route(request)
+            }
+        } catch {
+            await simulator.transport.stop()
+            throw error
+        }
+        return simulator
+    }
+
+    /// Closes every socket and stops every call's timers.
+    public func stop() async {
+        for call in self.calls.withLock({ $0.all }) { call.stopTimers() }
+        await self.transport.stop()
+        await self.http.stop()
+    }
+
+    // MARK: Addresses
+
+    public var sipPort: Int { self.transport.port }
+    public var httpPort: Int { self.http.port }
+
+    /// The registrar's URI for a transport (`udp` or `tcp`): `sip:127.0.0.1:PORT;transport=tcp`.
+    public func registrarURI(transport: String) -> String {
+        "sip:\(self.configuration.host):\(self.sipPort);transport=\(transport.lowercased())"
+    }
+
+    /// A user's address of record: `sip:alice@sim.attendant.test`.
+    public func addressOfRecord(_ user: String) -> String { "sip:\(user)@\(self.configuration.domain)" }
+
+    /// The token endpoint with the identity parameter last and empty: append the user's name.
+    public var tokenURL: String { "http://\(self.configuration.host):\(self.httpPort)/token?identity=" }
+
+    // MARK: Tokens
+
+    /// Signs a token for `identity`, valid from now (the configuration's clock) for `lifetime` (the
+    /// configured lifetime by default). `incoming: false` makes a token that cannot receive calls.
+    public func issueToken(identity: String, lifetime: Duration? = nil, incoming: Bool = true) -> String {
+        let now = Int(self.configuration.now())
+        let lifetime = (lifetime ?? self.configuration.tokenLifetime).wholeSeconds
+        var identifiers = SIPIdentifiers()
+        let claims = SimulatorTokenClaims(
+            iss: self.configuration.accountSID,
+            sub: self.configuration.accountSID,
+            jti: "\(self.configuration.accountSID)-\(identifiers.callID())",
+            iat: now,
+            nbf: now,
+            exp: now + lifetime,
+            grants: .init(identity: identity, voice: .init(incoming: .init(allow: incoming)))
+        )
+        self.tokens.withLock { $0.issued += 1 }
+        return SimulatorToken.sign(claims, key: self.configuration.signingKey)
+    }
+
+    /// While on, the token endpoint answers `403 {"error":"renewals refused by the simulator"}`.
+    public func setRefusesRenewals(_ refuse: Bool) { self.tokens.withLock { $0.refusesRenewals = refuse } }
+
+    public var refusesRenewals: Bool { self.tokens.withLock { $0.refusesRenewals } }
+
+    /// Tokens issued so far, by ``issueToken(identity:lifetime:incoming:)`` and the endpoint.
+    public var tokensIssued: Int { self.tokens.withLock { $0.issued } }
+
+    // MARK: Registrar
+
+    /// The user's bindings that have not expired by the configuration's clock.
+    public func bindings(of user: String) -> [SimulatedBinding] { self.registrar.bindings(of: user) }
+
+    /// Waits until the user has a binding, and returns the newest.
+    public func waitForBinding(of user: String, timeout: Duration) async throws -> SimulatedBinding {
+        try await poll(timeout: timeout, failure: .timeout("'\(user)' did not register", timeout)) {
+            self.registrar.bindings(of: user).last
+        }
+    }
+
+    /// Makes the registrar misbehave on the next `times` REGISTERs the fault applies to (nil: until
+    /// ``clearFaults()``).
+    public func inject(_ fault: RegistrarFault, times: Int? = nil) { self.registrar.inject(fault, times: times) }
+
+    public func clearFaults() { self.registrar.clearFaults() }
+
+    /// REGISTER requests received so far, answered or not.
+    public var registerCount: Int { self.registrar.registerCount }
+
+    /// Closes every TCP connection and both SIP sockets and reopens them on the same port; the bindings
+    /// stay (their TCP flows are gone) or are dropped.
+    public func restart(keepBindings: Bool) async throws {
+        await self.stopRegistrar()
+        if !keepBindings { self.registrar.dropBindings() }
+        try await self.startRegistrar()
+    }
+
+    /// Closes the SIP sockets and every TCP connection: the registrar is unreachable until
+    /// ``startRegistrar()``.
+    public func stopRegistrar() async { await self.transport.stop() }
+
+    /// Reopens the SIP sockets on the same port.
+    public func startRegistrar() async throws { try await self.transport.start() }
+
+    // MARK: Caller
+
+    /// Calls the user's newest binding: an INVITE over the flow it registered on.
+    public func call(user: String, fromDisplayName: String, fromURI: String) async throws -> SimulatedCall {
+        guard let binding = self.bindings(of: user).last else { throw SimulatorError.notRegistered(user) }
+        let from: SIPURI
+        do { from = try SIPURI(parsing: fromURI) } catch {
+            throw SimulatorError(.callState, "caller URI \(fromURI) is not a SIP URI: \(error.what)")
+        }
+        var identifiers = SIPIdentifiers()
+        let branch = identifiers.branch()
+        let invite = self.makeInvite(
+            to: binding,
+            from: SIPNameAddress(displayName: fromDisplayName, uri: from, parameters: [SIPParameter("tag", identifiers.tag())]),
+            callID: identifiers.callID(host: self.configuration.host),
+            branch: branch
+        )
+        let call = self.calls.withLock { state in
+            let call = SimulatedCall(number: state.all.count + 1, user: user, invite: invite, branch: branch, flow: binding.flow, transport: self.transport)
+            state.byBranch[branch] = call
+            state.all.append(call)
+            return call
+        }
+        try call.send()
+        return call
+    }
+
+    /// Every call placed so far, oldest first.
+    public var placedCalls: [SimulatedCall] { self.calls.withLock { $0.all } }
+
+    private func makeInvite(to binding: SimulatedBinding, from: SIPNameAddress, callID: String, branch: String) -> SIPRequest {
+        let transport = binding.transport.uppercased()
+        var headers = SIPHeaders()
+        headers.add(.via, SIPVia(transport: transport, host: self.configuration.host, port: self.sipPort, parameters: [SIPParameter("branch", branch), SIPParameter("rport")]).description)
+        headers.add(.maxForwards, "70")
+        headers.add(.from, from.description)
+        headers.add(.to, "<\(self.addressOfRecord(binding.user))>")
+        headers.add(.callID, callID)
+        headers.add(.cseq, SIPCSeq(1, .invite).description)
+        var contact = SIPURI(user: "sim", host: self.configuration.host, port: self.sipPort)
+        if binding.transport == "tcp" { contact.parameters.set("transport", "tcp") }
+        headers.add(.contact, "<\(contact)>")
+        headers.add(.allow, "INVITE, ACK, CANCEL, BYE, OPTIONS")
+        headers.add(.contentType, "application/sdp")
+        let sdp = """
+            v=0\r
+            o=sim 1 1 IN IP4 \(self.configuration.host)\r
+            s=ContactCenterSim\r
+            c=IN IP4 \(self.configuration.host)\r
+            t=0 0\r
+            m=audio 9 RTP/AVP 0\r
+            a=rtpmap:0 PCMU/8000\r
+
+            """
+        return SIPRequest(method: .invite, uri: binding.contact.uri, headers: headers, body: Array(sdp.utf8))
+    }
+
+    // MARK: Inbound SIP
+
+    private func receive(_ message: SIPMessage, on flow: SIPFlow) {
+        switch message {
+        case .response(let response):
+            guard let branch = try? response.headers.topVia.branch else { return }
+            self.calls.withLock { $0.byBranch[branch] }?.receive(response)
+        case .request(let request):
+            guard (try? request.headers.topVia) != nil else { return }  // no way to address an answer
+            let answer: RegistrarAnswer
+            switch request.method {
+            case .register:
+                answer = self.registrar.handle(request, flow: flow)
+            case .ack:
+                answer = .silence
+            case .options:
+                answer = .respond(.answering(request, statusCode: 200, extraHeaders: [(.allow, Self.allowed)]))
+            case .cancel:
+                answer = .respond(.answering(request, statusCode: 481))
+            case .invite, .bye, .info, .update, .prack, .subscribe, .notify, .refer, .message, "PUBLISH":
+                answer = .respond(.answering(request, statusCode: 405, extraHeaders: [(.allow, Self.allowed)]))
+            default:
+                answer = .respond(.answering(request, statusCode: 501))
+            }
+            switch answer {
+            case .respond(let response): try? self.transport.send(response.serialized(), on: flow)
+            case .raw(let bytes): try? self.transport.send(bytes, on: flow)
+            case .silence: break
+            }
+        }
+    }
+
+    static let allowed = "REGISTER, OPTIONS, ACK, CANCEL"
+}

@@ -1,0 +1,137 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// An HTTP request as the routes see it: method, path and decoded query parameters.
+struct HTTPRouteRequest: Sendable {
+    var method: String
+    var path: String
+    var query: [String: String]
+
+    init(method: String, uri: String) {
+        self.method = method
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        self.path = String(parts.first ?? "")
+        var query: [String: String] = [:]
+        if parts.count == 2 {
+            for pair in parts[1].split(separator: "&") {
+                let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+                query[decode(nameValue[0])] = nameValue.count == 2 ? decode(nameValue[1]) : ""
+            }
+        }
+        self.query = query
+    }
+}
+
+/// A JSON answer.
+struct HTTPReply: Sendable {
+    var status: Int
+    var body: String
+
+    /// A JSON object, keys sorted.
+    static func json(_ object: [String: any Sendable], status: Int = 200) -> HTTPReply {
+        HTTPReply(status: status, body: JSONText.encode(object))
+    }
+
+    static func error(_ status: Int, _ message: String) -> HTTPReply {
+        .json(["error": message], status: status)
+    }
+}
+
+enum JSONText {
+    static func encode(_ object: Any) -> String {
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return "{}"
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+/// The HTTP/1.1 listener of the token endpoint and the control API.
+final class SimulatorHTTPServer: Sendable {
+    typealias Route = @Sendable (HTTPRouteRequest) async -> HTTPReply
+
+    private let host: String
+    private let requestedPort: Int
+    private let channel = Mutex<(any Channel)?>(nil)
+
+    init(host: String, port: Int) {
+        self.host = host
+        self.requestedPort = port
+    }
+
+    var port: Int { self.channel.withLock { $0?.localAddress?.port } ?? self.requestedPort }
+
+    func start(route: @escaping Route) async throws {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(HTTPRouteHandler(route: route))
+                }
+            }
+            .bind(host: self.host, port: self.requestedPort)
+            .get()
+        self.channel.withLock { $0 = channel }
+    }
+
+    func stop() async {
+        let channel = self.channel.withLock { $0 }
+        try? await channel?.close()
+    }
+}
+
+/// Collects one request at a time and answers it with the route's reply.
+private final class HTTPRouteHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let route: SimulatorHTTPServer.Route
+    private var request: HTTPRouteRequest?
+    private var keepAlive = true
+
+    init(route: @escaping SimulatorHTTPServer.Route) { self.route = route }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch self.unwrapInboundIn(data) {
+        case .head(let head):
+            self.request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
+            self.keepAlive = head.isKeepAlive
+        case .body:
+            break
+        case .end:
+            guard let request = self.request else { return }
+            self.request = nil
+            let route = self.route
+            let keepAlive = self.keepAlive
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.makeFutureWithTask { await route(request) }.whenSuccess { reply in
+                let (handler, context) = bound.value
+                handler.write(reply, keepAlive: keepAlive, context: context)
+            }
+        }
+    }
+
+    private func write(_ reply: HTTPReply, keepAlive: Bool, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: "\(reply.body.utf8.count)")
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status), headers: headers)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply.body)))), promise: nil)
+        let done = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
+        if !keepAlive {
+            let channel = context.channel
+            done.whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,32 @@
+public import SIPCore
+
+/// One registered contact of a user, as the registrar stored it.
+public struct SimulatedBinding: Sendable, Hashable {
+    /// The user part of the address of record (`alice`).
+    public var user: String
+    /// The Contact as registered, without its `expires` parameter.
+    public var contact: SIPNameAddress
+    /// `udp` or `tcp`: how the REGISTER arrived.
+    public var transport: String
+    /// The REGISTER's source `host:port`.
+    public var sourceAddress: String
+    /// When the binding expires, in the configuration's clock (Unix seconds).
+    public var expiresAt: Double
+    /// The RFC 5626 `+sip.instance` (`urn:uuid:…`), if the Contact had one.
+    public var instanceID: String?
+    /// The RFC 5626 `reg-id`, if the Contact had one.
+    public var registrationID: UInt32?
+    /// The Authorization scheme the REGISTER used (`Bearer`).
+    public var authorizationScheme: String
+    /// Where requests for this binding go.
+    let flow: SIPFlow
+
+    /// The contact URI as text.
+    public var contactURI: String { self.contact.uri.description }
+
+    /// Whether a new Contact replaces this binding: same instance, or (without instances) the same URI.
+    func isReplaced(by contact: SIPNameAddress) -> Bool {
+        if let instanceID, let other = contact.instanceID { return instanceID == other }
+        return self.contact.uri.isEquivalent(to: contact.uri)
+    }
+}

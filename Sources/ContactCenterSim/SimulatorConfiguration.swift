@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where and how the simulator listens, and the secrets and clock it uses.
+public struct SimulatorConfiguration: Sendable {
+    /// The address every socket binds to. Loopback: the simulator is for tests and the demo.
+    public var host: String = "127.0.0.1"
+    /// The SIP port; UDP and TCP listen on the same number. 0 picks a free one.
+    public var sipPort: Int = 0
+    /// The HTTP port of the token endpoint and the control API. 0 picks a free one.
+    public var httpPort: Int = 0
+    /// The SIP domain: the realm of Bearer challenges and the host of every address of record.
+    public var domain: String = "sim.attendant.test"
+    /// The HS256 key that signs and verifies tokens.
+    public var signingKey: [UInt8]
+    /// How long an issued token is valid.
+    public var tokenLifetime: Duration = .seconds(3600)
+    /// The token issuer (`iss`), a Twilio-style account SID.
+    public var accountSID: String = "ACsimulator"
+    /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
+    /// test can move time without sleeping.
+    public var now: @Sendable () -> Double
+
+    public init(
+        host: String = "127.0.0.1",
+        sipPort: Int = 0,
+        httpPort: Int = 0,
+        domain: String = "sim.attendant.test",
+        signingKey: [UInt8]? = nil,
+        tokenLifetime: Duration = .seconds(3600),
+        accountSID: String = "ACsimulator",
+        now: @escaping @Sendable () -> Double = SimulatorConfiguration.wallClock
+    ) {
+        self.host = host
+        self.sipPort = sipPort
+        self.httpPort = httpPort
+        self.domain = domain
+        self.signingKey = signingKey ?? (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        self.tokenLifetime = tokenLifetime
+        self.accountSID = accountSID
+        self.now = now
+    }
+
+    /// The system's wall clock, in Unix seconds.
+    @Sendable public static func wallClock() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+    }
+}
+
+extension Duration {
+    /// The duration in whole seconds, rounded down.
+    var wholeSeconds: Int { Int(self.components.seconds) }
+
+    var secondsAsDouble: Double {
+        Double(self.components.seconds) + Double(self.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import ContactCenterSim
+import Foundation
+import UnixSignals
+
+/// `attendant-sim`: the loopback contact centre for the demo and the daemon tests.
+@main
+struct AttendantSim: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attendant-sim",
+        abstract: "A loopback contact centre for voice: token endpoint, SIP registrar (Bearer tokens) and caller.",
+        discussion: """
+            On start it prints one JSON line on stdout: sip_port, http_port, token_url,
+            registrar_udp, registrar_tcp and domain.
+
+            Tokens (HS256 JWTs, Twilio-style grants):
+              GET or POST /token?identity=NAME
+                -> {"token":…,"identity":…,"expires_in":…}
+
+            Control API, on the same HTTP port:
+              POST /control/fault?kind=KIND[&times=N]
+                   KIND: 423 (&min-expires=S, default 900), 401-loop,
+                   503 (&retry-after=S), silence, malformed, 403
+              POST /control/clear-faults
+              POST /control/refuse-renewals?on=1|0
+              POST /control/call?user=NAME   -> {"call_id":…}
+              GET  /control/calls            each call's status and final code
+              POST /control/restart?keep-bindings=1|0
+              GET  /control/bindings?user=NAME
+              GET  /control/status           REGISTERs received, tokens issued
+
+            SIGTERM or SIGINT stops it (exit status 0).
+            """
+    )
+
+    @Option(help: ArgumentHelp("SIP port for UDP and TCP (0: any free port).", valueName: "port"))
+    var sipPort: Int = 0
+
+    @Option(help: ArgumentHelp("HTTP port of the token endpoint and control API (0: any free port).", valueName: "port"))
+    var httpPort: Int = 0
+
+    @Option(help: ArgumentHelp("Lifetime of issued tokens.", valueName: "seconds"))
+    var tokenLifetime: Int = 3600
+
+    @Option(help: ArgumentHelp("File holding the HS256 signing key (its bytes, trailing newline removed). Default: a random key.", valueName: "path"))
+    var signingKeyFile: String?
+
+    @Option(help: ArgumentHelp("SIP domain: Bearer realm and host of every address of record.", valueName: "domain"))
+    var domain: String = "sim.attendant.test"
+
+    @Option(help: ArgumentHelp("Call this user (as \"Grace Hopper\" <sip:grace@DOMAIN>) every --ring-every seconds once registered; each outcome is one line on stderr.", valueName: "user"))
+    var ring: String?
+
+    @Option(help: ArgumentHelp("Pause between calls placed by --ring.", valueName: "seconds"))
+    var ringEvery: Double = 30
+
+    @Option(help: ArgumentHelp("Cancel a --ring call that has no final response by then.", valueName: "seconds"))
+    var cancelAfter: Double?
+
+    func validate() throws {
+        guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
+            throw ValidationError("ports must be between 0 and 65535")
+        }
+        guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
+        guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
+        if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
+    }
+
+    func run() async throws {
+        var configuration = SimulatorConfiguration(
+            sipPort: self.sipPort,
+            httpPort: self.httpPort,
+            domain: self.domain,
+            tokenLifetime: .seconds(self.tokenLifetime)
+        )
+        if let file = self.signingKeyFile {
+            guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
+                throw ValidationError("cannot read the signing key file \(file); check the path and its permissions")
+            }
+            while key.last == UInt8(ascii: "\n") || key.last == UInt8(ascii: "\r") { key.removeLast() }
+            guard !key.isEmpty else { throw ValidationError("the signing key file \(file) is empty") }
+            configuration.signingKey = key
+        }
+        let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint)
+        let simulator = try await ContactCenterSimulator.start(configuration)
+        let announcement: [String: Any] = [
+            "sip_port": simulator.sipPort,
+            "http_port": simulator.httpPort,
+            "token_url": simulator.tokenURL,
+            "registrar_udp": simulator.registrarURI(transport: "udp"),
+            "registrar_tcp": simulator.registrarURI(transport: "tcp"),
+            "domain": configuration.domain,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes])
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+
+        await withTaskGroup(of: Void.self) { group in
+            if let user = self.ring {
+                group.addTask { await Ringer(simulator: simulator, user: user, every: self.ringEvery, cancelAfter: self.cancelAfter).run() }
+            }
+            for await _ in signals { break }
+            group.cancelAll()
+        }
+        await simulator.stop()
+    }
+}
