@@ -232,6 +232,19 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // 24 simulated hours of the voice stack (fleet, token manager, SIPVoice, simulator) on a manual clock.
+        .testTarget(
+            name: "VoiceSoakTests",
+            dependencies: [
+                "AttendantCore",
+                "ContactCenterSim",
+                "TestSupport",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "DaemonTests",
             dependencies: [pluginAPI, "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],

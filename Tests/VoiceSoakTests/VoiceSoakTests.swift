@@ -1,0 +1,265 @@
+import AttendantCore
+import AttendantPluginAPI
+import AttendantPluginTestKit
+import ContactCenterSim
+import Foundation
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+import Testing
+
+/// 24 simulated hours of the real voice stack on one manual clock: the daemon's channel fleet (supervisor,
+/// token manager with the url source, event router, SQLite state store), the SIPVoice plugin loaded from
+/// its shared library, and the contact-centre simulator as token endpoint and registrar over TCP.
+///
+/// The clock only moves when the test moves it: from one deadline (keep-alive, binding refresh, token
+/// renewal, backoff) or scripted event (a registrar restart, a call) to the next, after the real network
+/// exchanges of the previous step have settled. Real time: seconds.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct VoiceSoakTests {
+    /// The longest time the channel may be without a registration after a registrar restart: the
+    /// supervisor's first backoff (full jitter of 1 s) plus one REGISTER exchange. Chosen generously.
+    static let recoveryBound: Duration = .seconds(5)
+
+    @Test func twentyFourHoursOfCyclesHourlyTokensAndRandomRegistrarRestartsMissNoCall() async throws {
+        let soak = try await Soak(seed: 20261122)
+        let report = try await soak.run(hours: 24, restarts: 12, calls: 48)
+        await soak.stop()
+
+        // Every call that was placed rang the desk at once and is in the contact history as missed
+        // (the simulated caller hangs up).
+        #expect(report.calls == 48)
+        #expect(report.rang == 48, "\(report)")
+        #expect(report.recordedMissed == 48, "\(report)")
+        // The registrar restarted 12 times; each time the channel noticed, went back to listening by itself,
+        // within the bound, and only then.
+        #expect(report.restarts == 12)
+        #expect(report.gaps.count == 12, "one listening gap per restart, none for token renewals: \(report.gaps)")
+        #expect(report.gaps.allSatisfy { $0 <= Self.recoveryBound }, "\(report.gaps)")
+        // Hourly tokens: renewed about every 54 minutes (90 % of an hour), each without a listening gap.
+        #expect((25...30).contains(report.tokensIssued), "\(report)")
+        #expect(report.listens == 1 + 12, "one listen at start and one per restart: \(report)")
+        #expect(report.finalState == .listening)
+        // 144 cycles in a day; each restart starts the cycle afresh (a listen instead of a keep-alive).
+        #expect(report.keepAlives >= 144 - 12, "\(report)")
+        #expect(!report.log.contains("eyJ"), "no token in the log")
+    }
+}
+
+/// What the soak saw.
+struct SoakReport: CustomStringConvertible {
+    var calls = 0
+    var rang = 0
+    var recordedMissed = 0
+    var restarts = 0
+    var gaps: [Duration] = []
+    var tokensIssued = 0
+    var listens = 0
+    var keepAlives = 0
+    var steps = 0
+    var finalState: ChannelStatus.State = .starting
+    var log = ""
+    var timeline: [String] = []
+
+    var description: String {
+        "\(timeline.joined(separator: " ")); calls \(calls), rang \(rang), missed recorded \(recordedMissed), restarts \(restarts), gaps \(gaps.map(\.seconds)), tokens \(tokensIssued), listens \(listens), keep-alives \(keepAlives), steps \(steps), final \(finalState)"
+    }
+}
+
+/// The rig: the fleet and the simulator on one manual clock.
+final class Soak: Sendable {
+    let clock: ManualClock
+    let simulator: ContactCenterSimulator
+    let store: StateStore
+    let fleet: ChannelFleet
+    let group: ServiceGroup
+    let logs = LogRecords()
+    let transitions = Transitions()
+    let folder: String
+    private let running: Task<Void, any Error>
+    private let seed: UInt64
+
+    init(seed: UInt64) async throws {
+        self.seed = seed
+        let clock = ManualClock(epoch: UnixTime(secondsSince1970: Date().timeIntervalSince1970.rounded()))
+        self.clock = clock
+        self.simulator = try await ContactCenterSimulator.start(
+            SimulatorConfiguration(tokenLifetime: .seconds(3600), now: { clock.unixTime().secondsSince1970 })
+        )
+        self.folder = try makeTemporaryFolder("attendant-soak")
+        self.store = try StateStore(directory: self.folder)
+        let records = self.logs
+        let logger = Logger(label: "soak") { _ in RecordingLogHandler(records: records) }
+        let router = EventRouter(store: self.store, logger: logger, presenters: [], wallClock: { clock.unixTime() })
+        let buildDirectory = ((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? "") as NSString
+        let environment = ChannelFleet.Environment(
+            loader: PluginLoader(searchPath: [buildDirectory.deletingLastPathComponent]),
+            store: self.store,
+            router: router,
+            clock: clock,
+            wallClock: { clock.unixTime() },
+            logger: logger
+        )
+        let fleetBox = Mutex<ChannelFleet?>(nil)
+        let transitions = self.transitions
+        let fleet = ChannelFleet(environment: environment) {
+            guard let state = fleetBox.withLock({ $0 })?.statuses.first?.state else { return }
+            transitions.log.withLock { log in
+                if log.last?.state != state { log.append((clock.now.offset, state)) }
+            }
+        }
+        fleetBox.withLock { $0 = fleet }
+        self.fleet = fleet
+        self.group = ServiceGroup(configuration: .init(services: [router, fleet], logger: logger))
+        let group = self.group
+        self.running = Task { try await group.run() }
+
+        let configuration = try AttendantConfiguration(
+            toml: """
+                [[channel]]
+                name = "phone"
+                plugin = "sip-voice"
+                keepalive-interval = "600s"
+                token-url = "\(self.simulator.tokenURL)alice"
+                token-url-field = "token"
+
+                [channel.sip-voice]
+                registrar = "\(self.simulator.registrarURI(transport: "tcp"))"
+                address-of-record = "\(self.simulator.addressOfRecord("alice"))"
+                outbound = false
+                ring-timeout = "30s"
+                """,
+            file: nil
+        )
+        await fleet.apply(configuration)
+    }
+
+    func stop() async {
+        await self.group.triggerGracefulShutdown()
+        _ = try? await self.running.value
+        await self.simulator.stop()
+        try? FileManager.default.removeItem(atPath: self.folder)
+    }
+
+    var state: ChannelStatus.State? { self.fleet.statuses.first?.state }
+
+    /// Waits (real time, bounded) until nothing moves any more: no REGISTER or token request in flight,
+    /// no timer being armed, no state changing.
+    func settle() async throws {
+        func snapshot() -> [String] {
+            [
+                "\(self.simulator.registerCount)", "\(self.simulator.tokensIssued)", "\(self.state.map(\.rawValue) ?? "-")",
+                "\(self.clock.sleeperCount)", "\(self.clock.nextDeadline?.offset ?? .zero)", "\(self.transitions.log.withLock(\.count))",
+            ]
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var last = snapshot()
+        var quiet = 0
+        while quiet < 4 {
+            try await Task.sleep(for: .milliseconds(2))
+            let now = snapshot()
+            quiet = now == last ? quiet + 1 : 0
+            last = now
+            guard ContinuousClock.now < deadline else {
+                throw SoakError("no rest after 10 s at t+\(self.clock.now.offset): \(now)\n\(self.logs.text.suffix(3000))")
+            }
+        }
+    }
+
+    func run(hours: Int, restarts: Int, calls: Int) async throws -> SoakReport {
+        var random = SplitMix64(seed: self.seed)
+        let end = Duration.seconds(hours * 3600)
+        // Events at random minutes, away from the start.
+        var restartTimes = (0..<restarts).map { _ in Duration.seconds(Int64.random(in: 600..<Int64(hours * 3600), using: &random)) }.sorted()
+        var callTimes = (0..<calls).map { _ in Duration.seconds(Int64.random(in: 300..<Int64(hours * 3600), using: &random)) }.sorted()
+        var report = SoakReport()
+
+        try await self.settle()
+        guard self.state == .listening else { throw SoakError("not listening at the start: \(self.fleet.statuses)\n\(self.logs.text)") }
+        while self.clock.now.offset < end {
+            let nextTimer = self.clock.nextDeadline?.offset ?? end
+            let nextEvent = min(restartTimes.first ?? end, callTimes.first ?? end)
+            let target = min(nextTimer, nextEvent, end)
+            if target > self.clock.now.offset { self.clock.advance(by: target - self.clock.now.offset) }
+            report.steps += 1
+            try await self.settle()
+            if let restart = restartTimes.first, restart <= self.clock.now.offset {
+                restartTimes.removeFirst()
+                let keep = Bool.random(using: &random)
+                try await self.simulator.restart(keepBindings: keep)
+                report.restarts += 1
+                report.timeline.append("restart(\(keep ? "kept" : "dropped"))@\(self.clock.now.offset.seconds)")
+                try await self.settle()
+            }
+            if let call = callTimes.first, call <= self.clock.now.offset {
+                callTimes.removeFirst()
+                try await self.call(&report)
+            }
+        }
+        try await self.settle()
+
+        let transitions = self.transitions.log.withLock { $0 }
+        var leftAt: Duration?
+        report.timeline += transitions.map { "\($0.state)@\($0.at.seconds)" }
+        // Gaps: from leaving `listening` (after the first time there) to being back.
+        let firstListening = transitions.firstIndex { $0.state == .listening } ?? transitions.endIndex
+        for (at, state) in transitions[firstListening...] {
+            if state != .listening, leftAt == nil { leftAt = at }
+            if state == .listening, let left = leftAt {
+                report.gaps.append(at - left)
+                leftAt = nil
+            }
+        }
+        let log = self.logs.text
+        report.log = log
+        report.tokensIssued = self.simulator.tokensIssued
+        report.finalState = self.state ?? .starting
+        report.listens = transitions.filter { $0.state == .listening }.count
+        report.keepAlives = log.components(separatedBy: "keep-alive done").count - 1
+        let contacts = try await self.store.recentContacts(limit: 1000)
+        report.recordedMissed = contacts.filter { $0.outcome == .missed }.count
+        return report
+    }
+
+    /// Alice's phone rings: the channel must be listening, the INVITE must ring (180) and raise a contact;
+    /// then the caller hangs up.
+    private func call(_ report: inout SoakReport) async throws {
+        report.calls += 1
+        guard self.state == .listening else {
+            throw SoakError("a call at t+\(self.clock.now.offset) found the channel \(String(describing: self.state))")
+        }
+        let before = try await self.store.recentContacts(limit: 1000).count
+        let call = try await self.simulator.call(user: "alice", fromDisplayName: "Grace Hopper", fromURI: "sip:grace@sim.attendant.test")
+        _ = try await call.waitForProvisional(180, timeout: .seconds(5))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while try await self.store.recentContacts(limit: 1000).count == before {
+            guard ContinuousClock.now < deadline else { throw SoakError("call \(call.callID) rang but no contact was recorded") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        report.rang += 1
+        try await call.cancel()
+        try await self.settle()
+    }
+}
+
+/// The channel's state changes, at their times on the manual clock.
+final class Transitions: Sendable {
+    let log = Mutex<[(at: Duration, state: ChannelStatus.State)]>([])
+}
+
+struct SoakError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A small seeded generator, so the schedule of restarts and calls is the same on every run.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { self.state = seed }
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
