@@ -43,6 +43,33 @@ import Testing
         #expect(report.keepAlives >= 144 - 12, "\(report)")
         #expect(!report.log.contains("eyJ"), "no token in the log")
     }
+
+    @Test func aTokenThatExpiresWhileRenewalsFailEndsInSignInNeededAndRecoversWhenRenewalsWork() async throws {
+        let soak = try await Soak(seed: 7)
+        try await soak.settle()
+        #expect(soak.state == .listening)
+        let issuedBefore = soak.simulator.tokensIssued
+        soak.simulator.setRefusesRenewals(true)
+
+        // Renewals fail from 54 minutes on; the token runs out at 60 minutes. The channel keeps listening
+        // until the registrar refuses the expired token, then asks the user to sign in.
+        try await soak.advance(until: "sign-in needed", within: .seconds(3 * 3600)) { soak.state == .failed }
+        let failedAt = soak.clock.now.offset
+        let detail = soak.fleet.statuses.first?.detail ?? ""
+        #expect(detail.hasPrefix("sign-in needed: "), "\(detail)")
+        let transitions = soak.transitions.log.withLock { $0 }
+        let leftListening = try #require(transitions.last { $0.state != .listening && $0.state != .failed }?.at ?? transitions.last?.at)
+        #expect(leftListening >= .seconds(3600), "listening until the token expired: \(transitions)")
+        #expect(failedAt <= .seconds(3600 + 600), "noticed within one binding refresh of the expiry: \(failedAt)")
+        #expect(soak.simulator.tokensIssued == issuedBefore, "no token was issued while refused")
+
+        // Renewals work again: the token manager's next retry gets a token and the channel listens again.
+        soak.simulator.setRefusesRenewals(false)
+        try await soak.advance(until: "listening again", within: .seconds(3600)) { soak.state == .listening }
+        #expect(soak.simulator.tokensIssued == issuedBefore + 1)
+        #expect(soak.logs.text.contains("a new token arrived: listening again"), "\(soak.logs.text.suffix(2000))")
+        await soak.stop()
+    }
 }
 
 /// What the soak saw.
@@ -162,6 +189,19 @@ final class Soak: Sendable {
             guard ContinuousClock.now < deadline else {
                 throw SoakError("no rest after 10 s at t+\(self.clock.now.offset): \(now)\n\(self.logs.text.suffix(3000))")
             }
+        }
+    }
+
+    /// Moves the clock from deadline to deadline, settling after each, until `condition` holds (or
+    /// `limit` of simulated time has passed, which fails).
+    func advance(until what: String, within limit: Duration, _ condition: () -> Bool) async throws {
+        let end = self.clock.now.offset + limit
+        while !condition() {
+            guard let next = self.clock.nextDeadline?.offset, next <= end else {
+                throw SoakError("no \(what) within \(limit) of simulated time (now t+\(self.clock.now.offset)): \(self.fleet.statuses)\n\(self.logs.text.suffix(3000))")
+            }
+            self.clock.advance(by: max(.zero, next - self.clock.now.offset))
+            try await self.settle()
         }
     }
 
