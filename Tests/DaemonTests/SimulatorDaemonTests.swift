@@ -1,0 +1,152 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The real `attendantd` with the SIPVoice plugin against the real `attendant-sim` (token endpoint and
+/// Bearer registrar), driven with the real `attendantctl`; every output of the run is then searched for
+/// token material.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SimulatorDaemonTests {
+    /// `attendant-sim` as a child process; its announcement line read.
+    final class Simulator {
+        let process: Process
+        let announcement: [String: Any]
+        let errors = Pipe()
+
+        init(_ arguments: [String] = []) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["--default-signal", BuildProducts.directory + "/attendant-sim"] + arguments
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = self.errors
+            try process.run()
+            self.process = process
+            var line: [UInt8] = []
+            var byte: UInt8 = 0
+            while Glibc.read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 { line.append(byte) }
+            self.announcement = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] ?? [:]
+        }
+
+        var httpPort: Int { self.announcement["http_port"] as? Int ?? 0 }
+
+        /// `curl` against the control API; the response body.
+        func control(_ method: String, _ path: String) throws -> String {
+            let (status, output) = try run("/usr/bin/curl", ["-s", "-X", method, "http://127.0.0.1:\(self.httpPort)\(path)"])
+            guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
+            return output
+        }
+
+        func controlJSON(_ method: String, _ path: String) throws -> [String: Any] {
+            try JSONSerialization.jsonObject(with: Data(self.control(method, path).utf8)) as? [String: Any] ?? [:]
+        }
+
+        /// The simulator's record of call `number` once it has a final response.
+        func finalOutcome(of callID: String) async throws -> [String: Any] {
+            var found: [String: Any]?
+            try await eventually("call \(callID) to end") {
+                let calls = try self.controlJSON("GET", "/control/calls")["calls"] as? [[String: Any]] ?? []
+                found = calls.first { $0["call_id"] as? String == callID && $0["final_code"] != nil }
+                return found != nil
+            }
+            return found!
+        }
+
+        func stop() -> String {
+            kill(self.process.processIdentifier, SIGTERM)
+            self.process.waitUntilExit()
+            return String(decoding: self.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+    }
+
+    @Test func bearerRegistrationCallsRenewalAndRefusalAgainstTheSimulatorLeakNoToken() async throws {
+        let simulator = try Simulator(["--token-lifetime", "3600"])
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let softphone = "sip:softphone@127.0.0.1:5098"
+        let file = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "phone"
+            plugin = "sip-voice"
+            token-url = "\(simulator.announcement["token_url"] as? String ?? "")alice"
+            token-url-field = "token"
+
+            [channel.sip-voice]
+            registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
+            address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
+            softphone-contact = "<\(softphone)>"
+            """
+        )
+        let daemon = try DaemonProcess(
+            ["--config", file],
+            scratch: scratch,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+        )
+        #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
+        var outputs: [String] = []
+        func ctl(_ arguments: String...) throws -> (status: Int32, output: String) {
+            let result = try TokenDaemonTests.ctl(arguments, bus: bus)
+            outputs.append(result.output)
+            return result
+        }
+
+        // Bearer registration.
+        let listening = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
+        #expect(listening["state"] as? String == "listening", "\(listening)\n\(daemon.stderr)")
+        let bindings = try simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        #expect(bindings.count == 1 && bindings.first?["authorization"] as? String == "Bearer", "\(bindings)")
+        #expect((listening["tokenExpiresIn"] as? Int).map { (3500...3600).contains($0) } == true, "\(listening)")
+
+        // A call rings; Accept redirects it to the softphone.
+        let first = try simulator.controlJSON("POST", "/control/call?user=alice")["call_id"] as? String ?? ""
+        try await eventually("the call in attendantctl contacts") { try ctl("contacts", "--json").output.contains(first) }
+        #expect(try ctl("accept", first).status == 0)
+        let accepted = try await simulator.finalOutcome(of: first)
+        #expect(accepted["final_code"] as? Int == 302 && accepted["redirect_to"] as? String == softphone, "\(accepted)")
+
+        // Another is declined.
+        let second = try simulator.controlJSON("POST", "/control/call?user=alice")["call_id"] as? String ?? ""
+        try await eventually("the second call in attendantctl contacts") { try ctl("contacts", "--json").output.contains(second) }
+        #expect(try ctl("decline", second).status == 0)
+        #expect(try await simulator.finalOutcome(of: second)["final_code"] as? Int == 603)
+
+        // A renewal while listening: a new token, a new REGISTER with it, and no gap.
+        let registersBefore = try simulator.controlJSON("GET", "/control/status")["register_count"] as? Int ?? 0
+        let renewed = try ctl("token", "renew", "phone")
+        #expect(renewed.status == 0, "\(renewed)")
+        try await eventually("the re-registration with the renewed token") {
+            let status = try simulator.controlJSON("GET", "/control/status")
+            return status["tokens_issued"] as? Int == 2 && (status["register_count"] as? Int ?? 0) > registersBefore
+        }
+        #expect(!daemon.stderr.contains("stopped listening"), "renewing is no listening gap:\n\(daemon.stderr)")
+        #expect(try ctl("channels", "--json").output.contains(#""state":"listening""#))
+
+        // Renewals refused: asking for one fails with the endpoint's reason, and the channel keeps listening
+        // on its still valid token.
+        _ = try simulator.control("POST", "/control/refuse-renewals?on=1")
+        let refused = try ctl("token", "renew", "phone")
+        #expect(refused.status != 0 && refused.output.contains("403"), "\(refused)")
+        #expect(try ctl("channels", "--json").output.contains(#""state":"listening""#))
+
+        // Everything the run wrote: no JWT (they all begin with a base64 JSON header, "eyJ"), anywhere.
+        outputs.append(try ctl("status").output)
+        outputs.append(try ctl("channels").output)
+        outputs.append(try ctl("contacts").output)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        outputs += [daemon.stdout, daemon.stderr]
+        let simulatorLog = simulator.stop()
+        outputs.append(simulatorLog)
+        let stateFiles = try FileManager.default.subpathsOfDirectory(atPath: scratch.path + "/state")
+        #expect(stateFiles.contains { $0.hasSuffix("attendant.sqlite3") || $0.hasSuffix(".db") || $0.contains("sqlite") }, "\(stateFiles)")
+        for path in stateFiles {
+            let data = FileManager.default.contents(atPath: scratch.path + "/state/" + path) ?? Data()
+            outputs.append(String(decoding: data, as: UTF8.self))
+        }
+        for (index, output) in outputs.enumerated() {
+            #expect(!output.contains("eyJ"), "output \(index) holds token material:\n\(output.prefix(2000))")
+        }
+    }
+}
