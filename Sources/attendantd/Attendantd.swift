@@ -29,7 +29,7 @@ struct Attendantd: AsyncParsableCommand {
     @Flag(name: .long, help: "Check the configuration and every plugin's settings, then exit (0 when valid).")
     var checkConfig = false
 
-    @Flag(name: .long, help: "Run the demo: a built-in configuration with a Loopback channel that rings every few seconds, alerts on this terminal, state in a temporary folder.")
+    @Flag(name: .long, help: "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds (scripts/demo runs it with the voice channel and the contact-centre simulator instead).")
     var demo = false
 
     @Flag(name: .long, help: "Also show incoming contacts on standard output.")
@@ -39,9 +39,6 @@ struct Attendantd: AsyncParsableCommand {
     var logLevel: String?
 
     func validate() throws {
-        if self.demo && self.config != nil {
-            throw ValidationError("--demo uses its built-in configuration; leave out --config")
-        }
         if let level = self.logLevel, Logger.Level(rawValue: level) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -51,7 +48,7 @@ struct Attendantd: AsyncParsableCommand {
         var environment = [String: String]()
         for (key, value) in EnvironmentVariables.all() { environment[key] = value }
 
-        let file = self.demo ? nil : (self.config ?? Paths.defaultConfigurationFile(environment: environment))
+        let file = self.config ?? (self.demo ? nil : Paths.defaultConfigurationFile(environment: environment))
         let configuration: AttendantConfiguration
         do {
             if let file {
@@ -84,7 +81,8 @@ struct Attendantd: AsyncParsableCommand {
             let directory = try DemoConfiguration.makeStateDirectory()
             options.stateDirectory = directory
             options.environment["XDG_RUNTIME_DIR"] = nil  // the demo's lock lives in its own folder
-            Self.printOut("Attendant demo: a Loopback channel rings every 4 seconds. State in \(directory). Ctrl-C stops.")
+            let what = file.map { "with \($0)" } ?? "a Loopback channel rings every 4 seconds"
+            Self.printOut("Attendant demo: \(what). State in \(directory). Ctrl-C stops.")
         }
         do {
             try await AttendantDaemon(options: options, logger: logger).run()
