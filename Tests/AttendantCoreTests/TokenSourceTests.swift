@@ -68,10 +68,8 @@ import Testing
         while folder.read("child") == nil { await Task.yield() }
         let pid = try #require(folder.read("pid").flatMap { pid_t($0.trimmingCharacters(in: "\n")) })
         let child = try #require(folder.read("child").flatMap { pid_t($0.trimmingCharacters(in: "\n")) })
-        let started = ContinuousClock.now
         task.cancel()
         _ = await task.value
-        #expect(ContinuousClock.now - started < .seconds(2), "SIGTERM was enough")
         #expect(!Self.processExists(pid), "the shell is gone (and reaped)")
         var waited = 0
         while Self.processExists(child) && waited < 100 {

@@ -59,6 +59,76 @@ import Testing
         }
     }
 
+    /// attendantd with one sip-voice channel "phone" for alice at `simulator`, ready.
+    static func daemon(_ simulator: Simulator, scratch: Scratch, bus: PrivateBus, extra: String = "") async throws -> DaemonProcess {
+        let file = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "phone"
+            plugin = "sip-voice"
+            token-url = "\(simulator.announcement["token_url"] as? String ?? "")alice"
+            token-url-field = "token"
+
+            [channel.sip-voice]
+            registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
+            address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
+            \(extra)
+            """
+        )
+        let daemon = try DaemonProcess(
+            ["--config", file],
+            scratch: scratch,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+        )
+        #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
+        return daemon
+    }
+
+    @Test func registrarFaultsAreNamedAndTheChannelRecoversOrAsksToSignIn() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        // 423 before the first registration: the channel registers for the registrar's minimum.
+        _ = try simulator.control("POST", "/control/fault?kind=423&min-expires=900&times=1")
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        func state(_ wanted: String) async throws -> [String: Any] {
+            try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == wanted }
+        }
+        #expect(try await state("listening")["state"] as? String == "listening", "\(daemon.stderr)")
+        let bindings = try simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        #expect((bindings.first?["expires_in"] as? Int).map { (850...900).contains($0) } == true, "\(bindings)")
+
+        // Bytes that are not SIP in answer to a REGISTER: named in the log; the connection is dropped and
+        // the channel registers again by itself.
+        _ = try simulator.control("POST", "/control/fault?kind=malformed&times=1")
+        #expect(try TokenDaemonTests.ctl(["token", "renew", "phone"], bus: bus).status == 0)
+        #expect(await daemon.waitForLog("not valid SIP"), "\(daemon.stderr)")
+        try await eventually("listening again after the malformed answer") {
+            daemon.stderr.components(separatedBy: "sip-voice: registered").count >= 3
+        }
+        #expect(try await state("listening")["state"] as? String == "listening")
+
+        // 503 on every REGISTER, the connection dropped meanwhile: recovering, with the registrar's answer as
+        // the reason; when the registrar is well again, listening.
+        _ = try simulator.control("POST", "/control/fault?kind=503&retry-after=1")
+        _ = try simulator.control("POST", "/control/restart?keep-bindings=1")
+        let recovering = try await state("recovering")
+        #expect((recovering["detail"] as? String ?? "").contains("503"), "\(recovering)\n\(daemon.stderr)")
+        _ = try simulator.control("POST", "/control/clear-faults")
+        #expect(try await state("listening")["state"] as? String == "listening", "\(daemon.stderr)")
+
+        // A registrar that challenges every token: the token is renewed once, then the user must sign in.
+        _ = try simulator.control("POST", "/control/fault?kind=401-loop")
+        _ = try simulator.control("POST", "/control/restart?keep-bindings=1")
+        let failed = try await state("failed")
+        #expect((failed["detail"] as? String ?? "").hasPrefix("sign-in needed: "), "\(failed)\n\(daemon.stderr)")
+        #expect(daemon.process.isRunning)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     @Test func bearerRegistrationCallsRenewalAndRefusalAgainstTheSimulatorLeakNoToken() async throws {
         let simulator = try Simulator(["--token-lifetime", "3600"])
         let scratch = try Scratch()

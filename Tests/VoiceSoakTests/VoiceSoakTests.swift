@@ -102,6 +102,8 @@ final class Soak: Sendable {
     let logs = LogRecords()
     let transitions = Transitions()
     let folder: String
+    /// The simulator's token count the token manager is known to have received.
+    let tokensSeen = Atomic<Int>(0)
     private let running: Task<Void, any Error>
     private let seed: UInt64
 
@@ -169,25 +171,39 @@ final class Soak: Sendable {
 
     var state: ChannelStatus.State? { self.fleet.statuses.first?.state }
 
-    /// Waits (real time, bounded) until nothing moves any more: no REGISTER or token request in flight,
-    /// no timer being armed, no state changing.
+    /// Waits (real time, bounded) until nothing moves any more: the channel waits on nothing from the
+    /// network (no listen under way, no REGISTER unanswered), a token the simulator issued at this instant
+    /// has reached the token manager, and the state, the timers and the counters are steady. Only then may
+    /// the clock move: a jump past a response timeout while the response is still on its way would be a
+    /// failure the test made up.
     func settle() async throws {
-        func snapshot() -> [String] {
-            [
-                "\(self.simulator.registerCount)", "\(self.simulator.tokensIssued)", "\(self.state.map(\.rawValue) ?? "-")",
+        let supervisor = self.fleet.supervisor(named: "phone")
+        func snapshot() async -> [String]? {
+            if case .fields(let report)? = try? await supervisor?.perform(.custom(command: "registration", arguments: [:])),
+                report["busy"] == "yes"
+            {
+                return nil
+            }
+            let issued = self.simulator.tokensIssued
+            if issued != self.tokensSeen.load(ordering: .relaxed) {
+                guard await supervisor?.tokenHealth()?.lastRenewal == self.clock.unixTime() else { return nil }
+                self.tokensSeen.store(issued, ordering: .relaxed)
+            }
+            return [
+                "\(self.simulator.registerCount)", "\(issued)", "\(self.state.map(\.rawValue) ?? "-")",
                 "\(self.clock.sleeperCount)", "\(self.clock.nextDeadline?.offset ?? .zero)", "\(self.transitions.log.withLock(\.count))",
             ]
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        var last = snapshot()
+        let deadline = ContinuousClock.now + .seconds(20)
+        var last: [String]?
         var quiet = 0
         while quiet < 4 {
             try await Task.sleep(for: .milliseconds(2))
-            let now = snapshot()
-            quiet = now == last ? quiet + 1 : 0
+            let now = await snapshot()
+            quiet = now != nil && now == last ? quiet + 1 : 0
             last = now
             guard ContinuousClock.now < deadline else {
-                throw SoakError("no rest after 10 s at t+\(self.clock.now.offset): \(now)\n\(self.logs.text.suffix(3000))")
+                throw SoakError("no rest after 20 s at t+\(self.clock.now.offset): \(now ?? ["busy"])\n\(self.logs.text.suffix(3000))")
             }
         }
     }

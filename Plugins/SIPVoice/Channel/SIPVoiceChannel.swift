@@ -65,6 +65,8 @@ final class SIPVoiceChannel: Channel {
         var identifiers = SIPIdentifiers()
         var random = SystemRandomNumberGenerator()
         var registrations = 0
+        /// `listen()` calls under way (getting the token, connecting, registering).
+        var pendingListens = 0
     }
 
     /// Work done after the state lock is released.
@@ -83,6 +85,8 @@ final class SIPVoiceChannel: Channel {
     // MARK: Channel
 
     func listen() async throws {
+        self.state.withLock { $0.pendingListens += 1 }
+        defer { self.state.withLock { $0.pendingListens -= 1 } }
         let credentials = try await self.credentials(for: await self.host.currentToken())
         let instanceID = try await self.instanceID()
 
@@ -705,6 +709,9 @@ final class SIPVoiceChannel: Channel {
                 "phase": state.machine.map { "\($0.phase)" } ?? "idle",
                 "registrations": String(state.registrations),
                 "ringing": String(state.calls.values.filter { $0.transaction.state == .proceeding }.count),
+                // Waiting on the network: a listen under way, a REGISTER unanswered, a keep-alive or stop waiting.
+                "busy": state.pendingListens > 0 || state.machine?.isAwaitingResponse == true || !state.refreshWaiters.isEmpty
+                    || state.stopWaiter != nil ? "yes" : "no",
             ]
             if let grant = state.grant {
                 fields["expires"] = String(grant.expires)

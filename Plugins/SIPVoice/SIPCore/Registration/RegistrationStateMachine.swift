@@ -61,6 +61,8 @@ public struct RegistrationStateMachine: Sendable {
     public private(set) var credentials: RegistrationCredentials
 
     public private(set) var configuration: RegistrationConfiguration
+    /// A REGISTER is out and its final response has not arrived.
+    public var isAwaitingResponse: Bool { self.transaction != nil }
     var identifiers: SIPIdentifiers
     private var sequence: UInt32 = 0
     private var requestedExpires: UInt32
