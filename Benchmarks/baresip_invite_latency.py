@@ -14,7 +14,8 @@ Per call, both figures run from the moment the INVITE's sendto() returned:
 Each call is then hung up over ctrl_tcp (baresip answers the INVITE with a final error response), which
 is acknowledged before the next INVITE. Median, p90, p99, max after the warm-up calls.
 
-Usage: Benchmarks/baresip_invite_latency.py [calls] (default 2000; 100 warm-up calls come first)
+Usage: Benchmarks/baresip_invite_latency.py [calls] [pause-ms]
+  (default 2000 calls back to back; 100 warm-up calls come first; pause-ms waits between calls)
 It reports figures; it asserts nothing.
 """
 import json, math, os, secrets, select, shutil, signal, socket, subprocess, sys, tempfile, time
@@ -120,6 +121,7 @@ def report(title, samples):
 
 def main():
     calls = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
+    pause = int(sys.argv[2]) / 1000 if len(sys.argv) > 2 else 0
     scratch = tempfile.mkdtemp(prefix="attendant-baresip-latency-")
     sip_port, control_port = free_port(extra_tcp=True), free_port()
     with open(os.path.join(FIXTURES, "baresip-config")) as f:
@@ -171,6 +173,10 @@ def main():
             if number >= WARM_UP:
                 to_event.append((event - sent) / 1e6)
                 to_ringing.append((ringing - sent) / 1e6)
+            if pause:
+                time.sleep(pause)
+        if pause:
+            print(f"({pause * 1000:.0f} ms between calls)")
         report("baresip: INVITE sent → CALL_INCOMING on ctrl_tcp (UDP)", to_event)
         report("baresip: INVITE sent → 180 Ringing received (UDP)", to_ringing)
     finally:

@@ -103,9 +103,9 @@ class Kamailio:
              "-A", "MIN_EXPIRES=60", "-A", "MAX_EXPIRES=3600", "-A", "FLOW_TIMER=0"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, env=env)
         wait_for("kamailio to answer on its ctl socket",
-                 lambda: self._alive() and os.path.exists(self.control) and "kamailio" in self.kamcmd("core.version"))
+                 lambda: self.alive() and os.path.exists(self.control) and "kamailio" in self.kamcmd("core.version"))
 
-    def _alive(self):
+    def alive(self):
         if self.process.poll() is not None:
             raise BenchError(f"kamailio exited ({self.process.returncode}):\n{self.log_text()[-3000:]}")
         return True
@@ -302,7 +302,7 @@ def main():
             baresip, _ = start_baresip(scratch, kamailio, args.transport)
             clients.append(("baresip", baresip, "bob"))
         for name, process, user in clients:
-            wait_for(f"{name} to register {user}", lambda: running(name, process) and kamailio._alive() and kamailio.registered(user))
+            wait_for(f"{name} to register {user}", lambda: running(name, process) and kamailio.alive() and kamailio.registered(user))
         time.sleep(args.settle)
         ports = {name: client_ports(kamailio, user) for name, _, user in clients}
 

@@ -11,7 +11,7 @@
 // arriving back at the caller's socket. Each call is then declined (603, via perform(.decline)) and the 603
 // acknowledged before the next INVITE goes out, after `pause-ms` (0: at once). The first 100 calls warm up
 // and are not counted. Over UDP a declined call stays in the channel until its Timer I (T4, 5 s) fires, so
-// back-to-back calls keep hundreds of finished calls there; a pause keeps that number realistic.
+// back-to-back calls keep thousands of finished calls there; a pause keeps that number to what a phone sees.
 import AttendantPluginAPI
 import Glibc
 import SIPCore
