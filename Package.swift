@@ -129,6 +129,17 @@ let package = Package(
             path: "Benchmarks/NotifyLatency",
             swiftSettings: strictness
         ),
+        .executableTarget(
+            name: "attendant-invite-latency",
+            dependencies: [
+                "SIPVoice",
+                "SIPCore",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            path: "Benchmarks/InviteLatency",
+            swiftSettings: strictness
+        ),
 
         // In-tree channel plugins.
         .target(

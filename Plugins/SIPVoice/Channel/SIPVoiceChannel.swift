@@ -332,7 +332,10 @@ final class SIPVoiceChannel: Channel {
         guard let transport = state.transport else { return }
         switch request.method {
         case .invite, .ack, .cancel:
-            if let (id, call) = state.calls.first(where: { $0.value.transaction.matches(request) }) {
+            // Calls are kept by Call-ID, which every request of a transaction repeats: look the call up by it
+            // and let the transaction confirm the match, instead of asking every call (each `matches` parses
+            // the request's Via, and finished UDP calls linger for T4, so a scan cost grows with recent calls).
+            if let id = try? request.headers.callID, let call = state.calls[id], call.transaction.matches(request) {
                 var transaction = call.transaction
                 let actions = transaction.receive(request)
                 state.calls[id]?.transaction = transaction
