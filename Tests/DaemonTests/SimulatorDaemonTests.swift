@@ -114,8 +114,11 @@ import Testing
         // the reason; when the registrar is well again, listening.
         _ = try simulator.control("POST", "/control/fault?kind=503&retry-after=1")
         _ = try simulator.control("POST", "/control/restart?keep-bindings=1")
-        let recovering = try await state("recovering")
-        #expect((recovering["detail"] as? String ?? "").contains("503"), "\(recovering)\n\(daemon.stderr)")
+        let recovering = try await TokenDaemonTests.channel("phone", bus: bus) {
+            $0["state"] as? String == "recovering" && ($0["detail"] as? String ?? "").contains("503")
+        }
+        #expect(recovering["state"] as? String == "recovering", "\(recovering)\n\(daemon.stderr)")
+        #expect((recovering["detail"] as? String ?? "").contains("503 Service Unavailable"), "\(recovering)")
         _ = try simulator.control("POST", "/control/clear-faults")
         #expect(try await state("listening")["state"] as? String == "listening", "\(daemon.stderr)")
 
