@@ -1,6 +1,7 @@
 import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
+import TestSupport
 import Testing
 
 /// The supervisor with a real ``TokenManager``: renewals reach the channel while it keeps listening.

@@ -3,6 +3,7 @@ import AttendantPluginAPI
 import AttendantPluginTestKit
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// A token source that does what a test says, one answer per fetch, and counts the fetches.

@@ -1,5 +1,6 @@
 @testable import AttendantCore
 import AttendantPluginAPI
+import TestSupport
 import Testing
 
 /// The token parsers (JSON, base64url, JWT, inspection) fed many random and mutated inputs: each gives

@@ -1,5 +1,6 @@
 import AttendantCore
 import AttendantPluginAPI
+import TestSupport
 import Testing
 
 @Suite struct TokenRenewalStateMachineTests {

@@ -2,6 +2,7 @@ import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// DESIGN.md §7: token values never reach a log, an error message, a status or the health report. The

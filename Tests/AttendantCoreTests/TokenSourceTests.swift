@@ -119,6 +119,12 @@ import Testing
         #expect(await Self.fetch(source) == .success("first\n"))
         folder.write("token", "second")
         #expect(await Self.fetch(source) == .success("second"))
+        chmod(path, 0o640)
+        #expect(
+            await Self.fetch(source)
+                == .failure(TokenError(.source, "token file ~/token: \(folder.path)/token can be read or changed by other users (mode 0640); make it private with chmod 600 \(folder.path)/token"))
+        )
+        chmod(path, 0o600)
         unlink(path)
         #expect(await Self.fetch(source) == .failure(TokenError(.source, "token file ~/token: cannot read \(folder.path)/token: No such file or directory")))
         mkdir(path, 0o700)

@@ -47,8 +47,7 @@ import Testing
         let script = try scratch.write("token", "#!/bin/sh\nprintf '%s\\n' '\(token ?? peers.secret)'\n")
         chmod(script, 0o700)
         let softphone = "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())"
-        let file = try scratch.write(
-            "attendant.toml",
+        let daemon = try await TokenDaemonTests.daemon(
             """
             [[channel]]
             name = "phone"
@@ -62,14 +61,10 @@ import Testing
             authentication = "\(authentication)"
             softphone-contact = "<\(softphone)>"
             \(extra)
-            """
-        )
-        let daemon = try DaemonProcess(
-            ["--config", file],
+            """,
             scratch: scratch,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+            bus: bus
         )
-        #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
         return Phone(scratch: scratch, bus: bus, daemon: daemon, softphone: softphone)
     }
 

@@ -61,8 +61,7 @@ import Testing
 
     /// attendantd with one sip-voice channel "phone" for alice at `simulator`, ready.
     static func daemon(_ simulator: Simulator, scratch: Scratch, bus: PrivateBus, extra: String = "") async throws -> DaemonProcess {
-        let file = try scratch.write(
-            "attendant.toml",
+        try await TokenDaemonTests.daemon(
             """
             [[channel]]
             name = "phone"
@@ -74,15 +73,10 @@ import Testing
             registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
             address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
             \(extra)
-            """
-        )
-        let daemon = try DaemonProcess(
-            ["--config", file],
+            """,
             scratch: scratch,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+            bus: bus
         )
-        #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
-        return daemon
     }
 
     @Test func registrarFaultsAreNamedAndTheChannelRecoversOrAsksToSignIn() async throws {
@@ -137,27 +131,7 @@ import Testing
         let scratch = try Scratch()
         let bus = try PrivateBus()
         let softphone = "sip:softphone@127.0.0.1:5098"
-        let file = try scratch.write(
-            "attendant.toml",
-            """
-            [[channel]]
-            name = "phone"
-            plugin = "sip-voice"
-            token-url = "\(simulator.announcement["token_url"] as? String ?? "")alice"
-            token-url-field = "token"
-
-            [channel.sip-voice]
-            registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
-            address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
-            softphone-contact = "<\(softphone)>"
-            """
-        )
-        let daemon = try DaemonProcess(
-            ["--config", file],
-            scratch: scratch,
-            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
-        )
-        #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "softphone-contact = \"<\(softphone)>\"")
         var outputs: [String] = []
         func ctl(_ arguments: String...) throws -> (status: Int32, output: String) {
             let result = try TokenDaemonTests.ctl(arguments, bus: bus)

@@ -222,7 +222,7 @@ final class Soak: Sendable {
     }
 
     func run(hours: Int, restarts: Int, calls: Int) async throws -> SoakReport {
-        var random = SplitMix64(seed: self.seed)
+        var random = SeededRandom(seed: self.seed)
         let end = Duration.seconds(hours * 3600)
         // Events at random minutes, away from the start.
         var restartTimes = (0..<restarts).map { _ in Duration.seconds(Int64.random(in: 600..<Int64(hours * 3600), using: &random)) }.sorted()
@@ -305,17 +305,4 @@ final class Transitions: Sendable {
 struct SoakError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A small seeded generator, so the schedule of restarts and calls is the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

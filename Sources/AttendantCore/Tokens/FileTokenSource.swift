@@ -1,7 +1,8 @@
 import Glibc
 
 /// `token-file` and `token-credential`: a file's contents, trimmed, read again at every renewal (so a
-/// tool that rewrites the file hands the daemon new tokens).
+/// tool that rewrites the file hands the daemon new tokens). A token file that other users may read or
+/// write is refused.
 ///
 /// A credential is the file `$CREDENTIALS_DIRECTORY/NAME` that systemd provides to the unit with
 /// `LoadCredential=NAME:/path` or `LoadCredentialEncrypted=NAME:/path` (decrypted, readable only by
@@ -41,6 +42,11 @@ struct FileTokenSource: TokenSource {
         guard fstat(fd, &info) == 0 else { throw self.failure(file, errno, help) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw TokenError(.source, "\(self.description): \(file) is not a regular file")
+        }
+        if case .file = self.path, info.st_mode & 0o077 != 0 {
+            // Like ssh with a private key: a token others may read is no longer the user's secret.
+            let mode = String(info.st_mode & 0o777, radix: 8)
+            throw TokenError(.source, "\(self.description): \(file) can be read or changed by other users (mode 0\(mode)); make it private with chmod 600 \(file)")
         }
         guard info.st_size <= Self.sizeLimit else {
             throw TokenError(.malformed, "\(self.description): \(file) has \(info.st_size) bytes, far more than a token; it must hold the token alone")

@@ -1,10 +1,10 @@
 /// SplitMix64: a deterministic generator, so tests get the same jitter every run.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
+public struct SeededRandom: RandomNumberGenerator, Sendable {
+    public var state: UInt64
 
-    init(seed: UInt64 = 42) { self.state = seed }
+    public init(seed: UInt64 = 42) { self.state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         self.state &+= 0x9E37_79B9_7F4A_7C15
         var z = self.state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
