@@ -159,6 +159,14 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The CXoneChat plugin's pure layer (issue 5): CXone wire protocol and the chat state machine.
+        .target(
+            name: "CXoneCore",
+            dependencies: [pluginAPI],
+            path: "Plugins/CXoneChat/CXoneCore",
+            swiftSettings: strictness
+        ),
+
         // The SIPVoice channel plugin: SIPCore's machines driven over UDP and TCP (swift-nio).
         .target(
             name: "SIPVoice",
@@ -218,6 +226,11 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             dependencies: ["SIPCore"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "CXoneCoreTests",
+            dependencies: ["CXoneCore", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(
