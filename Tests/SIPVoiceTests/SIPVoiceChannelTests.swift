@@ -150,6 +150,20 @@ import Testing
         #expect(error?.message.contains("did not answer REGISTER within 32 s") == true, "\(String(describing: error))")
     }
 
+    @Test func overUDPARegistrarThatIsGoneIsNoticedAtTheNextREGISTER() async throws {
+        let rig = try Self.rig()
+        _ = try await Self.listen(rig)
+        rig.peer.close()  // the registrar stops: its port answers with ICMP port unreachable
+        await rig.channel.applicationStateDidChange(.foreground)
+        // Without moving the manual clock (no timer F): the ICMP error fails the REGISTER at once.
+        guard case .stoppedListening(let error) = await rig.host.nextEvent() else {
+            Issue.record("expected stopped-listening")
+            return
+        }
+        #expect(error.code == .transient)
+        #expect(error.message.contains("nothing answers at 127.0.0.1:\(rig.peer.port) over UDP"), "\(error)")
+    }
+
     @Test func withoutATokenSourceBearerIsAConfigurationError() async throws {
         let rig = try Self.rig(token: nil)
         let error = await #expect(throws: ChannelError.self) { try await rig.channel.listen() }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import AttendantPluginAPI
 import SIPCore
 
@@ -30,7 +31,15 @@ final class ScriptedPeer: @unchecked Sendable {
         self.port = UInt16(bigEndian: address.sin_port)
     }
 
-    deinit { close(self.descriptor) }
+    private let closed = Atomic<Bool>(false)
+
+    deinit { self.close() }
+
+    /// Closes the socket: the port is gone, as when the registrar stops.
+    func close() {
+        guard !self.closed.exchange(true, ordering: .relaxed) else { return }
+        Glibc.close(self.descriptor)
+    }
 
     var registrarURI: String { "sip:127.0.0.1:\(self.port)" }
 

@@ -318,6 +318,12 @@ final class SIPVoiceChannel: Channel {
                 self.armPing(&state)
             case .garbage(let error):
                 effects.append(.log(.warning, "\(self.prefix): ignored a message from \(self.configuration.registrarDescription) that is not valid SIP: \(error)"))
+            case .unreachable(let reason):
+                // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
+                // than after timer F's 32 s.
+                guard var machine = state.machine, machine.isAwaitingResponse else { return [] }
+                self.apply(machine.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))"), &state, &effects, machineAfter: &machine)
+                if state.machine != nil { state.machine = machine }
             case .closed(let reason):
                 guard var machine = state.machine else { return [] }
                 self.apply(machine.transportFailed(reason), &state, &effects, machineAfter: &machine)

@@ -24,6 +24,8 @@ final class SIPTransport: Sendable {
         case pong
         /// Bytes that are not SIP; over TCP the connection is closed afterwards.
         case garbage(SIPParseError)
+        /// An ICMP error came back for what was sent (UDP): nothing listens at the registrar's address.
+        case unreachable(String)
         /// The flow is gone (connection closed, reset, or the socket failed).
         case closed(String)
     }
@@ -171,8 +173,9 @@ private final class DatagramHandler: ChannelInboundHandler, Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // ICMP port unreachable and the like: the registrar is not there (any more). SIP's own timers
-        // decide; nothing to close on a datagram socket.
+        // On a connected socket, ICMP port unreachable comes back as ECONNREFUSED: the registrar is not
+        // there (any more). The socket stays usable; the channel decides what it means.
+        self.receive(.unreachable(SIPTransport.describe(error)))
     }
 }
 
