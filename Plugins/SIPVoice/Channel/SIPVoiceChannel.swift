@@ -124,7 +124,7 @@ final class SIPVoiceChannel: Channel {
                     }
                     state.listenWaiter = continuation
                     var effects: [Effect] = []
-                    self.apply(state.machine!.start(), &state, &effects)
+                    self.drive(&state, &effects) { $0.start() }
                     return effects
                 }
                 self.run(effects)
@@ -140,14 +140,13 @@ final class SIPVoiceChannel: Channel {
                 var effects: [Effect] = []
                 state.listening = false
                 self.endCalls(&state, &effects, statusCode: 480, reason: "Temporarily Unavailable")
-                guard var machine = state.machine, machine.phase == .registered || machine.phase == .registering else {
+                guard let phase = state.machine?.phase, phase == .registered || phase == .registering else {
                     effects.append(.resumeStop(continuation))
                     return effects
                 }
                 state.stopWaiter = continuation
                 self.arm(.stopDeadline, after: .seconds(2), &state)
-                self.apply(machine.stop(), &state, &effects, machineAfter: &machine)
-                state.machine = machine
+                self.drive(&state, &effects) { $0.stop() }
                 return effects
             }
             self.run(effects)
@@ -174,25 +173,22 @@ final class SIPVoiceChannel: Channel {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let effects = self.state.withLock { state -> [Effect] in
-                    guard state.listening, var machine = state.machine, machine.phase == .registered, let grant = state.grant else {
+                    guard state.listening, state.machine?.phase == .registered, let grant = state.grant else {
                         return [.resume(continuation, ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)"))]
                     }
                     var effects: [Effect] = []
                     let now = self.host.now()
-                    var actions: [RegistrationStateMachine.Action] = []
+                    var renewed: RegistrationCredentials?
                     if let token, let expiry = state.ephemeralExpiry,
                         Double(expiry) - now.secondsSince1970 < Double(2 * self.configuration.registerExpires)
                     {
                         // Ephemeral credentials that would not outlive the next cycle: derive new ones.
-                        actions = machine.credentialsChanged(self.ephemeral(secret: token.value, state: &state))
+                        renewed = self.ephemeral(secret: token.value, state: &state)
                     } else if let registeredAt = state.registeredAt, (now - registeredAt).seconds < Double(grant.expires) / 2 {
                         return [.resume(continuation, nil)]
-                    } else {
-                        actions = machine.refresh()
                     }
                     state.refreshWaiters[waiter] = continuation
-                    self.apply(actions, &state, &effects, machineAfter: &machine)
-                    if state.machine != nil { state.machine = machine }
+                    self.drive(&state, &effects) { machine in renewed.map { machine.credentialsChanged($0) } ?? machine.refresh() }
                     return effects
                 }
                 self.run(effects)
@@ -212,10 +208,8 @@ final class SIPVoiceChannel: Channel {
             return
         }
         let effects = self.state.withLock { state -> [Effect] in
-            guard var machine = state.machine else { return [] }
             var effects: [Effect] = []
-            self.apply(machine.credentialsChanged(credentials), &state, &effects, machineAfter: &machine)
-            if state.machine != nil { state.machine = machine }
+            self.drive(&state, &effects) { $0.credentialsChanged(credentials) }
             return effects
         }
         self.run(effects)
@@ -225,10 +219,9 @@ final class SIPVoiceChannel: Channel {
         guard applicationState == .foreground else { return }
         // Back from sleep or lock: a flow may have died meanwhile. One REGISTER tells at once.
         let effects = self.state.withLock { state -> [Effect] in
-            guard state.listening, var machine = state.machine else { return [] }
+            guard state.listening else { return [] }
             var effects: [Effect] = []
-            self.apply(machine.refresh(), &state, &effects, machineAfter: &machine)
-            if state.machine != nil { state.machine = machine }
+            self.drive(&state, &effects) { $0.refresh() }
             return effects
         }
         self.run(effects)
@@ -308,9 +301,7 @@ final class SIPVoiceChannel: Channel {
             var effects: [Effect] = []
             switch arrival {
             case .message(.response(let response)):
-                guard var machine = state.machine else { return [] }
-                self.apply(machine.receive(response), &state, &effects, machineAfter: &machine)
-                if state.machine != nil { state.machine = machine }
+                self.drive(&state, &effects) { $0.receive(response) }
             case .message(.request(let request)):
                 self.received(request, &state, &effects)
             case .pong:
@@ -321,13 +312,10 @@ final class SIPVoiceChannel: Channel {
             case .unreachable(let reason):
                 // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
                 // than after timer F's 32 s.
-                guard var machine = state.machine, machine.isAwaitingResponse else { return [] }
-                self.apply(machine.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))"), &state, &effects, machineAfter: &machine)
-                if state.machine != nil { state.machine = machine }
+                guard state.machine?.isAwaitingResponse == true else { return [] }
+                self.drive(&state, &effects) { $0.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))") }
             case .closed(let reason):
-                guard var machine = state.machine else { return [] }
-                self.apply(machine.transportFailed(reason), &state, &effects, machineAfter: &machine)
-                if state.machine != nil { state.machine = machine }
+                self.drive(&state, &effects) { $0.transportFailed(reason) }
             }
             return effects
         }
@@ -432,20 +420,20 @@ final class SIPVoiceChannel: Channel {
 
     // MARK: Driving the machines
 
-    private func apply(_ actions: [RegistrationStateMachine.Action], _ state: inout State, _ effects: inout [Effect]) {
-        guard var machine = state.machine else { return }
-        self.apply(actions, &state, &effects, machineAfter: &machine)
-        if state.machine != nil { state.machine = machine }
-    }
-
-    /// Carries out the registration machine's actions. `machine` is the caller's working copy; after a
-    /// failure the state's machine is dropped (the next `listen()` makes a new one) unless reused.
-    private func apply(
-        _ actions: [RegistrationStateMachine.Action],
+    /// Feeds the registration machine one event and carries out what it answers.
+    private func drive(
         _ state: inout State,
         _ effects: inout [Effect],
-        machineAfter machine: inout RegistrationStateMachine
+        _ event: (inout RegistrationStateMachine) -> [RegistrationStateMachine.Action]
     ) {
+        guard var machine = state.machine else { return }
+        let actions = event(&machine)
+        state.machine = machine
+        self.apply(actions, &state, &effects)
+    }
+
+    /// Carries out the registration machine's actions.
+    private func apply(_ actions: [RegistrationStateMachine.Action], _ state: inout State, _ effects: inout [Effect]) {
         for action in actions {
             switch action {
             case .send(let request):
@@ -582,9 +570,7 @@ final class SIPVoiceChannel: Channel {
             var effects: [Effect] = []
             switch key {
             case .registration(let id):
-                guard var machine = state.machine else { return [] }
-                self.apply(machine.timerFired(id), &state, &effects, machineAfter: &machine)
-                if state.machine != nil { state.machine = machine }
+                self.drive(&state, &effects) { $0.timerFired(id) }
             case .call(let id, let timer):
                 guard var call = state.calls[id] else { return [] }
                 let actions = call.transaction.timerFired(timer)
@@ -595,10 +581,8 @@ final class SIPVoiceChannel: Channel {
                 effects.append(.ping(transport))
                 self.arm(.pongTimeout, after: SIPOutbound.pongTimeout, &state)
             case .pongTimeout:
-                guard var machine = state.machine else { return [] }
                 let seconds = SIPOutbound.pongTimeout.components.seconds
-                self.apply(machine.transportFailed("no answer to an RFC 5626 keep-alive within \(seconds) s"), &state, &effects, machineAfter: &machine)
-                if state.machine != nil { state.machine = machine }
+                self.drive(&state, &effects) { $0.transportFailed("no answer to an RFC 5626 keep-alive within \(seconds) s") }
             case .stopDeadline:
                 if let waiter = state.stopWaiter {
                     state.stopWaiter = nil
