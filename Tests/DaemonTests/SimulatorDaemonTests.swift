@@ -32,7 +32,7 @@ import Testing
 
         /// `curl` against the control API; the response body.
         func control(_ method: String, _ path: String) throws -> String {
-            let (status, output) = try run("/usr/bin/curl", ["-s", "-X", method, "http://127.0.0.1:\(self.httpPort)\(path)"])
+            let (status, output) = try run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", method, "http://127.0.0.1:\(self.httpPort)\(path)"])
             guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
             return output
         }
