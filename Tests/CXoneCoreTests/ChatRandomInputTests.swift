@@ -24,6 +24,8 @@ import Testing
     @Test func randomInputsNeverBreakTheMachine() {
         var random = ChatSeededGenerator(seed: 20_261_122)
         var steps = 0
+        var reached: Set<ChatState> = []
+        var reachedThreadStates: Set<ThreadState> = []
         for sequence in 0..<3000 {
             var machine = Machine(
                 stored: Bool.random(using: &random) ? .init() : .init(visitorID: "v", customerID: "c", accessToken: ChannelToken(value: "t"), threadIDs: ["t1"]),
@@ -62,6 +64,8 @@ import Testing
                         break
                     }
                 }
+                reached.insert(machine.state)
+                reachedThreadStates.formUnion(machine.threads.map(\.state))
                 #expect(state == machine.state, "reported \(state), is \(machine.state) (sequence \(sequence))")
                 #expect(Set(machine.outbox.map(\.messageID)) == outbox)
                 if [.initial, .preparing, .prepared, .offline].contains(machine.state) {
@@ -75,6 +79,9 @@ import Testing
             }
         }
         #expect(steps > 100_000)
+        // The sequences reach every state, so the checks above saw each of them.
+        #expect(reached == Set(Self.edges.keys))
+        #expect(reachedThreadStates == Self.threadStates)
     }
 
     /// One random input: a user operation, a driver result, or a timer (live or stale).
@@ -86,7 +93,7 @@ import Testing
             threadID: threadID, direction: Bool.random(using: &random) ? .fromAgent : .toAgent,
             sender: Party(displayName: "A", address: "a"), text: "x", sentAt: now
         )
-        let configuration = Machine.ChannelConfiguration(isLiveChat: Int.random(in: 0..<3, using: &random) == 0, isAuthorizationEnabled: Bool.random(using: &random), multiThread: Bool.random(using: &random))
+        let configuration = Machine.ChannelConfiguration(isLiveChat: Bool.random(using: &random), isAuthorizationEnabled: Bool.random(using: &random), multiThread: Bool.random(using: &random))
         func attempt(_ operation: (inout Machine) throws -> [Machine.Action]) -> [Machine.Action] {
             let copy = machine
             do { return try operation(&machine) } catch {
@@ -95,7 +102,16 @@ import Testing
                 return []
             }
         }
-        switch Int.random(in: 0..<36, using: &random) {
+        // Half the inputs are ones the current state expects, so the sequences get deep; half are anything.
+        let expected: [ChatState: [Int]] = [
+            .initial: [0], .preparing: [11, 13], .prepared: [1, 14, 2], .offline: [0, 1, 14, 10],
+            .connecting: [15, 33], .connected: [18, 19, 20, 21, 22, 23, 23, 31],
+            .ready: [3, 4, 4, 5, 7, 7, 20, 23, 24, 26, 27, 27, 32, 33, 17], .closed: [4, 17],
+        ]
+        let choice = Bool.random(using: &random)
+            ? expected[machine.state]!.randomElement(using: &random)!
+            : Int.random(in: 0..<36, using: &random)
+        switch choice {
         case 0: return attempt { try $0.prepare(brandID: 1, channelID: "c") }
         case 1: return attempt { try $0.connect() }
         case 2: return attempt { try $0.viewPage(title: "p", url: "u", at: now) }
