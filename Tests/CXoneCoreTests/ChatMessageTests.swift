@@ -89,6 +89,14 @@ import Testing
         #expect(driver.received == [big])
     }
 
+    @Test func aDownloadedBodyThatIsNoServerEventIsIgnored() {
+        var (driver, _) = Self.readyWithNewThread()
+        driver.handle(.eventInS3(url: "https://s3.example/e3.json", originEventType: "Unknown"))
+        driver.handle(.downloaded(url: "https://s3.example/e3.json", .socketClosed(reason: "not an event")))
+        #expect(driver.state == .ready)
+        #expect(!driver.machine.isArmed(.reconnect))
+    }
+
     @Test func aFailedDownloadIsReported() {
         var (driver, _) = Self.readyWithNewThread()
         driver.handle(.eventInS3(url: "https://s3.example/e2.json", originEventType: "ThreadRecovered"))

@@ -10,10 +10,8 @@ extension ChatStateMachine {
     /// The body of a large event, decoded as its origin event, is handled as if it came over the socket.
     mutating func downloaded(url: String, _ event: Input) -> [Action] {
         guard self.pendingDownloads.remove(url) != nil else { return [] }
-        switch event {
-        case .eventInS3, .downloaded, .downloadFailed: return []
-        default: return self.handle(event)
-        }
+        guard event.isServerEvent else { return [] }
+        return self.handle(event)
     }
 
     mutating func downloadFailed(url: String, reason: String) -> [Action] {
@@ -50,6 +48,21 @@ extension ChatStateMachine {
             return self.serverFailed(ChatError(.connection, "the chat server did not answer within \(seconds) s while loading threads"))
         default:
             return []
+        }
+    }
+}
+
+extension ChatStateMachine.Input {
+    /// An event the chat server sends over the WebSocket (and so one a large event's body may hold);
+    /// REST answers, socket state and EventInS3 itself are not.
+    public var isServerEvent: Bool {
+        switch self {
+        case .authorized, .reconnected, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
+             .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError:
+            return true
+        case .channelConfigurationFetched, .channelConfigurationFailed, .availabilityFetched, .availabilityFailed,
+             .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .pong:
+            return false
         }
     }
 }
