@@ -15,7 +15,7 @@ import Testing
         .prepared: [.connecting, .offline],
         .offline: [.preparing, .prepared, .connecting],
         .connecting: [.connected, .prepared],
-        .connected: [.ready, .prepared, .connecting],
+        .connected: [.ready, .closed, .prepared, .connecting],
         .ready: [.prepared, .connecting, .closed],
         .closed: [.ready, .prepared, .connecting],
     ]

@@ -179,6 +179,19 @@ import Testing
         #expect(driver.machine.threads.first?.state == .pending)
     }
 
+    @Test func aRecoveredLiveChatThatIsOverLeavesTheChatClosed() {
+        var driver = ChatDriver()
+        driver.prepare(.init(isLiveChat: true))
+        driver.perform { try $0.connect() }
+        driver.handle(.availabilityFetched(online: true))
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+        driver.handle(.threadRecovered(ChatThread(id: "live-1", state: .closed), caseID: "case-9", agent: nil))
+        #expect(driver.state == .closed)
+        #expect(driver.perform { try $0.createThread(customFields: [:]) } == nil)
+        #expect(driver.state == .ready)
+    }
+
     @Test func endingAThreadWithoutACaseClosesItLocally() {
         var driver = ChatDriver()
         driver.readySingleThread()

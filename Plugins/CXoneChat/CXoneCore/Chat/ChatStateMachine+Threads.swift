@@ -91,13 +91,15 @@ extension ChatStateMachine {
         self.mode == .liveChat ? .recoverLivechat(threadID: threadID) : .recoverThread(threadID: threadID)
     }
 
-    /// The connection flow is done: `ready`, and the outbox goes out.
+    /// The connection flow is done: `ready` (a live chat whose conversation is over: `closed`), and the
+    /// outbox goes out.
     mutating func becomeReady() -> [Action] {
         var actions = self.disarm(.response)
         self.step = .idle
         self.reconnectAttempt = 0
         self.recovering = false
-        actions += self.enter(.ready)
+        let over = self.mode == .liveChat && !self.threads.isEmpty && self.threads.allSatisfy { $0.state == .closed }
+        actions += self.enter(over ? .closed : .ready)
         actions += self.flushOutbox()
         return actions
     }
