@@ -1,0 +1,91 @@
+public import AttendantPluginAPI
+
+// The "chat with an agent" diagram, the outbox and the once-only reporting of messages.
+extension ChatStateMachine {
+    /// `sendMessage(message:)`: a new thread's first message is preceded by the welcome message
+    /// (SendOutbound) if FireProactiveAction brought one; then SendMessage. Each goes to the outbox first
+    /// (``Action/persistOutbox(_:)``) and leaves it when its MessageCreated arrives. While the connection
+    /// is being restored the messages wait in the outbox and go out once the chat is ready again.
+    public mutating func sendMessage(threadID: String, text: String, at now: UnixTime) throws(ChatError) -> [Action] {
+        guard [.connecting, .connected, .ready].contains(self.state) else {
+            throw .illegalState("send a message", self.state, expected: "connect first")
+        }
+        guard let index = self.threadIndex(threadID) else {
+            throw ChatError(.invalidThread, "there is no chat thread \(threadID); create a thread first")
+        }
+        let thread = self.threads[index]
+        guard thread.state != .closed else {
+            throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed; create a new thread")
+        }
+        var entries: [OutboxEntry] = []
+        if thread.state == .pending, let welcome = self.welcomeMessage, !self.welcomedThreads.contains(thread.id.lowercased()) {
+            self.welcomeMessage = nil
+            self.welcomedThreads.insert(thread.id.lowercased())
+            entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: welcome, isWelcome: true, writtenAt: now))
+        }
+        let fields = thread.state == .pending ? self.threadCustomFields.removeValue(forKey: thread.id) ?? [:] : [:]
+        entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now))
+        var actions: [Action] = []
+        for entry in entries {
+            self.stored.outbox.append(entry)
+            actions.append(.persistOutbox(entry))
+        }
+        if self.state == .ready, self.socketOpen {
+            for entry in entries { actions += self.deliver(entry) }
+        }
+        return actions
+    }
+
+    /// Sends every outbox entry not yet sent on this connection, oldest first.
+    mutating func flushOutbox() -> [Action] {
+        guard self.socketOpen else { return [] }
+        var actions: [Action] = []
+        for entry in self.stored.outbox where !self.sentOnConnection.contains(entry.messageID.lowercased()) {
+            actions += self.deliver(entry)
+        }
+        return actions
+    }
+
+    mutating func deliver(_ entry: OutboxEntry) -> [Action] {
+        self.sentOnConnection.insert(entry.messageID.lowercased())
+        if entry.isWelcome {
+            return [.send(.sendOutbound(threadID: entry.threadID, messageID: entry.messageID, text: entry.text))]
+        }
+        return [.send(.sendMessage(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, customFields: entry.customFields))]
+    }
+
+    /// The server has the message: it leaves the outbox.
+    mutating func confirmOutbox(_ messageID: String) -> [Action] {
+        guard let index = self.stored.outbox.firstIndex(where: { Self.sameID($0.messageID, messageID) }) else { return [] }
+        let entry = self.stored.outbox.remove(at: index)
+        return [.removeFromOutbox(messageID: entry.messageID)]
+    }
+
+    mutating func messageCreated(_ message: ChatMessage, caseID: String?) -> [Action] {
+        guard self.socketOpen, !self.isAuthorizing else { return [] }
+        var actions = self.confirmOutbox(message.id)
+        let index: Int
+        if let found = self.threadIndex(message.threadID) {
+            index = found
+        } else {
+            self.threads.append(ChatThread(id: message.threadID, state: .ready))
+            index = self.threads.count - 1
+            actions += self.storeThreadIDs()
+        }
+        if let caseID { self.caseIDs[self.threads[index].id.lowercased()] = caseID }
+        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted else { return actions }
+        var thread = self.threads[index]
+        thread.lastMessages.append(message)
+        if thread.lastMessages.count > self.configuration.lastMessagesLimit {
+            thread.lastMessages.removeFirst(thread.lastMessages.count - self.configuration.lastMessagesLimit)
+        }
+        if thread.state == .pending || thread.state == .received || thread.state == .loaded { thread.state = .ready }
+        self.threads[index] = thread
+        return actions + [.report(.threadUpdated(thread)), .report(.messageReceived(message))]
+    }
+
+    mutating func proactiveAction(welcome: String) -> [Action] {
+        self.welcomeMessage = welcome
+        return []
+    }
+}

@@ -1,0 +1,227 @@
+import AttendantPluginAPI
+
+// The single-thread, multi-thread, create-thread and end-contact diagrams.
+extension ChatStateMachine {
+    /// `openThread(thread:)`: recovers a known thread from the server (its latest messages); the thread is
+    /// `ready` when ThreadRecovered arrives. Legal while `ready`.
+    public mutating func openThread(threadID: String) throws(ChatError) -> [Action] {
+        guard self.state == .ready else {
+            throw .illegalState("open a thread", self.state, expected: "connect and wait until the chat is ready")
+        }
+        guard let index = self.threadIndex(threadID) else {
+            throw ChatError(.invalidThread, "there is no chat thread \(threadID); list the threads to see which exist")
+        }
+        return [.send(self.recoverCommand(self.threads[index].id))]
+    }
+
+    /// `createThread(customFields:)`: a new local thread with a fresh UUID, stored and `pending` until its
+    /// first message is created. On a single-thread channel that already has a thread (or a live chat whose
+    /// thread is open) this throws ``ChatError/Code/unsupportedChannelConfig``. `customFields` are the
+    /// pre-chat form's answers (``preChatForm``); they go with the first message.
+    public mutating func createThread(customFields: [String: String] = [:]) throws(ChatError) -> [Action] {
+        let mode = self.mode ?? .singleThread
+        guard self.state == .ready || (self.state == .closed && mode == .liveChat) else {
+            throw .illegalState("create a thread", self.state, expected: "connect and wait until the chat is ready")
+        }
+        switch mode {
+        case .singleThread where !self.threads.isEmpty:
+            throw ChatError(.unsupportedChannelConfig, "this chat channel allows one thread and it exists already; send messages to thread \(self.threads[0].id)")
+        case .liveChat where self.threads.contains { $0.state != .closed }:
+            throw ChatError(.unsupportedChannelConfig, "this live chat channel allows one open conversation; end it before starting another")
+        default:
+            break
+        }
+        let thread = ChatThread(id: self.random.uuid(), state: .pending)
+        if mode == .liveChat { self.threads.removeAll() }
+        self.threads.append(thread)
+        if !customFields.isEmpty { self.threadCustomFields[thread.id] = customFields }
+        return self.storeThreadIDs() + self.enter(.ready) + [.report(.threadUpdated(thread))]
+    }
+
+    /// `endConversation()`: EndContact for the thread's case; the thread is `closed` when the case status
+    /// changes to closed. A thread without a case yet (nothing sent) closes at once. `threadID` may be left
+    /// out when only one thread is open.
+    public mutating func endConversation(threadID: String? = nil) throws(ChatError) -> [Action] {
+        guard self.state == .ready else {
+            throw .illegalState("end the conversation", self.state, expected: "connect and wait until the chat is ready")
+        }
+        let index: Int
+        if let threadID {
+            guard let found = self.threadIndex(threadID) else {
+                throw ChatError(.invalidThread, "there is no chat thread \(threadID); list the threads to see which exist")
+            }
+            index = found
+        } else {
+            let open = self.threads.indices.filter { self.threads[$0].state != .closed }
+            guard open.count == 1 else {
+                throw ChatError(.invalidThread, open.isEmpty ? "there is no open conversation to end" : "\(open.count) conversations are open; name the thread to end")
+            }
+            index = open[0]
+        }
+        let thread = self.threads[index]
+        guard thread.state != .closed else {
+            throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed already")
+        }
+        guard let caseID = self.caseIDs[thread.id.lowercased()] else { return self.closeThread(at: index) }
+        return [.send(.endContact(threadID: thread.id, caseID: caseID))]
+    }
+
+    // MARK: Loading after connecting
+
+    /// Single-thread and live chat recover the thread; multi-thread fetches the thread list (after a
+    /// reconnect: recovers the threads that were open).
+    mutating func loadThreads() -> [Action] {
+        switch self.mode ?? .singleThread {
+        case .singleThread, .liveChat:
+            self.step = .recovery
+            let id = self.threads.first?.id ?? self.stored.threadIDs.first
+            return [.send(self.recoverCommand(id))] + self.arm(.response, after: self.configuration.responseTimeout)
+        case .multiThread where self.recovering:
+            let open = self.threads.filter { $0.state == .ready }.map(\.id)
+            guard !open.isEmpty else { return self.becomeReady() }
+            self.step = .recoveries(Set(open.map { $0.lowercased() }))
+            return open.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
+        case .multiThread:
+            self.step = .threadList
+            return [.send(.fetchThreadList)] + self.arm(.response, after: self.configuration.responseTimeout)
+        }
+    }
+
+    func recoverCommand(_ threadID: String?) -> Command {
+        self.mode == .liveChat ? .recoverLivechat(threadID: threadID) : .recoverThread(threadID: threadID)
+    }
+
+    /// The connection flow is done: `ready` (a live chat whose conversation is over: `closed`), and the
+    /// outbox goes out.
+    mutating func becomeReady() -> [Action] {
+        var actions = self.disarm(.response)
+        self.step = .idle
+        self.reconnectAttempt = 0
+        self.recovering = false
+        let over = self.mode == .liveChat && !self.threads.isEmpty && self.threads.allSatisfy { $0.state == .closed }
+        actions += self.enter(over ? .closed : .ready)
+        actions += self.flushOutbox()
+        return actions
+    }
+
+    mutating func threadRecovered(_ recovered: ChatThread, caseID: String?, agent: Party?) -> [Action] {
+        guard self.socketOpen, !self.isAuthorizing else { return [] }
+        var thread = recovered
+        thread.state = recovered.state == .closed ? .closed : .ready
+        var actions: [Action] = []
+        if let existing = self.thread(thread.id), thread.name.isEmpty { thread.name = existing.name }
+        var kept: [ChatMessage] = []
+        for message in thread.lastMessages {
+            actions += self.confirmOutbox(message.id)
+            let isNew = self.seenMessageIDs.insert(message.id.lowercased()).inserted
+            if isNew, self.recovering, message.direction == .fromAgent { actions.append(.report(.messageReceived(message))) }
+            kept.append(message)
+        }
+        thread.lastMessages = Array(kept.suffix(self.configuration.lastMessagesLimit))
+        let key = thread.id.lowercased()
+        if let caseID { self.caseIDs[key] = caseID }
+        if let agent { self.agents[key] = agent }
+        if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
+            self.threads[index] = thread
+        } else if self.mode == .multiThread {
+            self.threads.append(thread)
+        } else {
+            self.threads = [thread]
+        }
+        actions += self.storeThreadIDs()
+        actions.append(.report(.threadUpdated(thread)))
+        return actions + self.recoveryAnswered(key)
+    }
+
+    mutating func threadRecoveryFailed(threadID: String?) -> [Action] {
+        switch self.step {
+        case .recovery:
+            // No thread to recover (the diagram's "no thread recovery needed"); after a reconnect the known
+            // thread is kept.
+            var actions: [Action] = []
+            if !self.recovering, !self.threads.isEmpty {
+                self.threads.removeAll()
+                actions += self.storeThreadIDs()
+            }
+            return actions + self.becomeReady()
+        case .recoveries:
+            return self.recoveryAnswered(threadID?.lowercased())
+        default:
+            guard self.state == .ready, let threadID else { return [] }
+            return [.report(.error(ChatError(.operation, "could not recover chat thread \(threadID)", serverCode: "RecoveringThreadFailed")))]
+        }
+    }
+
+    /// One of the recoveries the flow waits for was answered.
+    mutating func recoveryAnswered(_ key: String?) -> [Action] {
+        switch self.step {
+        case .recovery:
+            return self.becomeReady()
+        case .recoveries(var waiting):
+            if let key { waiting.remove(key) } else { waiting.removeAll() }
+            guard waiting.isEmpty else {
+                self.step = .recoveries(waiting)
+                return []
+            }
+            return self.becomeReady()
+        default:
+            return []
+        }
+    }
+
+    mutating func threadListFetched(_ ids: [String]) -> [Action] {
+        guard self.step == .threadList else { return [] }
+        var actions = self.disarm(.response)
+        for id in ids where self.threadIndex(id) == nil {
+            let thread = ChatThread(id: id, state: .received)
+            self.threads.append(thread)
+            actions.append(.report(.threadUpdated(thread)))
+        }
+        actions += self.storeThreadIDs()
+        let waiting = Set(ids.map { $0.lowercased() })
+        guard !waiting.isEmpty else { return actions + self.becomeReady() }
+        self.step = .metadata(waiting)
+        actions += ids.map { .send(.loadThreadMetadata(threadID: $0)) }
+        return actions + self.arm(.response, after: self.configuration.responseTimeout)
+    }
+
+    mutating func threadMetadataLoaded(_ threadID: String, name: String?, lastMessage: ChatMessage?) -> [Action] {
+        guard self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
+        var thread = self.threads[index]
+        if let name, !name.isEmpty { thread.name = name }
+        if let lastMessage, !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
+            self.seenMessageIDs.insert(lastMessage.id.lowercased())
+            thread.lastMessages.append(lastMessage)
+        }
+        if thread.state == .received { thread.state = .loaded }
+        self.threads[index] = thread
+        var actions: [Action] = [.report(.threadUpdated(thread))]
+        if case .metadata(var waiting) = self.step {
+            waiting.remove(thread.id.lowercased())
+            if waiting.isEmpty {
+                actions += self.becomeReady()
+            } else {
+                self.step = .metadata(waiting)
+            }
+        }
+        return actions
+    }
+
+    // MARK: Ending
+
+    mutating func caseStatusChanged(caseID: String, status: CaseStatus) -> [Action] {
+        guard status == .closed,
+              let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key,
+              let index = self.threadIndex(key),
+              self.threads[index].state != .closed
+        else { return [] }
+        return self.closeThread(at: index)
+    }
+
+    mutating func closeThread(at index: Int) -> [Action] {
+        self.threads[index].state = .closed
+        var actions: [Action] = [.report(.threadUpdated(self.threads[index]))]
+        if self.mode == .liveChat, self.state == .ready { actions += self.enter(.closed) }
+        return actions
+    }
+}

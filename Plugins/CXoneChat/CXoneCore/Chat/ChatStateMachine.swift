@@ -1,0 +1,267 @@
+public import AttendantPluginAPI
+
+/// The CXone chat session of the mobile SDK's sequence diagrams, without I/O or a clock of its own.
+///
+/// The driver calls the user operations (``prepare(brandID:channelID:)``, ``viewPage(title:url:at:)``,
+/// ``connect()``, ``openThread(threadID:)``, ``createThread(customFields:)``,
+/// ``sendMessage(threadID:text:at:)``, ``endConversation(threadID:)``, ``background(at:)``,
+/// ``foreground()``), feeds what its REST calls and the WebSocket brought as ``Input``s to
+/// ``handle(_:)``, hands fired timers back to ``timerFired(_:)``, and carries out the returned
+/// ``Action``s in order. A user operation that does not fit the state throws a ``ChatError`` and changes
+/// nothing.
+///
+/// States: initial → preparing → prepared → (offline |) connecting → connected → ready (→ closed, live
+/// chat). While connected the machine sends a heartbeat every 10 s and wants a pong within 5 s; a lost
+/// connection is reconnected with backoff `min(1.3^n + rand(0..1), 30)` s, up to 20 tries, after which the
+/// thread is recovered and the outbox is delivered. Messages are persisted in the outbox until the server
+/// confirms them, so each reaches the server once across reconnects and restarts; each message id is
+/// reported once.
+public struct ChatStateMachine: Sendable {
+    /// The timers the machine uses.
+    public enum Timer: String, Sendable, Hashable {
+        /// Send the next heartbeat.
+        case heartbeat
+        /// The heartbeat's pong did not come.
+        case pongTimeout
+        /// Try to reconnect (backoff).
+        case reconnect
+        /// An answer the connection flow waits for did not come.
+        case response
+        /// The current visit is over.
+        case visitExpiry
+    }
+
+    public typealias TimerID = ChatTimerID
+
+    /// What the driver does, in order.
+    public enum Action: Sendable, Hashable {
+        /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}`; answer with
+        /// ``Input/channelConfigurationFetched(_:)`` or ``Input/channelConfigurationFailed(_:)``.
+        case fetchChannelConfiguration(brandID: Int, channelID: String)
+        /// `GET .../availability`; answer with ``Input/availabilityFetched(online:)`` or ``Input/availabilityFailed(_:)``.
+        case fetchAvailability(brandID: Int, channelID: String)
+        /// `PUT .../visitors/{visitorId}`; answer with ``Input/visitorStored`` or ``Input/visitorFailed(_:)``.
+        case createOrUpdateVisitor(visitorID: String, customerID: String)
+        /// `POST .../visitors/{visitorId}/events`; failures are the driver's to log.
+        case sendAnalytics(visitorID: String, AnalyticsEvent)
+        /// Open the WebSocket; answer with ``Input/socketOpened`` or ``Input/socketClosed(reason:)``.
+        case openSocket(brandID: Int, channelID: String, visitorID: String)
+        /// Close the WebSocket; the driver reports no ``Input/socketClosed(reason:)`` for it.
+        case closeSocket
+        /// Send a frame.
+        case send(Command)
+        /// Store a persistent value.
+        case store(StoredValue)
+        /// Persist a message the server has not confirmed yet.
+        case persistOutbox(OutboxEntry)
+        /// The server has the message: forget it.
+        case removeFromOutbox(messageID: String)
+        /// GET a large event's body (EventInS3); answer with ``Input/downloaded(url:_:)`` or ``Input/downloadFailed(url:reason:)``.
+        case download(url: String)
+        case setTimer(TimerID, after: Duration)
+        case cancelTimer(TimerID)
+        /// Tell the host.
+        case report(Report)
+    }
+
+    /// What the driver's work brought: REST answers, socket events, decoded server events.
+    public indirect enum Input: Sendable, Hashable {
+        case channelConfigurationFetched(ChannelConfiguration)
+        case channelConfigurationFailed(ChatError)
+        case availabilityFetched(online: Bool)
+        case availabilityFailed(ChatError)
+        case visitorStored
+        case visitorFailed(ChatError)
+        case socketOpened
+        /// The socket closed or failed without the machine asking.
+        case socketClosed(reason: String)
+        /// ConsumerAuthorized: the customer identity and, with OAuth, the access token.
+        case authorized(CustomerIdentity, accessToken: ChannelToken?)
+        /// ConsumerReconnected.
+        case reconnected
+        /// ThreadRecovered or LivechatRecovered: the thread with its latest messages, its case (contact) id
+        /// and the assigned agent.
+        case threadRecovered(ChatThread, caseID: String?, agent: Party?)
+        /// RecoveringThreadFailed / RecoveringLivechatFailed: there is no such thread.
+        case threadRecoveryFailed(threadID: String?)
+        /// ThreadListFetched: the ids of the customer's threads.
+        case threadListFetched([String])
+        /// ThreadMetadataLoaded: a thread's name and last message.
+        case threadMetadataLoaded(threadID: String, name: String?, lastMessage: ChatMessage?)
+        /// MessageCreated, with the case id it carries.
+        case messageCreated(ChatMessage, caseID: String?)
+        /// FireProactiveAction with a WelcomeMessage: sent before the user's first message of a new thread.
+        case proactiveAction(welcome: String)
+        case caseStatusChanged(caseID: String, status: CaseStatus)
+        /// EventInS3: the event's body is at `url`; the machine asks the driver to download it.
+        case eventInS3(url: String, originEventType: String)
+        /// The downloaded body, decoded as its origin event.
+        case downloaded(url: String, Input)
+        case downloadFailed(url: String, reason: String)
+        /// An operation error (`{error: {errorCode, errorMessage}}`).
+        case operationError(code: String, message: String)
+        /// A server error (`{message, requestId}`).
+        case serverError(message: String)
+        /// The heartbeat's `"pong"`.
+        case pong
+    }
+
+    /// Where the current flow is waiting.
+    enum Step: Sendable, Hashable {
+        case idle
+        case configuration
+        case visitor
+        case availability
+        case socket
+        case authorization(withToken: Bool)
+        /// Single-thread or live chat: the thread's recovery.
+        case recovery
+        case threadList
+        case metadata(Set<String>)
+        /// Multi-thread after a reconnect: the opened threads' recoveries.
+        case recoveries(Set<String>)
+        /// Waiting for the reconnect timer.
+        case backoff
+    }
+
+    public internal(set) var state: ChatState = .initial
+    /// The threads known, in the order they became known.
+    public internal(set) var threads: [ChatThread] = []
+    /// The channel configuration, once fetched.
+    public internal(set) var channelConfiguration: ChannelConfiguration?
+    public internal(set) var brandID: Int?
+    public internal(set) var channelID: String?
+    public internal(set) var stored: StoredValues
+    public let configuration: Configuration
+    /// The welcome message from FireProactiveAction, until it is sent.
+    public internal(set) var welcomeMessage: String?
+    /// Reconnect attempts made since the connection was lost (0 while connected).
+    public internal(set) var reconnectAttempt = 0
+
+    var step: Step = .idle
+    var random: ChatRandom
+    var timers = ChatTimerTable()
+    /// The WebSocket is open (between socketOpened and a close).
+    var socketOpen = false
+    /// The socket opened at least once since ``connect()``: a loss is then reconnected.
+    var sessionEstablished = false
+    /// The flow after the socket opened is a reconnect's (recovered agent messages are reported).
+    var recovering = false
+    /// ``background(at:)`` disconnected a session that ``foreground()`` resumes.
+    var resumeOnForeground = false
+    var caseIDs: [String: String] = [:]
+    var agents: [String: Party] = [:]
+    /// Message ids reported (or, on the first load, seen).
+    var seenMessageIDs: Set<String> = []
+    /// Outbox entries sent on the current connection.
+    var sentOnConnection: Set<String> = []
+    /// Threads whose welcome message went out (or was queued).
+    var welcomedThreads: Set<String> = []
+    var threadCustomFields: [String: [String: String]] = [:]
+    var pendingDownloads: Set<String> = []
+    var visit: (id: String, active: Bool)?
+    var lastPage: (title: String, url: String, at: UnixTime)?
+
+    public init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
+        self.stored = stored
+        self.configuration = configuration
+        self.random = random
+    }
+
+    /// The chat mode, once the channel configuration is known.
+    public var mode: ChatMode? { self.channelConfiguration?.mode }
+
+    /// The pre-chat form to show before ``createThread(customFields:)``, if the channel has one.
+    public var preChatForm: PreChatForm? { self.channelConfiguration?.preContactForm }
+
+    /// Messages written and not yet confirmed, oldest first.
+    public var outbox: [OutboxEntry] { self.stored.outbox }
+
+    /// A thread by id (ids compare case-insensitively, as CXone's come in mixed case).
+    public func thread(_ id: String) -> ChatThread? {
+        self.threadIndex(id).map { self.threads[$0] }
+    }
+
+    /// The timers armed now (for tests and diagnostics).
+    public func isArmed(_ timer: Timer) -> Bool { self.timers.isArmed(timer) }
+
+    // MARK: Inputs
+
+    /// Handles what the driver's work brought. Inputs that do not fit the state are ignored.
+    public mutating func handle(_ input: Input) -> [Action] {
+        switch input {
+        case .channelConfigurationFetched(let configuration): return self.configurationFetched(configuration)
+        case .channelConfigurationFailed(let error): return self.preparationFailed(error, during: .configuration)
+        case .visitorStored: return self.visitorStored()
+        case .visitorFailed(let error): return self.preparationFailed(error, during: .visitor)
+        case .availabilityFetched(let online): return self.availabilityFetched(online: online)
+        case .availabilityFailed(let error): return self.availabilityFailed(error)
+        case .socketOpened: return self.socketOpened()
+        case .socketClosed(let reason): return self.socketClosed(reason: reason)
+        case .authorized(let identity, let token): return self.authorized(identity, accessToken: token)
+        case .reconnected: return self.customerReconnected()
+        case .threadRecovered(let thread, let caseID, let agent): return self.threadRecovered(thread, caseID: caseID, agent: agent)
+        case .threadRecoveryFailed(let threadID): return self.threadRecoveryFailed(threadID: threadID)
+        case .threadListFetched(let ids): return self.threadListFetched(ids)
+        case .threadMetadataLoaded(let id, let name, let message): return self.threadMetadataLoaded(id, name: name, lastMessage: message)
+        case .messageCreated(let message, let caseID): return self.messageCreated(message, caseID: caseID)
+        case .proactiveAction(let welcome): return self.proactiveAction(welcome: welcome)
+        case .caseStatusChanged(let caseID, let status): return self.caseStatusChanged(caseID: caseID, status: status)
+        case .eventInS3(let url, _): return self.eventInS3(url: url)
+        case .downloaded(let url, let event): return self.downloaded(url: url, event)
+        case .downloadFailed(let url, let reason): return self.downloadFailed(url: url, reason: reason)
+        case .operationError(let code, let message): return self.serverFailed(ChatError(.operation, "the chat server refused an operation (\(code)): \(message)", serverCode: code))
+        case .serverError(let message): return self.serverFailed(ChatError(.server, "the chat server failed: \(message)"))
+        case .pong: return self.pong()
+        }
+    }
+
+    /// A timer the machine set fired; stale ones are ignored.
+    public mutating func timerFired(_ id: TimerID) -> [Action] {
+        guard self.timers.fire(id) else { return [] }
+        switch id.kind {
+        case .heartbeat: return self.heartbeatDue()
+        case .pongTimeout: return self.pongMissed()
+        case .reconnect: return self.reconnectDue()
+        case .response: return self.responseMissed()
+        case .visitExpiry:
+            self.visit?.active = false
+            return []
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Moves to `state`, reporting it if it changed.
+    mutating func enter(_ state: ChatState) -> [Action] {
+        guard state != self.state else { return [] }
+        self.state = state
+        return [.report(.stateChanged(state))]
+    }
+
+    mutating func arm(_ timer: Timer, after duration: Duration) -> [Action] {
+        var actions = self.disarm(timer)
+        actions.append(.setTimer(self.timers.arm(timer), after: duration))
+        return actions
+    }
+
+    mutating func disarm(_ timer: Timer) -> [Action] {
+        self.timers.disarm(timer).map { [.cancelTimer($0)] } ?? []
+    }
+
+    func threadIndex(_ id: String) -> Int? {
+        self.threads.firstIndex { Self.sameID($0.id, id) }
+    }
+
+    static func sameID(_ a: String, _ b: String) -> Bool {
+        a == b || a.lowercased() == b.lowercased()
+    }
+
+    /// Stores the known thread ids if they changed.
+    mutating func storeThreadIDs() -> [Action] {
+        let ids = self.threads.map(\.id)
+        guard ids != self.stored.threadIDs else { return [] }
+        self.stored.threadIDs = ids
+        return [.store(.threadIDs(ids))]
+    }
+}

@@ -1,0 +1,212 @@
+import AttendantPluginAPI
+import CXoneCore
+import Testing
+
+/// Heartbeat, reconnect with backoff, recovery after reconnect, the outbox, once-only reporting.
+@Suite struct ChatReliabilityTests {
+    static let thread = ChatThread(id: "thread-1", state: .ready)
+
+    /// Ready on a single-thread channel with thread-1 (case-1); the socket opened at virtual time 0.
+    static func ready(stored: ChatStateMachine.StoredValues = .init()) -> ChatDriver {
+        var driver = ChatDriver(stored: stored)
+        driver.readySingleThread(thread: Self.thread)
+        return driver
+    }
+
+    /// Kills the connection with a missed pong and returns the backoff the machine chose.
+    static func losePong(_ driver: inout ChatDriver) -> Duration? {
+        let heartbeat = driver.deadline(.heartbeat)!
+        driver.advance(by: heartbeat - driver.now)
+        driver.advance(by: .seconds(5))
+        return driver.deadline(.reconnect).map { $0 - driver.now }
+    }
+
+    /// Lets the reconnect timer fire and answers socket and ReconnectCustomer.
+    static func reconnect(_ driver: inout ChatDriver) {
+        driver.advance(by: driver.deadline(.reconnect)! - driver.now)
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+    }
+
+    @Test func aHeartbeatGoesEveryTenSecondsWhileTheServerAnswers() {
+        var driver = Self.ready()
+        #expect(driver.deadline(.heartbeat) == .seconds(10))
+        for round in 1...3 {
+            driver.advance(by: .seconds(10))
+            #expect(driver.lastCommand == .heartbeat)
+            #expect(driver.sent.last?.at == .seconds(Int64(10 * round) + Int64(round - 1)))
+            #expect(driver.deadline(.pongTimeout) == driver.now + .seconds(5))
+            driver.advance(by: .seconds(1))
+            driver.handle(.pong)
+            #expect(!driver.machine.isArmed(.pongTimeout))
+        }
+        #expect(driver.commands.filter { $0 == .heartbeat }.count == 3)
+        #expect(driver.state == .ready)
+    }
+
+    @Test func aMissedPongReconnectsWithBackoffAndRecoversTheThread() throws {
+        var driver = Self.ready()
+        let delay = try #require(Self.losePong(&driver))
+        #expect(driver.actions.contains(.closeSocket))
+        #expect(driver.state == .connecting)
+        #expect(delay >= .milliseconds(1300) && delay < .milliseconds(2300), "1.3^1 + rand(0..1) s")
+        #expect(!driver.machine.isArmed(.heartbeat), "no heartbeat while disconnected")
+        let sentBefore = driver.sent.count
+        Self.reconnect(&driver)
+        #expect(driver.socketOpens == 2)
+        #expect(driver.commands[sentBefore] == .reconnectCustomer(token: "token-1"))
+        #expect(driver.lastCommand == .recoverThread(threadID: "thread-1"))
+        #expect(driver.state == .connected)
+        driver.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.machine.reconnectAttempt == 0)
+        #expect(driver.deadline(.heartbeat) == driver.now + .seconds(10))
+    }
+
+    @Test func theBackoffGrowsAsMinOf1Point3PowNPlusJitterAnd30AndGivesUpAfter20Tries() throws {
+        var driver = Self.ready()
+        var delays: [Duration] = []
+        delays.append(try #require(Self.losePong(&driver)))
+        while let deadline = driver.deadline(.reconnect) {
+            driver.advance(by: deadline - driver.now)
+            driver.handle(.socketClosed(reason: "connection refused"))
+            if let next = driver.deadline(.reconnect) { delays.append(next - driver.now) }
+        }
+        #expect(delays.count == 20)
+        var growth = 1.0
+        for (index, delay) in delays.enumerated() {
+            growth *= 1.3
+            let seconds = Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18
+            #expect(seconds >= min(growth, 30) && seconds <= min(growth + 1, 30), "attempt \(index + 1): \(seconds) s")
+        }
+        #expect(driver.socketOpens == 21)
+        #expect(driver.state == .prepared)
+        #expect(driver.errors.last?.code == .connection)
+        #expect(driver.timers.isEmpty)
+    }
+
+    @Test func aSocketClosedByTheServerIsReconnectedToo() {
+        var driver = Self.ready()
+        driver.handle(.socketClosed(reason: "1006 abnormal closure"))
+        #expect(driver.state == .connecting)
+        #expect(driver.machine.isArmed(.reconnect))
+        #expect(!driver.actions.contains(.closeSocket))
+    }
+
+    @Test func messagesWrittenWhileDisconnectedAreDeliveredOnceAfterReconnecting() throws {
+        var driver = Self.ready()
+        _ = Self.losePong(&driver)
+        driver.perform { try $0.sendMessage(threadID: "thread-1", text: "are you there?", at: $1) }
+        let entry = try #require(driver.stored.outbox.first)
+        #expect(driver.sentMessageIDs.isEmpty, "nothing goes out while disconnected")
+        Self.reconnect(&driver)
+        #expect(driver.sentMessageIDs.isEmpty, "nothing goes out before the thread is recovered")
+        driver.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(driver.sentMessageIDs == [entry.messageID])
+        driver.handle(.messageCreated(ChatMessage(id: entry.messageID, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: entry.text, sentAt: entry.writtenAt), caseID: "case-1"))
+        #expect(driver.stored.outbox.isEmpty)
+        // Another reconnect sends nothing again.
+        _ = Self.losePong(&driver)
+        Self.reconnect(&driver)
+        driver.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(driver.sentMessageIDs == [entry.messageID])
+    }
+
+    @Test func anUnconfirmedMessageIsSentAgainWithTheSameIDAfterAReconnect() throws {
+        var driver = Self.ready()
+        driver.perform { try $0.sendMessage(threadID: "thread-1", text: "one", at: $1) }
+        let id = try #require(driver.sentMessageIDs.first)
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        driver.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(driver.sentMessageIDs == [id, id], "sent again, with the id the server deduplicates by")
+        #expect(driver.stored.outbox.count == 1)
+    }
+
+    @Test func aMessageTheRecoveredThreadHoldsIsNotSentAgain() throws {
+        var driver = Self.ready()
+        driver.perform { try $0.sendMessage(threadID: "thread-1", text: "one", at: $1) }
+        let id = try #require(driver.sentMessageIDs.first)
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        var recovered = Self.thread
+        recovered.lastMessages = [ChatMessage(id: id, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: "one", sentAt: driver.epoch)]
+        driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+        #expect(driver.sentMessageIDs == [id])
+        #expect(driver.stored.outbox.isEmpty)
+        #expect(driver.received.isEmpty, "our own message is not news")
+    }
+
+    @Test func afterARestartTheStoredOutboxIsDeliveredOnce() throws {
+        var first = Self.ready()
+        _ = Self.losePong(&first)
+        first.perform { try $0.sendMessage(threadID: "thread-1", text: "one", at: $1) }
+        first.perform { try $0.sendMessage(threadID: "thread-1", text: "two", at: $1) }
+        // The daemon stops here; a new machine starts from what the store holds.
+        let stored = first.stored
+        #expect(stored.outbox.map(\.text) == ["one", "two"])
+        #expect(stored.threadIDs == ["thread-1"])
+        var second = ChatDriver(stored: stored, seed: 99)
+        second.prepare()
+        second.connect()
+        #expect(second.commands.first == .reconnectCustomer(token: "token-1"))
+        #expect(second.lastCommand == .recoverThread(threadID: "thread-1"))
+        second.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(second.sentMessageIDs == stored.outbox.map(\.messageID))
+        for entry in stored.outbox {
+            second.handle(.messageCreated(ChatMessage(id: entry.messageID, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: entry.text, sentAt: entry.writtenAt), caseID: "case-1"))
+        }
+        #expect(second.stored.outbox.isEmpty)
+        second.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&second)
+        second.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
+        #expect(second.sentMessageIDs.count == 2)
+    }
+
+    @Test func agentMessagesRecoveredAfterAReconnectAreReportedOnce() {
+        var driver = Self.ready()
+        let seen = driver.message("a1", "first")
+        driver.handle(.messageCreated(seen, caseID: "case-1"))
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        let missed = driver.message("a2", "while you were away")
+        let mine = driver.message("c1", from: false, "mine")
+        var recovered = Self.thread
+        recovered.lastMessages = [seen, mine, missed]
+        driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+        #expect(driver.received == [seen, missed])
+        // The same thread recovered again (another reconnect) reports nothing new.
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+        driver.handle(.messageCreated(missed, caseID: "case-1"))
+        #expect(driver.received == [seen, missed])
+    }
+
+    @Test func multiThreadRecoversTheOpenedThreadsAfterAReconnect() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1", "t2"]))
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: nil))
+        driver.handle(.threadMetadataLoaded(threadID: "t2", name: nil, lastMessage: nil))
+        driver.perform { try $0.openThread(threadID: "t2") }
+        driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        #expect(driver.lastCommand == .recoverThread(threadID: "t2"))
+        #expect(driver.state == .connected)
+        driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
+        #expect(driver.state == .ready)
+    }
+
+    @Test func aStaleTimerIsIgnored() throws {
+        var driver = Self.ready()
+        let stale = try #require(driver.timers.keys.first { $0.kind == .heartbeat })
+        driver.advance(by: .seconds(10))
+        driver.handle(.pong)
+        let sent = driver.sent.count
+        driver.apply(driver.machine.timerFired(stale))
+        #expect(driver.sent.count == sent)
+    }
+}
