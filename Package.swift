@@ -230,7 +230,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CXoneCoreTests",
-            dependencies: ["CXoneCore", pluginAPI],
+            dependencies: ["CXoneCore", "TestSupport", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,19 +1,7 @@
 import AttendantPluginAPI
 import CXoneCore
+import TestSupport
 import Testing
-
-/// SplitMix64: a small seeded generator, so ids and backoff delays are known.
-struct ChatSeededGenerator: RandomNumberGenerator, Sendable {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Runs a ``ChatStateMachine`` the way the plugin will, on a virtual clock: it records what the machine
 /// asks for, keeps the stored values and the outbox as a store would, keeps the timers, and fires them as
@@ -42,7 +30,7 @@ struct ChatDriver {
         var configuration = Machine.Configuration()
         configure(&configuration)
         self.stored = stored
-        self.machine = Machine(stored: stored, configuration: configuration, random: ChatRandom(generator: ChatSeededGenerator(seed: seed)))
+        self.machine = Machine(stored: stored, configuration: configuration, random: ChatRandom(generator: SeededRandom(seed: seed)))
     }
 
     var wallClock: UnixTime { self.epoch + self.now }

@@ -1,5 +1,6 @@
 import AttendantPluginAPI
 import CXoneCore
+import TestSupport
 import Testing
 
 /// Thousands of random input sequences, including ones no well-behaved driver would send: the machine
@@ -22,14 +23,14 @@ import Testing
     static let threadStates: Set<ThreadState> = [.pending, .received, .loaded, .ready, .closed]
 
     @Test func randomInputsNeverBreakTheMachine() {
-        var random = ChatSeededGenerator(seed: 20_261_122)
+        var random = SeededRandom(seed: 20_261_122)
         var steps = 0
         var reached: Set<ChatState> = []
         var reachedThreadStates: Set<ThreadState> = []
         for sequence in 0..<3000 {
             var machine = Machine(
                 stored: Bool.random(using: &random) ? .init() : .init(visitorID: "v", customerID: "c", accessToken: ChannelToken(value: "t"), threadIDs: ["t1"]),
-                random: ChatRandom(generator: ChatSeededGenerator(seed: UInt64(sequence)))
+                random: ChatRandom(generator: SeededRandom(seed: UInt64(sequence)))
             )
             var timers: [ChatTimerID] = []
             var stale: [ChatTimerID] = []
@@ -85,7 +86,7 @@ import Testing
     }
 
     /// One random input: a user operation, a driver result, or a timer (live or stale).
-    static func step(_ machine: inout Machine, timers: inout [ChatTimerID], stale: [ChatTimerID], at now: UnixTime, random: inout ChatSeededGenerator) -> [Machine.Action] {
+    static func step(_ machine: inout Machine, timers: inout [ChatTimerID], stale: [ChatTimerID], at now: UnixTime, random: inout SeededRandom) -> [Machine.Action] {
         let threadIDs = ["t1", "t2", "T1"] + machine.threads.map(\.id)
         let threadID = threadIDs.randomElement(using: &random)!
         let message = ChatMessage(
