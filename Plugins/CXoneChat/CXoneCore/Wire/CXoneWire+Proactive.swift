@@ -51,6 +51,11 @@ extension CXoneWire {
         public struct Variable: Sendable, Hashable {
             public var name: String
             public var fallback: String?
+
+            public init(name: String, fallback: String? = nil) {
+                self.name = name
+                self.fallback = fallback
+            }
         }
 
         /// The placeholders in ``Content/bodyText``, in order.
