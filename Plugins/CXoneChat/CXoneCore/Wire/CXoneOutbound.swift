@@ -15,7 +15,7 @@ public enum CXoneOutbound: Sendable, Hashable {
     public func encoded() throws(CXoneWireError) -> [UInt8] {
         switch self {
         case .heartbeat: Self.heartbeatText
-        case .frame(let frame): try CXoneWireCoding.encode(OutboundFrame(value: self, frame: frame), subject: "\(frame.event.eventType) frame")
+        case .frame(let frame): try CXoneWireCoding.encode(OutboundFrame(value: self), subject: "\(frame.event.eventType) frame")
         }
     }
 
@@ -65,7 +65,7 @@ public struct CXoneClientFrame: Sendable, Hashable {
 struct OutboundFrame: Codable {
     var value: CXoneOutbound
 
-    init(value: CXoneOutbound, frame: CXoneClientFrame? = nil) { self.value = value }
+    init(value: CXoneOutbound) { self.value = value }
 
     enum Keys: String, CodingKey { case action, eventId, payload }
     enum PayloadKeys: String, CodingKey { case brand, channel, customerIdentity, consumerIdentity, eventType, data, visitor, destination }
