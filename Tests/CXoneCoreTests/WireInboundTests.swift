@@ -181,6 +181,15 @@ import Testing
         }
     }
 
+    @Test func answersMatchRequestsByEventIdOrTransactionId() throws {
+        let request: CXoneID = "44444444-2222-4333-8444-555555555555"
+        #expect(try CXoneInbound.decode(WireSamples.bytes("operation-error.json")).answeredRequestId == request)
+        #expect(CXoneInbound.operationError(.init(eventId: "E", errorCode: "X")).answeredRequestId == "e")
+        #expect(try CXoneInbound.decode(WireSamples.bytes("consumer-authorized.json")).answeredRequestId == "0f0e0d0c-0b0a-4909-8807-060504030201")
+        #expect(try CXoneInbound.decode(WireSamples.bytes("message-created.json")).answeredRequestId == nil)
+        #expect(CXoneInbound.pong.answeredRequestId == nil)
+    }
+
     @Test func pushedEventsCarryTheEventObjectTheSDKRequires() throws {
         let created = try CXoneInbound.event(eventId: "1", createdAt: Self.date, event: Self.everyEvent[7]).encoded().text
         #expect(created.contains(#""eventObject":"Message""#))

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+internal import FoundationEssentials
 
 /// A CXone identifier (thread, message, contact, customer, event): the text as received, compared and
 /// hashed without regard to ASCII letter case, because the services send the same UUID in mixed case.

@@ -23,6 +23,16 @@ public enum CXoneInbound: Sendable, Hashable {
         }
     }
 
+    /// The `eventId` of the request this frame answers: a postback's `eventId`, an operation error's
+    /// `transactionId` (else its `eventId`); `nil` for pushes, pongs and server errors.
+    public var answeredRequestId: CXoneID? {
+        switch self {
+        case .postback(let eventId, _): eventId
+        case .operationError(let error): error.transactionId ?? error.eventId
+        default: nil
+        }
+    }
+
     /// The frame's bytes exactly: `"pong"` is the six characters with their quotes.
     public static let pongText: [UInt8] = Array("\"pong\"".utf8)
 

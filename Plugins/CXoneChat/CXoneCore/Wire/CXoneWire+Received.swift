@@ -1,5 +1,3 @@
-public import FoundationEssentials
-
 // The data of the events the gateway sends (postbacks and pushes).
 extension CXoneWire {
     /// ConsumerAuthorized (the reply to AuthorizeCustomer) and ConsumerReconnected (to ReconnectCustomer).

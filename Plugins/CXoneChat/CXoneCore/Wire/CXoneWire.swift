@@ -250,6 +250,7 @@ extension CXoneWire {
 
         public struct Token: Sendable, Hashable, Codable {
             public var token: CXoneSecret
+            public init(token: CXoneSecret) { self.token = token }
         }
     }
 }

@@ -28,6 +28,15 @@ enum CXoneWireCoding {
         subject: String
     ) throws(CXoneWireError) -> T {
         try self.preflight(bytes, limits: limits, subject: subject)
+        do {
+            return try self.decoder.decode(T.self, from: Data(bytes))
+        } catch {
+            throw self.translate(error, subject: "\(subject) \(self.size(bytes.count))", eventType: nil)
+        }
+    }
+
+    /// One configured decoder and encoder for all calls (both are thread-safe once configured).
+    private static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
@@ -36,22 +45,22 @@ enum CXoneWireCoding {
             }
             return date
         }
-        do {
-            return try decoder.decode(T.self, from: Data(bytes))
-        } catch {
-            throw self.translate(error, subject: "\(subject) \(self.size(bytes.count))", eventType: nil)
-        }
-    }
+        return decoder
+    }()
 
-    static func encode(_ value: some Encodable, subject: String) throws(CXoneWireError) -> [UInt8] {
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(CXoneTimestamp.format(date))
         }
+        return encoder
+    }()
+
+    static func encode(_ value: some Encodable, subject: String) throws(CXoneWireError) -> [UInt8] {
         do {
-            return Array(try encoder.encode(value))
+            return Array(try self.encoder.encode(value))
         } catch {
             throw CXoneWireError(.encoding, "\(subject): cannot be encoded (a number that is not finite)")
         }
