@@ -101,6 +101,15 @@ import Testing
         #expect(error.message == "frame \(frame.utf8.count) B: eventId is missing in \(String(repeating: "A", count: 48))…")
     }
 
+    @Test func valuesThatCannotBeEncoded() throws {
+        let frame = CXoneOutbound.frame(CXoneClientFrame(
+            brandId: 1, channelId: "c", customer: .init(idOnExternalPlatform: "u"),
+            event: .unknown(eventType: "Custom", data: .object(["x": .number(.nan)]))
+        ))
+        let error = #expect(throws: CXoneWireError.self) { try frame.encoded() }
+        #expect(error == CXoneWireError(.encoding, "Custom frame: cannot be encoded (a number that is not finite)"))
+    }
+
     @Test func clientFramesAndRESTBodies() throws {
         let noBrand = #"{"action":"chatWindowEvent","eventId":"1","payload":{"channel":{"id":"c"},"customerIdentity":{"idOnExternalPlatform":"u"},"eventType":"SendMessage"}}"#
         let error = #expect(throws: CXoneWireError.self) { try CXoneOutbound.decode(noBrand.bytes) }

@@ -56,6 +56,9 @@ import Testing
         #expect(CXoneTimestamp.format(Self.noon) == "2024-05-01T12:00:00.000Z")
         #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: -0.001)) == "1969-12-31T23:59:59.999Z")
         #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: 1e15)) == "9999-12-31T23:59:59.999Z")
+        #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: -1e15)) == "0000-01-01T00:00:00.000Z")
+        #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: .infinity)) == "9999-12-31T23:59:59.999Z")
+        #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
         var generator = SplitMix(seed: 7)
         for _ in 0..<2000 {
             let milliseconds = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator)

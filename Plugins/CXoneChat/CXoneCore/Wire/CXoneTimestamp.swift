@@ -14,10 +14,11 @@ public enum CXoneTimestamp {
         return scanner.timestamp()
     }
 
-    /// `date` as UTC with milliseconds; years outside 0...9999 are clamped into that range.
+    /// `date` as UTC with milliseconds; years outside 0...9999 are clamped into that range (a date that is
+    /// not a number at all is written as the epoch).
     public static func format(_ date: Date) -> String {
         let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded()
-        let bounded = min(max(totalMilliseconds, -62_167_219_200_000), 253_402_300_799_999)
+        let bounded = totalMilliseconds.isNaN ? 0 : min(max(totalMilliseconds, -62_167_219_200_000), 253_402_300_799_999)
         let milliseconds = Int64(bounded)
         var seconds = milliseconds / 1000
         var fraction = milliseconds % 1000

@@ -30,6 +30,13 @@ package enum CXoneWireExercise {
         } catch {
             result.errors.append(error)
         }
+        // The timestamp reader on the raw text: what it reads must format and read back the same.
+        if bytes.count <= 64, let date = CXoneTimestamp.parse(String(decoding: bytes, as: UTF8.self)) {
+            let text = CXoneTimestamp.format(date)
+            if CXoneTimestamp.parse(text).map(CXoneTimestamp.format) != text {
+                result.violation = result.violation ?? "timestamp \(text) does not read back"
+            }
+        }
         self.body(CXoneChannelConfiguration.self, bytes, limits, &result)
         self.body(CXoneAvailability.self, bytes, limits, &result)
         self.body(CXoneVisitor.self, bytes, limits, &result)
