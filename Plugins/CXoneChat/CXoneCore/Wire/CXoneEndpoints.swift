@@ -1,0 +1,86 @@
+/// Where a CXone channel's services are: the WebSocket gateway, the chat REST base and the host root the
+/// web-analytics paths hang off. All three are configurable so the plugin can talk to the loopback
+/// simulator; ``region(_:)`` gives the public ones.
+public struct CXoneEndpoints: Sendable, Hashable {
+    /// `wss://chat-gateway-de-{region}.niceincontact.com`
+    public var socket: String
+    /// `https://channels-de-{region}.niceincontact.com/chat`
+    public var chat: String
+    /// `https://channels-de-{region}.niceincontact.com`: web-analytics is under the host, not `/chat`.
+    public var host: String
+
+    /// `host` defaults to `chat`'s scheme and authority.
+    public init(socket: String, chat: String, host: String? = nil) {
+        self.socket = Self.trimmed(socket)
+        self.chat = Self.trimmed(chat)
+        self.host = Self.trimmed(host ?? Self.root(of: chat))
+    }
+
+    /// The public endpoints of a region: `na1`, `eu1`, `au1`, `ca1`, `uk1`, `jp1`.
+    public static func region(_ region: String) -> CXoneEndpoints {
+        CXoneEndpoints(
+            socket: "wss://chat-gateway-de-\(region).niceincontact.com",
+            chat: "https://channels-de-\(region).niceincontact.com/chat"
+        )
+    }
+
+    /// `{chat}/1.0/brand/{brandId}/channel/{channelId}`
+    public func channelConfiguration(brandId: Int, channelId: String) -> String {
+        "\(self.chat)/1.0/brand/\(brandId)/channel/\(Self.escaped(channelId))"
+    }
+
+    /// `{chat}/1.0/brand/{brandId}/channel/{channelId}/availability`
+    public func availability(brandId: Int, channelId: String) -> String {
+        self.channelConfiguration(brandId: brandId, channelId: channelId) + "/availability"
+    }
+
+    /// `{host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}` (PUT the visitor).
+    public func visitor(brandId: Int, visitorId: CXoneID) -> String {
+        "\(self.host)/web-analytics/1.0/tenants/\(brandId)/visitors/\(Self.escaped(visitorId.rawValue))"
+    }
+
+    /// `{host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}/events` (POST analytics events).
+    public func visitorEvents(brandId: Int, visitorId: CXoneID) -> String {
+        self.visitor(brandId: brandId, visitorId: visitorId) + "/events"
+    }
+
+    /// `{socket}?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=`
+    public func webSocket(brandId: Int, channelId: String, visitorId: CXoneID, sdkPlatform: String = "linux", sdkVersion: String) -> String {
+        let query = [
+            ("brandId", String(brandId)), ("channelId", channelId), ("visitorId", visitorId.rawValue),
+            ("sdkPlatform", sdkPlatform), ("sdkVersion", sdkVersion),
+        ].map { "\($0.0)=\(Self.escaped($0.1))" }.joined(separator: "&")
+        return "\(self.socket)\(self.socket.contains("?") ? "&" : "?")\(query)"
+    }
+
+    /// Percent-encodes all but RFC 3986's unreserved characters.
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E:
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result.unicodeScalars.append("%")
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+
+    private static func trimmed(_ base: String) -> String {
+        var text = Substring(base)
+        while text.hasSuffix("/") { text = text.dropLast() }
+        return String(text)
+    }
+
+    /// `https://h:1/chat` → `https://h:1`.
+    private static func root(of url: String) -> String {
+        guard let scheme = url.firstRange(of: "://") else { return url }
+        let rest = url[scheme.upperBound...]
+        guard let slash = rest.firstIndex(of: "/") else { return url }
+        return String(url[..<slash])
+    }
+}
