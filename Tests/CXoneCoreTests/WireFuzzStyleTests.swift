@@ -1,4 +1,5 @@
 @testable import CXoneCore
+import TestSupport
 import Testing
 
 /// Thousands of mutated frames through every wire decoder, on a seeded generator so every run sees the
@@ -12,7 +13,7 @@ import Testing
         "\"idOnExternalPlatform\":\"X\"", "\"payload\":", "\"url\":\"file:///\"", "\"pong\"", "{{a|b}}",
     ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0xE2, 0x80, 0xA8]]
 
-    static func mutate(_ seed: [UInt8], _ other: [UInt8], using generator: inout SplitMix) -> [UInt8] {
+    static func mutate(_ seed: [UInt8], _ other: [UInt8], using generator: inout SeededRandom) -> [UInt8] {
         var bytes = seed
         for _ in 0..<Int.random(in: 1...4, using: &generator) {
             let position = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &generator)
@@ -53,7 +54,7 @@ import Testing
     }
 
     @Test func mutatedFramesNeverTrapAndFailWithTypedErrors() {
-        var generator = SplitMix(seed: 0xC0DE)
+        var generator = SeededRandom(seed: 0xC0DE)
         let seeds = WireSamples.all
         var decoded = 0
         var codes: [String: Int] = [:]

@@ -1,5 +1,6 @@
 import CXoneCore
 import Foundation
+import TestSupport
 import Testing
 
 /// The hand-written ISO-8601 reader against the variants CXone sends, and ids that differ only in case.
@@ -59,7 +60,7 @@ import Testing
         #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: -1e15)) == "0000-01-01T00:00:00.000Z")
         #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: .infinity)) == "9999-12-31T23:59:59.999Z")
         #expect(CXoneTimestamp.format(Date(timeIntervalSince1970: .nan)) == "1970-01-01T00:00:00.000Z")
-        var generator = SplitMix(seed: 7)
+        var generator = SeededRandom(seed: 7)
         for _ in 0..<2000 {
             let milliseconds = Int64.random(in: -62_167_219_200_000...253_402_300_799_999, using: &generator)
             let text = CXoneTimestamp.format(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
@@ -83,18 +84,5 @@ import Testing
         let random = CXoneID.random()
         #expect(random.rawValue == random.rawValue.lowercased())
         #expect(random.rawValue.count == 36)
-    }
-}
-
-/// SplitMix64, so the generated cases are the same on every run.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { self.state = seed }
-    mutating func next() -> UInt64 {
-        self.state &+= 0x9E37_79B9_7F4A_7C15
-        var z = self.state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
