@@ -1,0 +1,142 @@
+public import AttendantPluginAPI
+import FoundationEssentials
+
+/// Turns what the gateway sends (``CXoneInbound``) into the chat state machine's inputs: the one place
+/// that knows both the wire's field names and the machine's model.
+///
+/// Ids come in mixed letter case from the gateway; the machine compares strings, so every thread, message
+/// and case id is lower-cased here (the machine makes lower-case UUIDs itself).
+///
+/// Some answers do not say what they answer: ThreadMetadataLoaded carries no thread id, so the driver
+/// passes the thread of the request the answer is for (matched by ``CXoneInbound/answeredRequestId``).
+public enum ChatWireInput {
+    /// What a driver needs to know about the request an answer is for.
+    public struct Request: Sendable, Hashable {
+        /// The thread the request was about (LoadThreadMetadata, RecoverThread).
+        public var threadID: String?
+        public init(threadID: String?) { self.threadID = threadID }
+    }
+
+    /// The input for `inbound`, or nil for what the machine does not act on (unknown events, events of
+    /// features not modelled yet); `ignored` then says what was dropped, for the driver's log.
+    /// `now` dates an access token whose answer carries no `currentDate`.
+    public static func input(
+        for inbound: CXoneInbound,
+        request: Request? = nil,
+        now: UnixTime
+    ) -> (input: ChatStateMachine.Input?, ignored: String?) {
+        switch inbound {
+        case .pong:
+            return (.pong, nil)
+        case .operationError(let error):
+            return (.operationError(code: error.errorCode, message: error.errorMessage ?? error.errorCode), nil)
+        case .serverError(let error):
+            return (.serverError(message: error.message), nil)
+        case .postback(_, let event), .event(_, _, let event):
+            return self.input(for: event, request: request, now: now)
+        }
+    }
+
+    /// The input for one received event.
+    public static func input(
+        for event: CXoneReceivedEvent,
+        request: Request? = nil,
+        now: UnixTime
+    ) -> (input: ChatStateMachine.Input?, ignored: String?) {
+        switch event {
+        case .consumerAuthorized(let authorized):
+            let identity = authorized.consumerIdentity.map(Self.identity) ?? ChatStateMachine.CustomerIdentity(id: "")
+            return (.authorized(identity, accessToken: authorized.accessToken.map { Self.token($0, now: now) }), nil)
+        case .consumerReconnected:
+            return (.reconnected, nil)
+        case .threadRecovered(let recovered), .livechatRecovered(let recovered):
+            let thread = Self.thread(recovered.thread, messages: recovered.messages, state: .loaded)
+            return (.threadRecovered(thread, caseID: recovered.contact.map { Self.id($0.id) }, agent: recovered.inboxAssignee.map(Self.party)), nil)
+        case .threadListFetched(let list):
+            return (.threadListFetched(list.threads.map { Self.id($0.idOnExternalPlatform) }), nil)
+        case .threadMetadataLoaded(let metadata):
+            let threadID = metadata.lastMessage.map { Self.id($0.threadIdOnExternalPlatform) } ?? request?.threadID
+            guard let threadID else {
+                return (nil, "ThreadMetadataLoaded for no known thread (no last message and no matching request)")
+            }
+            return (.threadMetadataLoaded(threadID: threadID, name: nil, lastMessage: metadata.lastMessage.map(Self.message)), nil)
+        case .messageCreated(let created):
+            return (.messageCreated(Self.message(created.message), caseID: Self.id(created.contact.id)), nil)
+        case .caseStatusChanged(let change):
+            return (.caseStatusChanged(caseID: Self.id(change.contact.id), status: ChatStateMachine.CaseStatus(change.contact.status ?? "open")), nil)
+        case .caseCreated:
+            return (nil, "CaseCreated (the case id arrives with the thread's messages)")
+        case .fireProactiveAction(let action):
+            guard action.isWelcomeMessage, let text = action.content?.bodyText, !text.isEmpty else {
+                return (nil, "FireProactiveAction \(action.actionType) (only welcome messages are shown)")
+            }
+            return (.proactiveAction(welcome: Self.fillingPlaceholders(text)), nil)
+        case .eventInS3(let large):
+            return (.eventInS3(url: large.url, originEventType: large.originEventType), nil)
+        case .tokenRefreshed, .moreMessagesLoaded:
+            return (nil, "\(event.eventType) (not used yet)")
+        case .unknown(let eventType):
+            return (nil, "an event of unknown type \(eventType)")
+        }
+    }
+
+    // MARK: Models
+
+    static func id(_ id: CXoneID) -> String { id.rawValue.lowercased() }
+
+    /// A welcome message's `{{name|fallback}}` placeholders, filled from `values` or with their fallback
+    /// (the SDK fills customer and contact fields; the daemon knows none of them before the chat starts).
+    public static func fillingPlaceholders(_ text: String, values: [String: String] = [:]) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {
+            result += rest[..<open.lowerBound]
+            let inside = rest[open.upperBound..<close.lowerBound]
+            let parts = inside.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0].drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+            result += values[name] ?? (parts.count > 1 ? String(parts[1]) : "")
+            rest = rest[close.upperBound...]
+        }
+        return result + rest
+    }
+
+    static func identity(_ identity: CXoneWire.CustomerIdentity) -> ChatStateMachine.CustomerIdentity {
+        ChatStateMachine.CustomerIdentity(id: identity.idOnExternalPlatform.rawValue, firstName: identity.firstName, lastName: identity.lastName)
+    }
+
+    static func token(_ token: CXoneWire.AccessToken, now: UnixTime) -> ChannelToken {
+        let issued = token.currentDate.map { UnixTime(secondsSince1970: $0.timeIntervalSince1970) } ?? now
+        return ChannelToken(value: token.token.value, expiresAt: issued + .seconds(token.expiresIn))
+    }
+
+    static func party(_ agent: CXoneWire.Agent) -> Party {
+        Party(displayName: agent.displayName ?? "Agent", address: "cxone-agent:\(agent.id)")
+    }
+
+    static func thread(_ thread: CXoneWire.Thread, messages: [CXoneWire.Message], state: ThreadState) -> ChatThread {
+        let ordered = messages.sorted { $0.createdAt < $1.createdAt }
+        return ChatThread(id: Self.id(thread.idOnExternalPlatform), name: thread.threadName ?? "", state: state, lastMessages: ordered.map(Self.message))
+    }
+
+    static func message(_ message: CXoneWire.Message) -> ChatMessage {
+        let sender: Party
+        let direction: ChatMessage.Direction
+        if message.direction.isFromCustomer {
+            direction = .toAgent
+            let name = [message.authorEndUserIdentity?.firstName, message.authorEndUserIdentity?.lastName].compactMap { $0 }.joined(separator: " ")
+            sender = Party(displayName: name, address: message.authorEndUserIdentity?.idOnExternalPlatform.rawValue ?? "")
+        } else {
+            direction = .fromAgent
+            sender = message.authorUser.map(Self.party) ?? Party(displayName: "Agent", address: "")
+        }
+        let text = message.messageContent.text ?? message.messageContent.fallbackText ?? "(\(message.messageContent.type.lowercased()) message)"
+        return ChatMessage(
+            id: Self.id(message.idOnExternalPlatform),
+            threadID: Self.id(message.threadIdOnExternalPlatform),
+            direction: direction,
+            sender: sender,
+            text: text,
+            sentAt: UnixTime(secondsSince1970: message.createdAt.timeIntervalSince1970)
+        )
+    }
+}
