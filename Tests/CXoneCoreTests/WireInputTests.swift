@@ -104,3 +104,59 @@ import Testing
         #expect(ChatWireInput.fillingPlaceholders(text, values: values) == expected)
     }
 }
+
+/// The chat state machine's commands as gateway frames.
+@Suite struct WireOutputTests {
+    static let context = ChatWireOutput.Context(
+        brandID: 1386,
+        channelID: "chat_51eafd5b",
+        customer: ChatStateMachine.CustomerIdentity(id: "c0ffee00", firstName: "Pat"),
+        visitorID: "v-1",
+        accessToken: "secret.access.token",
+        sdkVersion: "attendant-1.0"
+    )
+
+    static func json(_ command: ChatStateMachine.Command) throws -> String {
+        try ChatWireOutput.frame(for: command, context: Self.context, eventID: "e-1").encoded().text
+    }
+
+    @Test func framesCarryBrandChannelCustomerAndVisitor() throws {
+        let text = try Self.json(.fetchThreadList)
+        for part in [#""action":"chatWindowEvent""#, #""eventId":"e-1""#, #""brand":{"id":1386}"#, #""channel":{"id":"chat_51eafd5b"}"#,
+                     #""idOnExternalPlatform":"c0ffee00""#, #""eventType":"FetchThreadList""#, #""visitor":{"id":"v-1"}"#] {
+            #expect(text.contains(part), "\(part) in \(text)")
+        }
+        #expect(try ChatWireOutput.frame(for: .heartbeat, context: Self.context).encoded().text == #"{"action":"heartbeat"}"#)
+    }
+
+    @Test func authorizeIsARegisterWithTheOAuthCodeAndEveryCommandRoundTrips() throws {
+        #expect(try Self.json(.authorizeCustomer(code: "code-1", verifier: "verifier-1")).contains(#""action":"register""#))
+        let commands: [ChatStateMachine.Command] = [
+            .authorizeCustomer(code: "code-1", verifier: "verifier-1"), .reconnectCustomer(token: "t"), .recoverThread(threadID: "t-1"),
+            .recoverThread(threadID: nil), .recoverLivechat(threadID: "t-1"), .fetchThreadList, .loadThreadMetadata(threadID: "t-1"),
+            .sendMessage(threadID: "t-1", messageID: "m-1", text: "Hello", customFields: ["email": "pat@example.com"]),
+            .sendOutbound(threadID: "t-1", messageID: "m-0", text: "Welcome"), .endContact(threadID: "t-1", caseID: "42"),
+        ]
+        for command in commands {
+            let frame = ChatWireOutput.frame(for: command, context: Self.context, eventID: "e-1")
+            let decoded = try CXoneOutbound.decode(try frame.encoded())
+            #expect(decoded == frame, "\(command)")
+        }
+    }
+
+    @Test func aMessageCarriesItsIdTextThreadAndFields() throws {
+        let frame = ChatWireOutput.frame(
+            for: .sendMessage(threadID: "t-1", messageID: "m-1", text: "Hello", customFields: ["email": "pat@example.com"]),
+            context: Self.context
+        )
+        guard case .frame(let client) = frame, case .sendMessage(let message) = client.event else {
+            Issue.record("expected SendMessage")
+            return
+        }
+        #expect(message.idOnExternalPlatform == "m-1" && message.thread.idOnExternalPlatform == "t-1")
+        #expect(message.messageContent.text == "Hello")
+        #expect(message.contact?.customFields == [CXoneWire.CustomField(ident: "email", value: "pat@example.com")])
+        #expect(client.destinationId == "t-1")
+        #expect(ChatWireOutput.request(for: .loadThreadMetadata(threadID: "t-9")).threadID == "t-9")
+    }
+}

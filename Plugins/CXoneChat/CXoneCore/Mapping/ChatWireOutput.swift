@@ -1,0 +1,108 @@
+public import AttendantPluginAPI
+import FoundationEssentials
+
+/// Turns the chat state machine's commands into gateway frames (``CXoneOutbound``).
+public enum ChatWireOutput {
+    /// Who is talking to which channel: what every frame carries.
+    public struct Context: Sendable, Hashable {
+        public var brandID: Int
+        public var channelID: String
+        public var customer: ChatStateMachine.CustomerIdentity
+        public var visitorID: String?
+        /// The access token, sent with messages when the channel uses OAuth.
+        public var accessToken: String?
+        /// The SDK version reported in AuthorizeCustomer.
+        public var sdkVersion: String
+
+        public init(
+            brandID: Int,
+            channelID: String,
+            customer: ChatStateMachine.CustomerIdentity,
+            visitorID: String? = nil,
+            accessToken: String? = nil,
+            sdkVersion: String
+        ) {
+            self.brandID = brandID
+            self.channelID = channelID
+            self.customer = customer
+            self.visitorID = visitorID
+            self.accessToken = accessToken
+            self.sdkVersion = sdkVersion
+        }
+    }
+
+    /// The frame for `command`, with `eventID` so the answer can be matched to it.
+    public static func frame(for command: ChatStateMachine.Command, context: Context, eventID: CXoneID = .random()) -> CXoneOutbound {
+        let event: CXoneSentEvent
+        var destination: CXoneID?
+        switch command {
+        case .heartbeat:
+            return .heartbeat
+        case .authorizeCustomer(let code, let verifier):
+            event = .authorizeCustomer(
+                CXoneWire.AuthorizeCustomer(authorizationCode: code.map(CXoneSecret.init), codeVerifier: verifier.map(CXoneSecret.init), sdkVersion: context.sdkVersion)
+            )
+        case .reconnectCustomer(let token):
+            event = .reconnectCustomer(CXoneWire.TokenData(token: CXoneSecret(token)))
+        case .recoverThread(let threadID):
+            event = .recoverThread(threadID.map { CXoneWire.ThreadData(threadId: CXoneID($0)) })
+        case .recoverLivechat(let threadID):
+            event = .recoverLivechat(threadID.map { CXoneWire.ThreadData(threadId: CXoneID($0)) })
+        case .fetchThreadList:
+            event = .fetchThreadList
+        case .loadThreadMetadata(let threadID):
+            event = .loadThreadMetadata(CXoneWire.ThreadData(threadId: CXoneID(threadID)))
+        case .sendMessage(let threadID, let messageID, let text, let customFields):
+            destination = CXoneID(threadID)
+            let fields = customFields.sorted { $0.key < $1.key }.map { CXoneWire.CustomField(ident: $0.key, value: $0.value) }
+            event = .sendMessage(
+                CXoneWire.SendMessage(
+                    thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
+                    messageContent: .text(text),
+                    idOnExternalPlatform: CXoneID(messageID),
+                    contact: CXoneWire.CustomFields(customFields: fields),
+                    accessToken: context.accessToken.map(CXoneSecret.init)
+                )
+            )
+        case .sendOutbound(let threadID, let messageID, let text):
+            destination = CXoneID(threadID)
+            event = .sendOutbound(
+                CXoneWire.SendOutbound(
+                    thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
+                    messageContent: .text(text),
+                    idOnExternalPlatform: CXoneID(messageID),
+                    accessToken: context.accessToken.map(CXoneSecret.init)
+                )
+            )
+        case .endContact(let threadID, let caseID):
+            destination = CXoneID(threadID)
+            event = .endContact(CXoneWire.EndContact(threadId: CXoneID(threadID), contactId: CXoneID(caseID)))
+        }
+        let customer = CXoneWire.CustomerIdentity(
+            idOnExternalPlatform: CXoneID(context.customer.id),
+            firstName: context.customer.firstName,
+            lastName: context.customer.lastName
+        )
+        return .frame(
+            CXoneClientFrame(
+                eventId: eventID,
+                brandId: context.brandID,
+                channelId: context.channelID,
+                customer: customer,
+                visitorId: context.visitorID.map { CXoneID($0) },
+                destinationId: destination,
+                event: event
+            )
+        )
+    }
+
+    /// The thread a command is about, for matching its answer (ThreadMetadataLoaded names none).
+    public static func request(for command: ChatStateMachine.Command) -> ChatWireInput.Request {
+        switch command {
+        case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
+        case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
+        case .sendMessage(let id, _, _, _), .sendOutbound(let id, _, _), .endContact(let id, _): ChatWireInput.Request(threadID: id)
+        case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
+        }
+    }
+}
