@@ -34,12 +34,12 @@ import Testing
         #expect(invite.uri.port == agent.localPort, "sent to the registered contact")
 
         try await agent.answer(invite, 180)
-        let ringing = try await call.waitForProvisional(180, timeout: .seconds(5))
+        let ringing = try await call.waitForProvisional(180, timeout: .seconds(20))
         #expect(ringing.statusCode == 180)
 
         let softphone = SIPNameAddress(uri: try SIPURI(parsing: "sip:softphone@192.0.2.7"))
         try await agent.answer(invite, status, contact: status == 302 ? softphone : nil)
-        let final = try await call.waitForFinal(timeout: .seconds(5))
+        let final = try await call.waitForFinal(timeout: .seconds(20))
         #expect(final.statusCode == status)
         if status == 302 {
             #expect(try final.headers.contacts.first?.uri.user == "softphone")
@@ -65,7 +65,7 @@ import Testing
         let call = try await Self.placeCall(simulator)
         let invite = try await agent.receiveRequest(.invite)
         try await agent.answer(invite, 180)
-        try await call.waitForProvisional(timeout: .seconds(5))
+        try await call.waitForProvisional(timeout: .seconds(20))
 
         let answering = Task {
             let cancel = try await agent.receiveRequest(.cancel)
@@ -87,12 +87,12 @@ import Testing
         defer { Task { await agent.close(); await simulator.stop() } }
         let call = try await Self.placeCall(simulator)
         let first = try await agent.receiveRequest(.invite)
-        let again = try await agent.receiveRequest(.invite, timeout: .seconds(3))
+        let again = try await agent.receiveRequest(.invite, timeout: .seconds(20))
         #expect(try again.headers.topVia.branch == first.headers.topVia.branch, "timer A retransmission")
         try await agent.answer(first, 180)
-        try await call.waitForProvisional(timeout: .seconds(5))
+        try await call.waitForProvisional(timeout: .seconds(20))
         try await agent.answer(first, 603)
-        #expect(try await call.waitForFinal(timeout: .seconds(5)).statusCode == 603)
+        #expect(try await call.waitForFinal(timeout: .seconds(20)).statusCode == 603)
     }
 
     @Test func callingAnUnregisteredUserThrows() async throws {

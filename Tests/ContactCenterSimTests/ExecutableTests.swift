@@ -65,7 +65,7 @@ final class CollectedText: Sendable {
     static func post(_ client: HTTPClient, _ url: String, method: HTTPMethod = .POST) async throws -> (Int, [String: Any]) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        let response = try await client.execute(request, timeout: .seconds(5))
+        let response = try await client.execute(request, timeout: .seconds(20))
         let body = try await response.body.collect(upTo: 1 << 20)
         let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         return (Int(response.status.code), object ?? [:])
