@@ -122,6 +122,16 @@ import Testing
         let (unknown, _) = try await second.request(.reconnectCustomer(.init(token: CXoneSecret("forged"))))
         guard case .operationError(let failure) = unknown else { Issue.record("got \(unknown)"); return }
         #expect(failure.errorCode == "ConsumerReconnectionFailed")
+
+        let (refreshed, _) = try await second.request(.refreshToken(.init(token: token.token)))
+        guard case .postback(_, .tokenRefreshed(let renewed)) = refreshed else { Issue.record("got \(refreshed)"); return }
+        #expect(renewed.accessToken.token != token.token)
+        let (stale, _) = try await second.request(.reconnectCustomer(.init(token: token.token)))
+        guard case .operationError = stale else { Issue.record("the replaced token still works: \(stale)"); return }
+
+        // A frame the gateway cannot read is answered with a server error.
+        second.socket.send("{\"action\":\"chatWindowEvent\"}")
+        guard case .serverError = try await second.receive() else { Issue.record("no server error"); return }
     }
 
     @Test func messagesAreStoredOnceRecoveredListedAndEnded() async throws {
