@@ -105,6 +105,9 @@ let package = Package(
             name: "ContactCenterSim",
             dependencies: [
                 "SIPCore",
+                // The CXone gateway speaks the plugin's own wire types (issue 5).
+                "CXoneCore",
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -116,6 +119,7 @@ let package = Package(
             name: "attendant-sim",
             dependencies: [
                 "ContactCenterSim",
+                "CXoneCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -248,6 +252,8 @@ let package = Package(
             dependencies: [
                 "ContactCenterSim",
                 "SIPCore",
+                "CXoneCore",
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

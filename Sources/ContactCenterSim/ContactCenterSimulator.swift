@@ -1,3 +1,4 @@
+public import CXoneCore
 import SIPCore
 import Synchronization
 
@@ -18,6 +19,8 @@ public final class ContactCenterSimulator: Sendable {
     let registrar: Registrar
     let transport: SIPTransport
     let http: SimulatorHTTPServer
+    /// The CXone chat gateway: REST and WebSocket on the HTTP port.
+    public let cxone: CXoneGateway
     private let tokens = Mutex(TokenState())
     private let calls = Mutex(CallState())
 
@@ -35,7 +38,11 @@ public final class ContactCenterSimulator: Sendable {
         self.configuration = configuration
         self.registrar = Registrar(configuration: configuration)
         self.transport = SIPTransport(host: configuration.host, port: configuration.sipPort)
-        self.http = SimulatorHTTPServer(host: configuration.host, port: configuration.httpPort)
+        let http = SimulatorHTTPServer(host: configuration.host, port: configuration.httpPort)
+        self.http = http
+        self.cxone = CXoneGateway(settings: configuration.cxone, now: configuration.now) { [host = configuration.host] in
+            "http://\(host):\(http.port)"
+        }
     }
 
     /// Opens the SIP sockets and the HTTP endpoint.
@@ -44,10 +51,14 @@ public final class ContactCenterSimulator: Sendable {
         simulator.transport.setInbound { [weak simulator] message, flow in simulator?.receive(message, on: flow) }
         try await simulator.transport.start()
         do {
-            try await simulator.http.start { [weak simulator] request in
+            let gateway = simulator.cxone
+            let webSocket = WebSocketEndpoint(path: "/chat-gateway") { request, channel in
+                try CXoneGatewaySocketHandler.install(on: channel, gateway: gateway, request: request)
+            }
+            try await simulator.http.start(route: { [weak simulator] request in
                 guard let simulator else { return .error(503, "the simulator is stopping") }
                 return await simulator.route(request)
-            }
+            }, webSocket: webSocket)
         } catch {
             await simulator.transport.stop()
             throw error
@@ -74,6 +85,13 @@ public final class ContactCenterSimulator: Sendable {
 
     /// A user's address of record: `sip:alice@sim.attendant.test`.
     public func addressOfRecord(_ user: String) -> String { "sip:\(user)@\(self.configuration.domain)" }
+
+    /// Where the plugin finds the CXone gateway: socket `ws://HOST:PORT/chat-gateway`, chat
+    /// `http://HOST:PORT/chat`, host `http://HOST:PORT`.
+    public var cxoneEndpoints: CXoneEndpoints {
+        let root = "\(self.configuration.host):\(self.httpPort)"
+        return CXoneEndpoints(socket: "ws://\(root)/chat-gateway", chat: "http://\(root)/chat", host: "http://\(root)")
+    }
 
     /// The token endpoint with the identity parameter last and empty: append the user's name.
     public var tokenURL: String { "http://\(self.configuration.host):\(self.httpPort)/token?identity=" }

@@ -18,6 +18,8 @@ public struct SimulatorConfiguration: Sendable {
     public var tokenLifetime: Duration = .seconds(3600)
     /// The token issuer (`iss`), a Twilio-style account SID.
     public var accountSID: String = "ACsimulator"
+    /// The CXone chat gateway's brand, channel and behaviour.
+    public var cxone = CXoneGatewaySettings()
     /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
     /// test can move time without sleeping.
     public var now: @Sendable () -> Double
@@ -30,6 +32,7 @@ public struct SimulatorConfiguration: Sendable {
         signingKey: [UInt8]? = nil,
         tokenLifetime: Duration = .seconds(3600),
         accountSID: String = "ACsimulator",
+        cxone: CXoneGatewaySettings = CXoneGatewaySettings(),
         now: @escaping @Sendable () -> Double = SimulatorConfiguration.wallClock
     ) {
         self.host = host
@@ -39,6 +42,7 @@ public struct SimulatorConfiguration: Sendable {
         self.signingKey = signingKey ?? (0..<32).map { _ in UInt8.random(in: .min ... .max) }
         self.tokenLifetime = tokenLifetime
         self.accountSID = accountSID
+        self.cxone = cxone
         self.now = now
     }
 

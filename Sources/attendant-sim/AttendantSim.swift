@@ -1,5 +1,6 @@
 import ArgumentParser
 import ContactCenterSim
+import CXoneCore
 import Foundation
 import UnixSignals
 
@@ -8,10 +9,11 @@ import UnixSignals
 struct AttendantSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendant-sim",
-        abstract: "A loopback contact centre for voice: token endpoint, SIP registrar (Bearer tokens) and caller.",
+        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, and a CXone chat gateway.",
         discussion: """
             On start it prints one JSON line on stdout: sip_port, http_port, token_url,
-            registrar_udp, registrar_tcp and domain.
+            registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand and
+            cxone_channel.
 
             Tokens (HS256 JWTs, Twilio-style grants):
               GET or POST /token?identity=NAME
@@ -28,6 +30,21 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/restart?keep-bindings=1|0
               GET  /control/bindings?user=NAME
               GET  /control/status           REGISTERs received, tokens issued
+
+            CXone chat gateway, on the same HTTP port:
+              WebSocket /chat-gateway?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=
+              GET  /chat/1.0/brand/B/channel/C[/availability]
+              PUT  /web-analytics/1.0/tenants/B/visitors/V, POST …/V/events
+              GET  /s3/ID                    bodies of EventInS3 (events over 128 KB)
+              POST /control/cxone/agent?thread=ID&text=TEXT
+              POST /control/cxone/availability?online=1|0
+              POST /control/cxone/fault?kind=KIND
+                   KIND: server-error&event=TYPE, operation-error&event=TYPE[&code=CODE],
+                   drop-next, missing-pongs, s3-failure
+              POST /control/cxone/clear-faults
+              POST /control/cxone/drop       close every client socket
+              GET  /control/cxone/threads    threads with their messages
+              GET  /control/cxone/status
 
             SIGTERM or SIGINT stops it (exit status 0).
             """
@@ -57,10 +74,29 @@ struct AttendantSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Cancel a --ring call that has no final response by then.", valueName: "seconds"))
     var cancelAfter: Double?
 
+    @Option(help: ArgumentHelp("CXone brand (tenant) id the chat gateway serves.", valueName: "id"))
+    var cxoneBrand: Int = 1386
+
+    @Option(help: ArgumentHelp("CXone channel id the chat gateway serves.", valueName: "id"))
+    var cxoneChannel: String = "chat_sim"
+
+    @Flag(help: "The CXone agent answers each customer message.")
+    var cxoneAutoReply = false
+
+    @Flag(help: "The CXone channel uses OAuth (authorization code and code verifier).")
+    var cxoneOauth = false
+
+    @Flag(help: "The CXone channel allows several threads per customer.")
+    var cxoneMultiThread = false
+
+    @Option(help: ArgumentHelp("A CXone welcome message, sent after each AuthorizeCustomer.", valueName: "text"))
+    var cxoneWelcome: String?
+
     func validate() throws {
         guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
             throw ValidationError("ports must be between 0 and 65535")
         }
+        guard !self.cxoneChannel.isEmpty else { throw ValidationError("--cxone-channel must not be empty") }
         guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
         guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
         if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
@@ -71,7 +107,15 @@ struct AttendantSim: AsyncParsableCommand {
             sipPort: self.sipPort,
             httpPort: self.httpPort,
             domain: self.domain,
-            tokenLifetime: .seconds(self.tokenLifetime)
+            tokenLifetime: .seconds(self.tokenLifetime),
+            cxone: CXoneGatewaySettings(
+                brandId: self.cxoneBrand,
+                channelId: self.cxoneChannel,
+                isAuthorizationEnabled: self.cxoneOauth,
+                hasMultipleThreadsPerEndUser: self.cxoneMultiThread,
+                autoReply: self.cxoneAutoReply,
+                welcomeMessage: self.cxoneWelcome
+            )
         )
         if let file = self.signingKeyFile {
             guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
@@ -90,6 +134,10 @@ struct AttendantSim: AsyncParsableCommand {
             "registrar_udp": simulator.registrarURI(transport: "udp"),
             "registrar_tcp": simulator.registrarURI(transport: "tcp"),
             "domain": configuration.domain,
+            "cxone_socket": simulator.cxoneEndpoints.socket,
+            "cxone_chat": simulator.cxoneEndpoints.chat,
+            "cxone_brand": self.cxoneBrand,
+            "cxone_channel": self.cxoneChannel,
         ]
         let data = try JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes])
         FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -75,7 +75,7 @@ final class CollectedText: Sendable {
         let sim = try SimulatorProcess(["--token-lifetime", "120"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let keys = Set(sim.announcement.keys)
-        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain"])
+        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand", "cxone_channel"])
         let httpPort = try #require((sim.announcement["http_port"] as? String).flatMap { Int($0) })
         let sipPort = try #require((sim.announcement["sip_port"] as? String).flatMap { Int($0) })
         #expect(sim.announcement["token_url"] as? String == "http://127.0.0.1:\(httpPort)/token?identity=")

@@ -1,4 +1,4 @@
-/// The HTTP endpoints: `/token` and `/control/…`.
+/// The HTTP endpoints: `/token`, `/control/…`, and the CXone gateway's (see ``CXoneGateway/route(_:)``).
 extension ContactCenterSimulator {
     func route(_ request: HTTPRouteRequest) async -> HTTPReply {
         switch (request.method, request.path) {
@@ -59,6 +59,7 @@ extension ContactCenterSimulator {
         case ("GET", "/control/status"):
             return .json(["register_count": self.registerCount, "tokens_issued": self.tokensIssued])
         default:
+            if let reply = self.cxone.route(request) { return reply }
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
         }
     }

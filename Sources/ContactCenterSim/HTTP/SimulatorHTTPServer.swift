@@ -2,13 +2,20 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOWebSocket
 import Synchronization
 
-/// An HTTP request as the routes see it: method, path and decoded query parameters.
+/// An HTTP request as the routes see it: method, path, decoded query parameters and the body.
 struct HTTPRouteRequest: Sendable {
     var method: String
     var path: String
     var query: [String: String]
+    var body: [UInt8] = []
+
+    /// The path's segments after the leading `/`, each percent-decoded.
+    var segments: [String] {
+        self.path.split(separator: "/", omittingEmptySubsequences: true).map { String($0).removingPercentEncoding ?? String($0) }
+    }
 
     init(method: String, uri: String) {
         self.method = method
@@ -39,6 +46,20 @@ struct HTTPReply: Sendable {
     static func error(_ status: Int, _ message: String) -> HTTPReply {
         .json(["error": message], status: status)
     }
+
+    /// A body already encoded as JSON.
+    static func encoded(_ bytes: [UInt8], status: Int = 200) -> HTTPReply {
+        HTTPReply(status: status, body: String(decoding: bytes, as: UTF8.self))
+    }
+}
+
+/// A WebSocket endpoint on the HTTP server: requests for ``path`` that ask to upgrade are handed to
+/// ``install``, which adds the frame handlers to the (already upgraded) channel on its event loop.
+struct WebSocketEndpoint: Sendable {
+    var path: String
+    /// The largest frame the peer may send.
+    var maxFrameSize: Int = 1 << 22
+    var install: @Sendable (HTTPRouteRequest, any Channel) throws -> Void
 }
 
 enum JSONText {
@@ -50,7 +71,8 @@ enum JSONText {
     }
 }
 
-/// The HTTP/1.1 listener of the token endpoint and the control API.
+/// The HTTP/1.1 listener of the token endpoint, the control API, the CXone REST endpoints and (by upgrade)
+/// the CXone WebSocket gateway.
 final class SimulatorHTTPServer: Sendable {
     typealias Route = @Sendable (HTTPRouteRequest) async -> HTTPReply
 
@@ -65,13 +87,31 @@ final class SimulatorHTTPServer: Sendable {
 
     var port: Int { self.channel.withLock { $0?.localAddress?.port } ?? self.requestedPort }
 
-    func start(route: @escaping Route) async throws {
+    func start(route: @escaping Route, webSocket: WebSocketEndpoint? = nil) async throws {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(HTTPRouteHandler(route: route))
+                    var upgrade: NIOHTTPServerUpgradeSendableConfiguration?
+                    if let webSocket {
+                        let upgrader = NIOWebSocketServerUpgrader(
+                            maxFrameSize: webSocket.maxFrameSize,
+                            shouldUpgrade: { channel, head in
+                                let request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
+                                return channel.eventLoop.makeSucceededFuture(request.path == webSocket.path ? HTTPHeaders() : nil)
+                            },
+                            upgradePipelineHandler: { channel, head in
+                                channel.eventLoop.makeCompletedFuture {
+                                    try webSocket.install(HTTPRouteRequest(method: head.method.rawValue, uri: head.uri), channel)
+                                }
+                            }
+                        )
+                        upgrade = (upgraders: [upgrader], completionHandler: { context in
+                            context.pipeline.removeHandler(name: HTTPRouteHandler.name, promise: nil)
+                        })
+                    }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade)
+                    try channel.pipeline.syncOperations.addHandler(HTTPRouteHandler(route: route), name: HTTPRouteHandler.name)
                 }
             }
             .bind(host: self.host, port: self.requestedPort)
@@ -86,9 +126,10 @@ final class SimulatorHTTPServer: Sendable {
 }
 
 /// Collects one request at a time and answers it with the route's reply.
-private final class HTTPRouteHandler: ChannelInboundHandler {
+private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
+    static let name = "route"
 
     private let route: SimulatorHTTPServer.Route
     private var request: HTTPRouteRequest?
@@ -101,8 +142,8 @@ private final class HTTPRouteHandler: ChannelInboundHandler {
         case .head(let head):
             self.request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
             self.keepAlive = head.isKeepAlive
-        case .body:
-            break
+        case .body(var buffer):
+            if let bytes = buffer.readBytes(length: buffer.readableBytes) { self.request?.body += bytes }
         case .end:
             guard let request = self.request else { return }
             self.request = nil

@@ -1,0 +1,144 @@
+import CXoneCore
+import Synchronization
+
+/// The gateway's HTTP side: the chat REST endpoints as `CXoneEndpoints` builds them (chat base
+/// `http://HOST:PORT/chat`, host `http://HOST:PORT`), EventInS3 bodies, and `/control/cxone/…`.
+extension CXoneGateway {
+    /// The answer to a request for one of the gateway's paths; nil for any other path.
+    func route(_ request: HTTPRouteRequest) -> HTTPReply? {
+        let segments = request.segments
+        switch (request.method, segments.count, segments.first ?? "") {
+        case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
+            return self.channelReply(brand: segments[3], channel: segments[5]) { self.settings.channelConfiguration.encodedReply() }
+        case ("GET", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "availability":
+            return self.channelReply(brand: segments[3], channel: segments[5]) { CXoneAvailability(isOnline: self.isOnline).encodedReply() }
+        case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
+             (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
+            return self.analyticsReply(request, brand: segments[3], visitor: CXoneID(segments[5]), isEvent: segments.count == 7)
+        case ("GET", 2, "s3"):
+            if self.hasFault(.failingEventInS3) { return .error(500, "EventInS3 storage is failing (injected fault)") }
+            guard let body = self.s3Object(segments[1]) else { return .error(404, "no stored event \(segments[1])") }
+            return .encoded(body)
+        case (_, _, "control") where segments.count >= 3 && segments[1] == "cxone":
+            return self.controlReply(request, action: segments[2...].joined(separator: "/"))
+        default:
+            return nil
+        }
+    }
+
+    private func channelReply(brand: String, channel: String, body: () -> HTTPReply) -> HTTPReply {
+        guard Int(brand) == self.settings.brandId, channel == self.settings.channelId else {
+            return CXoneServiceErrorBody(errorCode: "ChannelNotFound", errorMessage: "no channel \(channel) in brand \(brand)").encodedReply(status: 404)
+        }
+        return body()
+    }
+
+    private func analyticsReply(_ request: HTTPRouteRequest, brand: String, visitor: CXoneID, isEvent: Bool) -> HTTPReply {
+        guard Int(brand) == self.settings.brandId else {
+            return CXoneServiceErrorBody(errorCode: "TenantNotFound", errorMessage: "no brand \(brand)").encodedReply(status: 404)
+        }
+        switch (request.method, isEvent) {
+        case ("PUT", false):
+            do {
+                let body = try CXoneVisitor.decode(request.body)
+                self.state.withLock { $0.visitors[visitor] = body }
+            } catch {
+                return CXoneServiceErrorBody(errorCode: "BadRequest", errorMessage: "\(error)").encodedReply(status: 400)
+            }
+        case ("POST", true):
+            do {
+                let event = try CXoneWire.AnalyticsEvent.decode(request.body)
+                self.state.withLock { $0.analyticsEvents.append(event) }
+            } catch {
+                return CXoneServiceErrorBody(errorCode: "BadRequest", errorMessage: "\(error)").encodedReply(status: 400)
+            }
+        default:
+            return .error(405, "\(request.method) is not allowed on \(request.path)")
+        }
+        return HTTPReply(status: isEvent ? 202 : 200, body: "{}")
+    }
+
+    private func controlReply(_ request: HTTPRouteRequest, action: String) -> HTTPReply {
+        switch (request.method, action) {
+        case ("POST", "agent"):
+            guard let thread = request.query["thread"], !thread.isEmpty, let text = request.query["text"] else {
+                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT")
+            }
+            do {
+                let message = try self.agentSays(threadID: CXoneID(thread), text: text)
+                return .json(["ok": true, "message_id": message.idOnExternalPlatform.rawValue])
+            } catch {
+                return .error(404, "\(error)")
+            }
+        case ("POST", "availability"):
+            let online = request.query["online"] ?? "1"
+            guard online == "1" || online == "0" else { return .error(400, "online must be 1 or 0") }
+            self.setOnline(online == "1")
+            return .json(["online": online == "1"])
+        case ("POST", "fault"):
+            return self.faultReply(request)
+        case ("POST", "clear-faults"):
+            self.clearFaults()
+            return .json(["ok": true])
+        case ("POST", "drop"):
+            let count = self.connectionCount
+            self.dropConnections()
+            return .json(["dropped": count])
+        case ("GET", "threads"):
+            return .json(["threads": self.threads.map(Self.json)])
+        case ("GET", "status"):
+            return .json([
+                "connections": self.connectionCount,
+                "online": self.isOnline,
+                "visitors": self.visitors.count,
+                "analytics_events": self.analyticsEvents.count,
+                "received": self.receivedEventTypes,
+            ])
+        default:
+            return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
+        }
+    }
+
+    private func faultReply(_ request: HTTPRouteRequest) -> HTTPReply {
+        let event = request.query["event"] ?? ""
+        let fault: CXoneGatewayFault
+        switch request.query["kind"] ?? "" {
+        case "server-error" where !event.isEmpty: fault = .serverError(eventType: event)
+        case "operation-error" where !event.isEmpty: fault = .operationError(eventType: event, errorCode: request.query["code"] ?? "InternalError")
+        case "drop-next": fault = .dropOnNextMessage
+        case "missing-pongs": fault = .missingPongs
+        case "s3-failure": fault = .failingEventInS3
+        case let other:
+            return .error(400, "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs or s3-failure")
+        }
+        self.inject(fault)
+        return .json(["ok": true])
+    }
+
+    static func json(_ thread: CXoneGatewayThread) -> [String: any Sendable] {
+        let messages: [[String: any Sendable]] = thread.messages.map { message in
+            var object: [String: any Sendable] = [
+                "id": message.idOnExternalPlatform.rawValue,
+                "direction": message.direction.rawValue,
+                "text": message.messageContent.text ?? "",
+            ]
+            if let agent = message.authorUser?.displayName { object["agent"] = agent }
+            return object
+        }
+        return [
+            "id": thread.id.rawValue,
+            "customer": thread.customerId.rawValue,
+            "contact": thread.contact.id.rawValue,
+            "status": thread.contact.status ?? "",
+            "messages": messages,
+        ]
+    }
+}
+
+extension CXoneRESTBody {
+    /// The body as a reply.
+    func encodedReply(status: Int = 200) -> HTTPReply {
+        guard let bytes = try? self.encoded() else { return .error(500, "could not encode the \(Self.subject)") }
+        return .encoded(bytes, status: status)
+    }
+}

@@ -1,0 +1,181 @@
+public import CXoneCore
+import Foundation
+import Synchronization
+
+/// The simulator's CXone chat gateway: the channel's REST endpoints and its WebSocket, speaking the
+/// plugin's own wire types (`CXoneCore`). One brand and channel (``CXoneGatewaySettings``); threads,
+/// messages, tokens and visitors live in memory; a scripted agent speaks through ``agentSays(threadID:text:)``.
+///
+/// ```swift
+/// let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration(cxone: .init(autoReply: true)))
+/// let endpoints = simulator.cxoneEndpoints   // point the plugin here
+/// // … the client connects, sends a message in thread T …
+/// try simulator.cxone.agentSays(threadID: T, text: "Hello, how can I help?")
+/// ```
+public final class CXoneGateway: Sendable {
+    let settings: CXoneGatewaySettings
+    let now: @Sendable () -> Double
+    /// `http://127.0.0.1:PORT`, for EventInS3 URLs.
+    let httpBase: @Sendable () -> String
+    let state: Mutex<State>
+
+    struct State {
+        var isOnline: Bool
+        var faults: [CXoneGatewayFault] = []
+        var connections: [Int: CXoneGatewayConnection] = [:]
+        var nextConnection = 1
+        /// Access token → the customer it was issued to.
+        var tokens: [String: CXoneWire.CustomerIdentity] = [:]
+        var threads: [CXoneID: CXoneGatewayThread] = [:]
+        /// Thread ids in creation order.
+        var threadOrder: [CXoneID] = []
+        var visitors: [CXoneID: CXoneVisitor] = [:]
+        var analyticsEvents: [CXoneWire.AnalyticsEvent] = []
+        /// EventInS3 bodies by id.
+        var s3Objects: [String: [UInt8]] = [:]
+        /// Every client event type received, in order (for tests).
+        var receivedEventTypes: [String] = []
+    }
+
+    init(settings: CXoneGatewaySettings, now: @escaping @Sendable () -> Double, httpBase: @escaping @Sendable () -> String) {
+        self.settings = settings
+        self.now = now
+        self.httpBase = httpBase
+        self.state = Mutex(State(isOnline: settings.isOnline))
+    }
+
+    // MARK: Availability and faults
+
+    /// Flips what the availability endpoint answers.
+    public func setOnline(_ online: Bool) { self.state.withLock { $0.isOnline = online } }
+
+    public var isOnline: Bool { self.state.withLock { $0.isOnline } }
+
+    /// Turns a fault on until ``clearFaults()``.
+    public func inject(_ fault: CXoneGatewayFault) { self.state.withLock { $0.faults.append(fault) } }
+
+    public func clearFaults() { self.state.withLock { $0.faults.removeAll() } }
+
+    func hasFault(_ fault: CXoneGatewayFault) -> Bool { self.state.withLock { $0.faults.contains(fault) } }
+
+    /// Closes every client socket without a close frame.
+    public func dropConnections() {
+        for connection in self.state.withLock({ Array($0.connections.values) }) { connection.drop() }
+    }
+
+    /// Open client sockets.
+    public var connectionCount: Int { self.state.withLock { $0.connections.count } }
+
+    /// Waits until at least `count` client sockets are open.
+    public func waitForConnections(_ count: Int = 1, timeout: Duration) async throws {
+        _ = try await poll(timeout: timeout, failure: .timeout("\(count) CXone socket(s) did not connect", timeout)) {
+            self.connectionCount >= count ? true : nil
+        }
+    }
+
+    // MARK: Inspection
+
+    /// Every thread, oldest first.
+    public var threads: [CXoneGatewayThread] {
+        self.state.withLock { state in state.threadOrder.compactMap { state.threads[$0] } }
+    }
+
+    public func thread(_ id: CXoneID) -> CXoneGatewayThread? { self.state.withLock { $0.threads[id] } }
+
+    /// Visitors PUT to the web-analytics endpoint, by visitor id.
+    public var visitors: [CXoneID: CXoneVisitor] { self.state.withLock { $0.visitors } }
+
+    /// Analytics events POSTed or sent with StoreVisitorEvents, in order.
+    public var analyticsEvents: [CXoneWire.AnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
+
+    /// Client event types received so far, in order.
+    public var receivedEventTypes: [String] { self.state.withLock { $0.receivedEventTypes } }
+
+    // MARK: Scripted agent
+
+    /// The agent writes in a thread: MessageCreated (direction outbound, the agent as author) is pushed to
+    /// the thread's customer if connected; either way the message is stored for RecoverThread.
+    @discardableResult
+    public func agentSays(threadID: CXoneID, text: String) throws(SimulatorError) -> CXoneWire.Message {
+        let date = Date(timeIntervalSince1970: self.now())
+        let result: (CXoneWire.Message, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
+            guard var thread = state.threads[threadID] else { return nil }
+            let message = CXoneWire.Message(
+                idOnExternalPlatform: .random(),
+                threadIdOnExternalPlatform: thread.id,
+                messageContent: .text(text),
+                createdAt: date,
+                direction: .outbound,
+                authorUser: self.settings.agent
+            )
+            thread.messages.append(message)
+            state.threads[threadID] = thread
+            return (message, thread, Self.connections(of: thread.customerId, in: state))
+        }
+        guard case let (message, thread, connections)? = result else {
+            throw SimulatorError(.callState, "the CXone gateway has no thread \(threadID); the customer must send a message first")
+        }
+        let event = CXoneReceivedEvent.messageCreated(self.messageCreated(message, in: thread))
+        for connection in connections { self.push(event, to: connection) }
+        return message
+    }
+
+    static func connections(of customerId: CXoneID, in state: State) -> [CXoneGatewayConnection] {
+        state.connections.values.filter { $0.customerId == customerId }.sorted { $0.id < $1.id }
+    }
+
+    func messageCreated(_ message: CXoneWire.Message, in thread: CXoneGatewayThread) -> CXoneWire.MessageCreated {
+        CXoneWire.MessageCreated(
+            brand: .init(id: self.settings.brandId),
+            channel: .init(id: self.settings.channelId),
+            contact: thread.contact,
+            thread: thread.thread,
+            message: message
+        )
+    }
+
+    // MARK: Connections
+
+    func connected(_ connection: CXoneGatewayConnection) {
+        self.state.withLock { $0.connections[connection.id] = connection }
+    }
+
+    func disconnected(_ connection: CXoneGatewayConnection) {
+        self.state.withLock { _ = $0.connections.removeValue(forKey: connection.id) }
+    }
+
+    func nextConnectionID() -> Int {
+        self.state.withLock { state in
+            defer { state.nextConnection += 1 }
+            return state.nextConnection
+        }
+    }
+
+    // MARK: Sending
+
+    /// Sends an answer or a push. A pushed event whose frame exceeds the EventInS3 threshold is parked
+    /// at `/s3/{id}` and announced with EventInS3 instead.
+    func send(_ inbound: CXoneInbound, to connection: CXoneGatewayConnection) {
+        guard var bytes = try? inbound.encoded() else { return }
+        if case .event(_, let createdAt, let event) = inbound, bytes.count > self.settings.eventInS3Threshold {
+            let id = CXoneID.random().rawValue
+            self.state.withLock { $0.s3Objects[id] = bytes }
+            let notice = CXoneInbound.event(
+                eventId: .random(),
+                createdAt: createdAt,
+                event: .eventInS3(CXoneWire.EventInS3(url: "\(self.httpBase())/s3/\(id)", originEventType: event.eventType))
+            )
+            guard let noticeBytes = try? notice.encoded() else { return }
+            bytes = noticeBytes
+        }
+        connection.send(bytes)
+    }
+
+    /// Pushes an event (a fresh `eventId`, `createdAt` now).
+    func push(_ event: CXoneReceivedEvent, to connection: CXoneGatewayConnection) {
+        self.send(.event(eventId: .random(), createdAt: Date(timeIntervalSince1970: self.now()), event: event), to: connection)
+    }
+
+    /// An EventInS3 body, unless the failing-S3 fault is on (nil: unknown id).
+    func s3Object(_ id: String) -> [UInt8]? { self.state.withLock { $0.s3Objects[id] } }
+}

@@ -1,0 +1,30 @@
+public import CXoneCore
+
+/// A way the CXone gateway misbehaves, until ``CXoneGateway/clearFaults()`` (``dropOnNextMessage`` fires once).
+public enum CXoneGatewayFault: Sendable, Hashable {
+    /// Frames of this event type (e.g. `SendMessage`) are answered `{"message", "connectionId",
+    /// "requestId"}` instead of being handled.
+    case serverError(eventType: String)
+    /// Frames of this event type are answered with an operation error carrying `errorCode`.
+    case operationError(eventType: String, errorCode: String)
+    /// The next client event (not a heartbeat) closes its socket unanswered.
+    case dropOnNextMessage
+    /// Heartbeats go unanswered.
+    case missingPongs
+    /// `GET /s3/{id}` answers 500.
+    case failingEventInS3
+}
+
+/// A snapshot of one chat thread as the gateway holds it.
+public struct CXoneGatewayThread: Sendable, Hashable {
+    public var thread: CXoneWire.Thread
+    /// The customer (`idOnExternalPlatform`) who owns the thread.
+    public var customerId: CXoneID
+    /// The thread's current contact (case): its id and status (`open`, `closed`).
+    public var contact: CXoneWire.Contact
+    /// Every message, customer's and agent's, oldest first; each stored once per `idOnExternalPlatform`.
+    public var messages: [CXoneWire.Message]
+
+    public var id: CXoneID { self.thread.idOnExternalPlatform }
+}
+

@@ -1,0 +1,65 @@
+public import CXoneCore
+
+/// How the simulator's CXone gateway presents its one brand and channel: what the channel configuration
+/// endpoint answers, whether agents are online, the scripted agent and the limits of the socket.
+public struct CXoneGatewaySettings: Sendable {
+    /// The brand (tenant) the gateway serves; REST paths and socket frames for another brand get 404 or
+    /// an operation error.
+    public var brandId: Int = 1386
+    /// The channel the gateway serves.
+    public var channelId: String = "chat_sim"
+    /// `isLiveChat` of the channel configuration: one live conversation, recovered with RecoverLivechat.
+    public var isLiveChat: Bool = false
+    /// OAuth: AuthorizeCustomer must carry an authorization code and a code verifier, and the gateway
+    /// assigns the customer a new identity and an access token.
+    public var isAuthorizationEnabled: Bool = false
+    /// `settings.hasMultipleThreadsPerEndUser`: multi-thread rather than single-thread.
+    public var hasMultipleThreadsPerEndUser: Bool = false
+    /// The pre-chat form the configuration announces, if any.
+    public var preContactForm: CXoneChannelConfiguration.PreContactForm?
+    /// The availability endpoint's answer (`online`/`offline`); ``CXoneGateway/setOnline(_:)`` flips it.
+    public var isOnline: Bool = true
+    /// The scripted agent: the author of ``CXoneGateway/agentSays(threadID:text:)`` messages.
+    public var agent = CXoneWire.Agent(id: 42, firstName: "Ada", surname: "Lovelace")
+    /// When on, the agent answers each new customer message after ``autoReplyDelay``.
+    public var autoReply: Bool = false
+    public var autoReplyDelay: Duration = .milliseconds(200)
+    /// A welcome message, pushed as a `WelcomeMessage` FireProactiveAction after each AuthorizeCustomer.
+    public var welcomeMessage: String?
+    /// Pushed events whose frame is larger than this go out as EventInS3 (the real gateway's 128 KB).
+    public var eventInS3Threshold: Int = 128 * 1024
+    /// `expiresIn` of the access tokens the gateway issues with OAuth on.
+    public var accessTokenLifetime: Int = 3600
+
+    public init(
+        brandId: Int = 1386,
+        channelId: String = "chat_sim",
+        isLiveChat: Bool = false,
+        isAuthorizationEnabled: Bool = false,
+        hasMultipleThreadsPerEndUser: Bool = false,
+        preContactForm: CXoneChannelConfiguration.PreContactForm? = nil,
+        isOnline: Bool = true,
+        autoReply: Bool = false,
+        welcomeMessage: String? = nil
+    ) {
+        self.brandId = brandId
+        self.channelId = channelId
+        self.isLiveChat = isLiveChat
+        self.isAuthorizationEnabled = isAuthorizationEnabled
+        self.hasMultipleThreadsPerEndUser = hasMultipleThreadsPerEndUser
+        self.preContactForm = preContactForm
+        self.isOnline = isOnline
+        self.autoReply = autoReply
+        self.welcomeMessage = welcomeMessage
+    }
+
+    /// The channel configuration body these settings describe.
+    public var channelConfiguration: CXoneChannelConfiguration {
+        CXoneChannelConfiguration(
+            isLiveChat: self.isLiveChat,
+            isAuthorizationEnabled: self.isAuthorizationEnabled,
+            preContactForm: self.preContactForm,
+            settings: .init(hasMultipleThreadsPerEndUser: self.hasMultipleThreadsPerEndUser, isProactiveChatEnabled: self.welcomeMessage != nil)
+        )
+    }
+}
