@@ -62,7 +62,7 @@ final class TestWebSocket: Sendable {
     func send(_ text: String) { self.send(Array(text.utf8)) }
 
     /// The next text frame, in order; throws on timeout or when the socket closed first.
-    func next(timeout: Duration = .seconds(5)) async throws -> [UInt8] {
+    func next(timeout: Duration = .seconds(20)) async throws -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (frame, closed): ([UInt8]?, Bool) = self.inbox.state.withLock { state in
@@ -82,7 +82,7 @@ final class TestWebSocket: Sendable {
     }
 
     /// Waits until the server closed the socket.
-    func waitForClose(timeout: Duration = .seconds(5)) async throws {
+    func waitForClose(timeout: Duration = .seconds(20)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if self.inbox.state.withLock({ $0.closed }) { return }
