@@ -221,7 +221,7 @@ extension Attendantctl {
             var thread: String?
 
             @Argument(help: ArgumentHelp("The message; several words are joined with spaces.", valueName: "text"))
-            var words: [String] = []
+            var words: [String]
 
             @OptionGroup var chat: ChatOptions
             @OptionGroup var output: OutputOptions
