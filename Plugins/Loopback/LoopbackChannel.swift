@@ -9,6 +9,9 @@ final class LoopbackChannel: Channel {
         var listenAttempts = 0
         var ticker: Task<Void, Never>?
         var ringing: [String: Task<Void, Never>] = [:]
+        var chat = LoopbackChat()
+        /// The scripted agent's pending answers, by the customer's message id.
+        var echoes: [String: Task<Void, Never>] = [:]
     }
 
     let configuration: LoopbackConfiguration
@@ -51,8 +54,9 @@ final class LoopbackChannel: Channel {
             defer {
                 state.ticker = nil
                 state.ringing = [:]
+                state.echoes = [:]
             }
-            return [state.ticker].compactMap { $0 } + Array(state.ringing.values)
+            return [state.ticker].compactMap { $0 } + Array(state.ringing.values) + Array(state.echoes.values)
         }
         for task in tasks { task.cancel() }
         try? await self.count("stops")
@@ -99,8 +103,41 @@ final class LoopbackChannel: Channel {
             fields["listening"] = self.state.withLock { $0.listening } ? "yes" : "no"
             return .fields(fields)
         default:
-            throw ChannelError(.unsupported, "loopback: no \(request.name) requests here; it knows accept, decline, ring, drop and report")
+            if let reply = try self.chat(request) { return reply }
+            if LoopbackChat.handles(request) {
+                throw ChannelError(.unsupported, "loopback: no \(request.name) requests here; chat requests need contact-kind = \"chat\"")
+            }
+            throw ChannelError(.unsupported, "loopback: no \(request.name) requests here; it knows accept, decline, ring, drop, report and, with contact-kind = \"chat\", the chat requests")
         }
+    }
+
+    // MARK: Chat
+
+    /// A chat request on a chat channel: the chat's reply, its events emitted, an echo scheduled; nil
+    /// for other requests or kinds.
+    private func chat(_ request: ChannelRequest) throws(ChannelError) -> ChannelReply? {
+        guard self.configuration.contactKind == .chat else { return nil }
+        let now = self.host.now()
+        guard let outcome = try self.state.withLock({ state throws(ChannelError) in try state.chat.handle(request, now: now) }) else { return nil }
+        for event in outcome.events { self.host.emit(event) }
+        if self.configuration.echoAgent, let sent = outcome.sent {
+            let delay = self.configuration.echoDelay
+            let echo = Task {
+                do {
+                    try await self.host.clock.sleep(for: delay)
+                } catch {
+                    return
+                }
+                let now = self.host.now()
+                let events = self.state.withLock { state in
+                    state.echoes[sent.id] = nil
+                    return state.chat.agentReply(to: sent, now: now)
+                }
+                for event in events { self.host.emit(event) }
+            }
+            self.state.withLock { $0.echoes[sent.id] = echo }
+        }
+        return outcome.reply
     }
 
     // MARK: Contacts

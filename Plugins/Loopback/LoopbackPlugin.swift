@@ -19,14 +19,19 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `contact-interval`: raise a contact this often while listening (default: only on request);
 /// - `ring-timeout`: an unanswered contact becomes missed after this long (default 30 s);
 /// - `caller`, `caller-address`: who the contacts come from;
-/// - `contact-kind`: `call`, `chat` or `action` (default `call`);
+/// - `contact-kind`: `call`, `chat` or `action` (default `call`); with `chat` the channel also answers
+///   the chat requests from an in-memory chat (see ``LoopbackChat``);
+/// - `echo-agent`: with `contact-kind = "chat"`, a scripted agent answers every message sent, a second
+///   later on the host's clock, with "Echo: " and the text (default false);
 /// - `listen-failures`: the first this many attempts to listen fail (default 0), with the error class
 ///   `listen-failure`: `transient`, `authentication` or `configuration` (default `transient`), to show
 ///   the daemon's recovery, sign-in and health reporting without a real server.
 ///
 /// Requests: `accept` and `decline` for a ringing contact; `ring` (arguments `caller`, `summary`) raises
 /// a contact now; `drop` (argument `reason`) reports that the channel stopped listening; `report`
-/// returns what the host told the channel.
+/// returns what the host told the channel. With `contact-kind = "chat"`: `prepare`, `connect`,
+/// `view-page`, `list-threads`, `create-thread` (custom field `name` names the thread), `open-thread`,
+/// `send-message` and `end-conversation`, in the order a chat allows (`.illegalState` otherwise).
 public final class LoopbackPluginFactory: ChannelPluginFactory {
     public let name = "loopback"
     public let kind = ChannelKind.voice
@@ -47,6 +52,9 @@ struct LoopbackConfiguration: Sendable {
     var contactKind = ContactKind.call
     var listenFailures = 0
     var listenFailure = ChannelError.Code.transient
+    var echoAgent = false
+    /// How long the scripted agent takes to answer.
+    var echoDelay = Duration.seconds(1)
 
     init() {}
 
@@ -67,6 +75,7 @@ struct LoopbackConfiguration: Sendable {
             }
             self.contactKind = ContactKind(kind)
         }
+        if let echo = try settings.bool("echo-agent") { self.echoAgent = echo }
         if let failures = try settings.integer("listen-failures") {
             guard failures >= 0 else { throw settings.error("listen-failures", "must be zero or more") }
             self.listenFailures = failures

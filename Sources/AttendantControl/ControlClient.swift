@@ -101,7 +101,7 @@ public struct ControlClient: Sendable {
         _ = try await self.call(ControlInterface.Method.setDoNotDisturb, [.boolean(on)])
     }
 
-    private func call(_ member: String, _ arguments: [BusValue] = []) async throws(ControlClientError) -> [BusValue] {
+    func call(_ member: String, _ arguments: [BusValue] = []) async throws(ControlClientError) -> [BusValue] {
         do {
             return try await self.connection.call(
                 destination: ControlInterface.busName,

@@ -17,6 +17,15 @@ public import Systemd
 /// Reload() → s status                             re-reads the configuration, like SIGHUP
 /// SetDoNotDisturb(b on)
 ///
+/// ChatPrepare(s channel)                                          the chat requests (ChannelRequest)
+/// ChatConnect(s channel)
+/// ChatViewPage(s channel, s title, s url)
+/// ChatListThreads(s channel) → aa{sv} threads      ChatThreadRecord keys
+/// ChatOpenThread(s channel, s thread) → a{sv} thread
+/// ChatCreateThread(s channel, a{ss} fields) → a{sv} thread       fields: the thread's custom fields
+/// ChatSendMessage(s channel, s thread, s text)    thread "" = the channel's current thread
+/// ChatEndConversation(s channel, s thread)        thread "" = the channel's current thread
+///
 /// signal ChannelEvent(s channel, s event, a{sv} details)       every channel event (EventRecord keys)
 /// signal ChannelStateChanged(s channel, s state, s detail)
 /// signal DoNotDisturbChanged(b on)
@@ -37,6 +46,15 @@ public enum ControlInterface {
         public static let renewToken = "RenewToken"
         public static let reload = "Reload"
         public static let setDoNotDisturb = "SetDoNotDisturb"
+
+        public static let chatPrepare = "ChatPrepare"
+        public static let chatConnect = "ChatConnect"
+        public static let chatViewPage = "ChatViewPage"
+        public static let chatListThreads = "ChatListThreads"
+        public static let chatOpenThread = "ChatOpenThread"
+        public static let chatCreateThread = "ChatCreateThread"
+        public static let chatSendMessage = "ChatSendMessage"
+        public static let chatEndConversation = "ChatEndConversation"
     }
 
     public enum Signal {
@@ -57,6 +75,11 @@ public enum ControlError {
     public static let channelFailed = prefix + "ChannelFailed"
     /// The channel does not handle this request.
     public static let unsupported = prefix + "Unsupported"
+    /// The request does not fit the channel's state (a chat `connect` before `prepare`); the message is
+    /// the channel's.
+    public static let illegalState = prefix + "IllegalState"
+    /// The channel's server answered the request with an error; the message is the channel's.
+    public static let serverError = prefix + "ServerError"
     /// The configuration could not be re-read; the daemon keeps the running one.
     public static let reloadFailed = prefix + "ReloadFailed"
     /// The token could not be renewed.

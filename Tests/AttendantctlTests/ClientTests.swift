@@ -36,6 +36,32 @@ import Testing
         await peer.stop()
     }
 
+    @Test func chatCallsReachTheirMethodsAndThreadsComeBackWhole() async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        let client = try await ControlClient.connect(.custom(bus.address))
+        try await client.chatPrepare(channel: "web")
+        try await client.chatConnect(channel: "web")
+        try await client.chatViewPage(channel: "web", title: "Home", url: "https://example.test/")
+        #expect(try await client.chatThreads(channel: "web") == Fixtures.threads)
+        #expect(try await client.chatOpenThread(channel: "web", thread: "t1") == Fixtures.threads[0])
+        #expect(try await client.chatCreateThread(channel: "web", fields: ["name": "New"]) == ChatThreadRecord(id: "thread-3", name: "New", state: "pending"))
+        try await client.chatSendMessage(channel: "web", text: "Hello")
+        try await client.chatEndConversation(channel: "web", thread: "t1")
+        await #expect(throws: ControlClientError(code: .refused, name: ControlError.serverError, message: "no thread \"t9\"")) {
+            _ = try await client.chatOpenThread(channel: "web", thread: "t9")
+        }
+        let m = ControlInterface.Method.self
+        #expect(
+            await peer.calls.map(\.member) == [
+                m.chatPrepare, m.chatConnect, m.chatViewPage, m.chatListThreads, m.chatOpenThread, m.chatCreateThread, m.chatSendMessage,
+                m.chatEndConversation, m.chatOpenThread,
+            ]
+        )
+        await client.connection.close()
+        await peer.stop()
+    }
+
     @Test func errorRepliesKeepTheirNameAndMessage() async throws {
         let bus = try PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)

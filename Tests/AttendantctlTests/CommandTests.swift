@@ -169,3 +169,141 @@ import Testing
         await peer.stop()
     }
 }
+
+/// The chat commands against the scripted peer: each reaches its method with its arguments and prints
+/// the reply; each error name becomes the message and exit status 1.
+@Suite(.timeLimit(.minutes(2))) struct ChatCommandTests {
+    @Test func everyChatCommandReachesItsMethod() async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        let t1 = Fixtures.threads[0]
+        let runs: [([String], String)] = [
+            (["chat", "prepare", "--channel", "web"], "Prepared the chat on web.\n"),
+            (["chat", "prepare", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-prepare","channel":"web"}"# + "\n"),
+            (["chat", "connect", "--channel", "web"], "Connected the chat on web.\n"),
+            (["chat", "connect", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-connect","channel":"web"}"# + "\n"),
+            (["chat", "view", "Pricing", "https://example.test/p", "--channel", "web"], "Reported viewing \"Pricing\" (https://example.test/p) on web.\n"),
+            (
+                ["chat", "view", "Pricing", "https://example.test/p", "--channel", "web", "--json"],
+                #"{"ok":true,"action":"chat-view","channel":"web","title":"Pricing","url":"https://example.test/p"}"# + "\n"
+            ),
+            (["chat", "threads", "--channel", "web", "--json"], "[" + Fixtures.threads.map(\.json.text).joined(separator: ",") + "]\n"),
+            (["chat", "open", "t1", "--channel", "web", "--json"], t1.json.text + "\n"),
+            (
+                ["chat", "create", "--channel", "web", "--field", "name=Billing 2", "--field", "topic=x", "--json"],
+                #"{"id":"thread-3","name":"Billing 2","state":"pending","lastMessages":[]}"# + "\n"
+            ),
+            (["chat", "create", "--channel", "web"], "Created thread-4 on web: pending.\n"),
+            (["chat", "send", "Hello", "there", "--channel", "web"], "Sent on web.\n"),
+            (
+                ["chat", "send", "--thread", "t1", "Hi", "--channel", "web", "--json"],
+                #"{"ok":true,"action":"chat-send","channel":"web","thread":"t1","text":"Hi"}"# + "\n"
+            ),
+            (["chat", "end", "--channel", "web"], "Ended the conversation on web.\n"),
+            (["chat", "end", "--thread", "t1", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-end","channel":"web","thread":"t1"}"# + "\n"),
+        ]
+        for (arguments, expected) in runs {
+            let result = try await attendantctl(arguments, bus: bus.address)
+            #expect(result.status == 0 && result.stdout == expected && result.stderr.isEmpty, "\(arguments): \(result)")
+        }
+        let m = ControlInterface.Method.self
+        let web = BusValue.string("web")
+        let calls = await peer.calls
+        #expect(
+            calls == [
+                .init(member: m.chatPrepare, arguments: [web]), .init(member: m.chatPrepare, arguments: [web]),
+                .init(member: m.chatConnect, arguments: [web]), .init(member: m.chatConnect, arguments: [web]),
+                .init(member: m.chatViewPage, arguments: [web, .string("Pricing"), .string("https://example.test/p")]),
+                .init(member: m.chatViewPage, arguments: [web, .string("Pricing"), .string("https://example.test/p")]),
+                .init(member: m.chatListThreads, arguments: [web]),
+                .init(member: m.chatOpenThread, arguments: [web, .string("t1")]),
+                .init(
+                    member: m.chatCreateThread,
+                    arguments: [web, .dictionary(key: "s", value: "s", [.init(.string("name"), .string("Billing 2")), .init(.string("topic"), .string("x"))])]
+                ),
+                .init(member: m.chatCreateThread, arguments: [web, .dictionary(key: "s", value: "s", [])]),
+                .init(member: m.chatSendMessage, arguments: [web, .string(""), .string("Hello there")]),
+                .init(member: m.chatSendMessage, arguments: [web, .string("t1"), .string("Hi")]),
+                .init(member: m.chatEndConversation, arguments: [web, .string("")]),
+                .init(member: m.chatEndConversation, arguments: [web, .string("t1")]),
+            ],
+            "\(calls)"
+        )
+        await peer.stop()
+    }
+
+    @Test func threadsAndAThreadForPeople() async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        let threads = try await attendantctl(["chat", "threads", "--channel", "web"], bus: bus.address)
+        #expect(threads.status == 0, "\(threads)")
+        #expect(
+            threads.stdout == """
+                ID  NAME     STATE   MESSAGES  LAST
+                t1  Billing  ready   2         Ann "Q" Lee: Hi! How can I help?
+                t2           closed  0         -
+
+                """,
+            "\(threads)"
+        )
+        let open = try await attendantctl(["chat", "open", "t1", "--channel", "web"], bus: bus.address)
+        let lines = open.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(open)")
+        #expect(lines.first == #"Thread t1 "Billing" on web: ready"#)
+        #expect(lines.dropFirst().first?.hasSuffix("  You: Hello") == true)
+        #expect(lines.last?.hasSuffix(#"  Ann "Q" Lee: Hi! How can I help?"#) == true)
+        await peer.set(threads: [])
+        let none = try await attendantctl(["chat", "threads", "--channel", "web"], bus: bus.address)
+        #expect(none.stdout == "No chat threads on web.\n")
+        #expect(try await attendantctl(["chat", "threads", "--channel", "web", "--json"], bus: bus.address).stdout == "[]\n")
+        await peer.stop()
+    }
+
+    @Test func withoutChannelTheOnlyChannelIsUsed() async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        let several = try await attendantctl(["chat", "prepare"], bus: bus.address)
+        #expect(several.status == 64, "\(several)")
+        #expect(several.stderr.contains("attendantd has several channels (desk, voice); name the chat channel with --channel"), "\(several)")
+        await peer.set(channels: [])
+        let none = try await attendantctl(["chat", "connect"], bus: bus.address)
+        #expect(none.status == 64 && none.stderr.contains("attendantd has no channels configured"), "\(none)")
+        await peer.set(channels: [ChannelRecord(name: "web", plugin: "cxone", state: "listening")])
+        let only = try await attendantctl(["chat", "prepare", "--json"], bus: bus.address)
+        #expect(only.status == 0 && only.stdout == #"{"ok":true,"action":"chat-prepare","channel":"web"}"# + "\n", "\(only)")
+        let m = ControlInterface.Method.self
+        #expect(
+            await peer.calls.map(\.member) == [m.listChannels, m.listChannels, m.listChannels, m.chatPrepare]
+        )
+        await peer.stop()
+    }
+
+    /// Each chat method's D-Bus error reply becomes `attendantctl: <message>` and exit status 1.
+    @Test(arguments: [
+        (["chat", "prepare"], ControlInterface.Method.chatPrepare, ControlError.noSuchChannel, #"no running channel "ghost"; running: desk"#),
+        (["chat", "connect"], ControlInterface.Method.chatConnect, ControlError.illegalState, "channel web: connect before prepare"),
+        (["chat", "view", "T", "U"], ControlInterface.Method.chatViewPage, ControlError.unsupported, "channel web: no view-page requests here"),
+        (["chat", "threads"], ControlInterface.Method.chatListThreads, ControlError.serverError, "channel web: the server answered 503"),
+        (["chat", "open", "t9"], ControlInterface.Method.chatOpenThread, ControlError.serverError, #"channel web: no thread "t9""#),
+        (["chat", "create"], ControlInterface.Method.chatCreateThread, ControlError.channelFailed, "channel web: the connection dropped"),
+        (["chat", "send", "hi"], ControlInterface.Method.chatSendMessage, ControlError.illegalState, "channel web: thread t1 is closed"),
+        (["chat", "end"], ControlInterface.Method.chatEndConversation, ControlError.illegalState, "channel web: no thread"),
+    ])
+    func errorRepliesBecomeTheMessageAndExitStatusOne(_ arguments: [String], _ member: String, _ name: String, _ message: String) async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        await peer.fail(member, name, message)
+        let text = try await attendantctl(arguments + ["--channel", "web"], bus: bus.address)
+        #expect(text.status == 1, "\(text)")
+        #expect(text.stderr == "attendantctl: \(message)\n")
+        #expect(text.stdout.isEmpty)
+        let json = try await attendantctl(arguments + ["--channel", "web", "--json"], bus: bus.address)
+        #expect(json.status == 1)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let error = object?["error"] as? [String: Any]
+        #expect(error?["code"] as? String == "refused")
+        #expect(error?["name"] as? String == name)
+        #expect(error?["message"] as? String == message)
+        await peer.stop()
+    }
+}

@@ -16,6 +16,9 @@ actor ControlPeer {
     var status: StatusRecord
     var channels: [ChannelRecord]
     var contacts: [ContactRecord]
+    /// What the chat methods answer: `ChatListThreads` all, `ChatOpenThread` the one named,
+    /// `ChatCreateThread` a new one named by its `name` field.
+    var threads: [ChatThreadRecord] = Fixtures.threads
     /// Member → the error it answers with.
     var failures: [String: BusMethodError] = [:]
 
@@ -47,6 +50,8 @@ actor ControlPeer {
     }
 
     func set(channels: [ChannelRecord]) { self.channels = channels }
+
+    func set(threads: [ChatThreadRecord]) { self.threads = threads }
 
     /// Leaves the bus, as a daemon that stops does.
     func stop() async { await self.connection.close() }
@@ -86,7 +91,19 @@ actor ControlPeer {
             self.status.doNotDisturb = on
             await self.emit(.doNotDisturbChanged(on))
             return []
-        default:  // Accept, Decline, RenewToken: recorded, nothing to answer.
+        case ControlInterface.Method.chatListThreads:
+            return [.array(element: "a{sv}", self.threads.map(\.busValue))]
+        case ControlInterface.Method.chatOpenThread:
+            guard let thread = self.threads.first(where: { $0.id == arguments[1].string }) else {
+                throw BusMethodError(name: ControlError.serverError, message: "no thread \(arguments[1])")
+            }
+            return [thread.busValue]
+        case ControlInterface.Method.chatCreateThread:
+            let fields = (arguments[1].stringDictionary ?? [:]).compactMapValues(\.string)
+            let thread = ChatThreadRecord(id: "thread-\(self.threads.count + 1)", name: fields["name"] ?? "", state: "pending")
+            self.threads.append(thread)
+            return [thread.busValue]
+        default:  // Accept, Decline, RenewToken, the other chat methods: recorded, nothing to answer.
             return []
         }
     }
@@ -113,6 +130,14 @@ actor ControlPeer {
                 method(m.renewToken, [A("channel", "s")]),
                 method(m.reload, [], [A("status", "s")]),
                 method(m.setDoNotDisturb, [A("on", "b")]),
+                method(m.chatPrepare, [A("channel", "s")]),
+                method(m.chatConnect, [A("channel", "s")]),
+                method(m.chatViewPage, [A("channel", "s"), A("title", "s"), A("url", "s")]),
+                method(m.chatListThreads, [A("channel", "s")], [A("threads", "aa{sv}")]),
+                method(m.chatOpenThread, [A("channel", "s"), A("thread", "s")], [A("thread", "a{sv}")]),
+                method(m.chatCreateThread, [A("channel", "s"), A("fields", "a{ss}")], [A("thread", "a{sv}")]),
+                method(m.chatSendMessage, [A("channel", "s"), A("thread", "s"), A("text", "s")]),
+                method(m.chatEndConversation, [A("channel", "s"), A("thread", "s")]),
             ],
             signals: [
                 .init(s.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
@@ -132,6 +157,19 @@ enum Fixtures {
     static let channels = [
         ChannelRecord(name: "desk", plugin: "loopback", state: "listening", tokenExpiresIn: 3000, tokenLastRenewal: 1_763_800_000),
         ChannelRecord(name: "voice", plugin: "sip", state: "listening"),
+    ]
+    static let threads = [
+        ChatThreadRecord(
+            id: "t1", name: "Billing", state: "ready",
+            lastMessages: [
+                ChatMessageRecord(id: "m1", threadID: "t1", direction: "to-agent", sender: "You", text: "Hello", sentAt: 1_763_800_000),
+                ChatMessageRecord(
+                    id: "m2", threadID: "t1", direction: "from-agent", sender: "Ann \"Q\" Lee", senderAddress: "agent-7",
+                    text: "Hi!\nHow can I help?", sentAt: 1_763_800_060
+                ),
+            ]
+        ),
+        ChatThreadRecord(id: "t2", state: "closed"),
     ]
     static let contacts = [
         ContactRecord(

@@ -35,6 +35,57 @@ import Testing
         #expect(try Attendantctl.parseAsRoot(["channels"]) is Attendantctl.Channels)
     }
 
+    @Test func eachChatCommandParsesItsArguments() throws {
+        typealias C = Attendantctl.Chat
+        let prepare = try #require(try Attendantctl.parseAsRoot(["chat", "prepare", "--channel", "web", "--json"]) as? C.Prepare)
+        #expect(prepare.chat.channel == "web" && prepare.output.json)
+        let connect = try #require(try Attendantctl.parseAsRoot(["chat", "connect"]) as? C.Connect)
+        #expect(connect.chat.channel == nil && !connect.output.json)
+        let view = try #require(try Attendantctl.parseAsRoot(["chat", "view", "Pricing", "https://example.test/p"]) as? C.View)
+        #expect(view.title == "Pricing" && view.url == "https://example.test/p")
+        let threads = try #require(try Attendantctl.parseAsRoot(["chat", "threads", "--json"]) as? C.Threads)
+        #expect(threads.output.json)
+        let open = try #require(try Attendantctl.parseAsRoot(["chat", "open", "t1", "--channel", "web"]) as? C.Open)
+        #expect(open.thread == "t1" && open.chat.channel == "web")
+        let create = try #require(try Attendantctl.parseAsRoot(["chat", "create", "--field", "topic=billing", "--field", "note=a=b", "--field", "empty="]) as? C.Create)
+        #expect(try create.customFields() == ["topic": "billing", "note": "a=b", "empty": ""])
+        #expect(try (Attendantctl.parseAsRoot(["chat", "create"]) as? C.Create)?.customFields() == [:])
+        let send = try #require(try Attendantctl.parseAsRoot(["chat", "send", "Hello", "there", "--thread", "t1"]) as? C.Send)
+        #expect(send.text == "Hello there" && send.thread == "t1")
+        let quoted = try #require(try Attendantctl.parseAsRoot(["chat", "send", "Hello there"]) as? C.Send)
+        #expect(quoted.text == "Hello there" && quoted.thread == nil)
+        let end = try #require(try Attendantctl.parseAsRoot(["chat", "end", "--thread", "t2"]) as? C.End)
+        #expect(end.thread == "t2")
+        #expect((try Attendantctl.parseAsRoot(["chat", "end"]) as? C.End)?.thread == nil)
+    }
+
+    @Test(arguments: [
+        ["chat", "frobnicate"],
+        ["chat", "prepare", "--channel", ""],
+        ["chat", "prepare", "extra"],
+        ["chat", "view", "Pricing"],
+        ["chat", "view", "Pricing", ""],
+        ["chat", "open"],
+        ["chat", "open", ""],
+        ["chat", "create", "--field", "topic"],
+        ["chat", "create", "--field", "=billing"],
+        ["chat", "create", "--field", "a=1", "--field", "a=2"],
+        ["chat", "send"],
+        ["chat", "send", ""],
+        ["chat", "send", "hi", "--thread", ""],
+        ["chat", "end", "t1"],
+        ["chat", "end", "--thread", ""],
+        ["chat", "threads", "--thread", "t1"],
+    ])
+    func badChatInputIsAUsageError(_ arguments: [String]) {
+        do {
+            let command = try Attendantctl.parseAsRoot(arguments)
+            Issue.record("parsed \(arguments) as \(command)")
+        } catch {
+            #expect(Attendantctl.exitCode(for: error) == .validationFailure, "\(error)")
+        }
+    }
+
     @Test(arguments: [
         ["contacts", "--limit", "0"],
         ["contacts", "--limit", "-1"],
@@ -68,7 +119,10 @@ import Testing
     @Test func completionScriptsKnowTheCommands() throws {
         for shell in ["bash", "zsh", "fish"] {
             let script = Attendantctl.completionScript(for: CompletionShell(rawValue: shell)!)
-            for command in ["status", "channels", "contacts", "accept", "decline", "token", "renew", "reload", "dnd", "monitor", "health"] {
+            for command in [
+                "status", "channels", "contacts", "accept", "decline", "token", "renew", "reload", "dnd", "monitor", "health",
+                "chat", "prepare", "connect", "view", "threads", "open", "create", "send", "end",
+            ] {
                 #expect(script.contains(command), "\(shell) completion lacks \(command)")
             }
         }

@@ -160,6 +160,65 @@ import Testing
         #expect(goneStatus.status == 3 && goneStatus.stderr == NotRunningTests.message)
     }
 
+    @Test func aChatThroughTheLoopbackChannel() async throws {
+        let bus = try PrivateBus()
+        let configuration = Self.loopback() + "\ncontact-kind = \"chat\"\necho-agent = true\n\n[[channel]]\nname = \"phone\"\nplugin = \"loopback\"\n"
+        let daemon = try await Daemon(configuration.replacingOccurrences(of: "contact-interval = \"200ms\"\n", with: ""), bus: bus)
+        let desk = ["--channel", "desk"]
+
+        // Out of order: the channel's own message, exit 1, the IllegalState name.
+        let early = try await attendantctl(["chat", "connect"] + desk, bus: bus.address)
+        #expect(early.status == 1, "\(early)")
+        #expect(early.stderr == "attendantctl: channel desk: loopback: connect before prepare (the chat is initial); prepare the chat first\n", "\(early)")
+        let earlyJSON = try await attendantctl(["chat", "threads", "--json"] + desk, bus: bus.address)
+        #expect(earlyJSON.status == 1 && earlyJSON.stdout.contains(#""name":"org.attendant.Attendant1.Error.IllegalState""#), "\(earlyJSON)")
+
+        #expect(try await attendantctl(["chat", "prepare"] + desk, bus: bus.address).stdout == "Prepared the chat on desk.\n")
+        #expect(try await attendantctl(["chat", "view", "Pricing", "https://example.test/pricing"] + desk, bus: bus.address).status == 0)
+        let connect = try await attendantctl(["chat", "connect", "--json"] + desk, bus: bus.address)
+        #expect(connect.stdout == #"{"ok":true,"action":"chat-connect","channel":"desk"}"# + "\n", "\(connect)")
+        let create = try await attendantctl(["chat", "create", "--field", "name=Billing"] + desk, bus: bus.address)
+        #expect(create.stdout == #"Created thread-1 "Billing" on desk: ready."# + "\n", "\(create)")
+        let send = try await attendantctl(["chat", "send", "Hello", "there"] + desk, bus: bus.address)
+        #expect(send.status == 0 && send.stdout == "Sent on desk.\n", "\(send)")
+
+        // The echo agent answers a second later.
+        let answered = try await Self.until(["chat", "threads", "--json"] + desk, bus: bus) { $0.stdout.contains("Echo: Hello there") }
+        let threads = try #require(try Self.json(answered.stdout) as? [[String: Any]], "\(answered)")
+        #expect(threads.count == 1)
+        #expect(threads.first?["id"] as? String == "thread-1" && threads.first?["state"] as? String == "ready")
+        let messages = try #require(threads.first?["lastMessages"] as? [[String: Any]])
+        #expect(messages.map { $0["text"] as? String } == ["Hello there", "Echo: Hello there"])
+        #expect(messages.map { $0["direction"] as? String } == ["to-agent", "from-agent"])
+        #expect(messages.last?["sender"] as? String == "Loopback Agent" && (messages.last?["sentAt"] as? Int ?? 0) > 1_700_000_000)
+
+        let open = try await attendantctl(["chat", "open", "thread-1"] + desk, bus: bus.address)
+        #expect(open.status == 0 && open.stdout.hasPrefix(#"Thread thread-1 "Billing" on desk: ready"# + "\n"), "\(open)")
+        #expect(open.stdout.hasSuffix("  Loopback Agent: Echo: Hello there\n"), "\(open)")
+        let missing = try await attendantctl(["chat", "open", "thread-9", "--json"] + desk, bus: bus.address)
+        #expect(missing.status == 1 && missing.stdout.contains(#""name":"org.attendant.Attendant1.Error.ServerError""#), "\(missing)")
+
+        let end = try await attendantctl(["chat", "end", "--json"] + desk, bus: bus.address)
+        #expect(end.stdout == #"{"ok":true,"action":"chat-end","channel":"desk","thread":null}"# + "\n", "\(end)")
+        let closed = try await attendantctl(["chat", "threads"] + desk, bus: bus.address)
+        #expect(closed.stdout.split(separator: "\n").last?.hasPrefix("thread-1  Billing  closed  2 ") == true, "\(closed)")
+        let late = try await attendantctl(["chat", "send", "--thread", "thread-1", "more"] + desk, bus: bus.address)
+        #expect(late.status == 1 && late.stderr.contains("which is closed"), "\(late)")
+
+        // A channel that does not chat; a channel that does not exist; two channels and no --channel.
+        let phone = try await attendantctl(["chat", "prepare", "--channel", "phone", "--json"], bus: bus.address)
+        #expect(phone.status == 1, "\(phone)")
+        #expect(phone.stdout.contains(#""name":"org.attendant.Attendant1.Error.Unsupported""#), "\(phone)")
+        #expect(phone.stderr == "attendantctl: channel phone: loopback: no prepare requests here; chat requests need contact-kind = \"chat\"\n")
+        let ghost = try await attendantctl(["chat", "prepare", "--channel", "ghost"], bus: bus.address)
+        #expect(ghost.status == 1 && ghost.stderr.contains(#"no running channel "ghost"; running: "#), "\(ghost)")
+        let which = try await attendantctl(["chat", "threads"], bus: bus.address)
+        #expect(which.status == 64 && which.stderr.contains("name the chat channel with --channel"), "\(which)")
+
+        daemon.process.signal(SIGTERM)
+        #expect(await daemon.process.waitForExit() == 0)
+    }
+
     static func failing(_ name: String, failures: Int, _ failure: String) -> String {
         """
         [[channel]]

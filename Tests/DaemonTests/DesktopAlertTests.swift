@@ -240,8 +240,15 @@ import Testing
         let result = try await Self.busctl(desktop, ["introspect", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1"])
         #expect(result.status == 0, "\(result.stderr)")
         for member in ["GetStatus", "ListChannels", "ListContacts", "Accept", "Decline", "RenewToken", "Reload", "SetDoNotDisturb",
+                       "ChatPrepare", "ChatConnect", "ChatViewPage", "ChatListThreads", "ChatOpenThread", "ChatCreateThread",
+                       "ChatSendMessage", "ChatEndConversation",
                        "ChannelEvent", "ChannelStateChanged", "DoNotDisturbChanged"] {
             #expect(result.stdout.contains(".\(member) "), "\(member) missing from:\n\(result.stdout)")
+        }
+        // The arguments have names (what d-feet and busctl --xml-interface show).
+        let xml = try await Self.busctl(desktop, ["introspect", "--xml-interface", "org.attendant.Attendant1", "/org/attendant/Attendant1"])
+        for argument in [#"name="channel""#, #"name="title""#, #"name="url""#, #"name="thread""#, #"name="fields""#, #"name="text""#, #"name="threads""#] {
+            #expect(xml.stdout.contains(argument), "\(argument) missing from:\n\(xml.stdout)")
         }
         let status = try await Self.busctl(desktop, ["--json=short", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "GetStatus"])
         #expect(status.stdout.contains(#""Status":{"type":"s","data":"2 channels listening"}"#), "\(status.stdout)")

@@ -53,6 +53,34 @@ extension ContactRecord {
     }
 }
 
+extension ChatThreadRecord {
+    /// `{"id","name","state","lastMessages":[…]}`
+    public var json: JSON {
+        .object([
+            ("id", .string(self.id)),
+            ("name", .string(self.name)),
+            ("state", .string(self.state)),
+            ("lastMessages", .array(self.lastMessages.map(\.json))),
+        ])
+    }
+}
+
+extension ChatMessageRecord {
+    /// `{"id","threadID","kind","direction","sender","senderAddress","text","sentAt"}`
+    public var json: JSON {
+        .object([
+            ("id", .string(self.id)),
+            ("threadID", .string(self.threadID)),
+            ("kind", .string(self.kind)),
+            ("direction", .string(self.direction)),
+            ("sender", .string(self.sender)),
+            ("senderAddress", .string(self.senderAddress)),
+            ("text", .string(self.text)),
+            ("sentAt", .int(self.sentAt)),
+        ])
+    }
+}
+
 extension HealthReport {
     /// `{"status","exitCode","summary","problems":[{"status","channel","text"}],"perfdata":[…]}`
     public var json: JSON {

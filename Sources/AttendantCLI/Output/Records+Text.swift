@@ -65,6 +65,37 @@ extension ContactRecord {
     }
 }
 
+extension ChatThreadRecord {
+    /// `thread-1 "Billing"`, or the id alone when the thread has no name.
+    public var title: String { self.name.isEmpty ? self.id : "\(self.id) \(JSON.string(self.name).text)" }
+
+    /// The thread's state line, then one line per message.
+    public func textLines(channel: String) -> [String] {
+        ["Thread \(self.title) on \(channel): \(self.state)"] + (self.lastMessages.isEmpty ? ["No messages yet."] : self.lastMessages.map(\.line))
+    }
+
+    public static func table(_ threads: [ChatThreadRecord], channel: String) -> [String] {
+        guard !threads.isEmpty else { return ["No chat threads on \(channel)."] }
+        var table = Table(["ID", "NAME", "STATE", "MESSAGES", "LAST"])
+        for thread in threads {
+            table.append([thread.id, thread.name, thread.state, String(thread.lastMessages.count), thread.lastMessages.last.map(\.summary) ?? "-"])
+        }
+        return table.lines
+    }
+}
+
+extension ChatMessageRecord {
+    /// `Ann Lee: Hello`; notices name their kind: `Ann Lee [joined]`.
+    public var summary: String {
+        let sender = self.sender.isEmpty ? (self.senderAddress.isEmpty ? self.direction : self.senderAddress) : self.sender
+        let kind = self.kind == "message" || self.kind.isEmpty ? "" : " [\(self.kind)]"
+        return Table.oneLine(sender + kind + (self.text.isEmpty ? "" : ": " + self.text))
+    }
+
+    /// `2026-11-22 10:00:00  Ann Lee: Hello`
+    public var line: String { LocalTime.format(self.sentAt) + "  " + self.summary }
+}
+
 extension ControlSignal {
     /// One `monitor` line: `2026-11-22 10:00:00  desk  incoming-contact  contact=c1 from="Ann Lee"`.
     public func text(time: Int64) -> String {

@@ -5,7 +5,8 @@ import Glibc
 import Synchronization
 
 /// The daemon's D-Bus API (``ControlInterface``) on the session bus: status, channels, contacts,
-/// accept/decline, token renewal, reload and do-not-disturb, and a signal for every channel event.
+/// accept/decline, token renewal, reload, do-not-disturb and the chat requests, and a signal for every
+/// channel event.
 public final class ControlBus: AlertPresenter {
     /// What the API reaches into.
     public struct Target: Sendable {
@@ -193,7 +194,7 @@ public final class ControlBus: AlertPresenter {
                     )
                     return []
                 },
-            ],
+            ] + Self.chatMethods(target: target),
             signals: [
                 .init(ControlInterface.Signal.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
                 .init(ControlInterface.Signal.channelStateChanged, [A("channel", "s"), A("state", "s"), A("detail", "s")]),
@@ -202,7 +203,7 @@ public final class ControlBus: AlertPresenter {
         )
     }
 
-    private static func supervisor(_ name: String, target: Target) throws(BusMethodError) -> ChannelSupervisor {
+    static func supervisor(_ name: String, target: Target) throws(BusMethodError) -> ChannelSupervisor {
         guard let supervisor = target.fleet.supervisor(named: name) else {
             let running = target.fleet.runningChannels
             throw BusMethodError(
@@ -244,7 +245,7 @@ public final class ControlBus: AlertPresenter {
         }
     }
 
-    private static func message(_ error: any Error) -> String {
+    static func message(_ error: any Error) -> String {
         (error as? ChannelError)?.message ?? "\(error)"
     }
 }

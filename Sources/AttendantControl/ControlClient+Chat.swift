@@ -1,0 +1,55 @@
+public import Systemd
+
+// The chat requests (`ChatPrepare` … `ChatEndConversation`): each names the channel; a thread of nil
+// means the channel's current thread.
+
+extension ControlClient {
+    public func chatPrepare(channel: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatPrepare, [.string(channel)])
+    }
+
+    public func chatConnect(channel: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatConnect, [.string(channel)])
+    }
+
+    /// Tells the channel the person is looking at a page (CXone's page-view analytics).
+    public func chatViewPage(channel: String, title: String, url: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatViewPage, [.string(channel), .string(title), .string(url)])
+    }
+
+    public func chatThreads(channel: String) async throws(ControlClientError) -> [ChatThreadRecord] {
+        let member = ControlInterface.Method.chatListThreads
+        let reply = try await self.call(member, [.string(channel)])
+        guard let elements = reply.first?.elements else { throw .malformed(member, reply) }
+        var records: [ChatThreadRecord] = []
+        for element in elements {
+            guard let record = ChatThreadRecord(element) else { throw .malformed(member, reply) }
+            records.append(record)
+        }
+        return records
+    }
+
+    public func chatOpenThread(channel: String, thread: String) async throws(ControlClientError) -> ChatThreadRecord {
+        try await self.thread(ControlInterface.Method.chatOpenThread, [.string(channel), .string(thread)])
+    }
+
+    /// Starts a thread with the given custom fields (CXone's contact custom fields).
+    public func chatCreateThread(channel: String, fields: [String: String] = [:]) async throws(ControlClientError) -> ChatThreadRecord {
+        let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
+        return try await self.thread(ControlInterface.Method.chatCreateThread, [.string(channel), .dictionary(key: "s", value: "s", entries)])
+    }
+
+    public func chatSendMessage(channel: String, thread: String? = nil, text: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatSendMessage, [.string(channel), .string(thread ?? ""), .string(text)])
+    }
+
+    public func chatEndConversation(channel: String, thread: String? = nil) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatEndConversation, [.string(channel), .string(thread ?? "")])
+    }
+
+    private func thread(_ member: String, _ arguments: [BusValue]) async throws(ControlClientError) -> ChatThreadRecord {
+        let reply = try await self.call(member, arguments)
+        guard let first = reply.first, let record = ChatThreadRecord(first) else { throw .malformed(member, reply) }
+        return record
+    }
+}

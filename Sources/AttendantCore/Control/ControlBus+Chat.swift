@@ -1,0 +1,106 @@
+import AttendantControl
+import AttendantPluginAPI
+import Systemd
+
+// The chat methods: each hands its ChannelRequest to the named channel's supervisor and answers with the
+// reply in the method's D-Bus shape.
+
+extension ControlBus {
+    static func chatMethods(target: Target) -> [BusObject.Method] {
+        typealias A = BusObject.Argument
+        let m = ControlInterface.Method.self
+        func method(_ name: String, _ inputs: [A], _ outputs: [A] = [], _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]) -> BusObject.Method {
+            BusObject.Method(name, inputs: [A("channel", "s")] + inputs, outputs: outputs, handler: handle)
+        }
+        return [
+            method(m.chatPrepare, []) { arguments throws(BusMethodError) in
+                _ = try await Self.chat(arguments, target: target, .prepare)
+                return []
+            },
+            method(m.chatConnect, []) { arguments throws(BusMethodError) in
+                _ = try await Self.chat(arguments, target: target, .connect)
+                return []
+            },
+            method(m.chatViewPage, [A("title", "s"), A("url", "s")]) { arguments throws(BusMethodError) in
+                _ = try await Self.chat(arguments, target: target, .viewPage(title: Self.string(arguments, 1), url: Self.string(arguments, 2)))
+                return []
+            },
+            method(m.chatListThreads, [], [A("threads", "aa{sv}")]) { arguments throws(BusMethodError) in
+                let reply = try await Self.chat(arguments, target: target, .listThreads)
+                guard case .threads(let threads) = reply else { throw Self.unexpected(reply, arguments, .listThreads) }
+                return [.array(element: "a{sv}", threads.map { ChatThreadRecord($0).busValue })]
+            },
+            method(m.chatOpenThread, [A("thread", "s")], [A("thread", "a{sv}")]) { arguments throws(BusMethodError) in
+                try await Self.thread(arguments, target: target, .openThread(threadID: Self.string(arguments, 1)))
+            },
+            method(m.chatCreateThread, [A("fields", "a{ss}")], [A("thread", "a{sv}")]) { arguments throws(BusMethodError) in
+                let fields = (arguments.dropFirst().first?.stringDictionary ?? [:]).compactMapValues(\.string)
+                return try await Self.thread(arguments, target: target, .createThread(customFields: fields))
+            },
+            method(m.chatSendMessage, [A("thread", "s"), A("text", "s")]) { arguments throws(BusMethodError) in
+                let thread = Self.string(arguments, 1)
+                _ = try await Self.chat(arguments, target: target, .sendMessage(threadID: thread.isEmpty ? nil : thread, text: Self.string(arguments, 2)))
+                return []
+            },
+            method(m.chatEndConversation, [A("thread", "s")]) { arguments throws(BusMethodError) in
+                let thread = Self.string(arguments, 1)
+                _ = try await Self.chat(arguments, target: target, .endConversation(threadID: thread.isEmpty ? nil : thread))
+                return []
+            },
+        ]
+    }
+
+    private static func string(_ arguments: [BusValue], _ index: Int) -> String {
+        index < arguments.count ? arguments[index].string ?? "" : ""
+    }
+
+    /// Carries out `request` on the channel the first argument names; the channel's errors become the
+    /// API's error names with the channel's message.
+    private static func chat(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> ChannelReply {
+        let channel = self.string(arguments, 0)
+        let supervisor = try self.supervisor(channel, target: target)
+        do {
+            return try await supervisor.perform(request)
+        } catch let error as ChannelError {
+            let name =
+                switch error.code {
+                case .unsupported: ControlError.unsupported
+                case .illegalState: ControlError.illegalState
+                case .server: ControlError.serverError
+                default: ControlError.channelFailed
+                }
+            throw BusMethodError(name: name, message: "channel \(channel): \(error.message)")
+        } catch {
+            throw BusMethodError(name: ControlError.channelFailed, message: "channel \(channel): \(error)")
+        }
+    }
+
+    private static func thread(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> [BusValue] {
+        let reply = try await self.chat(arguments, target: target, request)
+        guard case .thread(let thread) = reply else { throw self.unexpected(reply, arguments, request) }
+        return [ChatThreadRecord(thread).busValue]
+    }
+
+    /// A channel that answered with another kind of reply than the request calls for.
+    private static func unexpected(_ reply: ChannelReply, _ arguments: [BusValue], _ request: ChannelRequest) -> BusMethodError {
+        BusMethodError(
+            name: ControlError.channelFailed,
+            message: "channel \(self.string(arguments, 0)) answered \(request.name) with \(reply) instead of \(request == .listThreads ? "threads" : "a thread"); the plugin is at fault"
+        )
+    }
+}
+
+extension ChatThreadRecord {
+    init(_ thread: ChatThread) {
+        self.init(
+            id: thread.id, name: thread.name, state: thread.state.rawValue,
+            lastMessages: thread.lastMessages.map { message in
+                ChatMessageRecord(
+                    id: message.id, threadID: message.threadID, kind: message.kind.rawValue, direction: message.direction.rawValue,
+                    sender: message.sender.displayName, senderAddress: message.sender.address, text: message.text,
+                    sentAt: message.sentAt.seconds
+                )
+            }
+        )
+    }
+}
