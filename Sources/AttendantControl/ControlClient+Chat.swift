@@ -1,4 +1,4 @@
-public import Systemd
+import Systemd
 
 // The chat requests (`ChatPrepare` … `ChatEndConversation`): each names the channel; a thread of nil
 // means the channel's current thread.
