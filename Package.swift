@@ -242,6 +242,7 @@ let package = Package(
             dependencies: [
                 // The plugin itself is loaded from libattendant-sip-voice.so at run time, as the daemon does.
                 "SIPCore",
+                "TestSupport",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
             ],
@@ -251,6 +252,7 @@ let package = Package(
             name: "ContactCenterSimTests",
             dependencies: [
                 "ContactCenterSim",
+                "TestSupport",
                 "SIPCore",
                 "CXoneCore",
                 .product(name: "NIOWebSocket", package: "swift-nio"),

@@ -3,6 +3,7 @@ import ContactCenterSim
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 import NIOCore
 import NIOHTTP1
@@ -176,7 +177,7 @@ final class CollectedText: Sendable {
     }
 
     @Test func ringsARegisteredUserAndLogsEachOutcome() async throws {
-        let scratch = try makeScratchFolder()
+        let scratch = try makeTemporaryFolder("attendant-sim-test")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let keyFile = scratch + "/key"
         try "file key for the ring test, 32b!\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
@@ -228,11 +229,4 @@ final class CollectedText: Sendable {
         #expect(process.terminationStatus != 0)
         #expect(text.contains("/nonexistent/attendant-sim-key"))
     }
-}
-
-/// A fresh folder under the temporary directory.
-func makeScratchFolder() throws -> String {
-    var template = Array((NSTemporaryDirectory() + "/attendant-sim-test-XXXXXX").utf8CString)
-    guard let path = mkdtemp(&template) else { throw CocoaError(.fileWriteUnknown) }
-    return String(decoding: UnsafeRawBufferPointer(start: path, count: strlen(path)), as: UTF8.self)
 }

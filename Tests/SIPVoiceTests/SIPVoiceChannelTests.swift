@@ -3,6 +3,7 @@ import AttendantPluginTestKit
 import Foundation
 import Glibc
 import SIPCore
+import TestSupport
 import Testing
 
 /// The SIPVoice channel through its factory, with the test kit's in-memory host and manual clock, against
@@ -307,7 +308,7 @@ import Testing
     // MARK: Answer command
 
     @Test func anAnswerCommandSaysWhereTheCallGoes() async throws {
-        let folder = try makeFolder()
+        let folder = try makeTemporaryFolder("attendant-sipvoice")
         let script = folder + "/answer"
         try "#!/bin/sh\necho \"sip:desk-phone@127.0.0.1:5098;caller=$ATTENDANT_CALLER_URI\" | sed 's/;caller=.*//'\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
@@ -324,7 +325,7 @@ import Testing
     }
 
     @Test func anAnswerCommandThatPrintsNothingOrHangsKeepsTheCallRinging() async throws {
-        let folder = try makeFolder()
+        let folder = try makeTemporaryFolder("attendant-sipvoice")
         let silent = folder + "/silent"
         try "#!/bin/sh\nexit 3\n".write(toFile: silent, atomically: true, encoding: .utf8)
         let hanging = folder + "/hanging"
@@ -349,12 +350,6 @@ import Testing
         let timedOut = await #expect(throws: ChannelError.self) { try await slow.channel.perform(.accept(contactID: "call-1@peer")) }
         #expect(timedOut?.message.contains("printed no address within 0.3 s and was stopped") == true, "\(String(describing: timedOut))")
         try await Self.stop(slow)
-    }
-
-    private func makeFolder() throws -> String {
-        var template = Array("/tmp/attendant-sipvoice-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { throw PeerError("mkdtemp failed") }
-        return String(cString: made)
     }
 }
 

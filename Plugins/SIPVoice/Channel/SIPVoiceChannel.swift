@@ -19,7 +19,7 @@ import Synchronization
 final class SIPVoiceChannel: Channel {
     let configuration: SIPVoiceConfiguration
     let host: any ChannelHost
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
     init(configuration: SIPVoiceConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -46,7 +46,7 @@ final class SIPVoiceChannel: Channel {
         case stopDeadline
     }
 
-    private struct State: Sendable {
+    struct State: Sendable {
         var machine: RegistrationStateMachine?
         var transport: SIPTransport?
         /// Which flow is current; arrivals from an older one are ignored.
@@ -70,7 +70,7 @@ final class SIPVoiceChannel: Channel {
     }
 
     /// Work done after the state lock is released.
-    private enum Effect: Sendable {
+    enum Effect: Sendable {
         case send(SIPTransport, SIPMessage)
         case ping(SIPTransport)
         case emit(ChannelEvent)
@@ -80,7 +80,7 @@ final class SIPVoiceChannel: Channel {
         case log(Logger.Level, String)
     }
 
-    private var prefix: String { "sip-voice" }
+    var prefix: String { "sip-voice" }
 
     // MARK: Channel
 
@@ -241,61 +241,9 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    // MARK: Accept and decline
-
-    private func accept(_ id: String) async throws -> ChannelReply {
-        let call = try self.state.withLock { state throws(ChannelError) -> Call in
-            guard var call = state.calls[id], call.transaction.state == .proceeding else {
-                throw ChannelError(.illegalState, "\(self.prefix): call \(id) is not ringing (any more)")
-            }
-            guard !call.answering else { throw ChannelError(.illegalState, "\(self.prefix): call \(id) is already being answered") }
-            call.answering = true
-            state.calls[id] = call
-            return call
-        }
-        let target: SIPNameAddress
-        if let command = self.configuration.answerCommand {
-            let answer = AnswerCommand(argv: command, timeout: self.configuration.answerTimeout)
-            do {
-                target = try await answer.run(environment: [
-                    "ATTENDANT_CHANNEL": self.host.channelName,
-                    "ATTENDANT_CALL_ID": id,
-                    "ATTENDANT_CALLER_NAME": call.transaction.caller.displayName ?? "",
-                    "ATTENDANT_CALLER_URI": call.transaction.caller.uri.description,
-                    "ATTENDANT_CALLEE_URI": call.transaction.callee.uri.description,
-                ])
-            } catch {
-                self.state.withLock { $0.calls[id]?.answering = false }
-                throw ChannelError(.server, "\(self.prefix): the call keeps ringing: \(error)")
-            }
-        } else if let contact = self.configuration.softphoneContact {
-            target = contact
-        } else {
-            self.state.withLock { $0.calls[id]?.answering = false }
-            throw ChannelError(.configuration, "\(self.prefix): there is nowhere to send an accepted call; set softphone-contact or answer-command in [channel.sip-voice]")
-        }
-        try self.finish(id, verb: "accept") { $0.accept(redirectingTo: target) }
-        return .done
-    }
-
-    private func finish(_ id: String, verb: String, _ decide: (inout InviteServerTransaction) -> [InviteServerTransaction.Action]) throws {
-        let effects = try self.state.withLock { state throws(ChannelError) -> [Effect] in
-            guard var call = state.calls[id], call.transaction.state == .proceeding else {
-                throw ChannelError(.illegalState, "\(self.prefix): cannot \(verb) call \(id): it is not ringing (the caller may have hung up)")
-            }
-            var effects: [Effect] = []
-            let actions = decide(&call.transaction)
-            call.answering = false
-            state.calls[id] = call
-            self.applyCall(id, actions, &state, &effects)
-            return effects
-        }
-        self.run(effects)
-    }
-
     // MARK: Arrivals
 
-    private func arrived(_ arrival: SIPTransport.Arrival, flow: UInt64) {
+    func arrived(_ arrival: SIPTransport.Arrival, flow: UInt64) {
         let effects = self.state.withLock { state -> [Effect] in
             guard state.flow == flow else { return [] }
             var effects: [Effect] = []
@@ -322,7 +270,7 @@ final class SIPVoiceChannel: Channel {
         self.run(effects)
     }
 
-    private func received(_ request: SIPRequest, _ state: inout State, _ effects: inout [Effect]) {
+    func received(_ request: SIPRequest, _ state: inout State, _ effects: inout [Effect]) {
         guard let transport = state.transport else { return }
         switch request.method {
         case .invite, .ack, .cancel:
@@ -352,76 +300,12 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private static let allowed = "INVITE, ACK, CANCEL, OPTIONS, BYE"
-
-    /// A new INVITE: the contact is raised first (the user sees it as soon as possible), then 100 and 180
-    /// go out.
-    private func ring(_ invite: SIPRequest, transport: SIPTransport, _ state: inout State, _ effects: inout [Effect]) {
-        guard state.listening else {
-            effects.append(.send(transport, .response(.answering(invite, statusCode: 480, toTag: state.identifiers.tag()))))
-            return
-        }
-        var configuration = InviteServerTransaction.Configuration(
-            reliable: transport.kind.isReliable,
-            ringTimeout: self.configuration.ringTimeout,
-            localContact: SIPNameAddress(uri: self.contactURI(transport))
-        )
-        configuration.timers = self.configuration.timers
-        var transaction: InviteServerTransaction
-        do {
-            transaction = try InviteServerTransaction(invite: invite, localTag: state.identifiers.tag(), configuration: configuration)
-        } catch {
-            effects.append(.log(.warning, "\(self.prefix): refused an INVITE that lacks what a call needs: \(error)"))
-            if (try? invite.headers.topVia) != nil {
-                effects.append(.send(transport, .response(.answering(invite, statusCode: 400, reasonPhrase: "Bad Request"))))
-            }
-            return
-        }
-        let id = transaction.dialog.callID
-        guard state.calls[id] == nil else {
-            // A second INVITE for a call already here (a forked or looped copy): this phone is busy with it.
-            effects.append(.send(transport, .response(.answering(invite, statusCode: 482, toTag: state.identifiers.tag()))))
-            return
-        }
-        let caller = transaction.caller
-        let contact = Contact(
-            id: id,
-            kind: .call,
-            from: Party(displayName: caller.displayName ?? "", address: caller.uri.description),
-            summary: "Call to \(transaction.callee.uri)",
-            receivedAt: self.host.now(),
-            actions: self.configuration.canAccept ? [.accept, .decline] : [.decline]
-        )
-        effects.append(.emit(.incomingContact(contact)))
-        let actions = transaction.start()
-        state.calls[id] = Call(transaction: transaction, contact: contact)
-        self.applyCall(id, actions, &state, &effects)
-    }
-
-    /// Ends every ringing call with `statusCode` (the channel is going away) and forgets all calls.
-    private func endCalls(_ state: inout State, _ effects: inout [Effect], statusCode: Int?, reason: String) {
-        for id in state.calls.keys {
-            guard var call = state.calls[id] else { continue }
-            if call.transaction.state == .proceeding {
-                if let statusCode, state.transport != nil {
-                    let actions = call.transaction.respond(statusCode: statusCode, reasonPhrase: reason)
-                    state.calls[id] = call
-                    self.applyCall(id, actions, &state, &effects)
-                } else {
-                    effects.append(.emit(.contactEnded(contactID: id, outcome: .missed)))
-                }
-            }
-            for key in state.timers.keys {
-                if case .call(id, _) = key { self.cancel(key, &state) }
-            }
-        }
-        state.calls = [:]
-    }
+    static let allowed = "INVITE, ACK, CANCEL, OPTIONS, BYE"
 
     // MARK: Driving the machines
 
     /// Feeds the registration machine one event and carries out what it answers.
-    private func drive(
+    func drive(
         _ state: inout State,
         _ effects: inout [Effect],
         _ event: (inout RegistrationStateMachine) -> [RegistrationStateMachine.Action]
@@ -433,7 +317,7 @@ final class SIPVoiceChannel: Channel {
     }
 
     /// Carries out the registration machine's actions.
-    private func apply(_ actions: [RegistrationStateMachine.Action], _ state: inout State, _ effects: inout [Effect]) {
+    func apply(_ actions: [RegistrationStateMachine.Action], _ state: inout State, _ effects: inout [Effect]) {
         for action in actions {
             switch action {
             case .send(let request):
@@ -456,7 +340,7 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private func registered(_ grant: RegistrationGrant, _ state: inout State, _ effects: inout [Effect]) {
+    func registered(_ grant: RegistrationGrant, _ state: inout State, _ effects: inout [Effect]) {
         let first = state.grant == nil
         state.grant = grant
         state.registeredAt = self.host.now()
@@ -475,7 +359,7 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private func failed(_ error: RegistrationError, _ state: inout State, _ effects: inout [Effect]) {
+    func failed(_ error: RegistrationError, _ state: inout State, _ effects: inout [Effect]) {
         let code: ChannelError.Code =
             switch error.code {
             case .authentication: .authentication
@@ -510,39 +394,9 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private func applyCall(_ id: String, _ actions: [InviteServerTransaction.Action], _ state: inout State, _ effects: inout [Effect]) {
-        for action in actions {
-            switch action {
-            case .send(let response):
-                if let transport = state.transport { effects.append(.send(transport, .response(response))) }
-            case .setTimer(let timer, let delay):
-                self.arm(.call(id, timer), after: delay, &state)
-            case .cancelTimer(let timer):
-                self.cancel(.call(id, timer), &state)
-            case .ended(let outcome):
-                let (result, how) = Self.describe(outcome)
-                effects.append(.emit(.contactEnded(contactID: id, outcome: result)))
-                effects.append(.log(.info, "\(self.prefix): call \(id) \(how)"))
-            case .terminated:
-                state.calls[id] = nil
-            }
-        }
-    }
-
-    private static func describe(_ outcome: InviteServerTransaction.Outcome) -> (ContactOutcome, String) {
-        switch outcome {
-        case .redirected(let target): (.answered, "accepted: redirected to \(target.uri) (302)")
-        case .declined: (.declined, "declined (603)")
-        case .busy: (.declined, "refused as busy (486)")
-        case .notAnswered: (.missed, "not answered within the ring timeout (480)")
-        case .cancelled: (.missed, "cancelled by the caller (487)")
-        case .rejected(let status): (.missed, "ended with \(status)")
-        }
-    }
-
     // MARK: Timers
 
-    private func arm(_ key: TimerKey, after delay: Duration, _ state: inout State) {
+    func arm(_ key: TimerKey, after delay: Duration, _ state: inout State) {
         state.timers[key]?.cancel()
         let clock = self.host.clock
         state.timers[key] = Task { [weak self] in
@@ -555,16 +409,16 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private func cancel(_ key: TimerKey, _ state: inout State) {
+    func cancel(_ key: TimerKey, _ state: inout State) {
         state.timers.removeValue(forKey: key)?.cancel()
     }
 
-    private func armPing(_ state: inout State) {
+    func armPing(_ state: inout State) {
         let interval = SIPOutbound.keepAliveInterval(flowTimer: state.grant?.flowTimer, using: &state.random)
         self.arm(.ping, after: interval, &state)
     }
 
-    private func timerFired(_ key: TimerKey) {
+    func timerFired(_ key: TimerKey) {
         let effects = self.state.withLock { state -> [Effect] in
             guard state.timers.removeValue(forKey: key) != nil else { return [] }
             var effects: [Effect] = []
@@ -597,7 +451,7 @@ final class SIPVoiceChannel: Channel {
 
     // MARK: Effects
 
-    private func run(_ effects: [Effect]) {
+    func run(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
             case .send(let transport, let message): transport.send(message)
@@ -612,7 +466,7 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    private func abandonListening(flow: UInt64) {
+    func abandonListening(flow: UInt64) {
         let (waiter, transport) = self.state.withLock { state -> (CheckedContinuation<Void, any Error>?, SIPTransport?) in
             guard state.flow == flow else { return (nil, nil) }
             state.flow += 1
@@ -629,91 +483,4 @@ final class SIPVoiceChannel: Channel {
         waiter?.resume(throwing: ChannelError(.transient, "\(self.prefix): listening was cancelled"))
     }
 
-    // MARK: Credentials and addresses
-
-    private func credentials(for token: ChannelToken?) async throws(ChannelError) -> RegistrationCredentials {
-        let authentication = self.configuration.authentication
-        if authentication == .none { return .none }
-        guard let token else {
-            throw ChannelError(.configuration, "\(self.prefix): authentication = \"\(authentication.rawValue)\" needs a token, and the channel has no token source; set token-command, token-url, token-file or token-credential in its [[channel]] table")
-        }
-        switch authentication {
-        case .bearer:
-            return .bearer(token.value)
-        case .digest:
-            return .digest(DigestCredentials(username: self.configuration.username, password: token.value))
-        case .ephemeral:
-            return self.state.withLock { self.ephemeral(secret: token.value, state: &$0) }
-        case .none:
-            return .none
-        }
-    }
-
-    private func ephemeral(secret: String, state: inout State) -> RegistrationCredentials {
-        let expiry = Int64(self.host.now().secondsSince1970) + self.configuration.ephemeralLifetime.components.seconds
-        state.ephemeralExpiry = expiry
-        return .digest(EphemeralCredentials.make(user: self.configuration.username, secret: secret, expiry: expiry, hash: self.configuration.ephemeralHash))
-    }
-
-    /// The `+sip.instance` URN: configured, or made once and kept in the channel's store, so that every
-    /// registration of this channel (also after a restart) replaces its own binding instead of adding one.
-    private func instanceID() async throws(ChannelError) -> String {
-        if let configured = self.configuration.instanceID { return configured }
-        do {
-            if let stored = try await self.host.store.value(forKey: "instance-id") { return stored }
-            let made = self.state.withLock { $0.identifiers.instanceID() }
-            try await self.host.store.setValue(made, forKey: "instance-id")
-            return made
-        } catch {
-            throw ChannelError(.transient, "\(self.prefix): cannot keep the instance ID in the state store: \(error)")
-        }
-    }
-
-    private func contactURI(_ transport: SIPTransport) -> SIPURI {
-        let host = transport.localHost.contains(":") ? "[\(transport.localHost)]" : transport.localHost
-        var parameters = SIPParameters()
-        if transport.kind == .tcp { parameters.set("transport", "tcp") }
-        return SIPURI(scheme: "sip", user: self.configuration.addressOfRecord.user, host: host, port: transport.localPort, parameters: parameters)
-    }
-
-    private func registrationConfiguration(transport: SIPTransport, instanceID: String) -> RegistrationConfiguration {
-        let host = transport.localHost.contains(":") ? "[\(transport.localHost)]" : transport.localHost
-        var builder = SIPRegisterBuilder(
-            registrar: self.configuration.registrar,
-            addressOfRecord: self.configuration.addressOfRecord,
-            contact: self.contactURI(transport),
-            viaTransport: transport.kind.rawValue,
-            viaHost: host,
-            viaPort: transport.localPort
-        )
-        builder.displayName = self.configuration.displayName
-        builder.instanceID = instanceID
-        builder.outbound = self.configuration.outbound
-        var registration = RegistrationConfiguration(builder: builder, expires: self.configuration.registerExpires)
-        registration.maximumExpires = self.configuration.maximumExpires
-        registration.timers = self.configuration.timers
-        return registration
-    }
-
-    private func registrationReport() -> [String: String] {
-        self.state.withLock { state in
-            var fields: [String: String] = [
-                "listening": state.listening ? "yes" : "no",
-                "phase": state.machine.map { "\($0.phase)" } ?? "idle",
-                "registrations": String(state.registrations),
-                "ringing": String(state.calls.values.filter { $0.transaction.state == .proceeding }.count),
-                // Waiting on the network: a listen under way, a REGISTER unanswered, a keep-alive or stop waiting.
-                "busy": state.pendingListens > 0 || state.machine?.isAwaitingResponse == true || !state.refreshWaiters.isEmpty
-                    || state.stopWaiter != nil ? "yes" : "no",
-            ]
-            if let grant = state.grant {
-                fields["expires"] = String(grant.expires)
-                fields["outbound"] = grant.outbound ? "yes" : "no"
-                if let flowTimer = grant.flowTimer { fields["flow-timer"] = String(flowTimer) }
-            }
-            if let registeredAt = state.registeredAt { fields["registered-at"] = registeredAt.description }
-            if let transport = state.transport { fields["local-address"] = "\(transport.localHost):\(transport.localPort)" }
-            return fields
-        }
-    }
 }
