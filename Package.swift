@@ -240,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "SIPVoiceTests",
             dependencies: [
-                // The plugin itself is loaded from libattendant-sip-voice.so at run time, as the daemon does.
+                // The plugin itself is loaded from libattendant-sip-voice.so at run time, by the daemon's loader.
+                "AttendantCore",
                 "SIPCore",
                 "TestSupport",
                 pluginAPI,

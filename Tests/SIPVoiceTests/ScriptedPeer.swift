@@ -1,14 +1,15 @@
+import AttendantCore
+import AttendantPluginAPI
 import Foundation
 import Glibc
-import Synchronization
-import AttendantPluginAPI
 import SIPCore
+import Synchronization
 
 /// A SIP peer on a loopback UDP socket that the test drives message by message: it plays the registrar
 /// (and the proxy that relays calls) for one SIPVoice channel. Plain blocking sockets on a thread per
 /// receive; every wait is bounded, so a missing message fails the test instead of hanging it.
 final class ScriptedPeer: @unchecked Sendable {
-    // @unchecked: the descriptor is set once in init and closed in deinit; socket calls are thread-safe.
+    // @unchecked: the descriptor is set once in init and closed once (an atomic flag); socket calls are thread-safe.
     let descriptor: Int32
     let port: UInt16
     /// Where the channel sent from (its flow), learnt from its first message.
@@ -181,21 +182,16 @@ struct PeerTimeout: Error, CustomStringConvertible {
     var description: String { "timed out" }
 }
 
-/// The SIPVoice plugin as the daemon gets it: its shared library (built beside the test bundle), opened
-/// with dlopen and asked for its factory. (Linking the plugin target into the test bundle would clash with
-/// the Loopback plugin's entry symbols.)
+/// The SIPVoice plugin as the daemon gets it: its shared library (built beside the test bundle), loaded by
+/// the daemon's own `PluginLoader`. (Linking the plugin target into the test bundle would clash with the
+/// Loopback plugin's entry symbols.)
 enum SIPVoicePlugin {
     static let factory: any ChannelPluginFactory = {
         let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        let path = (exe as NSString).deletingLastPathComponent + "/libattendant-sip-voice.so"
-        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE) else {
-            fatalError("cannot load \(path): \(String(cString: dlerror()))")
+        do {
+            return try PluginLoader(searchPath: [(exe as NSString).deletingLastPathComponent]).load("sip-voice").factory
+        } catch {
+            fatalError("cannot load the sip-voice plugin: \(error)")
         }
-        guard let symbol = dlsym(handle, "attendant_plugin_factory") else { fatalError("\(path) has no attendant_plugin_factory") }
-        let make = unsafeBitCast(symbol, to: (@convention(c) () -> UnsafeMutableRawPointer).self)
-        guard let factory = Unmanaged<AnyObject>.fromOpaque(make()).takeRetainedValue() as? any ChannelPluginFactory else {
-            fatalError("\(path): the factory is not a ChannelPluginFactory")
-        }
-        return factory
     }()
 }
