@@ -24,6 +24,8 @@ It reports figures; it asserts nothing.
 """
 import argparse, base64, hashlib, hmac, os, re, secrets, shutil, signal, socket, subprocess, sys, tempfile, time
 
+import loopback_ports
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "voice")
 EXPIRES = 600
@@ -37,23 +39,10 @@ class BenchError(Exception):
 
 def free_port(extra_tcp=False):
     """A port free on 127.0.0.1 for UDP and TCP alike (and TCP on the next one with extra_tcp)."""
-    for _ in range(200):
-        udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        udp.bind(("127.0.0.1", 0))
-        port = udp.getsockname()[1]
-        sockets = [udp]
-        try:
-            for p in [port] + ([port + 1] if extra_tcp else []):
-                tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                sockets.append(tcp)
-                tcp.bind(("127.0.0.1", p))
-            return port
-        except OSError:
-            continue
-        finally:
-            for s in sockets:
-                s.close()
-    raise BenchError("found no free UDP and TCP port on 127.0.0.1")
+    port = loopback_ports.free_port(extra_tcp)
+    if port is None:
+        raise BenchError("found no free UDP and TCP port on 127.0.0.1")
+    return port
 
 
 def wait_for(what, condition, timeout=30.0):
