@@ -133,7 +133,7 @@ final class SIPTransport: Sendable {
             return "the connection failed"
         case let error as IOError:
             return error.description
-        case is NIOCore.ChannelError where "\(error)".contains("connectTimeout"):
+        case NIOCore.ChannelError.connectTimeout:
             return "no answer to the connection attempt"
         default:
             return "\(error)"
