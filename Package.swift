@@ -24,6 +24,7 @@ let package = Package(
         // Channel plugins: each is a shared library of its own, loaded by attendantd at run time.
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
         .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
+        .library(name: "attendant-cxone-chat", type: .dynamic, targets: ["CXoneChat"]),
     ],
     dependencies: [
         .package(path: "Plugins/AttendantPluginAPI"),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -181,6 +183,23 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Plugins/SIPVoice/Channel",
+            swiftSettings: strictness
+        ),
+
+        // The CXoneChat channel plugin: CXoneCore's chat machine driven over the gateway's WebSocket
+        // (swift-websocket) and the channel's REST endpoints (async-http-client).
+        .target(
+            name: "CXoneChat",
+            dependencies: [
+                pluginAPI,
+                "CXoneCore",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Plugins/CXoneChat/Channel",
             swiftSettings: strictness
         ),
 

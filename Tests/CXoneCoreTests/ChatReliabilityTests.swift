@@ -163,6 +163,39 @@ import Testing
         #expect(second.sentMessageIDs.count == 2)
     }
 
+    @Test func agentMessagesThatCameWhileTheDaemonWasStoppedAreReportedOnceAfterARestart() {
+        var first = Self.ready()
+        let seen = first.message("a1", "before the stop", at: 10)
+        first.handle(.messageCreated(seen, caseID: "case-1"))
+        #expect(first.received == [seen])
+        #expect(first.stored.shownThrough["thread-1"] == seen.sentAt)
+
+        // The daemon stops; the agent writes twice and the customer once (from elsewhere) meanwhile.
+        let missed = [first.message("a2", "while you were away", at: 20), first.message("a3", "still there?", at: 30)]
+        let mine = first.message("c1", from: false, "from the phone", at: 25)
+        var recovered = Self.thread
+        recovered.lastMessages = [seen, missed[0], mine, missed[1]]
+        var second = ChatDriver(stored: first.stored, seed: 5)
+        second.readySingleThread(thread: recovered)
+        #expect(second.received == missed)
+        #expect(second.stored.shownThrough["thread-1"] == missed[1].sentAt)
+
+        // Another restart: nothing is new.
+        var third = ChatDriver(stored: second.stored, seed: 6)
+        third.readySingleThread(thread: recovered)
+        #expect(third.received.isEmpty)
+    }
+
+    @Test func aThreadMetWithNoMarkShowsItsHistoryAsSeen() {
+        // First start on this machine: the thread's past messages are history, not news.
+        var recovered = Self.thread
+        var driver = ChatDriver()
+        recovered.lastMessages = [driver.message("a1", at: 1), driver.message("a2", at: 2)]
+        driver.readySingleThread(thread: recovered)
+        #expect(driver.received.isEmpty)
+        #expect(driver.stored.shownThrough["thread-1"] == recovered.lastMessages[1].sentAt)
+    }
+
     @Test func agentMessagesRecoveredAfterAReconnectAreReportedOnce() {
         var driver = Self.ready()
         let seen = driver.message("a1", "first")

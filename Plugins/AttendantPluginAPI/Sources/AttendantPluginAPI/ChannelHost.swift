@@ -19,6 +19,9 @@ public protocol ChannelHost: Sendable {
     /// The channel's persistent key-value store and outbox, kept across restarts.
     var store: any ChannelStore { get }
 
+    /// The channel's secrets, kept across restarts apart from the state database (since API 1.2).
+    var secrets: any ChannelSecrets { get }
+
     /// The channel's current capability token, or `nil` when the channel has no token source.
     func currentToken() async -> ChannelToken?
 
@@ -31,4 +34,9 @@ public protocol ChannelHost: Sendable {
 
     /// Reports something that happened on the channel. Returns at once; events are delivered in order.
     func emit(_ event: ChannelEvent)
+}
+
+extension ChannelHost {
+    /// A host built against API 1.0 or 1.1 keeps no secrets.
+    public var secrets: any ChannelSecrets { NoChannelSecrets() }
 }

@@ -39,3 +39,24 @@ public struct OutboxItem: Sendable, Hashable {
         self.enqueuedAt = enqueuedAt
     }
 }
+
+// MARK: - Host API: secrets
+
+/// Secrets a channel must keep across restarts, such as a CXone customer access token: kept apart from
+/// the state database, in a file only the user can read (mode 0600). Each channel sees only its own.
+/// Since API 1.2; ``ChannelHost/secrets`` of an older host keeps nothing, so a channel must cope with a
+/// secret that is gone (for example by authorizing again).
+public protocol ChannelSecrets: Sendable {
+    /// The secret stored under `key`, or `nil`.
+    func secret(forKey key: String) async throws -> String?
+
+    /// Stores `value` under `key`; `nil` removes it. Committed when the call returns.
+    func setSecret(_ value: String?, forKey key: String) async throws
+}
+
+/// Secrets kept nowhere: what a host without a secrets file gives.
+public struct NoChannelSecrets: ChannelSecrets {
+    public init() {}
+    public func secret(forKey key: String) async throws -> String? { nil }
+    public func setSecret(_ value: String?, forKey key: String) async throws {}
+}

@@ -15,6 +15,8 @@ public final class InMemoryChannelHost: ChannelHost {
     public let logger: Logger
     public let manualClock: ManualClock
     public let inMemoryStore: InMemoryChannelStore
+    /// The channel's secrets, in memory.
+    public let inMemorySecrets = InMemoryChannelSecrets()
     /// Everything the channel logged.
     public let logRecords: LogRecords
 
@@ -45,6 +47,8 @@ public final class InMemoryChannelHost: ChannelHost {
     public var clock: any Clock<Duration> { self.manualClock }
 
     public var store: any ChannelStore { self.inMemoryStore }
+
+    public var secrets: any ChannelSecrets { self.inMemorySecrets }
 
     public func now() -> UnixTime { self.manualClock.unixTime() }
 
@@ -105,4 +109,18 @@ public final class InMemoryChannelHost: ChannelHost {
             if let event { continuation.resume(returning: event) }
         }
     }
+}
+
+/// ``ChannelSecrets`` in memory, for tests.
+public final class InMemoryChannelSecrets: ChannelSecrets {
+    private let values = Mutex<[String: String]>([:])
+
+    public init() {}
+
+    public func secret(forKey key: String) async throws -> String? { self.values.withLock { $0[key] } }
+
+    public func setSecret(_ value: String?, forKey key: String) async throws { self.values.withLock { $0[key] = value } }
+
+    /// Every secret stored, for assertions.
+    public var all: [String: String] { self.values.withLock { $0 } }
 }

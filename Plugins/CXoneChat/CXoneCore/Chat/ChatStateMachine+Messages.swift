@@ -81,7 +81,24 @@ extension ChatStateMachine {
         }
         if thread.state == .pending || thread.state == .received || thread.state == .loaded { thread.state = .ready }
         self.threads[index] = thread
-        return actions + [.report(.threadUpdated(thread)), .report(.messageReceived(message))]
+        return actions + [.report(.threadUpdated(thread)), .report(.messageReceived(message))] + self.markShown(through: message.sentAt, in: thread.id)
+    }
+
+    /// Whether a message met while loading a thread is one to show: an agent's, not met before, and either
+    /// met while recovering a lost connection or newer than what was shown before the daemon stopped.
+    mutating func isUnshown(_ message: ChatMessage, shownThrough mark: UnixTime?) -> Bool {
+        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted, message.direction == .fromAgent else { return false }
+        if self.recovering { return true }
+        guard let mark else { return false }
+        return message.sentAt > mark
+    }
+
+    /// Remembers (and stores) that a thread's messages up to `time` were shown.
+    mutating func markShown(through time: UnixTime, in threadID: String) -> [Action] {
+        let key = threadID.lowercased()
+        if let mark = self.stored.shownThrough[key], mark >= time { return [] }
+        self.stored.shownThrough[key] = time
+        return [.store(.shownThrough(threadID: key, time))]
     }
 
     mutating func proactiveAction(welcome: String) -> [Action] {

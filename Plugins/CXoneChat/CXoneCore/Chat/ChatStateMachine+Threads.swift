@@ -110,15 +110,14 @@ extension ChatStateMachine {
         thread.state = recovered.state == .closed ? .closed : .ready
         var actions: [Action] = []
         if let existing = self.thread(thread.id), thread.name.isEmpty { thread.name = existing.name }
-        var kept: [ChatMessage] = []
+        let key = thread.id.lowercased()
+        let mark = self.stored.shownThrough[key]
         for message in thread.lastMessages {
             actions += self.confirmOutbox(message.id)
-            let isNew = self.seenMessageIDs.insert(message.id.lowercased()).inserted
-            if isNew, self.recovering, message.direction == .fromAgent { actions.append(.report(.messageReceived(message))) }
-            kept.append(message)
+            if self.isUnshown(message, shownThrough: mark) { actions.append(.report(.messageReceived(message))) }
         }
-        thread.lastMessages = Array(kept.suffix(self.configuration.lastMessagesLimit))
-        let key = thread.id.lowercased()
+        if let newest = thread.lastMessages.map(\.sentAt).max() { actions += self.markShown(through: newest, in: key) }
+        thread.lastMessages = Array(thread.lastMessages.suffix(self.configuration.lastMessagesLimit))
         if let caseID { self.caseIDs[key] = caseID }
         if let agent { self.agents[key] = agent }
         if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
@@ -189,13 +188,17 @@ extension ChatStateMachine {
         guard self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
         var thread = self.threads[index]
         if let name, !name.isEmpty { thread.name = name }
+        var actions: [Action] = []
         if let lastMessage, !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
-            self.seenMessageIDs.insert(lastMessage.id.lowercased())
+            if self.isUnshown(lastMessage, shownThrough: self.stored.shownThrough[thread.id.lowercased()]) {
+                actions.append(.report(.messageReceived(lastMessage)))
+            }
+            actions += self.markShown(through: lastMessage.sentAt, in: thread.id)
             thread.lastMessages.append(lastMessage)
         }
         if thread.state == .received { thread.state = .loaded }
         self.threads[index] = thread
-        var actions: [Action] = [.report(.threadUpdated(thread))]
+        actions.insert(.report(.threadUpdated(thread)), at: 0)
         if case .metadata(var waiting) = self.step {
             waiting.remove(thread.id.lowercased())
             if waiting.isEmpty {

@@ -109,13 +109,24 @@ extension ChatStateMachine {
         public var threadIDs: [String]
         /// Messages written but not yet confirmed by the server, oldest first.
         public var outbox: [OutboxEntry]
+        /// Per thread (lower-cased id), the time of the newest message shown or sent: a recovered agent
+        /// message newer than this arrived while the daemon was not running and is shown once.
+        public var shownThrough: [String: UnixTime]
 
-        public init(visitorID: String? = nil, customerID: String? = nil, accessToken: ChannelToken? = nil, threadIDs: [String] = [], outbox: [OutboxEntry] = []) {
+        public init(
+            visitorID: String? = nil,
+            customerID: String? = nil,
+            accessToken: ChannelToken? = nil,
+            threadIDs: [String] = [],
+            outbox: [OutboxEntry] = [],
+            shownThrough: [String: UnixTime] = [:]
+        ) {
             self.visitorID = visitorID
             self.customerID = customerID
             self.accessToken = accessToken
             self.threadIDs = threadIDs
             self.outbox = outbox
+            self.shownThrough = shownThrough
         }
     }
 
@@ -125,6 +136,8 @@ extension ChatStateMachine {
         case customerID(String)
         case accessToken(ChannelToken?)
         case threadIDs([String])
+        /// The newest message shown or sent in a thread (see ``StoredValues/shownThrough``).
+        case shownThrough(threadID: String, UnixTime)
     }
 
     /// A message the user wrote that the server has not confirmed yet. The driver keeps these

@@ -1,0 +1,342 @@
+import AttendantPluginAPI
+import CXoneCore
+import Synchronization
+
+// The channel's life under the supervisor and the user's chat operations.
+extension CXoneChatChannel {
+    // MARK: Channel
+
+    /// Prepares and connects the chat (unless `auto-connect` is off) and returns once it is ready: the
+    /// customer is authorized, the threads are loaded and the outbox has gone out.
+    func listen() async throws {
+        try await self.loadIfNeeded()
+        self.state.withLock { $0.background = false }
+        guard self.configuration.autoConnect else {
+            self.state.withLock { $0.listening = true }
+            return
+        }
+        do {
+            let phase = self.state.withLock { $0.machine?.state ?? .initial }
+            if phase == .initial || phase == .offline {
+                _ = try await self.prepare()
+            }
+            if let title = self.configuration.pageTitle, let url = self.configuration.pageURL {
+                let now = self.host.now()
+                try? self.step { machine, _ throws(ChatError) in try machine.viewPage(title: title, url: url, at: now) }
+            }
+            _ = try await self.connect()
+        } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
+            // The server's refusals and a chat in the wrong state are worth another try later.
+            throw ChannelError(.transient, error.message)
+        }
+        self.state.withLock { state in
+            state.listening = true
+            state.lastError = nil
+        }
+    }
+
+    func stopListening() async {
+        self.feed { machine, state in
+            state.listening = false
+            return machine.disconnect()
+        }
+        let waiters = self.state.withLock { state -> [Waiter] in
+            defer { state.waiters = [:] }
+            for timer in state.timers.values { timer.cancel() }
+            state.timers = [:]
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters {
+            waiter.deadline?.cancel()
+            waiter.continuation.resume(throwing: ChannelError(.transient, "\(self.prefix): the channel is stopping"))
+        }
+        await self.drain()
+    }
+
+    /// The machine's heartbeat checks the connection every 10 s; the keep-alive reports whether the chat
+    /// is still ready.
+    func keepAlive() async throws {
+        let (phase, background) = self.state.withLock { ($0.machine?.state ?? .initial, $0.background) }
+        guard !background, self.configuration.autoConnect else { return }
+        guard phase == .ready || phase == .closed else {
+            throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
+        }
+    }
+
+    /// Background: the page view ends and the connection closes; foreground: it connects again at once.
+    func applicationStateDidChange(_ applicationState: ApplicationState) async {
+        let now = self.host.now()
+        self.feed { machine, state in
+            if applicationState == .background {
+                state.background = true
+                return machine.background(at: now)
+            }
+            state.background = false
+            return machine.foreground()
+        }
+    }
+
+    // MARK: Requests
+
+    func perform(_ request: ChannelRequest) async throws -> ChannelReply {
+        try await self.loadIfNeeded()
+        switch request {
+        case .prepare:
+            return try await self.prepare()
+        case .connect:
+            return try await self.connect()
+        case .viewPage(let title, let url):
+            let now = self.host.now()
+            try self.operation { machine, _ throws(ChatError) in try machine.viewPage(title: title, url: url, at: now) }
+            return .done
+        case .listThreads:
+            return .threads(self.state.withLock { $0.machine?.threads ?? [] })
+        case .createThread(let fields):
+            return .thread(try self.createThread(fields))
+        case .openThread(let threadID):
+            return try await self.openThread(threadID)
+        case .sendMessage(let threadID, let text):
+            try self.sendMessage(text, to: threadID)
+            return .done
+        case .endConversation(let threadID):
+            return try await self.endConversation(threadID)
+        case .custom("chat-status", _):
+            return .fields(self.statusFields())
+        case .custom("pre-chat-form", _):
+            return .fields(self.preChatFormFields())
+        default:
+            throw ChannelError(
+                .unsupported,
+                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, chat-status and pre-chat-form"
+            )
+        }
+    }
+
+    func prepare() async throws -> ChannelReply {
+        let (brandID, channelID) = (self.configuration.brandID, self.configuration.channelID)
+        return try await self.wait(timeout: self.configuration.requestTimeout * 3) { machine throws(ChatError) in
+            try machine.prepare(brandID: brandID, channelID: channelID)
+        } until: { machine, reports in
+            switch machine.state {
+            case .prepared: .success(.done)
+            case .initial: .failure(Self.failure(reports, otherwise: "preparing the chat failed"))
+            default: nil
+            }
+        }
+    }
+
+    func connect() async throws -> ChannelReply {
+        let description = self.configuration.channelDescription
+        let timeout = self.configuration.machine.responseTimeout * 4 + self.configuration.requestTimeout
+        return try await self.wait(timeout: timeout) { machine throws(ChatError) in
+            try machine.connect()
+        } until: { machine, reports in
+            switch machine.state {
+            case .ready, .closed:
+                return .success(.done)
+            case .offline:
+                return .failure(ChannelError(.transient, "cxone-chat: the live chat of \(description) is offline: no agent is available; it is tried again later"))
+            case .prepared, .initial:
+                guard reports.contains(where: { if case .error = $0 { true } else { false } }) else { return nil }
+                return .failure(Self.failure(reports, otherwise: "connecting failed"))
+            default:
+                return nil
+            }
+        }
+    }
+
+    func createThread(_ fields: [String: String]) throws -> ChatThread {
+        var created: ChatThread?
+        try self.operation { machine, state throws(ChatError) in
+            let actions = try machine.createThread(customFields: fields)
+            created = machine.threads.last
+            state.currentThread = created?.id
+            return actions
+        }
+        guard let created else { throw ChannelError(.illegalState, "\(self.prefix): the chat is not ready") }
+        return created
+    }
+
+    func openThread(_ threadID: String) async throws -> ChannelReply {
+        let key = threadID.lowercased()
+        return try await self.wait(timeout: self.configuration.machine.responseTimeout) { machine throws(ChatError) in
+            try machine.openThread(threadID: threadID)
+        } until: { machine, reports in
+            for report in reports {
+                if case .threadUpdated(let thread) = report, thread.id.lowercased() == key { return .success(.thread(thread)) }
+            }
+            if let error = Self.error(in: reports) { return .failure(Self.channelError(error)) }
+            return nil
+        }
+        .also { _ in self.state.withLock { $0.currentThread = key } }
+    }
+
+    /// Sends to `threadID`, or to the current thread; with no thread at all, one is created first.
+    func sendMessage(_ text: String, to threadID: String?) throws {
+        guard !text.isEmpty else { throw ChannelError(.illegalState, "\(self.prefix): the message is empty") }
+        let now = self.host.now()
+        try self.operation { machine, state throws(ChatError) in
+            var actions: [Action] = []
+            var target = threadID
+            if target == nil {
+                let open = machine.threads.filter { $0.state != .closed }
+                if let current = state.currentThread, open.contains(where: { $0.id.lowercased() == current.lowercased() }) {
+                    target = current
+                } else if let last = open.last {
+                    target = last.id
+                } else if machine.state == .ready || machine.state == .closed {
+                    actions += try machine.createThread()
+                    target = machine.threads.last?.id
+                    state.currentThread = target
+                } else {
+                    throw ChatError(.illegalChatState, "cannot send a message while the chat is \(machine.state): connect first")
+                }
+            }
+            guard let target else { throw ChatError(.invalidThread, "there is no chat thread to send to; create a thread first") }
+            return actions + (try machine.sendMessage(threadID: target, text: text, at: now))
+        }
+    }
+
+    func endConversation(_ threadID: String?) async throws -> ChannelReply {
+        let key = threadID?.lowercased() ?? self.state.withLock { $0.machine?.threads.first { $0.state != .closed }?.id.lowercased() }
+        return try await self.wait(timeout: self.configuration.machine.responseTimeout) { machine throws(ChatError) in
+            try machine.endConversation(threadID: threadID)
+        } until: { machine, reports in
+            if let key, machine.thread(key)?.state == .closed { return .success(.done) }
+            if let error = Self.error(in: reports) { return .failure(Self.channelError(error)) }
+            return nil
+        }
+    }
+
+    func statusFields() -> [String: String] {
+        self.state.withLock { state in
+            guard let machine = state.machine else { return ["state": ChatState.initial.rawValue] }
+            var fields: [String: String] = [
+                "state": machine.state.rawValue,
+                "gateway": self.configuration.gatewayDescription,
+                "brand-id": String(self.configuration.brandID),
+                "channel-id": self.configuration.channelID,
+                "threads": String(machine.threads.count),
+                "outbox": String(machine.outbox.count),
+                "connected": state.socket == nil ? "no" : "yes",
+                "frames-received": String(state.framesReceived),
+                "frames-rejected": String(state.framesRejected),
+            ]
+            if let mode = machine.mode { fields["mode"] = mode.rawValue }
+            if machine.reconnectAttempt > 0 { fields["reconnect-attempt"] = String(machine.reconnectAttempt) }
+            if let error = state.lastError { fields["last-error"] = error.message }
+            return fields
+        }
+    }
+
+    func preChatFormFields() -> [String: String] {
+        self.state.withLock { state in
+            guard let form = state.machine?.preChatForm else { return [:] }
+            var fields = ["form": form.name]
+            for field in form.fields {
+                var text = field.label + (field.isRequired ? " (required)" : "")
+                if !field.options.isEmpty { text += ": " + field.options.joined(separator: " | ") }
+                fields["field." + field.ident] = text
+            }
+            return fields
+        }
+    }
+
+    // MARK: Waiting
+
+    /// A machine operation whose reply comes at once; its error becomes a ``ChannelError``.
+    func operation(_ body: (inout ChatStateMachine, inout State) throws(ChatError) -> [Action]) throws {
+        do {
+            try self.step(body)
+        } catch {
+            throw Self.channelError(error)
+        }
+    }
+
+    /// Starts an operation and waits until `settle` gives its outcome, or `timeout` passes.
+    func wait(
+        timeout: Duration,
+        _ start: @escaping (inout ChatStateMachine) throws(ChatError) -> [Action],
+        until settle: @escaping @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
+    ) async throws -> ChannelReply {
+        let prefix = self.prefix
+        let clock = self.host.clock
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChannelReply, any Error>) in
+            let outcome = self.state.withLock { state -> Result<[Resumption], ChannelError> in
+                guard var machine = state.machine else { return .failure(ChannelError(.transient, "\(prefix): the chat is not loaded")) }
+                let actions: [Action]
+                do throws(ChatError) {
+                    actions = try start(&machine)
+                } catch {
+                    return .failure(Self.channelError(error))
+                }
+                state.machine = machine
+                state.nextWaiter += 1
+                let id = state.nextWaiter
+                let deadline = Task { [weak self] in
+                    do {
+                        try await clock.sleep(for: timeout)
+                    } catch {
+                        return
+                    }
+                    self?.expire(id, after: timeout)
+                }
+                state.waiters[id] = Waiter(settle: settle, continuation: continuation, deadline: deadline)
+                var resumptions = self.handle(actions, &state)
+                // Already there (connect while ready): settle with no reports.
+                if let waiter = state.waiters[id], let result = waiter.settle(machine, []) {
+                    state.waiters.removeValue(forKey: id)
+                    deadline.cancel()
+                    resumptions.append((continuation, result))
+                }
+                return .success(resumptions)
+            }
+            switch outcome {
+            case .success(let resumptions): Self.resume(resumptions)
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    func expire(_ id: UInt64, after timeout: Duration) {
+        guard let (waiter, phase) = self.state.withLock({ state -> (Waiter, ChatState)? in
+            guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
+            return (waiter, state.machine?.state ?? .initial)
+        }) else { return }
+        let seconds = timeout.components.seconds
+        waiter.continuation.resume(throwing: ChannelError(.transient, "\(self.prefix): no answer from \(self.configuration.gatewayDescription) within \(seconds) s (the chat is \(phase))"))
+    }
+
+    // MARK: Errors
+
+    static func error(in reports: [Report]) -> ChatError? {
+        for report in reports {
+            if case .error(let error) = report { return error }
+        }
+        return nil
+    }
+
+    static func failure(_ reports: [Report], otherwise: String) -> ChannelError {
+        self.error(in: reports).map(self.channelError) ?? ChannelError(.transient, "cxone-chat: \(otherwise)")
+    }
+
+    /// A chat error as the host sees it: the machine's class decides what the host does.
+    static func channelError(_ error: ChatError) -> ChannelError {
+        let code: ChannelError.Code =
+            switch error.code {
+            case .illegalChatState, .invalidThread: .illegalState
+            case .unsupportedChannelConfig: .unsupported
+            case .server, .operation: .server
+            default: .transient
+            }
+        return ChannelError(code, "cxone-chat: \(error.message)")
+    }
+}
+
+extension ChannelReply {
+    /// Runs `body` on the reply and returns it.
+    fileprivate func also(_ body: (ChannelReply) -> Void) -> ChannelReply {
+        body(self)
+        return self
+    }
+}

@@ -1,0 +1,160 @@
+import AttendantPluginAPI
+import CXoneCore
+import FoundationEssentials
+import Synchronization
+
+// What the chat keeps across restarts: ids and thread marks in the channel's store, unconfirmed messages in
+// its outbox, the customer's access token in its secrets (never in the state database).
+extension CXoneChatChannel {
+    enum Key {
+        static let visitorID = "visitor-id"
+        static let customerID = "customer-id"
+        static let threadIDs = "thread-ids"
+        /// `shown-through.THREAD`: seconds since 1970 of the newest message shown or sent.
+        static let shownThroughPrefix = "shown-through."
+        static let accessToken = "access-token"
+    }
+
+    /// An outbox entry as stored (JSON).
+    struct StoredOutboxEntry: Codable {
+        var messageID: String
+        var threadID: String
+        var text: String
+        var isWelcome: Bool
+        var customFields: [String: String]
+        var writtenAt: Double
+
+        init(_ entry: ChatStateMachine.OutboxEntry) {
+            self.messageID = entry.messageID
+            self.threadID = entry.threadID
+            self.text = entry.text
+            self.isWelcome = entry.isWelcome
+            self.customFields = entry.customFields
+            self.writtenAt = entry.writtenAt.secondsSince1970
+        }
+
+        var entry: ChatStateMachine.OutboxEntry {
+            ChatStateMachine.OutboxEntry(
+                messageID: self.messageID, threadID: self.threadID, text: self.text, isWelcome: self.isWelcome,
+                customFields: self.customFields, writtenAt: UnixTime(secondsSince1970: self.writtenAt)
+            )
+        }
+    }
+
+    /// The access token as kept in the secrets file.
+    struct StoredToken: Codable {
+        var value: String
+        var expiresAt: Double?
+    }
+
+    /// Makes the machine from what is stored, once.
+    func loadIfNeeded() async throws {
+        guard self.state.withLock({ $0.machine == nil }) else { return }
+        var stored = ChatStateMachine.StoredValues()
+        var outboxIDs: [String: Int64] = [:]
+        let decoder = JSONDecoder()
+        do {
+            let values = try await self.host.store.allValues()
+            stored.visitorID = values[Key.visitorID]
+            stored.customerID = values[Key.customerID]
+            if let ids = values[Key.threadIDs] {
+                stored.threadIDs = (try? decoder.decode([String].self, from: Data(ids.utf8))) ?? []
+            }
+            for (key, value) in values where key.hasPrefix(Key.shownThroughPrefix) {
+                if let seconds = Double(value) {
+                    stored.shownThrough[String(key.dropFirst(Key.shownThroughPrefix.count))] = UnixTime(secondsSince1970: seconds)
+                }
+            }
+            for item in try await self.host.store.pendingOutbox() {
+                guard let record = try? decoder.decode(StoredOutboxEntry.self, from: Data(item.payload.utf8)) else {
+                    self.host.logger.warning("\(self.prefix): dropped an outbox entry that cannot be read (id \(item.id))")
+                    try await self.host.store.markDelivered(item.id)
+                    continue
+                }
+                stored.outbox.append(record.entry)
+                outboxIDs[record.messageID.lowercased()] = item.id
+            }
+        } catch {
+            throw ChannelError(.transient, "\(self.prefix): cannot read the channel's state: \(error)")
+        }
+        do {
+            if let text = try await self.host.secrets.secret(forKey: Key.accessToken),
+               let token = try? decoder.decode(StoredToken.self, from: Data(text.utf8))
+            {
+                stored.accessToken = ChannelToken(value: token.value, expiresAt: token.expiresAt.map { UnixTime(secondsSince1970: $0) })
+            }
+        } catch {
+            self.host.logger.warning("\(self.prefix): cannot read the stored access token (\(error)); the customer is authorized afresh")
+        }
+        var machineConfiguration = self.configuration.machine
+        if machineConfiguration.authorizationCode == nil, let token = await self.host.currentToken() {
+            // With OAuth the channel's token is the authorization code for AuthorizeCustomer.
+            machineConfiguration.authorizationCode = token.value
+        }
+        let machine = ChatStateMachine(stored: stored, configuration: machineConfiguration)
+        if !stored.outbox.isEmpty {
+            self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
+        }
+        self.state.withLock { state in
+            guard state.machine == nil else { return }
+            state.machine = machine
+            state.outboxIDs = outboxIDs
+        }
+    }
+
+    func persist(_ value: ChatStateMachine.StoredValue) async {
+        do {
+            switch value {
+            case .visitorID(let id):
+                try await self.host.store.setValue(id, forKey: Key.visitorID)
+            case .customerID(let id):
+                try await self.host.store.setValue(id, forKey: Key.customerID)
+            case .threadIDs(let ids):
+                let text = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
+                try await self.host.store.setValue(text, forKey: Key.threadIDs)
+            case .shownThrough(let threadID, let time):
+                try await self.host.store.setValue(String(time.secondsSince1970), forKey: Key.shownThroughPrefix + threadID.lowercased())
+            case .accessToken(let token):
+                let text = try token.map { String(decoding: try JSONEncoder().encode(StoredToken(value: $0.value, expiresAt: $0.expiresAt?.secondsSince1970)), as: UTF8.self) }
+                try await self.host.secrets.setSecret(text, forKey: Key.accessToken)
+            }
+        } catch {
+            self.host.logger.error("\(self.prefix): could not store the chat's \(Self.name(of: value)): \(error)")
+        }
+    }
+
+    func persist(_ entry: ChatStateMachine.OutboxEntry) async {
+        do {
+            let payload = String(decoding: try JSONEncoder().encode(StoredOutboxEntry(entry)), as: UTF8.self)
+            let item = try await self.host.store.enqueue(payload)
+            let confirmed = self.state.withLock { state -> Bool in
+                // Confirmed while being written: it leaves the outbox at once.
+                guard state.machine?.outbox.contains(where: { $0.messageID == entry.messageID }) == true else { return true }
+                state.outboxIDs[entry.messageID.lowercased()] = item.id
+                return false
+            }
+            if confirmed { try await self.host.store.markDelivered(item.id) }
+        } catch {
+            self.host.logger.error("\(self.prefix): could not keep message \(entry.messageID) in the outbox: \(error); it is sent but would be lost if the daemon stopped now")
+        }
+    }
+
+    func removeFromOutbox(_ messageID: String) async {
+        guard let id = self.state.withLock({ $0.outboxIDs.removeValue(forKey: messageID.lowercased()) }) else { return }
+        do {
+            try await self.host.store.markDelivered(id)
+        } catch {
+            self.host.logger.error("\(self.prefix): could not remove message \(messageID) from the outbox: \(error)")
+        }
+    }
+
+    static func name(of value: ChatStateMachine.StoredValue) -> String {
+        switch value {
+        case .visitorID: "visitor id"
+        case .customerID: "customer id"
+        case .threadIDs: "thread ids"
+        case .shownThrough: "last shown message time"
+        case .accessToken: "access token"
+        }
+    }
+}

@@ -1,0 +1,442 @@
+import AttendantPluginAPI
+import CXoneCore
+import FoundationEssentials
+import Synchronization
+
+/// A CXone customer chat: the mobile SDK's chat session, on the gateway's WebSocket and REST endpoints.
+///
+/// Everything protocol-shaped is decided by CXoneCore's pure ``ChatStateMachine``; this class is its
+/// driver. A machine step (a user operation, a frame from the socket, a REST answer, a timer) runs under
+/// one lock and its actions are handled in two ways:
+/// - at once, under the lock: timers (on the host's clock, so tests compress time), the socket's
+///   generation (frames from a socket the machine closed are dropped), frames to send (encoded with the
+///   current customer and visitor), and the waiters of user operations;
+/// - in order, by one worker task: REST calls (started as tasks of their own, their answers fed back as
+///   inputs), writes to the socket, the state store and secrets, and events for the host.
+/// Keeping the second kind in one ordered queue means a message is in the outbox (committed to the state
+/// database) before its frame is written, and events reach the host in the machine's order.
+final class CXoneChatChannel: Channel {
+    typealias Action = ChatStateMachine.Action
+    typealias Report = ChatStateMachine.Report
+
+    let configuration: CXoneChatConfiguration
+    let host: any ChannelHost
+    let rest: CXoneREST
+    let state = Mutex(State())
+    private let work: AsyncStream<Work>.Continuation
+
+    init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
+        self.configuration = configuration
+        self.host = host
+        self.rest = CXoneREST(endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits)
+        let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
+        self.work = continuation
+        Task { [weak self] in
+            for await item in stream {
+                guard let self else { return }
+                await self.carryOut(item)
+            }
+        }
+    }
+
+    deinit {
+        self.work.finish()
+    }
+
+    // MARK: State
+
+    struct State: Sendable {
+        /// Made by the first `listen()` or request, from what the store holds.
+        var machine: ChatStateMachine?
+        var socket: CXoneSocket?
+        /// Which socket is current; events from an older one are dropped.
+        var socketGeneration: UInt64 = 0
+        var timers: [ChatTimerID: Task<Void, Never>] = [:]
+        /// Requests whose answers name no thread (LoadThreadMetadata, RecoverThread), by `eventId`.
+        var requests: [CXoneID: ChatWireInput.Request] = [:]
+        /// EventInS3 notices by URL, until their body is downloaded.
+        var largeEvents: [String: CXoneWire.EventInS3] = [:]
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 0
+        /// The outbox's store ids by message id (lower case).
+        var outboxIDs: [String: Int64] = [:]
+        /// `listen()` succeeded and no loss has been reported since.
+        var listening = false
+        /// The desktop is in the background: the disconnect that brings is not a loss.
+        var background = false
+        /// The thread a send without a thread id goes to (multi-thread: the one created or opened last).
+        var currentThread: String?
+        /// The last error the machine reported, for the loss report.
+        var lastError: ChatError?
+        var framesReceived = 0
+        var framesRejected = 0
+    }
+
+    /// A user operation waiting for the machine to get somewhere.
+    struct Waiter: Sendable {
+        /// The reply or error once the machine is there; nil to keep waiting.
+        var settle: @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
+        var continuation: CheckedContinuation<ChannelReply, any Error>
+        var deadline: Task<Void, Never>?
+    }
+
+    /// Work done in order by the worker task.
+    enum Work: Sendable {
+        case action(Action)
+        case openSocket(url: String, generation: UInt64)
+        case closeSocket(CXoneSocket)
+        case write(generation: UInt64, [UInt8])
+        case emit(ChannelEvent)
+        case log(Logger.Level, String)
+        case barrier(CheckedContinuation<Void, Never>)
+    }
+
+    var prefix: String { "cxone-chat" }
+
+    typealias Resumption = (CheckedContinuation<ChannelReply, any Error>, Result<ChannelReply, ChannelError>)
+
+    // MARK: Driving the machine
+
+    /// Runs one machine step under the lock and handles its actions. Does nothing before the machine exists.
+    func step(_ body: (inout ChatStateMachine, inout State) throws(ChatError) -> [Action]) throws(ChatError) {
+        let resumptions = try self.state.withLock { state throws(ChatError) -> [Resumption] in
+            guard var machine = state.machine else { return [] }
+            let actions = try body(&machine, &state)
+            state.machine = machine
+            return self.handle(actions, &state)
+        }
+        Self.resume(resumptions)
+    }
+
+    /// A step whose body cannot throw.
+    func feed(_ body: (inout ChatStateMachine, inout State) -> [Action]) {
+        let resumptions = self.state.withLock { state -> [Resumption] in
+            guard var machine = state.machine else { return [] }
+            let actions = body(&machine, &state)
+            state.machine = machine
+            return self.handle(actions, &state)
+        }
+        Self.resume(resumptions)
+    }
+
+    static func resume(_ resumptions: [Resumption]) {
+        for (continuation, result) in resumptions {
+            switch result {
+            case .success(let reply): continuation.resume(returning: reply)
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Handles a step's actions under the lock; returns the waiters that are settled.
+    func handle(_ actions: [Action], _ state: inout State) -> [Resumption] {
+        var reports: [Report] = []
+        for action in actions {
+            switch action {
+            case .setTimer(let id, let delay):
+                self.arm(id, after: delay, &state)
+            case .cancelTimer(let id):
+                state.timers.removeValue(forKey: id)?.cancel()
+            case .openSocket(let brandID, let channelID, let visitorID):
+                self.dropSocket(&state)
+                let url = self.configuration.endpoints.webSocket(
+                    brandId: brandID, channelId: channelID, visitorId: CXoneID(visitorID), sdkVersion: CXoneChatConfiguration.sdkVersion
+                )
+                self.work.yield(.openSocket(url: url, generation: state.socketGeneration))
+            case .closeSocket:
+                self.dropSocket(&state)
+            case .send(let command):
+                self.send(command, &state)
+            case .report(let report):
+                reports.append(report)
+                if case .error(let error) = report { state.lastError = error }
+                self.work.yield(.action(action))
+            default:
+                self.work.yield(.action(action))
+            }
+        }
+        self.noticeLoss(&state)
+        return self.settleWaiters(&state, reports)
+    }
+
+    /// A listening channel whose chat fell back to prepared (the machine gave up reconnecting) reports
+    /// the loss; the host calls `listen()` again.
+    func noticeLoss(_ state: inout State) {
+        guard state.listening, !state.background, let machine = state.machine else { return }
+        guard ![.connecting, .connected, .ready, .closed].contains(machine.state) else { return }
+        state.listening = false
+        let reason = state.lastError.map(\.message) ?? "the chat is \(machine.state)"
+        self.work.yield(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
+    }
+
+    func settleWaiters(_ state: inout State, _ reports: [Report]) -> [Resumption] {
+        guard !state.waiters.isEmpty, let machine = state.machine else { return [] }
+        var resumptions: [Resumption] = []
+        for (id, waiter) in state.waiters {
+            guard let result = waiter.settle(machine, reports) else { continue }
+            state.waiters.removeValue(forKey: id)
+            waiter.deadline?.cancel()
+            resumptions.append((waiter.continuation, result))
+        }
+        return resumptions
+    }
+
+    /// Forgets the current socket (closing it) and starts a new generation.
+    func dropSocket(_ state: inout State) {
+        state.socketGeneration += 1
+        state.requests = [:]
+        state.largeEvents = [:]
+        if let socket = state.socket {
+            state.socket = nil
+            self.work.yield(.closeSocket(socket))
+        }
+    }
+
+    /// Encodes a command with the current identities and queues its frame.
+    func send(_ command: ChatStateMachine.Command, _ state: inout State) {
+        guard let machine = state.machine, let brandID = machine.brandID, let channelID = machine.channelID else { return }
+        let context = ChatWireOutput.Context(
+            brandID: brandID,
+            channelID: channelID,
+            customer: ChatStateMachine.CustomerIdentity(
+                id: machine.stored.customerID ?? "",
+                firstName: self.configuration.firstName,
+                lastName: self.configuration.lastName
+            ),
+            visitorID: machine.stored.visitorID,
+            accessToken: machine.stored.accessToken?.value,
+            sdkVersion: CXoneChatConfiguration.sdkVersion
+        )
+        let eventID = CXoneID.random()
+        switch command {
+        case .loadThreadMetadata, .recoverThread, .recoverLivechat:
+            state.requests[eventID] = ChatWireOutput.request(for: command)
+        default:
+            break
+        }
+        do {
+            let bytes = try ChatWireOutput.frame(for: command, context: context, eventID: eventID).encoded()
+            self.work.yield(.write(generation: state.socketGeneration, bytes))
+        } catch {
+            self.work.yield(.log(.error, "\(self.prefix): could not encode a frame: \(error)"))
+        }
+    }
+
+    // MARK: Timers
+
+    func arm(_ id: ChatTimerID, after delay: Duration, _ state: inout State) {
+        state.timers[id]?.cancel()
+        let clock = self.host.clock
+        state.timers[id] = Task { [weak self] in
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            self?.timerFired(id)
+        }
+    }
+
+    func timerFired(_ id: ChatTimerID) {
+        self.feed { machine, state in
+            guard state.timers.removeValue(forKey: id) != nil else { return [] }
+            return machine.timerFired(id)
+        }
+    }
+
+    // MARK: The socket
+
+    func socketEvent(_ event: CXoneSocket.Event, generation: UInt64) {
+        switch event {
+        case .opened:
+            self.feed { machine, state in
+                guard state.socketGeneration == generation else { return [] }
+                return machine.handle(.socketOpened)
+            }
+        case .closed(let reason):
+            self.feed { machine, state in
+                guard state.socketGeneration == generation else { return [] }
+                state.socket = nil
+                self.work.yield(.log(.info, "\(self.prefix): the connection to \(self.configuration.gatewayDescription) ended: \(reason)"))
+                return machine.handle(.socketClosed(reason: reason))
+            }
+        case .text(let bytes):
+            self.received(bytes, generation: generation)
+        }
+    }
+
+    /// One frame from the gateway: decoded (outside the lock), matched to its request, handed to the machine.
+    func received(_ bytes: [UInt8], generation: UInt64) {
+        let inbound: CXoneInbound
+        do {
+            inbound = try CXoneInbound.decode(bytes, limits: self.configuration.limits)
+        } catch {
+            self.state.withLock { $0.framesRejected += 1 }
+            self.host.logger.warning("\(self.prefix): ignored a frame from \(self.configuration.gatewayDescription) (\(bytes.count) bytes): \(error)")
+            return
+        }
+        let now = self.host.now()
+        self.feed { machine, state in
+            guard state.socketGeneration == generation else { return [] }
+            state.framesReceived += 1
+            let request = inbound.answeredRequestId.flatMap { state.requests.removeValue(forKey: $0) }
+            if case .eventInS3(let large)? = inbound.receivedEvent { state.largeEvents[large.url] = large }
+            let (input, ignored) = ChatWireInput.input(for: inbound, request: request, now: now)
+            if let ignored { self.work.yield(.log(.debug, "\(self.prefix): ignored \(ignored)")) }
+            guard let input else { return [] }
+            return machine.handle(input)
+        }
+    }
+
+    // MARK: The worker
+
+    func carryOut(_ item: Work) async {
+        switch item {
+        case .action(let action):
+            await self.carryOut(action)
+        case .openSocket(let url, let generation):
+            guard self.state.withLock({ $0.socketGeneration == generation }) else { return }
+            let socket = CXoneSocket.open(url: url, maximumSize: self.configuration.limits.maxFrameSize * 4, logger: self.host.logger) { [weak self] event in
+                self?.socketEvent(event, generation: generation)
+            }
+            let current = self.state.withLock { state -> Bool in
+                guard state.socketGeneration == generation else { return false }
+                state.socket = socket
+                return true
+            }
+            if !current { socket.close() }
+        case .closeSocket(let socket):
+            socket.close()
+        case .write(let generation, let bytes):
+            guard let socket = self.state.withLock({ $0.socketGeneration == generation ? $0.socket : nil }) else { return }
+            do {
+                try await socket.send(bytes)
+            } catch {
+                // The socket's end is reported by the socket itself.
+                self.host.logger.debug("\(self.prefix): a frame was not sent: \(error)")
+            }
+        case .emit(let event):
+            self.host.emit(event)
+        case .log(let level, let message):
+            self.host.logger.log(level: level, "\(message)")
+        case .barrier(let continuation):
+            continuation.resume()
+        }
+    }
+
+    func carryOut(_ action: Action) async {
+        switch action {
+        case .fetchChannelConfiguration(let brandID, let channelID):
+            Task {
+                do throws(ChatError) {
+                    let configuration = try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID)
+                    self.feed { machine, _ in machine.handle(.channelConfigurationFetched(configuration)) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.channelConfigurationFailed(error)) }
+                }
+            }
+        case .fetchAvailability(let brandID, let channelID):
+            Task {
+                do throws(ChatError) {
+                    let online = try await self.rest.availability(brandID: brandID, channelID: channelID)
+                    self.feed { machine, _ in machine.handle(.availabilityFetched(online: online)) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.availabilityFailed(error)) }
+                }
+            }
+        case .createOrUpdateVisitor(let visitorID, let customerID):
+            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            let customer = CXoneWire.CustomerIdentity(
+                idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
+            )
+            Task {
+                do throws(ChatError) {
+                    try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer)
+                    self.feed { machine, _ in machine.handle(.visitorStored) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.visitorFailed(error)) }
+                }
+            }
+        case .sendAnalytics(let visitorID, let event):
+            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            let wire = Self.analytics(event, visitorID: visitorID)
+            Task {
+                do throws(ChatError) {
+                    try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
+                } catch {
+                    self.host.logger.warning("\(self.prefix): \(error.message)")
+                }
+            }
+        case .download(let url):
+            let large = self.state.withLock { $0.largeEvents[url] }
+            Task {
+                let input = await self.downloadedInput(url: url, large: large)
+                self.feed { machine, state in
+                    state.largeEvents.removeValue(forKey: url)
+                    return machine.handle(input)
+                }
+            }
+        case .store(let value):
+            await self.persist(value)
+        case .persistOutbox(let entry):
+            await self.persist(entry)
+        case .removeFromOutbox(let messageID):
+            await self.removeFromOutbox(messageID)
+        case .report(let report):
+            self.report(report)
+        case .openSocket, .closeSocket, .send, .setTimer, .cancelTimer:
+            // Handled under the lock (see handle(_:_:)).
+            break
+        }
+    }
+
+    /// The input a large event's body makes: its origin event, or why it could not be had.
+    func downloadedInput(url: String, large: CXoneWire.EventInS3?) async -> ChatStateMachine.Input {
+        guard let large else { return .downloadFailed(url: url, reason: "the notice of the event is gone") }
+        do {
+            let body = try await self.rest.download(url)
+            let origin = try large.decodeOrigin(body, limits: self.configuration.limits)
+            let (input, ignored) = ChatWireInput.input(for: origin, now: self.host.now())
+            guard let input else { return .downloadFailed(url: url, reason: "its \(large.originEventType) event is not used (\(ignored ?? "ignored"))") }
+            return .downloaded(url: url, input)
+        } catch let error as ChatError {
+            return .downloadFailed(url: url, reason: error.message)
+        } catch {
+            return .downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)")
+        }
+    }
+
+    func report(_ report: Report) {
+        switch report {
+        case .stateChanged(let state):
+            self.host.logger.debug("\(self.prefix): the chat is \(state)")
+            self.host.emit(.chatStateChanged(state))
+        case .threadUpdated(let thread):
+            self.host.emit(.threadUpdated(thread))
+        case .messageReceived(let message):
+            self.host.emit(.messageReceived(message))
+        case .error(let error):
+            self.host.logger.warning("\(self.prefix): \(error.message)")
+        }
+    }
+
+    static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
+        let destination = CXoneID(visitorID)
+        func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
+        switch event {
+        case .visitorVisit(let visitID, let at):
+            return .visitorVisit(visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageView(let visitID, let title, let url, let at):
+            return .pageView(title: title, url: url, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageViewEnded(let visitID, let title, let url, let seconds, let at):
+            return .timeSpentOnPage(title: title, url: url, seconds: seconds, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        }
+    }
+
+    /// Waits until the worker has done everything queued so far.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            self.work.yield(.barrier(continuation))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import AttendantPluginAPI
+import CXoneCore
+import NIOCore
+import NIOHTTP1
+
+/// The CXone chat REST calls (async-http-client): channel configuration, availability, the visitor and
+/// its analytics events, and large events' bodies. Every failure is a ``ChatError`` that names the call,
+/// the URL and what came back.
+struct CXoneREST: Sendable {
+    var endpoints: CXoneEndpoints
+    var timeout: Duration
+    var limits: CXoneWireLimits
+
+    /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}`.
+    func channelConfiguration(brandID: Int, channelID: String) async throws(ChatError) -> ChatStateMachine.ChannelConfiguration {
+        let url = self.endpoints.channelConfiguration(brandId: brandID, channelId: channelID)
+        let body = try await self.call(.GET, url, what: "the channel configuration")
+        let configuration: CXoneChannelConfiguration
+        do {
+            configuration = try CXoneChannelConfiguration.decode(body, limits: self.limits)
+        } catch {
+            throw ChatError(.server, "the channel configuration from \(url) is not valid: \(error)")
+        }
+        return ChatStateMachine.ChannelConfiguration(
+            isLiveChat: configuration.isLiveChat,
+            isAuthorizationEnabled: configuration.isAuthorizationEnabled,
+            multiThread: configuration.settings.hasMultipleThreadsPerEndUser,
+            preContactForm: configuration.preContactForm.map(Self.form)
+        )
+    }
+
+    /// `GET .../availability`: whether live-chat agents are online.
+    func availability(brandID: Int, channelID: String) async throws(ChatError) -> Bool {
+        let url = self.endpoints.availability(brandId: brandID, channelId: channelID)
+        let body = try await self.call(.GET, url, what: "the live chat's availability")
+        do {
+            return try CXoneAvailability.decode(body, limits: self.limits).isOnline
+        } catch {
+            throw ChatError(.server, "the availability from \(url) is not valid: \(error)")
+        }
+    }
+
+    /// `PUT .../visitors/{visitorId}`.
+    func storeVisitor(brandID: Int, visitorID: String, customer: CXoneWire.CustomerIdentity) async throws(ChatError) {
+        let url = self.endpoints.visitor(brandId: brandID, visitorId: CXoneID(visitorID))
+        let visitor = CXoneVisitor(customerIdentity: customer)
+        _ = try await self.call(.PUT, url, body: try Self.encoded(visitor), what: "the visitor")
+    }
+
+    /// `POST .../visitors/{visitorId}/events`.
+    func sendAnalytics(brandID: Int, visitorID: String, _ event: CXoneWire.AnalyticsEvent) async throws(ChatError) {
+        let url = self.endpoints.visitorEvents(brandId: brandID, visitorId: CXoneID(visitorID))
+        _ = try await self.call(.POST, url, body: try Self.encoded(event), what: "a \(event.type) analytics event")
+    }
+
+    /// `GET` a large event's body (EventInS3).
+    func download(_ url: String) async throws(ChatError) -> [UInt8] {
+        try await self.call(.GET, url, what: "a large chat event")
+    }
+
+    // MARK: HTTP
+
+    private func call(_ method: HTTPMethod, _ url: String, body: [UInt8]? = nil, what: String) async throws(ChatError) -> [UInt8] {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        request.headers.add(name: "Accept", value: "application/json")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let verb = method == .GET ? "fetch" : "send"
+        do {
+            let seconds = self.timeout.components.seconds
+            let timeout = TimeAmount.milliseconds(seconds * 1000 + self.timeout.components.attoseconds / 1_000_000_000_000_000)
+            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let bytes = Array(buffer: try await response.body.collect(upTo: self.limits.maxFrameSize + 1))
+            guard (200..<300).contains(response.status.code) else {
+                throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) answered \(response.status.code) \(response.status.reasonPhrase)\(Self.excerpt(bytes))")
+            }
+            return bytes
+        } catch let error as ChatError {
+            throw error
+        } catch let error as NIOTooManyBytesError {
+            throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) answered more than \(error.maxBytes.map(String.init) ?? "the limit of") bytes")
+        } catch {
+            throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) failed: \(error)")
+        }
+    }
+
+    /// The start of an error body, when it is short text (CXone's `{"error": {...}}` or a message).
+    private static func excerpt(_ bytes: [UInt8]) -> String {
+        guard !bytes.isEmpty else { return "" }
+        if let service = try? CXoneServiceErrorBody.decode(bytes) {
+            return " (\(service.error.errorCode)\(service.error.errorMessage.map { ": \($0)" } ?? ""))"
+        }
+        let text = String(decoding: bytes.prefix(200), as: UTF8.self).filter { !$0.isNewline }
+        return text.isEmpty ? "" : " (\(text))"
+    }
+
+    private static func encoded(_ body: some CXoneRESTBody) throws(ChatError) -> [UInt8] {
+        do {
+            return try body.encoded()
+        } catch {
+            throw ChatError(.server, "could not encode \(type(of: body).subject): \(error)")
+        }
+    }
+
+    /// A pre-contact form's fields: `{"isRequired", "definition": {"fieldId"|"ident", "label", "type",
+    /// "values": [{"name", "value"}]}}`, or the same keys at the top.
+    static func form(_ form: CXoneChannelConfiguration.PreContactForm) -> ChatStateMachine.PreChatForm {
+        let fields = form.customFields.compactMap { item -> ChatStateMachine.PreChatForm.Field? in
+            let definition = item["definition"] ?? item
+            guard let ident = (definition["fieldId"] ?? definition["ident"] ?? item["ident"])?.string else { return nil }
+            let label = (definition["label"] ?? item["label"])?.string ?? ident
+            var required = false
+            if case .bool(let value)? = item["isRequired"] ?? definition["isRequired"] { required = value }
+            var options: [String] = []
+            if case .array(let values)? = definition["values"] {
+                options = values.compactMap { ($0["value"] ?? $0["name"])?.string ?? $0.string }
+            }
+            return ChatStateMachine.PreChatForm.Field(ident: ident, label: label, isRequired: required, options: options)
+        }
+        return ChatStateMachine.PreChatForm(name: form.name, fields: fields)
+    }
+}
