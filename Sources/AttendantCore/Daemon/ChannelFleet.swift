@@ -294,6 +294,7 @@ public final class ChannelFleet: Service {
             clock: self.environment.clock,
             wallClock: self.environment.wallClock,
             store: self.environment.store.channelStore(for: channel.name, now: self.environment.wallClock),
+            secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
             router: self.environment.router
         )

@@ -9,6 +9,7 @@ final class DaemonChannelHost: ChannelHost {
     let logger: Logger
     let clock: any Clock<Duration>
     let store: any ChannelStore
+    let secrets: any ChannelSecrets
     private let tokens: any TokenKeeper
     private let wallClock: @Sendable () -> UnixTime
     private let router: EventRouter
@@ -21,6 +22,7 @@ final class DaemonChannelHost: ChannelHost {
         clock: any Clock<Duration>,
         wallClock: @escaping @Sendable () -> UnixTime,
         store: any ChannelStore,
+        secrets: any ChannelSecrets,
         tokens: any TokenKeeper,
         router: EventRouter
     ) {
@@ -29,6 +31,7 @@ final class DaemonChannelHost: ChannelHost {
         self.clock = clock
         self.wallClock = wallClock
         self.store = store
+        self.secrets = secrets
         self.tokens = tokens
         self.router = router
     }

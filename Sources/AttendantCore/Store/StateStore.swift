@@ -12,6 +12,8 @@ import Glibc
 public final class StateStore: Sendable {
     /// The database file.
     public let path: String
+    /// The channels' secrets, in a file of their own beside the database.
+    public let secrets: SecretsFile
     private let pool: DatabasePool
 
     /// Opens (creating if needed) the database in `directory`, and migrates it to the current schema.
@@ -30,6 +32,7 @@ public final class StateStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         self.path = path
+        self.secrets = SecretsFile(directory: directory)
         self.pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(self.pool)
     }
