@@ -10,6 +10,7 @@ extension CXoneChatChannel {
     /// customer is authorized, the threads are loaded and the outbox has gone out.
     func listen() async throws {
         try await self.loadIfNeeded()
+        await self.useAuthorizationCode(await self.host.currentToken())
         self.state.withLock { $0.background = false }
         guard self.configuration.autoConnect else {
             self.state.withLock { $0.listening = true }
@@ -61,6 +62,16 @@ extension CXoneChatChannel {
         guard phase == .ready || phase == .closed else {
             throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
         }
+    }
+
+    /// With OAuth the channel's token is the authorization code for AuthorizeCustomer.
+    func tokenDidChange(_ token: ChannelToken) async {
+        await self.useAuthorizationCode(token)
+    }
+
+    func useAuthorizationCode(_ token: ChannelToken?) async {
+        let verifier = self.configuration.codeVerifier
+        self.state.withLock { $0.machine?.setAuthorization(code: token?.value, verifier: verifier) }
     }
 
     /// Background: the page view ends and the connection closes; foreground: it connects again at once.
@@ -324,12 +335,21 @@ extension CXoneChatChannel {
     static func channelError(_ error: ChatError) -> ChannelError {
         let code: ChannelError.Code =
             switch error.code {
+            case .operation where Self.isAuthorizationFailure(error.serverCode): .authentication
             case .illegalChatState, .invalidThread: .illegalState
             case .unsupportedChannelConfig: .unsupported
             case .server, .operation: .server
             default: .transient
             }
         return ChannelError(code, "cxone-chat: \(error.message)")
+    }
+}
+
+extension CXoneChatChannel {
+    /// ConsumerAuthorizationFailed, TokenRefreshingFailed and the like: the credentials were refused.
+    static func isAuthorizationFailure(_ code: String?) -> Bool {
+        guard let code = code?.lowercased() else { return false }
+        return code.contains("authoriz") || code.contains("unauthori") || code.contains("tokenrefresh")
     }
 }
 

@@ -86,12 +86,7 @@ extension CXoneChatChannel {
         } catch {
             self.host.logger.warning("\(self.prefix): cannot read the stored access token (\(error)); the customer is authorized afresh")
         }
-        var machineConfiguration = self.configuration.machine
-        if machineConfiguration.authorizationCode == nil, let token = await self.host.currentToken() {
-            // With OAuth the channel's token is the authorization code for AuthorizeCustomer.
-            machineConfiguration.authorizationCode = token.value
-        }
-        let machine = ChatStateMachine(stored: stored, configuration: machineConfiguration)
+        let machine = ChatStateMachine(stored: stored, configuration: self.configuration.machine)
         if !stored.outbox.isEmpty {
             self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
         }

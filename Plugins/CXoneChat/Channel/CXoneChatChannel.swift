@@ -70,6 +70,8 @@ final class CXoneChatChannel: Channel {
         var lastError: ChatError?
         var framesReceived = 0
         var framesRejected = 0
+        /// The last analytics event sent; the next waits for it.
+        var analytics: Task<Void, Never>?
     }
 
     /// A user operation waiting for the machine to get somewhere.
@@ -360,11 +362,16 @@ final class CXoneChatChannel: Channel {
         case .sendAnalytics(let visitorID, let event):
             guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
             let wire = Self.analytics(event, visitorID: visitorID)
-            Task {
-                do throws(ChatError) {
-                    try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
-                } catch {
-                    self.host.logger.warning("\(self.prefix): \(error.message)")
+            // One after the other, so the server sees a visit before its page views.
+            self.state.withLock { state in
+                let previous = state.analytics
+                state.analytics = Task {
+                    await previous?.value
+                    do throws(ChatError) {
+                        try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
+                    } catch {
+                        self.host.logger.warning("\(self.prefix): \(error.message)")
+                    }
                 }
             }
         case .download(let url):

@@ -71,6 +71,13 @@ public final class EventRouter: Service {
             }
         case .stoppedListening:
             break  // the supervisor logs it with its recovery decision
+        case .chatStateChanged(let state):
+            logger.info("chat \(state)")
+        case .threadUpdated(let thread):
+            logger.info("chat thread \(thread.id) \(thread.state)")
+        case .messageReceived(let message):
+            // Never the text: the journal is not the transcript.
+            logger.info("chat \(message.kind) \(message.id) in thread \(message.threadID), \(message.direction) from \(message.sender.displayName)")
         default:
             logger.info("\(delivery.event.name)")
         }

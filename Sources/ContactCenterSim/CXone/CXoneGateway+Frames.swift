@@ -90,7 +90,8 @@ extension CXoneGateway {
         case .sendMessage(let data):
             self.store(frame, thread: data.thread, id: data.idOnExternalPlatform, content: data.messageContent, attachments: data.attachments, on: connection)
         case .sendOutbound(let data):
-            self.store(frame, thread: data.thread, id: data.idOnExternalPlatform, content: data.messageContent, attachments: data.attachments, on: connection)
+            // The welcome message: the client sends it, but it is the brand's, outbound like an agent's.
+            self.store(frame, thread: data.thread, id: data.idOnExternalPlatform, content: data.messageContent, attachments: data.attachments, direction: .outbound, on: connection)
         case .endContact(let data):
             self.endContact(frame, data, on: connection)
         case .storeVisitorEvents(let data):
@@ -149,6 +150,7 @@ extension CXoneGateway {
         id: CXoneID,
         content: CXoneWire.MessageContent,
         attachments: [CXoneWire.Attachment],
+        direction: CXoneWire.Direction = .inbound,
         on connection: CXoneGatewayConnection
     ) {
         let customer = connection.customerId ?? frame.customer.idOnExternalPlatform
@@ -177,8 +179,8 @@ extension CXoneGateway {
                 messageContent: content,
                 createdAt: date,
                 attachments: attachments,
-                direction: .inbound,
-                authorEndUserIdentity: frame.customer
+                direction: direction,
+                authorEndUserIdentity: direction == .inbound ? frame.customer : nil
             )
             thread.messages.append(message)
             if state.threads[thread.id] == nil { state.threadOrder.append(thread.id) }
@@ -189,7 +191,7 @@ extension CXoneGateway {
             return self.fail(frame, "ThreadNotFound", "thread \(reference.idOnExternalPlatform) belongs to another customer", on: connection)
         }
         self.push(.messageCreated(self.messageCreated(message, in: thread)), to: connection)
-        if isNew, self.settings.autoReply {
+        if isNew, direction == .inbound, self.settings.autoReply {
             let text = "You wrote: \(content.text ?? content.type)"
             let delay = self.settings.autoReplyDelay
             Task { [weak self] in

@@ -92,6 +92,7 @@ extension CXoneGateway {
                 "online": self.isOnline,
                 "visitors": self.visitors.count,
                 "analytics_events": self.analyticsEvents.count,
+                "analytics_types": self.analyticsEvents.map(\.type),
                 "received": self.receivedEventTypes,
             ])
         default:

@@ -63,6 +63,8 @@ extension ChatStateMachine {
 
     mutating func messageCreated(_ message: ChatMessage, caseID: String?) -> [Action] {
         guard self.socketOpen, !self.isAuthorizing else { return [] }
+        // The welcome message came from this client's outbox: part of the thread, not news.
+        let isOwnWelcome = self.stored.outbox.contains { Self.sameID($0.messageID, message.id) && $0.isWelcome }
         var actions = self.confirmOutbox(message.id)
         let index: Int
         if let found = self.threadIndex(message.threadID) {
@@ -81,7 +83,9 @@ extension ChatStateMachine {
         }
         if thread.state == .pending || thread.state == .received || thread.state == .loaded { thread.state = .ready }
         self.threads[index] = thread
-        return actions + [.report(.threadUpdated(thread)), .report(.messageReceived(message))] + self.markShown(through: message.sentAt, in: thread.id)
+        actions.append(.report(.threadUpdated(thread)))
+        if !isOwnWelcome { actions.append(.report(.messageReceived(message))) }
+        return actions + self.markShown(through: message.sentAt, in: thread.id)
     }
 
     /// Whether a message met while loading a thread is one to show: an agent's, not met before, and either

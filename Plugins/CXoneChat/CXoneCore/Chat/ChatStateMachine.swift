@@ -132,7 +132,7 @@ public struct ChatStateMachine: Sendable {
     public internal(set) var brandID: Int?
     public internal(set) var channelID: String?
     public internal(set) var stored: StoredValues
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
     /// The welcome message from FireProactiveAction, until it is sent.
     public internal(set) var welcomeMessage: String?
     /// Reconnect attempts made since the connection was lost (0 while connected).
@@ -166,6 +166,13 @@ public struct ChatStateMachine: Sendable {
         self.stored = stored
         self.configuration = configuration
         self.random = random
+    }
+
+    /// The OAuth authorization code (and PKCE verifier) for the next AuthorizeCustomer, when the channel
+    /// has authorization on and no access token is stored: the driver sets it when its credentials change.
+    public mutating func setAuthorization(code: String?, verifier: String?) {
+        self.configuration.authorizationCode = code
+        self.configuration.codeVerifier = verifier
     }
 
     /// The chat mode, once the channel configuration is known.

@@ -1,0 +1,320 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The CXone seed's diagrams, branch by branch, through the real `attendantd` with the CXoneChat plugin
+/// against the real `attendant-sim` gateway, driven with the real `attendantctl chat …`.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CXoneChatDaemonTests {
+    typealias Simulator = SimulatorDaemonTests.Simulator
+
+    /// A cxone-chat channel named "chat" for the simulator's gateway.
+    static func configuration(_ simulator: Simulator, extra: String = "") -> String {
+        """
+        [[channel]]
+        name = "chat"
+        plugin = "cxone-chat"
+
+        [channel.cxone-chat]
+        brand-id = \(simulator.announcement["cxone_brand"] as? Int ?? 0)
+        channel-id = "\(simulator.announcement["cxone_channel"] as? String ?? "")"
+        socket-url = "\(simulator.announcement["cxone_socket"] as? String ?? "")"
+        chat-url = "\(simulator.announcement["cxone_chat"] as? String ?? "")"
+        first-name = "Grace"
+        last-name = "Hopper"
+        \(extra)
+        """
+    }
+
+    /// attendantd with the chat channel, ready (the channel listening, or failed, or recovering).
+    static func daemon(_ simulator: Simulator, scratch: Scratch, bus: PrivateBus, extra: String = "") async throws -> DaemonProcess {
+        try await TokenDaemonTests.daemon(Self.configuration(simulator, extra: extra), scratch: scratch, bus: bus)
+    }
+
+    /// `attendantctl chat ARGUMENTS`.
+    static func chat(_ arguments: [String], bus: PrivateBus) throws -> (status: Int32, output: String) {
+        try TokenDaemonTests.ctl(["chat"] + arguments, bus: bus)
+    }
+
+    /// `attendantctl chat threads --json`.
+    static func threads(bus: PrivateBus) throws -> [[String: Any]] {
+        let (status, output) = try Self.chat(["threads", "--json"], bus: bus)
+        guard status == 0 else { throw FixtureError("chat threads failed (\(status)): \(output)") }
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+    }
+
+    static func texts(_ thread: [String: Any]?) -> [String] {
+        (thread?["lastMessages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+    }
+
+    /// The gateway's threads (`/control/cxone/threads`).
+    static func gatewayThreads(_ simulator: Simulator) throws -> [[String: Any]] {
+        try simulator.controlJSON("GET", "/control/cxone/threads")["threads"] as? [[String: Any]] ?? []
+    }
+
+    static func gatewayTexts(_ thread: [String: Any]?) -> [String] {
+        (thread?["messages"] as? [[String: Any]] ?? []).compactMap { $0["text"] as? String }
+    }
+
+    /// Client event types the gateway received, in order.
+    static func receivedEvents(_ simulator: Simulator) throws -> [String] {
+        try simulator.controlJSON("GET", "/control/cxone/status")["received"] as? [String] ?? []
+    }
+
+    static func waitForListening(_ bus: PrivateBus, _ daemon: DaemonProcess) async throws {
+        let record = try await TokenDaemonTests.channel("chat", bus: bus) { $0["state"] as? String == "listening" }
+        try #require(record["state"] as? String == "listening", "\(record)\n\(daemon.stderr)")
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
+    // MARK: Single thread, send, agent reply, end
+
+    @Test func singleThreadConnectsSendsGetsTheAgentsReplyAndEndsTheConversation() async throws {
+        let simulator = try Simulator(["--cxone-auto-reply"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        // prepare → configuration, visitor stored, prepared; connect → socket, AuthorizeCustomer, no thread
+        // to recover, ready.
+        #expect(try Self.receivedEvents(simulator).prefix(2) == ["AuthorizeCustomer", "RecoverThread"], "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("[chat] chat ready"), "\(daemon.stderr)")
+        #expect(try Self.threads(bus: bus).isEmpty)
+
+        // prepare is illegal outside initial and offline (IllegalChatStateError).
+        let again = try Self.chat(["prepare"], bus: bus)
+        #expect(again.status != 0)
+        #expect(again.output.contains("cannot prepare the chat while the chat is ready: prepare is allowed only while it is initial or offline"), "\(again.output)")
+
+        // The first message creates the thread; the agent's answer comes back as MessageCreated.
+        let sent = try Self.chat(["send", "Hello <b>from</b> the desk & co"], bus: bus)
+        #expect(sent.status == 0, "\(sent.output)")
+        try await eventually("the agent's reply in the thread") {
+            Self.texts(try Self.threads(bus: bus).first).count == 2
+        }
+        let thread = try #require(try Self.threads(bus: bus).first)
+        #expect(Self.texts(thread) == ["Hello <b>from</b> the desk & co", "You wrote: Hello <b>from</b> the desk & co"])
+        #expect(thread["state"] as? String == "ready")
+        let gateway = try #require(try Self.gatewayThreads(simulator).first)
+        #expect((gateway["id"] as? String)?.lowercased() == thread["id"] as? String)
+        #expect(Self.gatewayTexts(gateway) == ["Hello <b>from</b> the desk & co", "You wrote: Hello <b>from</b> the desk & co"])
+        #expect(daemon.stderr.contains("chat message") && daemon.stderr.contains("from-agent from Ada Lovelace"), "\(daemon.stderr)")
+        // The message text is not in the log.
+        #expect(!daemon.stderr.contains("the desk & co"))
+
+        // A second thread on a single-thread channel: unsupportedChannelConfigError.
+        let second = try Self.chat(["create"], bus: bus)
+        #expect(second.status != 0)
+        #expect(second.output.contains("this chat channel allows one thread and it exists already"), "\(second.output)")
+
+        // endConversation: EndContact, the case closed, the thread closed.
+        let ended = try Self.chat(["end"], bus: bus)
+        #expect(ended.status == 0, "\(ended.output)\n\(daemon.stderr)")
+        #expect(try Self.threads(bus: bus).first?["state"] as? String == "closed")
+        #expect(try Self.gatewayThreads(simulator).first?["status"] as? String == "closed")
+        #expect(try Self.receivedEvents(simulator).contains("EndContact"))
+        let closedSend = try Self.chat(["send", "anyone?"], bus: bus)
+        #expect(closedSend.status != 0)
+
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Prepare, view page, connect by hand
+
+    @Test func withoutAutoConnectTheUserPreparesViewsPagesAndConnectsInOrder() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "auto-connect = false")
+
+        // viewPage and connect before prepare: illegal.
+        let view = try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
+        #expect(view.status != 0)
+        #expect(view.output.contains("cannot view a page while the chat is initial: prepare the chat first"), "\(view.output)")
+        let connect = try Self.chat(["connect"], bus: bus)
+        #expect(connect.status != 0)
+        #expect(connect.output.contains("cannot connect while the chat is initial: prepare the chat first"), "\(connect.output)")
+
+        // prepare: the channel configuration, then the visitor (with the customer id) stored.
+        let prepared = try Self.chat(["prepare"], bus: bus)
+        #expect(prepared.status == 0, "\(prepared.output)\n\(daemon.stderr)")
+        let status = try simulator.controlJSON("GET", "/control/cxone/status")
+        #expect(status["visitors"] as? Int == 1, "\(status)")
+
+        // Two page views: a visit, the first page, its end, the second page.
+        #expect(try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus).status == 0)
+        #expect(try Self.chat(["view", "Cart", "https://shop.example/cart"], bus: bus).status == 0)
+        try await eventually("the analytics events") {
+            try simulator.controlJSON("GET", "/control/cxone/status")["analytics_events"] as? Int ?? 0 >= 4
+        }
+        let analytics = try simulator.controlJSON("GET", "/control/cxone/status")["analytics_types"] as? [String] ?? []
+        #expect(analytics == ["VisitorVisit", "PageView", "TimeSpentOnPage", "PageView"], "\(analytics)")
+
+        // connect: ready.
+        let connected = try Self.chat(["connect"], bus: bus)
+        #expect(connected.status == 0, "\(connected.output)\n\(daemon.stderr)")
+        #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Restart: the stored thread recovered, agent messages from meanwhile shown once
+
+    @Test func aRestartRecoversTheStoredThreadAndShowsWhatTheAgentWroteMeanwhileOnce() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        var daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "Is my order on its way?"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try Self.gatewayThreads(simulator).count == 1 }
+        let threadID = try #require(try Self.gatewayThreads(simulator).first?["id"] as? String)
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Let%20me%20look")
+        try await eventually("the first agent message") { daemon.stderr.contains("from-agent from Ada Lovelace") }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+
+        // The agent writes twice while the daemon is stopped.
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=It%20left%20today")
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Anything%20else%3F")
+
+        daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        // The stored thread is recovered by id.
+        let recovered = try #require(try Self.threads(bus: bus).first)
+        #expect(recovered["id"] as? String == threadID.lowercased())
+        #expect(Self.texts(recovered) == ["Is my order on its way?", "Let me look", "It left today", "Anything else?"])
+        // The two messages written meanwhile are shown (each once); the one seen before is not.
+        try await eventually("both missed messages reported") {
+            daemon.stderr.components(separatedBy: "from-agent from Ada Lovelace").count - 1 == 2
+        }
+        #expect(daemon.stderr.components(separatedBy: "from-agent from Ada Lovelace").count - 1 == 2, "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+
+        // A third start: nothing new.
+        daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(Self.texts(try Self.threads(bus: bus).first).count == 4)
+        #expect(!daemon.stderr.contains("from-agent from Ada Lovelace"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Multi thread
+
+    @Test func multiThreadFetchesTheThreadListLoadsEachAndOpensOne() async throws {
+        let simulator = try Simulator(["--cxone-multi-thread"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        var daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.receivedEvents(simulator).contains("FetchThreadList"))
+
+        // Two threads, each created (pending) then sent to.
+        var ids: [String] = []
+        for text in ["Billing question", "Delivery question"] {
+            let (status, output) = try Self.chat(["create", "--json"], bus: bus)
+            #expect(status == 0, "\(output)")
+            let created = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+            #expect(created["state"] as? String == "pending", "\(created)")
+            let id = try #require(created["id"] as? String)
+            ids.append(id)
+            #expect(try Self.chat(["send", "--thread", id, text], bus: bus).status == 0)
+        }
+        try await eventually("both threads at the gateway") { try Self.gatewayThreads(simulator).count == 2 }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+
+        // After a restart: FetchThreadList, then each thread's metadata (its last message).
+        daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        let events = try Self.receivedEvents(simulator)
+        #expect(events.filter { $0 == "FetchThreadList" }.count == 2)
+        #expect(events.filter { $0 == "LoadThreadMetadata" }.count == 2, "\(events)")
+        let listed = try Self.threads(bus: bus)
+        #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(ids))
+        #expect(Set(listed.compactMap { $0["state"] as? String }) == ["loaded"], "\(listed)")
+        #expect(Set(listed.map { Self.texts($0) }) == [["Billing question"], ["Delivery question"]])
+
+        // openThread recovers it: ready, with its messages.
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(ids[0])&text=About%20your%20bill")
+        let (status, output) = try Self.chat(["open", ids[0], "--json"], bus: bus)
+        #expect(status == 0, "\(output)\n\(daemon.stderr)")
+        let opened = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        #expect(opened["state"] as? String == "ready", "\(opened)")
+        #expect(Self.texts(opened) == ["Billing question", "About your bill"])
+        #expect(try Self.receivedEvents(simulator).last == "RecoverThread")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Welcome message
+
+    @Test func theWelcomeMessageGoesFirstAsSendOutboundThenTheUsersMessage() async throws {
+        let simulator = try Simulator(["--cxone-welcome", "Hi {{customer.firstName|there}}, how can we help?"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "I need help"], bus: bus).status == 0)
+        try await eventually("both messages at the gateway") { Self.gatewayTexts(try Self.gatewayThreads(simulator).first).count == 2 }
+        let gateway = try #require(try Self.gatewayThreads(simulator).first)
+        #expect(Self.gatewayTexts(gateway) == ["Hi there, how can we help?", "I need help"])
+        let directions = (gateway["messages"] as? [[String: Any]] ?? []).compactMap { $0["direction"] as? String }
+        #expect(directions == ["outbound", "inbound"])
+        let events = try Self.receivedEvents(simulator)
+        let outbound = try #require(events.firstIndex(of: "SendOutbound"))
+        let message = try #require(events.firstIndex(of: "SendMessage"))
+        #expect(outbound < message)
+        try await eventually("the thread updated by both MessageCreated") { Self.texts(try Self.threads(bus: bus).first).count == 2 }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: OAuth
+
+    @Test func oauthAuthorizesWithTheCodeKeepsTheTokenInTheSecretsFileAndReconnectsWithIt() async throws {
+        let simulator = try Simulator(["--cxone-oauth"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let code = try scratch.write("code", "oauth-code-4f1c\n")
+        chmod(code, 0o600)
+        // token-file belongs to the channel, not the plugin table: put it before [channel.cxone-chat].
+        let configuration = Self.configuration(simulator).replacingOccurrences(of: "plugin = \"cxone-chat\"\n", with: "plugin = \"cxone-chat\"\ntoken-file = \"\(code)\"\n")
+            + "code-verifier = \"verifier-9a7e\"\n"
+        var daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
+        let secrets = try String(contentsOfFile: scratch.path + "/state/attendant/secrets.json", encoding: .utf8)
+        #expect(secrets.contains("access-token"))
+        var status = stat()
+        #expect(stat(scratch.path + "/state/attendant/secrets.json", &status) == 0 && status.st_mode & 0o777 == 0o600)
+        // Neither the code nor the token is in the database or the log.
+        let database = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/state/attendant/state.sqlite"))
+        for secret in ["oauth-code-4f1c", "verifier-9a7e"] {
+            #expect(!daemon.stderr.contains(secret))
+            #expect(database.range(of: Data(secret.utf8)) == nil)
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+
+        // After a restart the stored token reconnects the customer.
+        daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        let events = try Self.receivedEvents(simulator)
+        #expect(events.filter { $0 == "ReconnectCustomer" }.count == 1, "\(events)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+}
