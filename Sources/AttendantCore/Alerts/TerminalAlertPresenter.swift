@@ -15,10 +15,31 @@ public struct TerminalAlertPresenter: AlertPresenter {
             line = "🔔 \(what) from \(contact.from) on \(channel)\(summary)\(actions)"
         case .contactEnded(let id, let outcome):
             line = "   \(channel): contact \(id) ended (\(outcome))"
+        case .messageReceived(let message) where message.kind == .message:
+            let text = Self.printable(message.text)
+            switch message.direction {
+            case .toAgent: line = "   \(channel) › you: \(text)"
+            default: line = "💬 \(Self.printable(message.sender.displayName)) on \(channel): \(text)"
+            }
+        case .chatStateChanged(let state) where state == .ready || state == .offline:
+            line = "   \(channel): chat \(state)"
+        case .threadUpdated(let thread) where thread.state == .closed:
+            line = "   \(channel): conversation \(thread.id) closed"
         default:
             return
         }
         let text = line + "\n"
         _ = text.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// Remote text on one terminal line: control characters (escape sequences among them) become spaces,
+    /// so a remote party cannot move the cursor, recolour or retitle the terminal.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            switch scalar.value {
+            case 0..<0x20, 0x7F..<0xA0: " "
+            default: scalar
+            }
+        }))
     }
 }
