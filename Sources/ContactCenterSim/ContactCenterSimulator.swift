@@ -52,7 +52,7 @@ public final class ContactCenterSimulator: Sendable {
         try await simulator.transport.start()
         do {
             let gateway = simulator.cxone
-            let webSocket = WebSocketEndpoint(path: "/chat-gateway") { request, channel in
+            let webSocket = WebSocketEndpoint(path: CXoneGateway.socketPath, accepts: { _ in !gateway.isDown }) { request, channel in
                 try CXoneGatewaySocketHandler.install(on: channel, gateway: gateway, request: request)
             }
             try await simulator.http.start(route: { [weak simulator] request in
@@ -90,7 +90,7 @@ public final class ContactCenterSimulator: Sendable {
     /// `http://HOST:PORT/chat`, host `http://HOST:PORT`.
     public var cxoneEndpoints: CXoneEndpoints {
         let root = "\(self.configuration.host):\(self.httpPort)"
-        return CXoneEndpoints(socket: "ws://\(root)/chat-gateway", chat: "http://\(root)/chat", host: "http://\(root)")
+        return CXoneEndpoints(socket: "ws://\(root)\(CXoneGateway.socketPath)", chat: "http://\(root)/chat", host: "http://\(root)")
     }
 
     /// The token endpoint with the identity parameter last and empty: append the user's name.

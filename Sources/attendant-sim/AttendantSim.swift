@@ -40,11 +40,13 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/cxone/availability?online=1|0
               POST /control/cxone/fault?kind=KIND
                    KIND: server-error&event=TYPE, operation-error&event=TYPE[&code=CODE],
-                   drop-next, missing-pongs, s3-failure
-              POST /control/cxone/clear-faults
+                   drop-next, missing-pongs, s3-failure,
+                   down (every socket dropped; upgrades and the chat REST endpoints
+                   answer 503; threads are kept for when it comes back)
+              POST /control/cxone/clear-faults  every fault off (a down gateway comes back)
               POST /control/cxone/drop       close every client socket
               GET  /control/cxone/threads    threads with their messages
-              GET  /control/cxone/status
+              GET  /control/cxone/status     connections, online, down, visitors, …
 
             SIGTERM or SIGINT stops it (exit status 0).
             """
@@ -89,6 +91,12 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "The CXone channel allows several threads per customer.")
     var cxoneMultiThread = false
 
+    @Flag(help: "The CXone channel is a live chat (isLiveChat: one conversation at a time, recovered with RecoverLivechat).")
+    var cxoneLiveChat = false
+
+    @Flag(help: "The CXone agents start offline: the availability endpoint answers offline until POST /control/cxone/availability?online=1.")
+    var cxoneOffline = false
+
     @Option(help: ArgumentHelp("A CXone welcome message, sent after each AuthorizeCustomer.", valueName: "text"))
     var cxoneWelcome: String?
 
@@ -111,8 +119,10 @@ struct AttendantSim: AsyncParsableCommand {
             cxone: CXoneGatewaySettings(
                 brandId: self.cxoneBrand,
                 channelId: self.cxoneChannel,
+                isLiveChat: self.cxoneLiveChat,
                 isAuthorizationEnabled: self.cxoneOauth,
                 hasMultipleThreadsPerEndUser: self.cxoneMultiThread,
+                isOnline: !self.cxoneOffline,
                 autoReply: self.cxoneAutoReply,
                 welcomeMessage: self.cxoneWelcome
             )

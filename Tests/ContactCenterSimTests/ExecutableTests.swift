@@ -142,7 +142,11 @@ final class CollectedText: Sendable {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        for option in ["--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault"] {
+        let options = [
+            "--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault",
+            "--cxone-live-chat", "--cxone-offline", "/control/cxone/fault", "down (every socket dropped",
+        ]
+        for option in options {
             #expect(text.contains(option), "help mentions \(option)")
         }
     }
@@ -213,6 +217,30 @@ final class CollectedText: Sendable {
         try await agent.answer(invite, 487)
         _ = try await agent.receiveRequest(.ack)
         try await Self.waitForLine(sim, containing: "call 1 to alice: 487 (caller cancelled)")
+        #expect(sim.terminate() == 0)
+    }
+
+    @Test func cxoneFlagsShapeTheChannelAndTheGatewayGoesDownAndComesBack() async throws {
+        let sim = try SimulatorProcess(["--cxone-live-chat", "--cxone-offline"])
+        defer { if sim.process.isRunning { _ = sim.terminate() } }
+        let base = "http://127.0.0.1:\(try Self.port(sim, "http_port"))"
+        let channel = base + "/chat/1.0/brand/1386/channel/chat_sim"
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        defer { _ = client.shutdown() }
+
+        let (status, configuration) = try await Self.post(client, channel, method: .GET)
+        #expect(status == 200)
+        #expect(configuration["isLiveChat"] as? Bool == true)
+        let (_, availability) = try await Self.post(client, channel + "/availability", method: .GET)
+        #expect(availability["status"] as? String == "offline")
+
+        #expect(try await Self.post(client, base + "/control/cxone/fault?kind=down").0 == 200)
+        let (downStatus, refusal) = try await Self.post(client, channel, method: .GET)
+        #expect(downStatus == 503)
+        #expect((refusal["error"] as? [String: Any])?["errorCode"] as? String == "ServiceUnavailable")
+        #expect(try await Self.post(client, base + "/control/cxone/status", method: .GET).1["down"] as? Bool == true)
+        #expect(try await Self.post(client, base + "/control/cxone/clear-faults").0 == 200)
+        #expect(try await Self.post(client, channel, method: .GET).0 == 200)
         #expect(sim.terminate() == 0)
     }
 

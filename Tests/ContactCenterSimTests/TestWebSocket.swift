@@ -24,8 +24,16 @@ final class TestWebSocket: Sendable {
         var description: String
     }
 
-    /// Connects to `ws://host:port` + `uri` and waits for the upgrade.
-    static func connect(host: String = "127.0.0.1", port: Int, uri: String) async throws -> TestWebSocket {
+    /// The server answered the upgrade request with an ordinary response instead of 101.
+    struct Refused: Error, CustomStringConvertible {
+        var status: Int
+        var body: [UInt8]
+        var description: String { "no upgrade: \(self.status) \(String(decoding: self.body, as: UTF8.self))" }
+    }
+
+    /// Connects to `ws://host:port` + `uri` and waits for the upgrade (up to `timeout`); throws ``Refused``
+    /// when the server answers without upgrading.
+    static func connect(host: String = "127.0.0.1", port: Int, uri: String, timeout: Duration = .seconds(20)) async throws -> TestWebSocket {
         let inbox = Inbox()
         let upgraded = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -50,7 +58,17 @@ final class TestWebSocket: Sendable {
             }
             .connect(host: host, port: port)
             .get()
-        try await upgraded.futureResult.get()
+        let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
+            upgraded.fail(Failure(description: "no answer to the upgrade request within \(timeout)"))
+        }
+        do {
+            try await upgraded.futureResult.get()
+            deadline.cancel()
+        } catch {
+            deadline.cancel()
+            try? await channel.close()
+            throw error
+        }
         return TestWebSocket(channel: channel, inbox: inbox)
     }
 
@@ -102,6 +120,8 @@ final class TestWebSocket: Sendable {
         let port: Int
         let uri: String
         let failed: EventLoopPromise<Void>
+        /// The status and body of a response that is not an upgrade.
+        private var refusal: Refused?
 
         init(host: String, port: Int, uri: String, failed: EventLoopPromise<Void>) {
             self.host = host
@@ -122,9 +142,24 @@ final class TestWebSocket: Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             // Reached only when the server did not upgrade.
-            if case .head(let head) = self.unwrapInboundIn(data) {
-                self.failed.fail(Failure(description: "no upgrade: \(head.status.code)"))
+            switch self.unwrapInboundIn(data) {
+            case .head(let head):
+                self.refusal = Refused(status: Int(head.status.code), body: [])
+            case .body(let buffer):
+                self.refusal?.body += buffer.readableBytesView
+            case .end:
+                if let refusal = self.refusal {
+                    self.failed.fail(refusal)
+                } else {
+                    self.failed.fail(Failure(description: "a response without a head"))
+                }
             }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            // A promise already completed (upgraded or refused) stays as it is.
+            self.failed.fail(Failure(description: "the server closed the connection without answering the upgrade request"))
+            context.fireChannelInactive()
         }
     }
 

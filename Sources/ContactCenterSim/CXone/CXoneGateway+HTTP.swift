@@ -6,6 +6,11 @@ import Synchronization
 extension CXoneGateway {
     /// The answer to a request for one of the gateway's paths; nil for any other path.
     func route(_ request: HTTPRouteRequest) -> HTTPReply? {
+        if request.path == Self.socketPath {
+            // Only requests that were not upgraded get here: refused while down, or not upgrade requests.
+            if self.isDown { return Self.downReply }
+            return .error(426, "\(Self.socketPath) is the CXone chat WebSocket: send a WebSocket upgrade request")
+        }
         let segments = request.segments
         switch (request.method, segments.count, segments.first ?? "") {
         case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
@@ -26,7 +31,16 @@ extension CXoneGateway {
         }
     }
 
+    /// What the socket path and the REST endpoints answer while ``CXoneGatewayFault/down`` is on.
+    static var downReply: HTTPReply {
+        CXoneServiceErrorBody(
+            errorCode: "ServiceUnavailable",
+            errorMessage: "the CXone gateway is down (injected fault); POST /control/cxone/clear-faults brings it back"
+        ).encodedReply(status: 503)
+    }
+
     private func channelReply(brand: String, channel: String, body: () -> HTTPReply) -> HTTPReply {
+        if self.isDown { return Self.downReply }
         guard Int(brand) == self.settings.brandId, channel == self.settings.channelId else {
             return CXoneServiceErrorBody(errorCode: "ChannelNotFound", errorMessage: "no channel \(channel) in brand \(brand)").encodedReply(status: 404)
         }
@@ -34,6 +48,7 @@ extension CXoneGateway {
     }
 
     private func analyticsReply(_ request: HTTPRouteRequest, brand: String, visitor: CXoneID, isEvent: Bool) -> HTTPReply {
+        if self.isDown { return Self.downReply }
         guard Int(brand) == self.settings.brandId else {
             return CXoneServiceErrorBody(errorCode: "TenantNotFound", errorMessage: "no brand \(brand)").encodedReply(status: 404)
         }
@@ -90,6 +105,7 @@ extension CXoneGateway {
             return .json([
                 "connections": self.connectionCount,
                 "online": self.isOnline,
+                "down": self.isDown,
                 "visitors": self.visitors.count,
                 "analytics_events": self.analyticsEvents.count,
                 "analytics_types": self.analyticsEvents.map(\.type),
@@ -109,8 +125,12 @@ extension CXoneGateway {
         case "drop-next": fault = .dropOnNextMessage
         case "missing-pongs": fault = .missingPongs
         case "s3-failure": fault = .failingEventInS3
+        case "down": fault = .down
         case let other:
-            return .error(400, "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs or s3-failure")
+            return .error(
+                400,
+                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure or down"
+            )
         }
         self.inject(fault)
         return .json(["ok": true])

@@ -13,6 +13,9 @@ import Synchronization
 /// try simulator.cxone.agentSays(threadID: T, text: "Hello, how can I help?")
 /// ```
 public final class CXoneGateway: Sendable {
+    /// The WebSocket's path on the HTTP port.
+    static let socketPath = "/chat-gateway"
+
     let settings: CXoneGatewaySettings
     let now: @Sendable () -> Double
     /// `http://127.0.0.1:PORT`, for EventInS3 URLs.
@@ -51,10 +54,28 @@ public final class CXoneGateway: Sendable {
 
     public var isOnline: Bool { self.state.withLock { $0.isOnline } }
 
-    /// Turns a fault on until ``clearFaults()``.
-    public func inject(_ fault: CXoneGatewayFault) { self.state.withLock { $0.faults.append(fault) } }
+    /// Turns a fault on until ``clearFaults()``. ``CXoneGatewayFault/down`` drops every open socket at once.
+    public func inject(_ fault: CXoneGatewayFault) {
+        let dropped: [CXoneGatewayConnection] = self.state.withLock { state in
+            state.faults.append(fault)
+            return fault == .down ? Array(state.connections.values) : []
+        }
+        for connection in dropped { connection.drop() }
+    }
 
     public func clearFaults() { self.state.withLock { $0.faults.removeAll() } }
+
+    /// Takes the gateway down (``CXoneGatewayFault/down``) or brings it back, leaving other faults as they are.
+    public func setDown(_ down: Bool) {
+        if down {
+            if !self.isDown { self.inject(.down) }
+        } else {
+            self.state.withLock { $0.faults.removeAll { $0 == .down } }
+        }
+    }
+
+    /// Whether ``CXoneGatewayFault/down`` is on: sockets are refused and REST answers 503.
+    public var isDown: Bool { self.hasFault(.down) }
 
     func hasFault(_ fault: CXoneGatewayFault) -> Bool { self.state.withLock { $0.faults.contains(fault) } }
 
@@ -136,8 +157,15 @@ public final class CXoneGateway: Sendable {
 
     // MARK: Connections
 
+    /// Registers a socket whose upgrade is done. One that was accepted just before the gateway went down
+    /// is dropped here, under the same lock as ``inject(_:)``, so no socket outlives ``CXoneGatewayFault/down``.
     func connected(_ connection: CXoneGatewayConnection) {
-        self.state.withLock { $0.connections[connection.id] = connection }
+        let accepted = self.state.withLock { state in
+            guard !state.faults.contains(.down) else { return false }
+            state.connections[connection.id] = connection
+            return true
+        }
+        if !accepted { connection.drop() }
     }
 
     func disconnected(_ connection: CXoneGatewayConnection) {

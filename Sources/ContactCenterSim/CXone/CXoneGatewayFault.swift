@@ -13,6 +13,12 @@ public enum CXoneGatewayFault: Sendable, Hashable {
     case missingPongs
     /// `GET /s3/{id}` answers 500.
     case failingEventInS3
+    /// The gateway is unreachable: every open client socket is dropped at once (as
+    /// ``CXoneGateway/dropConnections()``), WebSocket upgrades on `/chat-gateway` are refused with 503, and
+    /// the chat REST endpoints (channel configuration, availability, web-analytics) answer 503. Threads,
+    /// messages, tokens and visitors stay in memory, so a client that connects after
+    /// ``CXoneGateway/clearFaults()`` recovers its threads.
+    case down
 }
 
 /// A snapshot of one chat thread as the gateway holds it.

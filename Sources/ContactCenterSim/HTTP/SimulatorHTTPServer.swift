@@ -53,12 +53,16 @@ struct HTTPReply: Sendable {
     }
 }
 
-/// A WebSocket endpoint on the HTTP server: requests for ``path`` that ask to upgrade are handed to
-/// ``install``, which adds the frame handlers to the (already upgraded) channel on its event loop.
+/// A WebSocket endpoint on the HTTP server: requests for ``path`` that ask to upgrade, and that ``accepts``
+/// lets through, are handed to ``install``, which adds the frame handlers to the (already upgraded) channel
+/// on its event loop.
 struct WebSocketEndpoint: Sendable {
     var path: String
     /// The largest frame the peer may send.
     var maxFrameSize: Int = 1 << 22
+    /// Whether to upgrade a request for ``path`` now. A refused request is not upgraded but handed to the
+    /// routes like any other, so it gets a real answer (the CXone gateway's 503 while it is down).
+    var accepts: @Sendable (HTTPRouteRequest) -> Bool = { _ in true }
     var install: @Sendable (HTTPRouteRequest, any Channel) throws -> Void
 }
 
@@ -98,7 +102,8 @@ final class SimulatorHTTPServer: Sendable {
                             maxFrameSize: webSocket.maxFrameSize,
                             shouldUpgrade: { channel, head in
                                 let request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
-                                return channel.eventLoop.makeSucceededFuture(request.path == webSocket.path ? HTTPHeaders() : nil)
+                                let upgrade = request.path == webSocket.path && webSocket.accepts(request)
+                                return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
                             },
                             upgradePipelineHandler: { channel, head in
                                 channel.eventLoop.makeCompletedFuture {
@@ -173,6 +178,10 @@ private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // The WebSocket upgrader reports an upgrade it refuses (``WebSocketEndpoint/accepts`` said no, a
+        // path without an endpoint, a bad Sec-WebSocket-Key) as an error, then hands the request on, not
+        // upgraded, to this handler, which answers it: the connection must stay open for that answer.
+        if error is NIOWebSocketUpgradeError { return }
         context.close(promise: nil)
     }
 }
