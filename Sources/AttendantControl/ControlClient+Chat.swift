@@ -47,6 +47,20 @@ extension ControlClient {
         _ = try await self.call(ControlInterface.Method.chatEndConversation, [.string(channel), .string(thread ?? "")])
     }
 
+    /// A plugin's own request with its arguments; the answer's fields.
+    public func channelRequest(channel: String, command: String, arguments: [String: String] = [:]) async throws(ControlClientError) -> [String: String] {
+        let member = ControlInterface.Method.channelRequest
+        let entries = arguments.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
+        let reply = try await self.call(member, [.string(channel), .string(command), .dictionary(key: "s", value: "s", entries)])
+        guard let fields = reply.first?.stringDictionary else { throw .malformed(member, reply) }
+        var result: [String: String] = [:]
+        for (key, value) in fields {
+            guard let text = value.string else { throw .malformed(member, reply) }
+            result[key] = text
+        }
+        return result
+    }
+
     private func thread(_ member: String, _ arguments: [BusValue]) async throws(ControlClientError) -> ChatThreadRecord {
         let reply = try await self.call(member, arguments)
         guard let first = reply.first, let record = ChatThreadRecord(first) else { throw .malformed(member, reply) }

@@ -55,6 +55,8 @@ public enum ControlInterface {
         public static let chatCreateThread = "ChatCreateThread"
         public static let chatSendMessage = "ChatSendMessage"
         public static let chatEndConversation = "ChatEndConversation"
+        /// A plugin's own request (`registration`, `chat-status`, `pre-chat-form`, …), answered as fields.
+        public static let channelRequest = "ChannelRequest"
     }
 
     public enum Signal {

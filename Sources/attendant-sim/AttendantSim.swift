@@ -36,17 +36,23 @@ struct AttendantSim: AsyncParsableCommand {
               GET  /chat/1.0/brand/B/channel/C[/availability]
               PUT  /web-analytics/1.0/tenants/B/visitors/V, POST …/V/events
               GET  /s3/ID                    bodies of EventInS3 (events over 128 KB)
-              POST /control/cxone/agent?thread=ID&text=TEXT
+              POST /control/cxone/agent?thread=ID&text=TEXT[&size=BYTES]
+                   (customer=ID instead of thread: the agent opens a new thread;
+                   size pads the text, over 128 KB it goes out as EventInS3)
+              POST /control/cxone/push       the request body, as is, as one text frame
+                                             to every client socket
               POST /control/cxone/availability?online=1|0
               POST /control/cxone/fault?kind=KIND
                    KIND: server-error&event=TYPE, operation-error&event=TYPE[&code=CODE],
                    drop-next, missing-pongs, s3-failure,
+                   rest-error&endpoint=configuration|availability|visitor|events,
                    down (every socket dropped; upgrades and the chat REST endpoints
                    answer 503; threads are kept for when it comes back)
               POST /control/cxone/clear-faults  every fault off (a down gateway comes back)
               POST /control/cxone/drop       close every client socket
               GET  /control/cxone/threads    threads with their messages
-              GET  /control/cxone/status     connections, online, down, visitors, …
+              GET  /control/cxone/status     connections, online, down, visitors, analytics,
+                                             received event types, connected customers
 
             SIGTERM or SIGINT stops it (exit status 0).
             """
@@ -100,6 +106,12 @@ struct AttendantSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A CXone welcome message, sent after each AuthorizeCustomer.", valueName: "text"))
     var cxoneWelcome: String?
 
+    @Flag(help: "The CXone channel announces a pre-chat form (email, required; topic: billing, delivery or other).")
+    var cxonePreChatForm = false
+
+    @Option(help: ArgumentHelp("The CXone agent opens a thread with this message 2 s after a customer without a thread authorizes (the demo's conversation).", valueName: "text"))
+    var cxoneGreeting: String?
+
     func validate() throws {
         guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
             throw ValidationError("ports must be between 0 and 65535")
@@ -127,6 +139,8 @@ struct AttendantSim: AsyncParsableCommand {
                 welcomeMessage: self.cxoneWelcome
             )
         )
+        if self.cxonePreChatForm { configuration.cxone.preContactForm = CXoneGatewaySettings.samplePreChatForm }
+        configuration.cxone.greeting = self.cxoneGreeting
         if let file = self.signingKeyFile {
             guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
                 throw ValidationError("cannot read the signing key file \(file); check the path and its permissions")

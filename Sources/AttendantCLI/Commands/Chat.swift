@@ -59,7 +59,7 @@ extension Attendantctl {
                 kind, direction (to-agent, from-agent, notice), sender, senderAddress, text, sentAt (Unix \
                 seconds))).
                 """,
-            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self]
+            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self]
         )
 
         struct Prepare: AsyncParsableCommand {
@@ -274,6 +274,59 @@ extension Attendantctl {
                     )
                 }
             }
+        }
+
+        struct Status: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show the chat's state as the channel sees it: state, mode, threads, outbox, connection.",
+                discussion: "JSON: an object of the channel's fields (strings), such as state, mode, threads, outbox, connected, last-error."
+            )
+
+            @OptionGroup var chat: ChatOptions
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
+                    let fields = try await client.channelRequest(channel: channel, command: "chat-status")
+                    Terminal.out(self.output.json ? Attendantctl.Chat.json(fields).text : Attendantctl.Chat.lines(fields).joined(separator: "\n"))
+                }
+            }
+        }
+
+        struct Form: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Show the pre-chat form to fill in before creating a thread (its answers go to chat create --field).",
+                discussion: "JSON: an object with form (its name) and field.IDENT (the label, (required), and the choices) for each field; empty when the channel has no form."
+            )
+
+            @OptionGroup var chat: ChatOptions
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
+                    let fields = try await client.channelRequest(channel: channel, command: "pre-chat-form")
+                    if self.output.json {
+                        Terminal.out(Attendantctl.Chat.json(fields).text)
+                    } else if fields.isEmpty {
+                        Terminal.out("\(channel) has no pre-chat form.")
+                    } else {
+                        var lines = ["\(fields["form"] ?? "Pre-chat form") (answer with: attendantctl chat create --field ID=VALUE):"]
+                        for (key, value) in fields.sorted(by: { $0.key < $1.key }) where key.hasPrefix("field.") {
+                            lines.append("  \(key.dropFirst("field.".count)): \(value)")
+                        }
+                        Terminal.out(lines.joined(separator: "\n"))
+                    }
+                }
+            }
+        }
+
+        static func json(_ fields: [String: String]) -> JSON {
+            .object(fields.sorted { $0.key < $1.key }.map { ($0.key, JSON.string($0.value)) })
+        }
+
+        static func lines(_ fields: [String: String]) -> [String] {
+            let width = fields.keys.map(\.count).max() ?? 0
+            return fields.sorted { $0.key < $1.key }.map { $0.key + String(repeating: " ", count: width - $0.key.count) + "  " + $0.value }
         }
     }
 }

@@ -47,6 +47,15 @@ extension ControlBus {
                 _ = try await Self.chat(arguments, target: target, .endConversation(threadID: thread.isEmpty ? nil : thread))
                 return []
             },
+            method(m.channelRequest, [A("command", "s"), A("arguments", "a{ss}")], [A("fields", "a{ss}")]) { arguments throws(BusMethodError) in
+                let command = Self.string(arguments, 1)
+                let values = (arguments.dropFirst(2).first?.stringDictionary ?? [:]).compactMapValues(\.string)
+                let request = ChannelRequest.custom(command: command, arguments: values)
+                let reply = try await Self.chat(arguments, target: target, request)
+                guard case .fields(let fields) = reply else { throw Self.unexpected(reply, arguments, request) }
+                let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
+                return [.dictionary(key: "s", value: "s", entries)]
+            },
         ]
     }
 

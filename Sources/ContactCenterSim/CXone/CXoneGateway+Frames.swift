@@ -112,6 +112,14 @@ extension CXoneGateway {
         }
         connection.customerId = authorized.consumerIdentity?.idOnExternalPlatform
         self.answer(frame, .consumerAuthorized(authorized), on: connection)
+        if let greeting = self.settings.greeting, let customer = connection.customerId, !self.threads.contains(where: { $0.customerId == customer }) {
+            let delay = self.settings.greetingDelay
+            Task { [weak self] in
+                try? await Task.sleep(for: delay)
+                guard let self, !self.threads.contains(where: { $0.customerId == customer }) else { return }
+                _ = try? self.agentOpensThread(customerID: customer, text: greeting)
+            }
+        }
         if let welcome = self.settings.welcomeMessage {
             let action = CXoneWire.ProactiveAction(
                 destinationId: frame.destinationId,

@@ -14,9 +14,9 @@ extension CXoneGateway {
         let segments = request.segments
         switch (request.method, segments.count, segments.first ?? "") {
         case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
-            return self.channelReply(brand: segments[3], channel: segments[5]) { self.settings.channelConfiguration.encodedReply() }
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") { self.settings.channelConfiguration.encodedReply() }
         case ("GET", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "availability":
-            return self.channelReply(brand: segments[3], channel: segments[5]) { CXoneAvailability(isOnline: self.isOnline).encodedReply() }
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "availability") { CXoneAvailability(isOnline: self.isOnline).encodedReply() }
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
              (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: CXoneID(segments[5]), isEvent: segments.count == 7)
@@ -39,8 +39,15 @@ extension CXoneGateway {
         ).encodedReply(status: 503)
     }
 
-    private func channelReply(brand: String, channel: String, body: () -> HTTPReply) -> HTTPReply {
+    /// The 500 an endpoint with a ``CXoneGatewayFault/restError(endpoint:)`` fault answers.
+    private func restFault(_ endpoint: String) -> HTTPReply? {
+        guard self.hasFault(.restError(endpoint: endpoint)) else { return nil }
+        return CXoneServiceErrorBody(errorCode: "InternalServerError", errorMessage: "the \(endpoint) endpoint is failing (injected fault)").encodedReply(status: 500)
+    }
+
+    private func channelReply(brand: String, channel: String, endpoint: String, body: () -> HTTPReply) -> HTTPReply {
         if self.isDown { return Self.downReply }
+        if let fault = self.restFault(endpoint) { return fault }
         guard Int(brand) == self.settings.brandId, channel == self.settings.channelId else {
             return CXoneServiceErrorBody(errorCode: "ChannelNotFound", errorMessage: "no channel \(channel) in brand \(brand)").encodedReply(status: 404)
         }
@@ -49,6 +56,7 @@ extension CXoneGateway {
 
     private func analyticsReply(_ request: HTTPRouteRequest, brand: String, visitor: CXoneID, isEvent: Bool) -> HTTPReply {
         if self.isDown { return Self.downReply }
+        if let fault = self.restFault(isEvent ? "events" : "visitor") { return fault }
         guard Int(brand) == self.settings.brandId else {
             return CXoneServiceErrorBody(errorCode: "TenantNotFound", errorMessage: "no brand \(brand)").encodedReply(status: 404)
         }
@@ -76,15 +84,28 @@ extension CXoneGateway {
     private func controlReply(_ request: HTTPRouteRequest, action: String) -> HTTPReply {
         switch (request.method, action) {
         case ("POST", "agent"):
-            guard let thread = request.query["thread"], !thread.isEmpty, let text = request.query["text"] else {
-                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT")
+            guard var text = request.query["text"], request.query["thread"] != nil || request.query["customer"] != nil else {
+                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT (or customer=ID to open a thread)[&size=BYTES]")
+            }
+            if let size = request.query["size"].flatMap(Int.init), size > text.utf8.count {
+                // Padded to `size` bytes: an event over the EventInS3 threshold.
+                text += String(repeating: ".", count: size - text.utf8.count)
             }
             do {
-                let message = try self.agentSays(threadID: CXoneID(thread), text: text)
-                return .json(["ok": true, "message_id": message.idOnExternalPlatform.rawValue])
+                let message: CXoneWire.Message
+                if let thread = request.query["thread"], !thread.isEmpty {
+                    message = try self.agentSays(threadID: CXoneID(thread), text: text)
+                } else {
+                    message = try self.agentOpensThread(customerID: CXoneID(request.query["customer"] ?? ""), text: text)
+                }
+                return .json(["ok": true, "message_id": message.idOnExternalPlatform.rawValue, "thread_id": message.threadIdOnExternalPlatform.rawValue])
             } catch {
                 return .error(404, "\(error)")
             }
+        case ("POST", "push"):
+            // The body, as it is, as one text frame to every client socket (for bad-input tests).
+            let count = self.pushRaw(request.body)
+            return .json(["sent": count])
         case ("POST", "availability"):
             let online = request.query["online"] ?? "1"
             guard online == "1" || online == "0" else { return .error(400, "online must be 1 or 0") }
@@ -110,6 +131,7 @@ extension CXoneGateway {
                 "analytics_events": self.analyticsEvents.count,
                 "analytics_types": self.analyticsEvents.map(\.type),
                 "received": self.receivedEventTypes,
+                "customers": self.customerIDs,
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
@@ -126,10 +148,12 @@ extension CXoneGateway {
         case "missing-pongs": fault = .missingPongs
         case "s3-failure": fault = .failingEventInS3
         case "down": fault = .down
+        case "rest-error" where ["configuration", "availability", "visitor", "events"].contains(request.query["endpoint"] ?? ""):
+            fault = .restError(endpoint: request.query["endpoint"] ?? "")
         case let other:
             return .error(
                 400,
-                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure or down"
+                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure, down or rest-error&endpoint=configuration|availability|visitor|events"
             )
         }
         self.inject(fault)

@@ -141,6 +141,44 @@ public final class CXoneGateway: Sendable {
         return message
     }
 
+    /// The agent starts a conversation (an outbound thread) with a customer: a new thread whose first
+    /// message is the agent's, pushed as MessageCreated if the customer is connected.
+    @discardableResult
+    public func agentOpensThread(customerID: CXoneID, text: String) throws(SimulatorError) -> CXoneWire.Message {
+        let known = self.state.withLock { state in
+            state.connections.values.contains { $0.customerId == customerID } || state.threads.values.contains { $0.customerId == customerID }
+        }
+        guard known else {
+            throw SimulatorError(.callState, "the CXone gateway knows no customer \(customerID); a client must authorize first")
+        }
+        let id = CXoneID.random()
+        let date = Date(timeIntervalSince1970: self.now())
+        let thread = CXoneGatewayThread(
+            thread: CXoneWire.Thread(idOnExternalPlatform: id, id: "\(self.settings.channelId)_\(id.rawValue)", channelId: self.settings.channelId, threadName: nil, canAddMoreMessages: true),
+            customerId: customerID,
+            contact: CXoneWire.Contact(id: .random(), threadIdOnExternalPlatform: id, status: "new", createdAt: date),
+            messages: []
+        )
+        self.state.withLock { state in
+            state.threads[id] = thread
+            state.threadOrder.append(id)
+        }
+        return try self.agentSays(threadID: id, text: text)
+    }
+
+    /// The customers who authorized on a socket that is open now, oldest connection first.
+    public var customerIDs: [String] {
+        self.state.withLock { state in state.connections.values.sorted { $0.id < $1.id }.compactMap { $0.customerId?.rawValue } }
+    }
+
+    /// Sends `bytes` as they are, as one text frame, to every client socket; returns how many.
+    @discardableResult
+    public func pushRaw(_ bytes: [UInt8]) -> Int {
+        let connections = self.state.withLock { Array($0.connections.values) }
+        for connection in connections { connection.send(bytes) }
+        return connections.count
+    }
+
     static func connections(of customerId: CXoneID, in state: State) -> [CXoneGatewayConnection] {
         state.connections.values.filter { $0.customerId == customerId }.sorted { $0.id < $1.id }
     }

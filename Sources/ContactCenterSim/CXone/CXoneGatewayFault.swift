@@ -19,6 +19,9 @@ public enum CXoneGatewayFault: Sendable, Hashable {
     /// messages, tokens and visitors stay in memory, so a client that connects after
     /// ``CXoneGateway/clearFaults()`` recovers its threads.
     case down
+    /// One REST endpoint answers 500 with a CXone service error body: `configuration`, `availability`,
+    /// `visitor` (the visitor's PUT) or `events` (analytics POSTs).
+    case restError(endpoint: String)
 }
 
 /// A snapshot of one chat thread as the gateway holds it.

@@ -26,6 +26,10 @@ public struct CXoneGatewaySettings: Sendable {
     public var autoReplyDelay: Duration = .milliseconds(200)
     /// A welcome message, pushed as a `WelcomeMessage` FireProactiveAction after each AuthorizeCustomer.
     public var welcomeMessage: String?
+    /// When set, the agent opens a thread with this message ``greetingDelay`` after a customer who has
+    /// no thread authorizes.
+    public var greeting: String?
+    public var greetingDelay: Duration = .seconds(2)
     /// Pushed events whose frame is larger than this go out as EventInS3 (the real gateway's 128 KB).
     public var eventInS3Threshold: Int = 128 * 1024
     /// `expiresIn` of the access tokens the gateway issues with OAuth on.
@@ -52,6 +56,21 @@ public struct CXoneGatewaySettings: Sendable {
         self.autoReply = autoReply
         self.welcomeMessage = welcomeMessage
     }
+
+    /// A pre-chat form: email (required text) and topic (a list).
+    public static let samplePreChatForm = CXoneChannelConfiguration.PreContactForm(
+        name: "Before we start",
+        customFields: [
+            .object(["isRequired": .bool(true), "definition": .object(["fieldId": .string("email"), "label": .string("Your email"), "type": .string("email")])]),
+            .object([
+                "isRequired": .bool(false),
+                "definition": .object([
+                    "fieldId": .string("topic"), "label": .string("Topic"), "type": .string("list"),
+                    "values": .array([("Billing", "billing"), ("Delivery", "delivery"), ("Other", "other")].map { .object(["name": .string($0.0), "value": .string($0.1)]) }),
+                ]),
+            ]),
+        ]
+    )
 
     /// The channel configuration body these settings describe.
     public var channelConfiguration: CXoneChannelConfiguration {
