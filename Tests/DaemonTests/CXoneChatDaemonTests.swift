@@ -317,4 +317,226 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    /// `attendantctl chat status --json`.
+    static func status(bus: PrivateBus) throws -> [String: String] {
+        let (status, output) = try Self.chat(["status", "--json"], bus: bus)
+        guard status == 0 else { throw FixtureError("chat status failed (\(status)): \(output)") }
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
+    }
+
+    // MARK: Preparation failures
+
+    @Test func aServerErrorWhilePreparingReturnsToInitialWithTheServersAnswer() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "auto-connect = false")
+
+        // The channel configuration fails: back to initial.
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=configuration")
+        let first = try Self.chat(["prepare"], bus: bus)
+        #expect(first.status != 0)
+        #expect(first.output.contains("could not fetch the channel configuration: GET http://127.0.0.1:"), "\(first.output)")
+        #expect(first.output.contains("answered 500 Internal Server Error (InternalServerError: the configuration endpoint is failing (injected fault))"), "\(first.output)")
+        #expect(try Self.status(bus: bus)["state"] == "initial")
+
+        // The visitor cannot be stored: back to initial too.
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=visitor")
+        let second = try Self.chat(["prepare"], bus: bus)
+        #expect(second.status != 0)
+        #expect(second.output.contains("could not send the visitor: PUT http://127.0.0.1:"), "\(second.output)")
+        #expect(try Self.status(bus: bus)["state"] == "initial")
+        let view = try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
+        #expect(view.output.contains("while the chat is initial"), "\(view.output)")
+
+        // Well again: prepared, then connected.
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        #expect(try Self.chat(["prepare"], bus: bus).status == 0)
+        #expect(try Self.status(bus: bus)["state"] == "prepared")
+        #expect(try Self.chat(["connect"], bus: bus).status == 0)
+        #expect(try Self.status(bus: bus)["state"] == "ready")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Live chat
+
+    @Test func aLiveChatWithoutAgentsIsOfflineUntilOneIsAvailable() async throws {
+        let simulator = try Simulator(["--cxone-live-chat", "--cxone-offline"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        let offline = try await TokenDaemonTests.channel("chat", bus: bus) { ($0["detail"] as? String ?? "").contains("offline") }
+        #expect(offline["state"] as? String == "recovering", "\(offline)\n\(daemon.stderr)")
+        #expect((offline["detail"] as? String ?? "").contains("the live chat of brand 1386, channel chat_sim is offline: no agent is available"), "\(offline)")
+        #expect(try Self.receivedEvents(simulator).isEmpty)
+
+        // An agent comes online: the next attempt connects and recovers the live chat.
+        _ = try simulator.control("POST", "/control/cxone/availability?online=1")
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.receivedEvents(simulator).contains("RecoverLivechat"))
+        #expect(try Self.status(bus: bus)["mode"] == "live-chat")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Pre-chat form and custom fields
+
+    @Test func thePreChatFormIsShownAndItsAnswersGoWithTheFirstMessage() async throws {
+        let simulator = try Simulator(["--cxone-pre-chat-form", "--cxone-multi-thread"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        let (status, output) = try Self.chat(["form", "--json"], bus: bus)
+        #expect(status == 0, "\(output)")
+        let form = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
+        #expect(form == ["form": "Before we start", "field.email": "Your email (required)", "field.topic": "Topic: billing | delivery | other"], "\(form)")
+        let human = try Self.chat(["form"], bus: bus).output
+        #expect(human.contains("Before we start (answer with: attendantctl chat create --field ID=VALUE):"), "\(human)")
+
+        let created = try Self.chat(["create", "--field", "email=grace@example.org", "--field", "topic=billing", "--json"], bus: bus)
+        #expect(created.status == 0, "\(created.output)")
+        let thread = try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any] ?? [:]
+        #expect(thread["state"] as? String == "pending")
+        let id = try #require(thread["id"] as? String)
+        #expect(try Self.chat(["send", "About my invoice"], bus: bus).status == 0)
+        try await eventually("the fields at the gateway") {
+            let fields = try simulator.controlJSON("GET", "/control/cxone/status")["contact_fields"] as? [String: [String: String]] ?? [:]
+            return fields[id] == ["email": "grace@example.org", "topic": "billing"]
+        }
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Reliability
+
+    @Test func missingPongsAndDroppedSocketsAreReconnectedAndTheThreadRecovered() async throws {
+        let simulator = try Simulator(["--cxone-auto-reply"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "heartbeat-interval = \"1s\"\npong-timeout = \"500ms\"")
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "First"], bus: bus).status == 0)
+        try await eventually("the reply") { Self.texts(try Self.threads(bus: bus).first).count == 2 }
+        let recoveries = try Self.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count
+
+        // Heartbeats go unanswered: the connection is given up and opened again, with backoff.
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=missing-pongs")
+        #expect(await daemon.waitForLog("lost the connection to ws://127.0.0.1:"), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("/chat-gateway: no pong within 0.5 s; reconnecting (attempt 1)"), "\(daemon.stderr)")
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        try await eventually("the thread recovered after the reconnect") {
+            try Self.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count > recoveries
+        }
+        try await eventually("ready again") { try Self.status(bus: bus)["state"] == "ready" }
+
+        // The gateway drops the socket: the same.
+        let before = try Self.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count
+        _ = try simulator.control("POST", "/control/cxone/drop")
+        try await eventually("the thread recovered after the drop") {
+            try Self.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count > before
+        }
+        try await eventually("ready after the drop") { try Self.status(bus: bus)["state"] == "ready" }
+        #expect(try Self.chat(["send", "Second"], bus: bus).status == 0)
+        try await eventually("the second reply") { Self.texts(try Self.threads(bus: bus).first).count == 4 }
+        #expect(try TokenDaemonTests.channel("chat", bus: bus)["state"] as? String == "listening")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func aMessageSentWhileTheGatewayIsDownSurvivesAKillAndReachesTheAgentExactlyOnce() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        var daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "Before the outage"], bus: bus).status == 0)
+        try await eventually("the first message at the gateway") { Self.gatewayTexts(try Self.gatewayThreads(simulator).first).count == 1 }
+
+        // The gateway goes down; the message waits in the outbox (in the state database).
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=down")
+        try await eventually("the chat reconnecting") { try Self.status(bus: bus)["state"] == "connecting" }
+        let sent = try Self.chat(["send", "Written during the outage"], bus: bus)
+        #expect(sent.status == 0, "\(sent.output)")
+        #expect(try Self.status(bus: bus)["outbox"] == "1")
+
+        // The daemon is killed, started again while the gateway is still down, then the gateway returns.
+        daemon.signal(SIGKILL)
+        _ = await daemon.waitForExit()
+        daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        #expect(await daemon.waitForLog("1 message(s) wait in the outbox from before"), "\(daemon.stderr)")
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        try await Self.waitForListening(bus, daemon)
+        try await eventually("the outbox delivered") { Self.gatewayTexts(try Self.gatewayThreads(simulator).first).count == 2 }
+        #expect(Self.gatewayTexts(try Self.gatewayThreads(simulator).first) == ["Before the outage", "Written during the outage"])
+        try await eventually("the outbox empty") { try Self.status(bus: bus)["outbox"] == "0" }
+
+        // Another restart sends nothing again.
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+        daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(Self.gatewayTexts(try Self.gatewayThreads(simulator).first) == ["Before the outage", "Written during the outage"])
+        #expect(try Self.receivedEvents(simulator).filter { $0 == "SendMessage" }.count == 2)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    // MARK: Bad input
+
+    @Test func malformedUnknownAndOversizedFramesAndAFailingEventInS3AreNamedAndTheChatGoesOn() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "Hello"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try Self.gatewayThreads(simulator).count == 1 }
+        let threadID = try #require(try Self.gatewayThreads(simulator).first?["id"] as? String)
+
+        func push(_ body: String) throws {
+            let file = try scratch.write("frame", body)
+            let (status, output) = try run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/cxone/push"])
+            #expect(status == 0, "\(output)")
+        }
+        try push("{not json")
+        try push(#"{"eventId":"6f0a3c1e-0000-4000-8000-000000000001","eventType":"SomethingNew","data":{}}"#)
+        try push(#"{"eventId":"6f0a3c1e-0000-4000-8000-000000000002","eventType":"MessageCreated","data":{"brand":{"id":1386}}}"#)
+        try push("{\"eventId\":\"x\",\"eventType\":\"MessageCreated\",\"data\":\"" + String(repeating: "a", count: 1_200_000) + "\"}")
+        #expect(await daemon.waitForLog("cxone-chat: ignored a frame from ws://127.0.0.1:"), "\(daemon.stderr)")
+        try? await eventually("all four named") {
+            daemon.stderr.contains("ignored an event of unknown type SomethingNew")
+                && daemon.stderr.components(separatedBy: "cxone-chat: ignored a frame from").count - 1 == 3
+        }
+        let log = daemon.stderr
+        #expect(log.contains("ignored an event of unknown type SomethingNew"), "\(log)")
+        #expect(log.components(separatedBy: "cxone-chat: ignored a frame from").count - 1 == 3, "\(log)")
+        #expect(log.contains("(9 bytes)") && log.contains("not-json"), "\(log)")
+        #expect(log.contains("missing in MessageCreated"), "\(log)")
+        #expect(log.contains("frame-too-large"), "\(log)")
+        #expect(try Self.status(bus: bus)["frames-rejected"] == "3")
+
+        // A large agent message arrives as EventInS3; while the download fails it is named, then one works.
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=s3-failure")
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Big&size=200000")
+        #expect(await daemon.waitForLog("could not download a large chat event from http://127.0.0.1:"), "\(daemon.stderr)")
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Bigger&size=150000")
+        try await eventually("the large message in the thread") {
+            Self.texts(try Self.threads(bus: bus).first).contains { $0.hasPrefix("Bigger") && $0.utf8.count == 150_000 }
+        }
+        #expect(try TokenDaemonTests.channel("chat", bus: bus)["state"] as? String == "listening")
+        #expect(try Self.status(bus: bus)["state"] == "ready")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
 }

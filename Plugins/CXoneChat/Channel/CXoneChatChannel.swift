@@ -157,6 +157,10 @@ final class CXoneChatChannel: Channel {
                 self.work.yield(.action(action))
             }
         }
+        if reports.contains(.stateChanged(.connecting)), let machine = state.machine, machine.reconnectAttempt > 0 {
+            let reason = machine.lastLossReason.map { ": \($0)" } ?? ""
+            self.work.yield(.log(.notice, "\(self.prefix): lost the connection to \(self.configuration.gatewayDescription)\(reason); reconnecting (attempt \(machine.reconnectAttempt))"))
+        }
         self.noticeLoss(&state)
         return self.settleWaiters(&state, reports)
     }
@@ -284,7 +288,12 @@ final class CXoneChatChannel: Channel {
             let request = inbound.answeredRequestId.flatMap { state.requests.removeValue(forKey: $0) }
             if case .eventInS3(let large)? = inbound.receivedEvent { state.largeEvents[large.url] = large }
             let (input, ignored) = ChatWireInput.input(for: inbound, request: request, now: now)
-            if let ignored { self.work.yield(.log(.debug, "\(self.prefix): ignored \(ignored)")) }
+            if let ignored {
+                // An event type this version does not know is worth a line; known ones it does not use are not.
+                var unknown = false
+                if case .unknown? = inbound.receivedEvent { unknown = true }
+                self.work.yield(.log(unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored)"))
+            }
             guard let input else { return [] }
             return machine.handle(input)
         }

@@ -88,6 +88,11 @@ extension CXoneGateway {
             let agent = thread?.messages.contains { $0.direction == .outbound } == true ? self.settings.agent : nil
             self.answer(frame, .threadMetadataLoaded(.init(ownerAssignee: agent, lastMessage: thread?.messages.last)), on: connection)
         case .sendMessage(let data):
+            if let fields = data.contact?.customFields, !fields.isEmpty {
+                self.state.withLock { state in
+                    for field in fields { state.contactFields[data.thread.idOnExternalPlatform, default: [:]][field.ident] = field.value }
+                }
+            }
             self.store(frame, thread: data.thread, id: data.idOnExternalPlatform, content: data.messageContent, attachments: data.attachments, on: connection)
         case .sendOutbound(let data):
             // The welcome message: the client sends it, but it is the brand's, outbound like an agent's.

@@ -132,6 +132,7 @@ extension CXoneGateway {
                 "analytics_types": self.analyticsEvents.map(\.type),
                 "received": self.receivedEventTypes,
                 "customers": self.customerIDs,
+                "contact_fields": Dictionary(uniqueKeysWithValues: self.contactFields.map { ($0.key.rawValue.lowercased(), $0.value) }),
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")

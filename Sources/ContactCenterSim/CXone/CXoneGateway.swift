@@ -36,6 +36,8 @@ public final class CXoneGateway: Sendable {
         var analyticsEvents: [CXoneWire.AnalyticsEvent] = []
         /// EventInS3 bodies by id.
         var s3Objects: [String: [UInt8]] = [:]
+        /// Contact custom fields sent with messages (the pre-chat form's answers), by thread.
+        var contactFields: [CXoneID: [String: String]] = [:]
         /// Every client event type received, in order (for tests).
         var receivedEventTypes: [String] = []
     }
@@ -108,6 +110,9 @@ public final class CXoneGateway: Sendable {
 
     /// Analytics events POSTed or sent with StoreVisitorEvents, in order.
     public var analyticsEvents: [CXoneWire.AnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
+
+    /// Contact custom fields received with messages, by thread.
+    public var contactFields: [CXoneID: [String: String]] { self.state.withLock { $0.contactFields } }
 
     /// Client event types received so far, in order.
     public var receivedEventTypes: [String] { self.state.withLock { $0.receivedEventTypes } }

@@ -124,8 +124,7 @@ extension ChatStateMachine {
     mutating func pongMissed() -> [Action] {
         guard self.socketOpen else { return [] }
         self.socketOpen = false
-        let seconds = self.configuration.pongTimeout.components.seconds
-        return [.closeSocket] + self.connectionLost(reason: "no pong within \(seconds) s")
+        return [.closeSocket] + self.connectionLost(reason: "no pong within \(Self.seconds(self.configuration.pongTimeout))")
     }
 
     // MARK: Reconnecting
@@ -133,6 +132,7 @@ extension ChatStateMachine {
     /// The socket is gone (closed by the server, or by the machine for a missed pong): try again after the
     /// backoff, or give up after the last attempt.
     mutating func connectionLost(reason: String) -> [Action] {
+        self.lastLossReason = reason
         var actions = self.disarm(.heartbeat) + self.disarm(.pongTimeout) + self.disarm(.response)
         self.reconnectAttempt += 1
         guard self.reconnectAttempt <= self.configuration.maximumReconnectAttempts else {
@@ -143,6 +143,12 @@ extension ChatStateMachine {
         self.recovering = true
         actions += self.arm(.reconnect, after: self.backoff(attempt: self.reconnectAttempt))
         return actions + self.enter(.connecting)
+    }
+
+    /// `5 s`, `0.5 s`: a duration for messages.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
     }
 
     /// `min(1.3^n + rand(0..1), 30)` seconds.

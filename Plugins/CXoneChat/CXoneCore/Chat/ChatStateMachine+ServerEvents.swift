@@ -38,14 +38,14 @@ extension ChatStateMachine {
 
     /// The connection flow's answer did not come within the response timeout.
     mutating func responseMissed() -> [Action] {
-        let seconds = self.configuration.responseTimeout.components.seconds
+        let seconds = Self.seconds(self.configuration.responseTimeout)
         switch self.step {
         case .authorization:
             guard self.socketOpen else { return [] }
             self.socketOpen = false
-            return [.closeSocket] + self.connectionLost(reason: "no answer to authorization within \(seconds) s")
+            return [.closeSocket] + self.connectionLost(reason: "no answer to authorization within \(seconds)")
         case .recovery, .recoveries, .threadList, .metadata:
-            return self.serverFailed(ChatError(.connection, "the chat server did not answer within \(seconds) s while loading threads"))
+            return self.serverFailed(ChatError(.connection, "the chat server did not answer within \(seconds) while loading threads"))
         default:
             return []
         }

@@ -137,6 +137,8 @@ public struct ChatStateMachine: Sendable {
     public internal(set) var welcomeMessage: String?
     /// Reconnect attempts made since the connection was lost (0 while connected).
     public internal(set) var reconnectAttempt = 0
+    /// Why the connection was last lost (for the driver's log).
+    public internal(set) var lastLossReason: String?
 
     var step: Step = .idle
     var random: ChatRandom
