@@ -70,8 +70,10 @@ struct BenchDriver {
                 if state == .ready { self.readyReported = true }
             case .report(.error(let error)):
                 throw BenchError("the chat machine reported an error: \(error)")
-            case .report(.threadUpdated), .store(.threadIDs), .setTimer, .cancelTimer, .persistOutbox, .removeFromOutbox,
-                 .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .openSocket, .closeSocket, .download:
+            case .report, .store:
+                break  // thread updates and the other stored values: the host's and the store's business
+            case .setTimer, .cancelTimer, .persistOutbox, .removeFromOutbox, .fetchChannelConfiguration, .fetchAvailability,
+                 .createOrUpdateVisitor, .sendAnalytics, .openSocket, .closeSocket, .download:
                 break
             }
         }
