@@ -146,6 +146,12 @@ let package = Package(
             path: "Benchmarks/InviteLatency",
             swiftSettings: strictness
         ),
+        .executableTarget(
+            name: "attendant-cxone-dispatch",
+            dependencies: ["CXoneCore", pluginAPI],
+            path: "Benchmarks/CXoneDispatch",
+            swiftSettings: strictness
+        ),
 
         // In-tree channel plugins.
         .target(
