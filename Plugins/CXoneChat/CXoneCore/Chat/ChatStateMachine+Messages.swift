@@ -70,7 +70,7 @@ extension ChatStateMachine {
         if let found = self.threadIndex(message.threadID) {
             index = found
         } else {
-            self.threads.append(ChatThread(id: message.threadID, state: .ready))
+            self.appendThread(ChatThread(id: message.threadID, state: .ready))
             index = self.threads.count - 1
             actions += self.storeThreadIDs()
         }

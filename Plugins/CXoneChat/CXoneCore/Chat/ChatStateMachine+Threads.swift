@@ -32,8 +32,8 @@ extension ChatStateMachine {
             break
         }
         let thread = ChatThread(id: self.random.uuid(), state: .pending)
-        if mode == .liveChat { self.threads.removeAll() }
-        self.threads.append(thread)
+        if mode == .liveChat { self.setThreads([]) }
+        self.appendThread(thread)
         if !customFields.isEmpty { self.threadCustomFields[thread.id] = customFields }
         return self.storeThreadIDs() + self.enter(.ready) + [.report(.threadUpdated(thread))]
     }
@@ -123,9 +123,9 @@ extension ChatStateMachine {
         if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
             self.threads[index] = thread
         } else if self.mode == .multiThread {
-            self.threads.append(thread)
+            self.appendThread(thread)
         } else {
-            self.threads = [thread]
+            self.setThreads([thread])
         }
         actions += self.storeThreadIDs()
         actions.append(.report(.threadUpdated(thread)))
@@ -139,7 +139,7 @@ extension ChatStateMachine {
             // thread is kept.
             var actions: [Action] = []
             if !self.recovering, !self.threads.isEmpty {
-                self.threads.removeAll()
+                self.setThreads([])
                 actions += self.storeThreadIDs()
             }
             return actions + self.becomeReady()
@@ -157,6 +157,7 @@ extension ChatStateMachine {
         case .recovery:
             return self.becomeReady()
         case .recoveries(var waiting):
+            self.step = .idle
             if let key { waiting.remove(key) } else { waiting.removeAll() }
             guard waiting.isEmpty else {
                 self.step = .recoveries(waiting)
@@ -173,7 +174,7 @@ extension ChatStateMachine {
         var actions = self.disarm(.response)
         for id in ids where self.threadIndex(id) == nil {
             let thread = ChatThread(id: id, state: .received)
-            self.threads.append(thread)
+            self.appendThread(thread)
             actions.append(.report(.threadUpdated(thread)))
         }
         actions += self.storeThreadIDs()
@@ -200,6 +201,8 @@ extension ChatStateMachine {
         self.threads[index] = thread
         actions.insert(.report(.threadUpdated(thread)), at: 0)
         if case .metadata(var waiting) = self.step {
+            // The step lets go of its set first, so removing does not copy it (1000 threads: 1000 copies).
+            self.step = .idle
             waiting.remove(thread.id.lowercased())
             if waiting.isEmpty {
                 actions += self.becomeReady()

@@ -127,6 +127,8 @@ public struct ChatStateMachine: Sendable {
     public internal(set) var state: ChatState = .initial
     /// The threads known, in the order they became known.
     public internal(set) var threads: [ChatThread] = []
+    /// ``threads``' positions by lower-cased id.
+    var threadPositions: [String: Int] = [:]
     /// The channel configuration, once fetched.
     public internal(set) var channelConfiguration: ChannelConfiguration?
     public internal(set) var brandID: Int?
@@ -258,8 +260,26 @@ public struct ChatStateMachine: Sendable {
         self.timers.disarm(timer).map { [.cancelTimer($0)] } ?? []
     }
 
+    /// The position of a thread (ids compare case-insensitively): a table lookup, so loading a list of
+    /// thousands of threads stays linear.
     func threadIndex(_ id: String) -> Int? {
-        self.threads.firstIndex { Self.sameID($0.id, id) }
+        self.threadPositions[id.lowercased()]
+    }
+
+    /// Adds a thread at the end. Every change to ``threads`` other than replacing one in place goes
+    /// through this or ``setThreads(_:)``, which keep ``threadPositions``.
+    mutating func appendThread(_ thread: ChatThread) {
+        let key = thread.id.lowercased()
+        if self.threadPositions[key] == nil { self.threadPositions[key] = self.threads.count }
+        self.threads.append(thread)
+    }
+
+    mutating func setThreads(_ threads: [ChatThread]) {
+        self.threads = threads
+        self.threadPositions = [:]
+        for (index, thread) in threads.enumerated() where self.threadPositions[thread.id.lowercased()] == nil {
+            self.threadPositions[thread.id.lowercased()] = index
+        }
     }
 
     static func sameID(_ a: String, _ b: String) -> Bool {
