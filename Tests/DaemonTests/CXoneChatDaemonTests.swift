@@ -540,3 +540,56 @@ import Testing
         #expect(await daemon.waitForExit() == 0)
     }
 }
+
+/// The CXone chat with the real desktop parts: agent messages in dunst, suspend and resume from
+/// python-dbusmock's logind (see DesktopSession).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct CXoneChatDesktopTests {
+    @Test func agentMessagesAlertInDunstAndSleepDisconnectsUntilResume() async throws {
+        let simulator = try CXoneChatDaemonTests.Simulator(["--cxone-auto-reply"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+        try #require(await daemon.waitForLog("notification server present"), "\(daemon.stderr)")
+        func chat(_ arguments: [String]) throws -> (Int32, String) {
+            try run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
+        }
+        func status() throws -> [String: String] {
+            let (_, output) = try chat(["status", "--json"])
+            return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
+        }
+
+        // The agent's answer is a notification: "New message from Ada Lovelace", the transcript line as body.
+        #expect(try chat(["view", "Orders", "https://shop.example/orders"]).0 == 0)
+        #expect(try chat(["send", "Where is my <b>parcel</b>?"]).0 == 0)
+        try await eventually("the agent's message in dunst") { desktop.printed.contains { $0.summary == "New message from Ada Lovelace" } }
+        let shown = try #require(desktop.printed.first { $0.summary == "New message from Ada Lovelace" })
+        // The remote text shows literally (dunst draws Pango's parse of the escaped body).
+        let text = try await desktop.shownText(shown.formatted)
+        #expect(text.contains("Ada Lovelace: You wrote: Where is my <b>parcel</b>?"), "dunst draws: \(text)")
+        #expect(!text.contains("Grace"), "the customer's own message is not an alert: \(text)")
+
+        // Suspend: the page view ends and the socket closes; the delay lock is released.
+        let recoveries = try CXoneChatDaemonTests.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count
+        try await desktop.prepareForSleep(true)
+        try await eventually("the socket closed for sleep") { try simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0 }
+        try await eventually("the page view ended") {
+            (try simulator.controlJSON("GET", "/control/cxone/status")["analytics_types"] as? [String] ?? []).contains("TimeSpentOnPage")
+        }
+        #expect(try status()["state"] == "prepared")
+        try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
+        // Background is not a loss: the channel still counts as listening.
+        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+        #expect(channels.contains(#""state":"listening""#), "\(channels)")
+
+        // Resume: connected again at once, the thread recovered.
+        try await desktop.prepareForSleep(false)
+        try await eventually("ready after resume") { try status()["state"] == "ready" }
+        #expect(try CXoneChatDaemonTests.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count == recoveries + 1)
+        #expect(try simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 1)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+}
