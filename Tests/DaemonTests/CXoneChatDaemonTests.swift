@@ -490,6 +490,40 @@ import Testing
         #expect(await daemon.waitForExit() == 0)
     }
 
+    // MARK: Errors from the server
+
+    @Test func operationAndServerErrorsReachTheUserAsTypedErrors() async throws {
+        let simulator = try Simulator(["--cxone-multi-thread"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
+        try await Self.waitForListening(bus, daemon)
+        #expect(try Self.chat(["send", "Hello"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try Self.gatewayThreads(simulator).count == 1 }
+        let threadID = try #require(try Self.gatewayThreads(simulator).first?["id"] as? String)
+
+        // An operation error ({error: {errorCode, errorMessage}}) answering EndContact.
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=operation-error&event=EndContact&code=ContactNotFound")
+        let (status, output) = try TokenDaemonTests.ctl(["chat", "end", "--json"], bus: bus)
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("ServerError"), "\(output)")
+        #expect(output.contains("the chat server refused an operation (ContactNotFound)"), "\(output)")
+
+        // A server error ({message, requestId}) answering RecoverThread, when the user opens the thread.
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        _ = try simulator.control("POST", "/control/cxone/fault?kind=server-error&event=RecoverThread")
+        let opened = try Self.chat(["open", threadID], bus: bus)
+        #expect(opened.status == 1, "\(opened.output)")
+        #expect(opened.output.contains("the chat server failed: "), "\(opened.output)")
+        _ = try simulator.control("POST", "/control/cxone/clear-faults")
+        #expect(try Self.chat(["open", threadID], bus: bus).status == 0)
+        #expect(try Self.chat(["end"], bus: bus).status == 0)
+        #expect(try TokenDaemonTests.channel("chat", bus: bus)["state"] as? String == "listening")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
     // MARK: Bad input
 
     @Test func malformedUnknownAndOversizedFramesAndAFailingEventInS3AreNamedAndTheChatGoesOn() async throws {
