@@ -170,7 +170,7 @@ extension CXoneChatChannel {
 
     func openThread(_ threadID: String) async throws -> ChannelReply {
         let key = threadID.lowercased()
-        return try await self.wait(timeout: self.configuration.machine.responseTimeout) { machine throws(ChatError) in
+        let reply = try await self.wait(timeout: self.configuration.machine.responseTimeout) { machine throws(ChatError) in
             try machine.openThread(threadID: threadID)
         } until: { machine, reports in
             for report in reports {
@@ -179,7 +179,8 @@ extension CXoneChatChannel {
             if let error = Self.error(in: reports) { return .failure(Self.channelError(error)) }
             return nil
         }
-        .also { _ in self.state.withLock { $0.currentThread = key } }
+        self.state.withLock { $0.currentThread = key }
+        return reply
     }
 
     /// Sends to `threadID`, or to the current thread; with no thread at all, one is created first.
@@ -350,13 +351,5 @@ extension CXoneChatChannel {
     static func isAuthorizationFailure(_ code: String?) -> Bool {
         guard let code = code?.lowercased() else { return false }
         return code.contains("authoriz") || code.contains("unauthori") || code.contains("tokenrefresh")
-    }
-}
-
-extension ChannelReply {
-    /// Runs `body` on the reply and returns it.
-    fileprivate func also(_ body: (ChannelReply) -> Void) -> ChannelReply {
-        body(self)
-        return self
     }
 }

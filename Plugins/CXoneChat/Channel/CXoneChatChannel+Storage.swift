@@ -122,13 +122,9 @@ extension CXoneChatChannel {
         do {
             let payload = String(decoding: try JSONEncoder().encode(StoredOutboxEntry(entry)), as: UTF8.self)
             let item = try await self.host.store.enqueue(payload)
-            let confirmed = self.state.withLock { state -> Bool in
-                // Confirmed while being written: it leaves the outbox at once.
-                guard state.machine?.outbox.contains(where: { $0.messageID == entry.messageID }) == true else { return true }
-                state.outboxIDs[entry.messageID.lowercased()] = item.id
-                return false
-            }
-            if confirmed { try await self.host.store.markDelivered(item.id) }
+            // The worker does the machine's actions in order, so a confirmation's removeFromOutbox comes
+            // after this and finds the id.
+            self.state.withLock { $0.outboxIDs[entry.messageID.lowercased()] = item.id }
         } catch {
             self.host.logger.error("\(self.prefix): could not keep message \(entry.messageID) in the outbox: \(error); it is sent but would be lost if the daemon stopped now")
         }

@@ -1,0 +1,165 @@
+import AttendantPluginAPI
+import CXoneCore
+import FoundationEssentials
+import Synchronization
+
+// The worker: what the machine's steps queued, done in order (REST calls started as tasks of their own,
+// socket writes, the store and secrets, events for the host).
+extension CXoneChatChannel {
+    // MARK: The worker
+
+    func carryOut(_ item: Work) async {
+        switch item {
+        case .action(let action):
+            await self.carryOut(action)
+        case .openSocket(let url, let generation):
+            guard self.state.withLock({ $0.socketGeneration == generation }) else { return }
+            let socket = CXoneSocket.open(url: url, maximumSize: self.configuration.limits.maxFrameSize * 4, logger: self.host.logger) { [weak self] event in
+                self?.socketEvent(event, generation: generation)
+            }
+            let current = self.state.withLock { state -> Bool in
+                guard state.socketGeneration == generation else { return false }
+                state.socket = socket
+                return true
+            }
+            if !current { socket.close() }
+        case .closeSocket(let socket):
+            socket.close()
+        case .write(let generation, let bytes):
+            guard let socket = self.state.withLock({ $0.socketGeneration == generation ? $0.socket : nil }) else { return }
+            do {
+                try await socket.send(bytes)
+            } catch {
+                // The socket's end is reported by the socket itself.
+                self.host.logger.debug("\(self.prefix): a frame was not sent: \(error)")
+            }
+        case .emit(let event):
+            self.host.emit(event)
+        case .log(let level, let message):
+            self.host.logger.log(level: level, "\(message)")
+        case .barrier(let continuation):
+            continuation.resume()
+        }
+    }
+
+    func carryOut(_ action: Action) async {
+        switch action {
+        case .fetchChannelConfiguration(let brandID, let channelID):
+            Task {
+                do throws(ChatError) {
+                    let configuration = try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID)
+                    self.feed { machine, _ in machine.handle(.channelConfigurationFetched(configuration)) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.channelConfigurationFailed(error)) }
+                }
+            }
+        case .fetchAvailability(let brandID, let channelID):
+            Task {
+                do throws(ChatError) {
+                    let online = try await self.rest.availability(brandID: brandID, channelID: channelID)
+                    self.feed { machine, _ in machine.handle(.availabilityFetched(online: online)) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.availabilityFailed(error)) }
+                }
+            }
+        case .createOrUpdateVisitor(let visitorID, let customerID):
+            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            let customer = CXoneWire.CustomerIdentity(
+                idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
+            )
+            Task {
+                do throws(ChatError) {
+                    try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer)
+                    self.feed { machine, _ in machine.handle(.visitorStored) }
+                } catch {
+                    self.feed { machine, _ in machine.handle(.visitorFailed(error)) }
+                }
+            }
+        case .sendAnalytics(let visitorID, let event):
+            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            let wire = Self.analytics(event, visitorID: visitorID)
+            // One after the other, so the server sees a visit before its page views.
+            self.state.withLock { state in
+                let previous = state.analytics
+                state.analytics = Task {
+                    await previous?.value
+                    do throws(ChatError) {
+                        try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
+                    } catch {
+                        self.host.logger.warning("\(self.prefix): \(error.message)")
+                    }
+                }
+            }
+        case .download(let url):
+            let large = self.state.withLock { $0.largeEvents[url] }
+            Task {
+                let input = await self.downloadedInput(url: url, large: large)
+                self.feed { machine, state in
+                    state.largeEvents.removeValue(forKey: url)
+                    return machine.handle(input)
+                }
+            }
+        case .store(let value):
+            await self.persist(value)
+        case .persistOutbox(let entry):
+            await self.persist(entry)
+        case .removeFromOutbox(let messageID):
+            await self.removeFromOutbox(messageID)
+        case .report(let report):
+            self.report(report)
+        case .openSocket, .closeSocket, .send, .setTimer, .cancelTimer:
+            // Handled under the lock (see handle(_:_:)).
+            break
+        }
+    }
+
+    /// The input a large event's body makes: its origin event, or why it could not be had.
+    func downloadedInput(url: String, large: CXoneWire.EventInS3?) async -> ChatStateMachine.Input {
+        guard let large else { return .downloadFailed(url: url, reason: "the notice of the event is gone") }
+        do {
+            let body = try await self.rest.download(url)
+            let origin = try large.decodeOrigin(body, limits: self.configuration.limits)
+            let (input, ignored) = ChatWireInput.input(for: origin, now: self.host.now())
+            guard let input else { return .downloadFailed(url: url, reason: "its \(large.originEventType) event is not used (\(ignored ?? "ignored"))") }
+            return .downloaded(url: url, input)
+        } catch let error as ChatError {
+            return .downloadFailed(url: url, reason: error.message)
+        } catch {
+            return .downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)")
+        }
+    }
+
+    func report(_ report: Report) {
+        switch report {
+        case .stateChanged(let state):
+            self.host.logger.debug("\(self.prefix): the chat is \(state)")
+            self.host.emit(.chatStateChanged(state))
+        case .threadUpdated(let thread):
+            self.host.emit(.threadUpdated(thread))
+        case .messageReceived(let message):
+            self.host.emit(.messageReceived(message))
+        case .error(let error):
+            self.host.logger.warning("\(self.prefix): \(error.message)")
+        }
+    }
+
+    static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
+        let destination = CXoneID(visitorID)
+        func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
+        switch event {
+        case .visitorVisit(let visitID, let at):
+            return .visitorVisit(visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageView(let visitID, let title, let url, let at):
+            return .pageView(title: title, url: url, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageViewEnded(let visitID, let title, let url, let seconds, let at):
+            return .timeSpentOnPage(title: title, url: url, seconds: seconds, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        }
+    }
+
+    /// Waits until the worker has done everything queued so far.
+    func drain() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            self.work.yield(.barrier(continuation))
+        }
+    }
+}
