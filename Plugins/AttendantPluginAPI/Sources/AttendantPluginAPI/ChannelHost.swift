@@ -22,8 +22,17 @@ public protocol ChannelHost: Sendable {
     /// The channel's secrets, kept across restarts apart from the state database (since API 1.2).
     var secrets: any ChannelSecrets { get }
 
-    /// The channel's current capability token, or `nil` when the channel has no token source.
+    /// The channel's current capability token, or `nil` when there is no valid one: either the channel has
+    /// no token source, or the source has not given a valid token yet. ``tokenState()`` tells which.
     func currentToken() async -> ChannelToken?
+
+    /// Whether the channel has a token, and if not, why (since API 1.3).
+    ///
+    /// A channel that needs a token and finds none must tell the two cases apart: without a token source
+    /// it fails with ``ChannelError/Code/configuration`` (the user must add one); with a source that has no
+    /// valid token yet it fails with ``ChannelError/Code/authentication`` ("sign-in needed"), and the host
+    /// starts it again as soon as a valid token arrives.
+    func tokenState() async -> ChannelTokenState
 
     /// Asks for a new token now (for example after the server refused the current one).
     ///
@@ -39,4 +48,10 @@ public protocol ChannelHost: Sendable {
 extension ChannelHost {
     /// A host built against API 1.0 or 1.1 keeps no secrets.
     public var secrets: any ChannelSecrets { NoChannelSecrets() }
+
+    /// A host built against API 1.2 or older knows only ``currentToken()``; it reports a missing token as
+    /// a missing source.
+    public func tokenState() async -> ChannelTokenState {
+        if let token = await self.currentToken() { .available(token) } else { .noSource }
+    }
 }

@@ -21,6 +21,32 @@ public struct ChannelToken: Sendable, Hashable, CustomStringConvertible, CustomD
     public var debugDescription: String { self.description }
 }
 
+/// What the host knows about a channel's token (since API 1.3); see ``ChannelHost/tokenState()``.
+///
+/// New cases may come in later minor versions, so a `switch` needs `@unknown default`.
+public enum ChannelTokenState: Sendable, Hashable, CustomStringConvertible {
+    /// A valid token.
+    case available(ChannelToken)
+    /// The channel's configuration names no token source.
+    case noSource
+    /// A token source is configured but has no valid token now: the token expired, the source failed or
+    /// has not answered yet. `reason` says which, for the user, and never contains token material.
+    case unavailable(reason: String)
+
+    /// The valid token, if there is one.
+    public var token: ChannelToken? {
+        if case .available(let token) = self { token } else { nil }
+    }
+
+    public var description: String {
+        switch self {
+        case .available(let token): token.description
+        case .noSource: "no token source"
+        case .unavailable(let reason): "no valid token: \(reason)"
+        }
+    }
+}
+
 /// A point in wall-clock time: seconds since 1970-01-01T00:00:00Z.
 public struct UnixTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     public var secondsSince1970: Double

@@ -26,15 +26,16 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
 
     /// The version of the API library loaded at run time: the host's.
     ///
-    /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``.
-    public static let current = PluginAPIVersion(major: 1, minor: 2)
+    /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``;
+    /// 1.3 adds ``ChannelHost/tokenState()``.
+    public static let current = PluginAPIVersion(major: 1, minor: 3)
 
     /// The version of the API the *calling code was compiled against*.
     ///
     /// This property is inlinable, so its value is fixed into the plugin when the plugin is compiled; a
     /// plugin exports it through ``PluginExport`` and the host compares it with ``current``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 2) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 3) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.
