@@ -11,8 +11,8 @@ struct AttendantSim: AsyncParsableCommand {
         commandName: "attendant-sim",
         abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, and a CXone chat gateway.",
         discussion: """
-            On start it prints one JSON line on stdout: sip_port, http_port, token_url,
-            registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand and
+            On start it prints one JSON line on stdout: sip_port, http_port, token_url, \
+            registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand and \
             cxone_channel.
 
             Tokens (HS256 JWTs, Twilio-style grants):

@@ -10,14 +10,14 @@ struct Attendantd: AsyncParsableCommand {
         commandName: "attendantd",
         abstract: "Keeps you reachable on contact-centre chat and voice channels.",
         discussion: """
-            attendantd runs as a systemd user service (systemctl --user start attendantd). It reads
-            $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config
+            attendantd runs as a systemd user service (systemctl --user start attendantd). It reads \
+            $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config \
             says otherwise, loads a plugin for each [[channel]] and keeps every channel listening.
 
-            Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings
+            Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings \
             changed; SIGTERM and SIGINT stop every channel gracefully.
 
-            Exit status: 0 after a clean stop; 1 when --check-config finds problems or start-up fails;
+            Exit status: 0 after a clean stop; 1 when --check-config finds problems or start-up fails; \
             78 (EX_CONFIG) when the daemon cannot start because of its configuration.
             """,
         version: "attendantd 0.1.0 (plugin API \(PluginAPIVersion.current))"

@@ -7,11 +7,24 @@ import Synchronization
 extension SIPVoiceChannel {
     // MARK: Credentials and addresses
 
-    func credentials(for token: ChannelToken?) async throws(ChannelError) -> RegistrationCredentials {
+    /// The credentials for the next REGISTER, from the host's token.
+    ///
+    /// Without a token source the channel cannot work until its configuration changes; a source without
+    /// a valid token yet (expired, failing) is a sign-in problem, and the host starts the channel again
+    /// when a valid token arrives.
+    func credentials(for tokenState: ChannelTokenState) async throws(ChannelError) -> RegistrationCredentials {
         let authentication = self.configuration.authentication
         if authentication == .none { return .none }
-        guard let token else {
+        let token: ChannelToken
+        switch tokenState {
+        case .available(let available):
+            token = available
+        case .noSource:
             throw ChannelError(.configuration, "\(self.prefix): authentication = \"\(authentication.rawValue)\" needs a token, and the channel has no token source; set token-command, token-url, token-file or token-credential in its [[channel]] table")
+        case .unavailable(let reason):
+            throw ChannelError(.authentication, "\(self.prefix): authentication = \"\(authentication.rawValue)\" needs a valid token, and the channel's token source has none: \(reason); the channel listens again as soon as its token source gives a valid token")
+        @unknown default:
+            throw ChannelError(.authentication, "\(self.prefix): authentication = \"\(authentication.rawValue)\" needs a valid token, and the host has none for the channel (\(tokenState))")
         }
         switch authentication {
         case .bearer:

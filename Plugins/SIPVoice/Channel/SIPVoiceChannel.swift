@@ -87,7 +87,7 @@ final class SIPVoiceChannel: Channel {
     func listen() async throws {
         self.state.withLock { $0.pendingListens += 1 }
         defer { self.state.withLock { $0.pendingListens -= 1 } }
-        let credentials = try await self.credentials(for: await self.host.currentToken())
+        let credentials = try await self.credentials(for: await self.host.tokenState())
         let instanceID = try await self.instanceID()
 
         let (flow, previous) = self.state.withLock { state -> (UInt64, SIPTransport?) in
@@ -202,7 +202,7 @@ final class SIPVoiceChannel: Channel {
     func tokenDidChange(_ token: ChannelToken) async {
         let credentials: RegistrationCredentials
         do {
-            credentials = try await self.credentials(for: token)
+            credentials = try await self.credentials(for: .available(token))
         } catch {
             self.host.logger.warning("\(self.prefix): the renewed token cannot be used: \(error)")
             return

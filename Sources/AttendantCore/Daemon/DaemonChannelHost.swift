@@ -48,6 +48,12 @@ final class DaemonChannelHost: ChannelHost {
         return token
     }
 
+    func tokenState() async -> ChannelTokenState {
+        let state = await self.tokens.state()
+        if let token = state.token { self.supervisor.withLock { $0 }?.channelHasToken(token) }
+        return state
+    }
+
     func renewToken() async throws -> ChannelToken {
         do {
             let token = try await self.tokens.renew()

@@ -4,6 +4,8 @@ public import AttendantPluginAPI
 /// schedule) implements it; a channel without a token source gets ``NoTokenKeeper``.
 public protocol TokenKeeper: Sendable {
     func current() async -> ChannelToken?
+    /// The token, or why there is none: no source at all, or a source without a valid token now.
+    func state() async -> ChannelTokenState
     func renew() async throws -> ChannelToken
     /// How the token is doing, for `attendantctl channels` and `health`; nil without a token source.
     func health() async -> TokenHealth?
@@ -17,6 +19,9 @@ public protocol TokenKeeper: Sendable {
 }
 
 extension TokenKeeper {
+    public func state() async -> ChannelTokenState {
+        if let token = await self.current() { .available(token) } else { .unavailable(reason: "no token has been had yet") }
+    }
     public func health() async -> TokenHealth? { nil }
     public func remainingLifetime() async -> Duration? { nil }
     public func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {}
@@ -47,6 +52,8 @@ public struct NoTokenKeeper: TokenKeeper {
     public init(channelName: String) { self.channelName = channelName }
 
     public func current() async -> ChannelToken? { nil }
+
+    public func state() async -> ChannelTokenState { .noSource }
 
     public func renew() async throws -> ChannelToken {
         throw ChannelError(

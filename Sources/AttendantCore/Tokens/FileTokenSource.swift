@@ -65,6 +65,13 @@ struct FileTokenSource: TokenSource {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// A `token-file` is watched: a token written into it is read at once. A systemd credential does not
+    /// change while the unit runs.
+    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {
+        guard case .file(let path) = self.path, let watcher = TokenFileWatcher(path: path) else { return }
+        await watcher.run(onChange)
+    }
+
     private func failure(_ file: String, _ code: Int32, _ help: String) -> TokenError {
         TokenError(.source, "\(self.description): cannot read \(file): \(String(cString: strerror(code)))\(help)")
     }

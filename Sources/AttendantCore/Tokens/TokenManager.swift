@@ -65,6 +65,13 @@ public actor TokenManager: TokenKeeper {
         return self.held?.token
     }
 
+    /// The token held, or why there is none: the last failure of the source, which names the source and
+    /// never holds token material.
+    public func state() async -> ChannelTokenState {
+        if let token = await self.current() { return .available(token) }
+        return .unavailable(reason: self.record.lastRenewalError ?? "\(self.source) has not given a token yet")
+    }
+
     /// Gets a new token now (or the result of the fetch already running).
     public func renew() async throws -> ChannelToken {
         switch await self.fetch() {
@@ -86,7 +93,25 @@ public actor TokenManager: TokenKeeper {
                 for await token in self.renewals { await onRenewal(token) }
             }
             group.addTask { await self.schedule() }
+            group.addTask {
+                // A source that can tell when it changed (a token file) is read at once, not at the
+                // next retry; changes that come while one is read are read once more.
+                let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+                await withDiscardingTaskGroup { watching in
+                    watching.addTask {
+                        await self.source.watchChanges { continuation.yield() }
+                        continuation.finish()
+                    }
+                    for await _ in changes { await self.sourceChanged() }
+                }
+            }
         }
+    }
+
+    /// The source says it has changed (a token file was written): read it now.
+    private func sourceChanged() async {
+        self.logger.debug("\(self.source) changed: reading it")
+        _ = await self.fetch()
     }
 
     // MARK: Fetching

@@ -11,12 +11,18 @@ public protocol TokenSource: Sendable, CustomStringConvertible {
 
     /// The message when the source took longer than `limit`.
     func timeoutMessage(_ limit: Duration) -> String
+
+    /// Calls `onChange` whenever the source may have a new token, until the calling task is cancelled;
+    /// sources that cannot tell return at once and are asked on the renewal schedule only.
+    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async
 }
 
 extension TokenSource {
     public func timeoutMessage(_ limit: Duration) -> String {
         "\(self) gave no token within \(limit.seconds.formatted) s"
     }
+
+    public func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {}
 }
 
 extension TokenSettings.Source {

@@ -22,6 +22,7 @@ public final class InMemoryChannelHost: ChannelHost {
 
     private struct State {
         var token: ChannelToken?
+        var tokenProblem: String?
         var renewal: (@Sendable () async throws -> ChannelToken)?
         var renewCount = 0
         var events: [ChannelEvent] = []
@@ -54,8 +55,22 @@ public final class InMemoryChannelHost: ChannelHost {
 
     // MARK: Tokens
 
-    /// Sets the token that ``currentToken()`` returns.
-    public func setToken(_ token: ChannelToken?) { self.state.withLock { $0.token = token } }
+    /// Sets the token that ``currentToken()`` returns; without one, ``tokenState()`` says the channel has
+    /// no token source.
+    public func setToken(_ token: ChannelToken?) {
+        self.state.withLock {
+            $0.token = token
+            $0.tokenProblem = nil
+        }
+    }
+
+    /// Makes the channel's token source one that has no valid token now, for `reason`.
+    public func setTokenUnavailable(reason: String) {
+        self.state.withLock {
+            $0.token = nil
+            $0.tokenProblem = reason
+        }
+    }
 
     /// Decides what ``renewToken()`` does; by default it fails with an authentication error.
     public func onRenewToken(_ renewal: @escaping @Sendable () async throws -> ChannelToken) {
@@ -66,6 +81,12 @@ public final class InMemoryChannelHost: ChannelHost {
     public var renewCount: Int { self.state.withLock { $0.renewCount } }
 
     public func currentToken() async -> ChannelToken? { self.state.withLock { $0.token } }
+
+    public func tokenState() async -> ChannelTokenState {
+        self.state.withLock { state in
+            if let token = state.token { .available(token) } else if let problem = state.tokenProblem { .unavailable(reason: problem) } else { .noSource }
+        }
+    }
 
     public func renewToken() async throws -> ChannelToken {
         let renewal = self.state.withLock { state in
