@@ -197,7 +197,7 @@ import Testing
             (["chat", "send", "Hello", "there", "--channel", "web"], "Sent on web.\n"),
             (
                 ["chat", "send", "--thread", "t1", "Hi", "--channel", "web", "--json"],
-                #"{"ok":true,"action":"chat-send","channel":"web","thread":"t1","text":"Hi"}"# + "\n"
+                #"{"ok":true,"action":"chat-send","channel":"web","thread":"t1","text":"Hi","delivery":"sent","message":null,"reason":null}"# + "\n"
             ),
             (["chat", "end", "--channel", "web"], "Ended the conversation on web.\n"),
             (["chat", "end", "--thread", "t1", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-end","channel":"web","thread":"t1"}"# + "\n"),
