@@ -215,7 +215,7 @@ extension Attendantctl {
                     The message is kept in the channel's outbox until the server has it. Exit status 0 when \
                     it was sent, and also when it is queued: the chat is reconnecting or the desktop is \
                     asleep, and it goes out by itself, once, when the chat is connected again (printed as \
-                    "Queued … : reason"). Exit status 1 with the D-Bus error ServerError and the server's \
+                    "Queued on NAME: REASON."). Exit status 1 with the D-Bus error ServerError and the server's \
                     reason when the server refused it; a refused message is dropped from the outbox, unless \
                     the server only failed to handle it then, in which case it stays and is sent again on \
                     the next connection (the message says which).
