@@ -51,7 +51,7 @@ extension CXoneChatDaemonTests {
         #expect(queued.status == 0, "\(queued.output)")
         let answer = try JSONSerialization.jsonObject(with: Data(queued.output.utf8)) as? [String: Any] ?? [:]
         #expect(answer["delivery"] as? String == "queued", "\(queued.output)")
-        #expect((answer["reason"] as? String ?? "").contains("the chat is connecting; it is sent once connected to ws://127.0.0.1:"), "\(queued.output)")
+        #expect((answer["reason"] as? String ?? "").contains("/chat-gateway is connecting; it is sent once the chat is ready"), "\(queued.output)")
         _ = try simulator.control("POST", "/control/cxone/clear-faults")
         try await eventually("the queued message delivered") {
             Self.gatewayTexts(try Self.gatewayThreads(simulator).first) == ["Hello", "Retried", "Later"]

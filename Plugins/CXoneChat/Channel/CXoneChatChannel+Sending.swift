@@ -57,7 +57,7 @@ extension CXoneChatChannel {
                     let reason =
                         machine.isAsleep
                         ? "the desktop is asleep; it is sent when the chat connects again on resume"
-                        : "the chat is \(machine.state); it is sent once connected to \(gateway)"
+                        : "the chat with \(gateway) is \(machine.state); it is sent once the chat is ready"
                     return .success(queued(reason))
                 },
                 timedOut: { machine in
