@@ -39,8 +39,22 @@ extension ControlClient {
         return try await self.thread(ControlInterface.Method.chatCreateThread, [.string(channel), .dictionary(key: "s", value: "s", entries)])
     }
 
-    public func chatSendMessage(channel: String, thread: String? = nil, text: String) async throws(ControlClientError) {
-        _ = try await self.call(ControlInterface.Method.chatSendMessage, [.string(channel), .string(thread ?? ""), .string(text)])
+    /// Sends a message; the answer says what became of it: `delivery` is `sent` (the server has it) or
+    /// `queued` (it waits in the channel's outbox and goes out once connected; `reason` says why), with
+    /// the `message` and `thread` ids when the channel gives them. A daemon that answers nothing sent it.
+    @discardableResult
+    public func chatSendMessage(channel: String, thread: String? = nil, text: String) async throws(ControlClientError) -> [String: String] {
+        let member = ControlInterface.Method.chatSendMessage
+        let reply = try await self.call(member, [.string(channel), .string(thread ?? ""), .string(text)])
+        guard let first = reply.first else { return ["delivery": "sent"] }
+        guard let fields = first.stringDictionary else { throw .malformed(member, reply) }
+        var result: [String: String] = [:]
+        for (key, value) in fields {
+            guard let text = value.string else { throw .malformed(member, reply) }
+            result[key] = text
+        }
+        if result["delivery"] == nil { result["delivery"] = "sent" }
+        return result
     }
 
     public func chatEndConversation(channel: String, thread: String? = nil) async throws(ControlClientError) {

@@ -23,7 +23,8 @@ public import Systemd
 /// ChatListThreads(s channel) → aa{sv} threads      ChatThreadRecord keys
 /// ChatOpenThread(s channel, s thread) → a{sv} thread
 /// ChatCreateThread(s channel, a{ss} fields) → a{sv} thread       fields: the thread's custom fields
-/// ChatSendMessage(s channel, s thread, s text)    thread "" = the channel's current thread
+/// ChatSendMessage(s channel, s thread, s text) → a{ss} delivery   thread "" = the channel's current thread;
+///                                                  delivery: sent|queued, message, thread, reason (queued)
 /// ChatEndConversation(s channel, s thread)        thread "" = the channel's current thread
 ///
 /// signal ChannelEvent(s channel, s event, a{sv} details)       every channel event (EventRecord keys)

@@ -38,6 +38,19 @@ extension AlertPlannerTests {
         #expect(quiet.map(\.key) == [self.threadKey])
     }
 
+    @Test func aChatContactThatNamesItsThreadAlertsOnlyThroughTheThreadsMessages() {
+        var p = self.planner()
+        var contact = Contact(id: "t1", kind: .chat, from: Party(displayName: "Grace", address: "agent-1"), summary: "chat thread t1", receivedAt: UnixTime(secondsSince1970: 1_800_000_000))
+        contact.threadID = "t1"
+        #expect(p.handle(.incomingContact(contact), channel: "chat", now: .zero) == [])
+        #expect(p.handle(.messageReceived(self.message("m1", "hello")), channel: "chat", now: .zero).map(\.key) == [self.threadKey])
+        #expect(p.handle(.contactEnded(contactID: "t1", outcome: .completed), channel: "chat", now: .seconds(1)) == [])
+        // Without a thread, a chat contact is its own notification, as before.
+        contact.threadID = nil
+        contact.id = "c9"
+        #expect(p.handle(.incomingContact(contact), channel: "chat", now: .seconds(2)).map(\.key) == [.contact(channel: "chat", contactID: "c9")])
+    }
+
     @Test func coalescingIsPerThreadAndNeverDelaysCalls() {
         var p = self.planner()
         #expect(p.handle(.messageReceived(self.message("a1", "one")), channel: "chat", now: .zero).count == 1)

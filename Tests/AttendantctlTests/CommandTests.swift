@@ -197,7 +197,12 @@ import Testing
             (["chat", "send", "Hello", "there", "--channel", "web"], "Sent on web.\n"),
             (
                 ["chat", "send", "--thread", "t1", "Hi", "--channel", "web", "--json"],
-                #"{"ok":true,"action":"chat-send","channel":"web","thread":"t1","text":"Hi"}"# + "\n"
+                #"{"ok":true,"action":"chat-send","channel":"web","thread":"t1","text":"Hi","delivery":"sent","message":null,"reason":null}"# + "\n"
+            ),
+            (["chat", "send", "Later", "--channel", "web"], "Queued on web: the chat is connecting.\n"),
+            (
+                ["chat", "send", "Later", "--channel", "web", "--json"],
+                #"{"ok":true,"action":"chat-send","channel":"web","thread":null,"text":"Later","delivery":"queued","message":"m-2","reason":"the chat is connecting"}"# + "\n"
             ),
             (["chat", "end", "--channel", "web"], "Ended the conversation on web.\n"),
             (["chat", "end", "--thread", "t1", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-end","channel":"web","thread":"t1"}"# + "\n"),
@@ -224,6 +229,8 @@ import Testing
                 .init(member: m.chatCreateThread, arguments: [web, .dictionary(key: "s", value: "s", [])]),
                 .init(member: m.chatSendMessage, arguments: [web, .string(""), .string("Hello there")]),
                 .init(member: m.chatSendMessage, arguments: [web, .string("t1"), .string("Hi")]),
+                .init(member: m.chatSendMessage, arguments: [web, .string(""), .string("Later")]),
+                .init(member: m.chatSendMessage, arguments: [web, .string(""), .string("Later")]),
                 .init(member: m.chatEndConversation, arguments: [web, .string("")]),
                 .init(member: m.chatEndConversation, arguments: [web, .string("t1")]),
             ],

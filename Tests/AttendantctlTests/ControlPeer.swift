@@ -91,6 +91,12 @@ actor ControlPeer {
             self.status.doNotDisturb = on
             await self.emit(.doNotDisturbChanged(on))
             return []
+        case ControlInterface.Method.chatSendMessage:
+            // "Later" waits in the outbox, as a message written while the chat reconnects does.
+            let fields: [(String, String)] =
+                arguments[2].string == "Later"
+                ? [("delivery", "queued"), ("message", "m-2"), ("reason", "the chat is connecting"), ("thread", "t1")] : [("delivery", "sent")]
+            return [.dictionary(key: "s", value: "s", fields.map { BusValue.Entry(.string($0.0), .string($0.1)) })]
         case ControlInterface.Method.chatListThreads:
             return [.array(element: "a{sv}", self.threads.map(\.busValue))]
         case ControlInterface.Method.chatOpenThread:
@@ -136,7 +142,7 @@ actor ControlPeer {
                 method(m.chatListThreads, [A("channel", "s")], [A("threads", "aa{sv}")]),
                 method(m.chatOpenThread, [A("channel", "s"), A("thread", "s")], [A("thread", "a{sv}")]),
                 method(m.chatCreateThread, [A("channel", "s"), A("fields", "a{ss}")], [A("thread", "a{sv}")]),
-                method(m.chatSendMessage, [A("channel", "s"), A("thread", "s"), A("text", "s")]),
+                method(m.chatSendMessage, [A("channel", "s"), A("thread", "s"), A("text", "s")], [A("delivery", "a{ss}")]),
                 method(m.chatEndConversation, [A("channel", "s"), A("thread", "s")]),
             ],
             signals: [

@@ -107,8 +107,7 @@ extension CXoneChatChannel {
         case .openThread(let threadID):
             return try await self.openThread(threadID)
         case .sendMessage(let threadID, let text):
-            try self.sendMessage(text, to: threadID)
-            return .done
+            return try await self.sendMessage(text, to: threadID)
         case .endConversation(let threadID):
             return try await self.endConversation(threadID)
         case .custom("chat-status", _):
@@ -183,36 +182,15 @@ extension CXoneChatChannel {
         return reply
     }
 
-    /// Sends to `threadID`, or to the current thread; with no thread at all, one is created first.
-    func sendMessage(_ text: String, to threadID: String?) throws {
-        guard !text.isEmpty else { throw ChannelError(.illegalState, "\(self.prefix): the message is empty") }
-        let now = self.host.now()
-        try self.operation { machine, state throws(ChatError) in
-            var actions: [Action] = []
-            var target = threadID
-            if target == nil {
-                let open = machine.threads.filter { $0.state != .closed }
-                if let current = state.currentThread, open.contains(where: { $0.id.lowercased() == current.lowercased() }) {
-                    target = current
-                } else if let last = open.last {
-                    target = last.id
-                } else if machine.state == .ready || machine.state == .closed {
-                    actions += try machine.createThread()
-                    target = machine.threads.last?.id
-                    state.currentThread = target
-                } else {
-                    throw ChatError(.illegalChatState, "cannot send a message while the chat is \(machine.state): connect first")
-                }
-            }
-            guard let target else { throw ChatError(.invalidThread, "there is no chat thread to send to; create a thread first") }
-            return actions + (try machine.sendMessage(threadID: target, text: text, at: now))
-        }
-    }
-
+    /// Ends `threadID`'s conversation, or the current thread's (the one created or opened last, while it
+    /// is open), or else the only open one.
     func endConversation(_ threadID: String?) async throws -> ChannelReply {
-        let key = threadID?.lowercased() ?? self.state.withLock { $0.machine?.threads.first { $0.state != .closed }?.id.lowercased() }
+        let target = threadID ?? self.state.withLock { state in
+            state.currentThread.flatMap { state.machine?.thread($0) }.flatMap { $0.state == .closed ? nil : $0.id }
+        }
+        let key = target?.lowercased() ?? self.state.withLock { $0.machine?.threads.first { $0.state != .closed }?.id.lowercased() }
         return try await self.wait(timeout: self.configuration.machine.responseTimeout) { machine throws(ChatError) in
-            try machine.endConversation(threadID: threadID)
+            try machine.endConversation(threadID: target)
         } until: { machine, reports in
             if let key, machine.thread(key)?.state == .closed { return .success(.done) }
             if let error = Self.error(in: reports) { return .failure(Self.channelError(error)) }
@@ -271,14 +249,30 @@ extension CXoneChatChannel {
         _ start: @escaping (inout ChatStateMachine) throws(ChatError) -> [Action],
         until settle: @escaping @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
     ) async throws -> ChannelReply {
+        try await self.wait(timeout: timeout) { machine, _ throws(ChatError) in
+            Pending(actions: try start(&machine), settle: settle)
+        }
+    }
+
+    /// What an operation started under the lock waits for.
+    struct Pending {
+        var actions: [Action]
+        var settle: @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
+        /// The outcome when the timeout passes; nil for the "no answer" error.
+        var timedOut: (@Sendable (ChatStateMachine) -> Result<ChannelReply, ChannelError>)? = nil
+    }
+
+    /// Starts an operation (which may also use the channel's state) and waits as the ``Pending`` it
+    /// returns says.
+    func wait(timeout: Duration, _ begin: (inout ChatStateMachine, inout State) throws(ChatError) -> Pending) async throws -> ChannelReply {
         let prefix = self.prefix
         let clock = self.host.clock
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChannelReply, any Error>) in
             let outcome = self.state.withLock { state -> Result<[Resumption], ChannelError> in
                 guard var machine = state.machine else { return .failure(ChannelError(.transient, "\(prefix): the chat is not loaded")) }
-                let actions: [Action]
+                let pending: Pending
                 do throws(ChatError) {
-                    actions = try start(&machine)
+                    pending = try begin(&machine, &state)
                 } catch {
                     return .failure(Self.channelError(error))
                 }
@@ -293,8 +287,8 @@ extension CXoneChatChannel {
                     }
                     self?.expire(id, after: timeout)
                 }
-                state.waiters[id] = Waiter(settle: settle, continuation: continuation, deadline: deadline)
-                var resumptions = self.handle(actions, &state)
+                state.waiters[id] = Waiter(settle: pending.settle, continuation: continuation, deadline: deadline, timedOut: pending.timedOut)
+                var resumptions = self.handle(pending.actions, &state)
                 // Already there (connect while ready): settle with no reports.
                 if let waiter = state.waiters[id], let result = waiter.settle(machine, []) {
                     state.waiters.removeValue(forKey: id)
@@ -311,10 +305,15 @@ extension CXoneChatChannel {
     }
 
     func expire(_ id: UInt64, after timeout: Duration) {
-        guard let (waiter, phase) = self.state.withLock({ state -> (Waiter, ChatState)? in
+        guard let (waiter, machine) = self.state.withLock({ state -> (Waiter, ChatStateMachine?)? in
             guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
-            return (waiter, state.machine?.state ?? .initial)
+            return (waiter, state.machine)
         }) else { return }
+        if let timedOut = waiter.timedOut, let machine {
+            Self.resume([(waiter.continuation, timedOut(machine))])
+            return
+        }
+        let phase = machine?.state ?? .initial
         let seconds = timeout.components.seconds
         waiter.continuation.resume(throwing: ChannelError(.transient, "\(self.prefix): no answer from \(self.configuration.gatewayDescription) within \(seconds) s (the chat is \(phase))"))
     }

@@ -13,6 +13,8 @@ extension CXoneChatChannel {
         /// `shown-through.THREAD`: seconds since 1970 of the newest message shown or sent.
         static let shownThroughPrefix = "shown-through."
         static let accessToken = "access-token"
+        /// `contact.THREAD`: the thread is in the contact history; `open` or `ended`.
+        static let contactPrefix = "contact."
     }
 
     /// An outbox entry as stored (JSON).
@@ -52,6 +54,7 @@ extension CXoneChatChannel {
         guard self.state.withLock({ $0.machine == nil }) else { return }
         var stored = ChatStateMachine.StoredValues()
         var outboxIDs: [String: Int64] = [:]
+        var contactThreads: [String: Bool] = [:]
         let decoder = JSONDecoder()
         do {
             let values = try await self.host.store.allValues()
@@ -64,6 +67,9 @@ extension CXoneChatChannel {
                 if let seconds = Double(value) {
                     stored.shownThrough[String(key.dropFirst(Key.shownThroughPrefix.count))] = UnixTime(secondsSince1970: seconds)
                 }
+            }
+            for (key, value) in values where key.hasPrefix(Key.contactPrefix) {
+                contactThreads[String(key.dropFirst(Key.contactPrefix.count))] = value == "ended"
             }
             for item in try await self.host.store.pendingOutbox() {
                 guard let record = try? decoder.decode(StoredOutboxEntry.self, from: Data(item.payload.utf8)) else {
@@ -94,6 +100,7 @@ extension CXoneChatChannel {
             guard state.machine == nil else { return }
             state.machine = machine
             state.outboxIDs = outboxIDs
+            state.contactThreads = contactThreads
         }
     }
 

@@ -106,6 +106,7 @@ extension CXoneChatChannel {
         case .removeFromOutbox(let messageID):
             await self.removeFromOutbox(messageID)
         case .report(let report):
+            await self.recordContact(report)
             self.report(report)
         case .openSocket, .closeSocket, .send, .setTimer, .cancelTimer:
             // Handled under the lock (see handle(_:_:)).

@@ -72,6 +72,8 @@ final class CXoneChatChannel: Channel {
         var framesRejected = 0
         /// The last analytics event sent; the next waits for it.
         var analytics: Task<Void, Never>?
+        /// Threads recorded as contacts (lower case), and whether their contact has ended.
+        var contactThreads: [String: Bool] = [:]
     }
 
     /// A user operation waiting for the machine to get somewhere.
@@ -80,6 +82,8 @@ final class CXoneChatChannel: Channel {
         var settle: @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
         var continuation: CheckedContinuation<ChannelReply, any Error>
         var deadline: Task<Void, Never>?
+        /// The outcome when the deadline passes; nil for the "no answer" error.
+        var timedOut: (@Sendable (ChatStateMachine) -> Result<ChannelReply, ChannelError>)? = nil
     }
 
     /// Work done in order by the worker task.
@@ -215,7 +219,7 @@ final class CXoneChatChannel: Channel {
         )
         let eventID = CXoneID.random()
         switch command {
-        case .loadThreadMetadata, .recoverThread, .recoverLivechat:
+        case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:
             state.requests[eventID] = ChatWireOutput.request(for: command)
         default:
             break
@@ -287,6 +291,9 @@ final class CXoneChatChannel: Channel {
             state.framesReceived += 1
             let request = inbound.answeredRequestId.flatMap { state.requests.removeValue(forKey: $0) }
             if case .eventInS3(let large)? = inbound.receivedEvent { state.largeEvents[large.url] = large }
+            if let refusal = ChatWireInput.refusal(inbound, request: request) {
+                return machine.messageRefused(messageID: refusal.messageID, refusal.error, transient: refusal.transient)
+            }
             let (input, ignored) = ChatWireInput.input(for: inbound, request: request, now: now)
             if let ignored {
                 // An event type this version does not know is worth a line; known ones it does not use are not.

@@ -212,8 +212,17 @@ extension Attendantctl {
             static let configuration = CommandConfiguration(
                 abstract: "Send a message to the contact centre.",
                 discussion: """
+                    The message is kept in the channel's outbox until the server has it. Exit status 0 when \
+                    it was sent, and also when it is queued: the chat is reconnecting or the desktop is \
+                    asleep, and it goes out by itself, once, when the chat is connected again (printed as \
+                    "Queued on NAME: REASON."). Exit status 1 with the D-Bus error ServerError and the server's \
+                    reason when the server refused it; a refused message is dropped from the outbox, unless \
+                    the server only failed to handle it then, in which case it stays and is sent again on \
+                    the next connection (the message says which).
+
                     JSON: an object with the keys ok (true), action ("chat-send"), channel, thread (null \
-                    when not given: the current thread), text.
+                    when not given: the current thread), text, delivery ("sent" or "queued"), message (the \
+                    message's id, null if the channel gives none), reason (why it is queued, else null).
                     """
             )
 
@@ -235,11 +244,20 @@ extension Attendantctl {
 
             func run() async throws {
                 try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
-                    try await client.chatSendMessage(channel: channel, thread: self.thread, text: self.text)
+                    let delivery = try await client.chatSendMessage(channel: channel, thread: self.thread, text: self.text)
+                    let state = delivery["delivery"] ?? "sent"
+                    let reason = delivery["reason"]
+                    let place = "\(self.thread.map { " to \($0)" } ?? "") on \(channel)"
                     Terminal.out(
                         self.output.json
-                            ? done("chat-send", channel, [("thread", .optional(self.thread, JSON.string)), ("text", .string(self.text))])
-                            : "Sent\(self.thread.map { " to \($0)" } ?? "") on \(channel)."
+                            ? done(
+                                "chat-send", channel,
+                                [
+                                    ("thread", .optional(self.thread, JSON.string)), ("text", .string(self.text)), ("delivery", .string(state)),
+                                    ("message", .optional(delivery["message"], JSON.string)), ("reason", .optional(reason, JSON.string)),
+                                ]
+                            )
+                            : state == "queued" ? "Queued\(place): \(reason ?? "it is sent once the chat is connected")." : "Sent\(place)."
                     )
                 }
             }

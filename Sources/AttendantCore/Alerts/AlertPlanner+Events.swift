@@ -5,6 +5,8 @@ extension AlertPlanner {
     public mutating func handle(_ event: ChannelEvent, channel: String, now: Duration) -> [AlertCommand] {
         switch event {
         case .incomingContact(let contact):
+            // A chat thread's contact is alerted through the thread's messages, not a second time.
+            guard contact.threadID == nil else { return [] }
             let key = AlertKey.contact(channel: channel, contactID: contact.id)
             self.upsert(key, .contact(contact))
             return self.present(key)

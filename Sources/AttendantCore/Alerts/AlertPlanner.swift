@@ -20,6 +20,8 @@ import AttendantPluginAPI
 ///   still raises a missed-call notice, and a chat thread raises a new notification with its next
 ///   message.
 /// - After the server vanished, all ids are void: a new server numbers its own.
+/// - A chat contact that names its thread (``Contact/threadID``) raises nothing of its own: the thread's
+///   messages are its alerts.
 /// - Chat messages to agents never alert; one from the person at the desk means they are in the
 ///   conversation, so it closes the thread's notification.
 /// - A thread seen for the first time through `threadUpdated` raises nothing: a new conversation

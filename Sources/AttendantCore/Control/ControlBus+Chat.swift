@@ -37,10 +37,14 @@ extension ControlBus {
                 let fields = (arguments.dropFirst().first?.stringDictionary ?? [:]).compactMapValues(\.string)
                 return try await Self.thread(arguments, target: target, .createThread(customFields: fields))
             },
-            method(m.chatSendMessage, [A("thread", "s"), A("text", "s")]) { arguments throws(BusMethodError) in
+            method(m.chatSendMessage, [A("thread", "s"), A("text", "s")], [A("delivery", "a{ss}")]) { arguments throws(BusMethodError) in
                 let thread = Self.string(arguments, 1)
-                _ = try await Self.chat(arguments, target: target, .sendMessage(threadID: thread.isEmpty ? nil : thread, text: Self.string(arguments, 2)))
-                return []
+                let reply = try await Self.chat(arguments, target: target, .sendMessage(threadID: thread.isEmpty ? nil : thread, text: Self.string(arguments, 2)))
+                // A plugin that tells nothing more (answers done) has sent the message.
+                var fields = ["delivery": "sent"]
+                if case .fields(let more) = reply { fields.merge(more) { $1 } }
+                let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
+                return [.dictionary(key: "s", value: "s", entries)]
             },
             method(m.chatEndConversation, [A("thread", "s")]) { arguments throws(BusMethodError) in
                 let thread = Self.string(arguments, 1)

@@ -13,6 +13,11 @@ public struct Contact: Sendable, Hashable {
     public var receivedAt: UnixTime
     /// Operations the user may perform on this contact, in the order to offer them.
     public var actions: [ContactAction]
+    /// The chat thread this contact is, for a chat whose messages arrive as
+    /// ``ChannelEvent/messageReceived(_:)`` (since API 1.3). The host records such a contact in the
+    /// history but raises no alert of its own for it: the thread's messages are its alerts. Set it after
+    /// initializing; nil (the default) for calls and for chats that announce themselves as a contact.
+    public var threadID: String?
 
     public init(
         id: String,

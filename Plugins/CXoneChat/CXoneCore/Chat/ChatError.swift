@@ -10,6 +10,8 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     /// The server's error code (an operation error's `errorCode`, such as `RecoveringThreadFailed`), if any.
     public var serverCode: String?
+    /// The outbox message the server refused, when the error answers a SendMessage or SendOutbound.
+    public var messageID: String?
 
     public init(_ code: Code, _ message: String, serverCode: String? = nil) {
         self.code = code

@@ -5,9 +5,10 @@ extension ChatStateMachine {
     /// `sendMessage(message:)`: a new thread's first message is preceded by the welcome message
     /// (SendOutbound) if FireProactiveAction brought one; then SendMessage. Each goes to the outbox first
     /// (``Action/persistOutbox(_:)``) and leaves it when its MessageCreated arrives. While the connection
-    /// is being restored the messages wait in the outbox and go out once the chat is ready again.
+    /// is being restored, or while the desktop sleeps (``isAsleep``), the messages wait in the outbox and
+    /// go out once the chat is ready again.
     public mutating func sendMessage(threadID: String, text: String, at now: UnixTime) throws(ChatError) -> [Action] {
-        guard [.connecting, .connected, .ready].contains(self.state) else {
+        guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
         guard let index = self.threadIndex(threadID) else {
@@ -52,6 +53,32 @@ extension ChatStateMachine {
             return [.send(.sendOutbound(threadID: entry.threadID, messageID: entry.messageID, text: entry.text))]
         }
         return [.send(.sendMessage(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, customFields: entry.customFields))]
+    }
+
+    /// The chat was disconnected by ``background(at:)`` and ``foreground()`` will connect it again.
+    public var isAsleep: Bool { self.state == .prepared && self.resumeOnForeground }
+
+    /// Whether the message went out on the current connection and its MessageCreated has not come yet.
+    public func awaitsConfirmation(_ messageID: String) -> Bool {
+        self.socketOpen && self.sentOnConnection.contains(messageID.lowercased())
+            && self.stored.outbox.contains { Self.sameID($0.messageID, messageID) }
+    }
+
+    /// The server answered a message's SendMessage (or SendOutbound) with an error: reported with the
+    /// message's id (``ChatError/messageID``). A `transient` failure (a server error: the gateway could not
+    /// handle the frame) keeps the entry, which goes out again on the next connection; a refusal (an
+    /// operation error: the server will not take this message) removes it, as sending it again would be
+    /// refused again.
+    public mutating func messageRefused(messageID: String, _ error: ChatError, transient: Bool) -> [Action] {
+        guard let entry = self.stored.outbox.first(where: { Self.sameID($0.messageID, messageID) }) else { return [] }
+        var failure = error
+        failure.messageID = entry.messageID
+        if transient {
+            failure.message += "; it stays in the outbox and is sent again when the chat reconnects"
+            return [.report(.error(failure))]
+        }
+        failure.message += "; it was not sent and is removed from the outbox"
+        return self.confirmOutbox(entry.messageID) + [.report(.error(failure))]
     }
 
     /// The server has the message: it leaves the outbox.

@@ -14,7 +14,29 @@ public enum ChatWireInput {
     public struct Request: Sendable, Hashable {
         /// The thread the request was about (LoadThreadMetadata, RecoverThread).
         public var threadID: String?
+        /// The outbox message a SendMessage or SendOutbound carried.
+        public var messageID: String?
         public init(threadID: String?) { self.threadID = threadID }
+        public init(threadID: String?, messageID: String?) {
+            self.threadID = threadID
+            self.messageID = messageID
+        }
+    }
+
+    /// The server's failure to take the message a SendMessage or SendOutbound carried: an operation error
+    /// is a refusal of this message, a server error a failure to handle the frame (``transient``, worth
+    /// sending again). Nil when `inbound` is not an error or `request` carried no message.
+    public static func refusal(_ inbound: CXoneInbound, request: Request?) -> (messageID: String, error: ChatError, transient: Bool)? {
+        guard let messageID = request?.messageID else { return nil }
+        switch inbound {
+        case .operationError(let error):
+            let text = "the chat server refused message \(messageID) (\(error.errorCode)): \(error.errorMessage ?? error.errorCode)"
+            return (messageID, ChatError(.operation, text, serverCode: error.errorCode), false)
+        case .serverError(let error):
+            return (messageID, ChatError(.server, "the chat server failed to take message \(messageID): \(error.message)"), true)
+        default:
+            return nil
+        }
     }
 
     /// The input for `inbound`, or nil for what the machine does not act on (unknown events, events of

@@ -101,7 +101,8 @@ public enum ChatWireOutput {
         switch command {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
-        case .sendMessage(let id, _, _, _), .sendOutbound(let id, _, _), .endContact(let id, _): ChatWireInput.Request(threadID: id)
+        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _): ChatWireInput.Request(threadID: id, messageID: messageID)
+        case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
         }
     }

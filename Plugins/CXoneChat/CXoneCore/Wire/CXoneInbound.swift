@@ -24,11 +24,12 @@ public enum CXoneInbound: Sendable, Hashable {
     }
 
     /// The `eventId` of the request this frame answers: a postback's `eventId`, an operation error's
-    /// `transactionId` (else its `eventId`); `nil` for pushes, pongs and server errors.
+    /// `transactionId` (else its `eventId`), a server error's `requestId`; `nil` for pushes and pongs.
     public var answeredRequestId: CXoneID? {
         switch self {
         case .postback(let eventId, _): eventId
         case .operationError(let error): error.transactionId ?? error.eventId
+        case .serverError(let error): error.requestId.map { CXoneID($0) }
         default: nil
         }
     }
