@@ -59,7 +59,7 @@ extension Attendantctl {
                 kind, direction (to-agent, from-agent, notice), sender, senderAddress, text, sentAt (Unix \
                 seconds))).
                 """,
-            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self]
+            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self]
         )
 
         struct Prepare: AsyncParsableCommand {

@@ -73,6 +73,14 @@ public enum ChatWireInput {
             return (.proactiveAction(welcome: Self.fillingPlaceholders(text)), nil)
         case .eventInS3(let large):
             return (.eventInS3(url: large.url, originEventType: large.originEventType), nil)
+        case .senderTyping(let typing, let started):
+            return (.agentTyping(threadID: Self.id(typing.thread.idOnExternalPlatform), started: started, agent: typing.user.map(Self.party), at: now), nil)
+        case .setPositionInQueue(let queue):
+            return (.positionInQueue(caseID: Self.id(queue.consumerContact.id), position: queue.positionInQueue), nil)
+        case .caseInboxAssigneeChanged(let change):
+            return (.assigneeChanged(caseID: Self.id(change.contact.id), agent: change.inboxAssignee.map(Self.party)), nil)
+        case .messageReadChanged(let read):
+            return (.messageRead(Self.message(read.message)), nil)
         case .tokenRefreshed, .moreMessagesLoaded:
             return (nil, "\(event.eventType) (not used yet)")
         case .unknown(let eventType):

@@ -77,6 +77,13 @@ public enum ChatWireOutput {
         case .endContact(let threadID, let caseID):
             destination = CXoneID(threadID)
             event = .endContact(CXoneWire.EndContact(threadId: CXoneID(threadID), contactId: CXoneID(caseID)))
+        case .senderTyping(let threadID, let started):
+            destination = CXoneID(threadID)
+            let data = CXoneWire.ThreadData(threadId: CXoneID(threadID))
+            event = started ? .senderTypingStarted(data) : .senderTypingEnded(data)
+        case .messageSeenByCustomer(let threadID):
+            destination = CXoneID(threadID)
+            event = .messageSeenByCustomer(CXoneWire.ThreadData(threadId: CXoneID(threadID)))
         }
         let customer = CXoneWire.CustomerIdentity(
             idOnExternalPlatform: CXoneID(context.customer.id),
@@ -102,6 +109,7 @@ public enum ChatWireOutput {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
         case .sendMessage(let id, _, _, _), .sendOutbound(let id, _, _), .endContact(let id, _): ChatWireInput.Request(threadID: id)
+        case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
         }
     }
