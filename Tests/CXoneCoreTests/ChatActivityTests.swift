@@ -36,8 +36,10 @@ import Testing
         let now = UnixTime(secondsSince1970: 1_800_000_100)
         driver.handle(.positionInQueue(caseID: "case-1", position: 2))
         #expect(driver.machine.activity(threadID: "thread-1").positionInQueue == 2)
+        #expect(driver.machine.thread("thread-1")?.positionInQueue == 2)
         driver.handle(.assigneeChanged(caseID: "case-1", agent: grace))
         #expect(driver.machine.activity(threadID: "thread-1") == .init(assignedAgent: grace))
+        #expect(driver.machine.thread("thread-1")?.assignedAgent == grace && driver.machine.thread("thread-1")?.positionInQueue == nil)
         driver.handle(.agentTyping(threadID: "thread-1", started: true, agent: nil, at: now))
         driver.handle(.agentTyping(threadID: "thread-1", started: true, agent: nil, at: now))
         #expect(driver.machine.activity(threadID: "thread-1").typingAgent == grace)
@@ -47,8 +49,13 @@ import Testing
         // The agent's message ends the typing without a notice.
         driver.handle(.messageCreated(driver.message("a1", "Hello"), caseID: "case-1"))
         #expect(driver.machine.activity(threadID: "thread-1").typingAgent == nil)
-        driver.handle(.messageRead(driver.message("c1", from: false, "mine")))
+        let mine = driver.message("c1", from: false, "mine", at: 5)
+        driver.handle(.messageCreated(mine, caseID: "case-1"))
+        var receipt = mine
+        receipt.readByAgentAt = UnixTime(secondsSince1970: 1_800_000_200)
+        driver.handle(.messageRead(receipt))
         #expect(driver.machine.activity(threadID: "thread-1").readByAgentThrough == "c1")
+        #expect(driver.machine.thread("thread-1")?.lastMessages.last?.readByAgentAt == UnixTime(secondsSince1970: 1_800_000_200))
     }
 
     @Test func theCustomersTypingAndReadsGoOutWhereTheSDKSendsThem() throws {

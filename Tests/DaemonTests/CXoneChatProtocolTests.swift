@@ -213,9 +213,12 @@ extension CXoneChatDaemonTests {
         // Queued, then an agent is assigned (the queue position goes).
         try push("SetPositionInQueue", #"{"consumerContact":{"id":"\#(contactID)"},"positionInQueue":3}"#)
         try await eventually("the queue position in chat status") { try Self.status(bus: bus)["queue-position"] == "3" }
+        #expect(try Self.threads(bus: bus).first?["positionInQueue"] as? Int == 3)
         try push("CaseInboxAssigneeChanged", #"{\#(brandChannel),"case":{"id":"\#(contactID)","threadIdOnExternalPlatform":"\#(threadID)","status":"open"},"inboxAssignee":\#(agent),"previousInboxAssignee":null}"#)
         try await eventually("the assigned agent in chat status") { try Self.status(bus: bus)["agent"] == "Grace Kelly" }
         #expect(try Self.status(bus: bus)["queue-position"] == nil)
+        let assigned = try #require(try Self.threads(bus: bus).first)
+        #expect(assigned["assignedAgent"] as? String == "Grace Kelly" && assigned["positionInQueue"] == nil, "\(assigned)")
 
         // The agent types: a typing-started event, shown in chat status, then typing-stopped.
         try push("SenderTypingStarted", #"{\#(brandChannel),"thread":{"idOnExternalPlatform":"\#(threadID)"},"user":\#(agent)}"#)
@@ -229,6 +232,8 @@ extension CXoneChatDaemonTests {
         let read = #"{"idOnExternalPlatform":"\#(messageID)","threadIdOnExternalPlatform":"\#(threadID)","messageContent":{"type":"TEXT","payload":{"text":"Hello"}},"createdAt":"2026-11-24T21:59:00.000Z","attachments":[],"direction":"inbound","userStatistics":{"seenAt":"2026-11-24T22:00:00.000Z","readAt":"2026-11-24T22:00:00.000Z"}}"#
         try push("MessageReadChanged", #"{"brand":{"id":1386},"message":\#(read)}"#)
         try await eventually("the read receipt in chat status") { try Self.status(bus: bus)["read-by-agent-through"] == messageID.lowercased() }
+        let readMessage = try #require((try Self.threads(bus: bus).first?["lastMessages"] as? [[String: Any]])?.first)
+        #expect(readMessage["readByAgentAt"] as? Int == 1_795_557_600, "\(readMessage)")
         #expect(!daemon.stderr.contains("ignored an event of unknown type"), "\(daemon.stderr)")
 
         // The customer types, and reads the thread by opening it.
@@ -238,6 +243,7 @@ extension CXoneChatDaemonTests {
         #expect(stopped.status == 0, "\(stopped.output)")
         let opened = try Self.chat(["open", threadID], bus: bus)
         #expect(opened.status == 0, "\(opened.output)")
+        #expect(opened.output.contains(": ready, agent Grace Kelly"), "\(opened.output)")
         try await eventually("typing and seen at the gateway") { try Self.receivedEvents(simulator).contains("MessageSeenByCustomer") }
         let events = try Self.receivedEvents(simulator)
         #expect(events.filter { ["SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer"].contains($0) } == ["SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer"], "\(events)")

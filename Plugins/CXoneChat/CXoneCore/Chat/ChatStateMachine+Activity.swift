@@ -83,6 +83,13 @@ extension ChatStateMachine {
         return self.reportThread(ofCase: caseID)
     }
 
+    /// Copies the thread's assigned agent and queue position into ``threads`` (what `listThreads` shows).
+    mutating func refreshActivity(at index: Int) {
+        let activity = self.activity(threadID: self.threads[index].id)
+        self.threads[index].assignedAgent = activity.assignedAgent
+        self.threads[index].positionInQueue = activity.positionInQueue
+    }
+
     mutating func assigneeChanged(caseID: String, agent: Party?) -> [Action] {
         guard self.socketOpen else { return [] }
         self.caseAgents[caseID] = agent
@@ -96,12 +103,16 @@ extension ChatStateMachine {
         let key = self.threads[index].id.lowercased()
         guard self.readByAgent[key] != message.id else { return [] }
         self.readByAgent[key] = message.id
+        if let position = self.threads[index].lastMessages.firstIndex(where: { Self.sameID($0.id, message.id) }) {
+            self.threads[index].lastMessages[position].readByAgentAt = message.readByAgentAt ?? message.sentAt
+        }
         return [.report(.threadUpdated(self.threads[index]))]
     }
 
-    /// threadUpdated for the thread of a case, if it is known.
-    func reportThread(ofCase caseID: String) -> [Action] {
+    /// threadUpdated for the thread of a case, if it is known, with its activity brought up to date.
+    mutating func reportThread(ofCase caseID: String) -> [Action] {
         guard let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key, let index = self.threadIndex(key) else { return [] }
+        self.refreshActivity(at: index)
         return [.report(.threadUpdated(self.threads[index]))]
     }
 }

@@ -121,6 +121,9 @@ extension ChatStateMachine {
         thread.lastMessages = Array(thread.lastMessages.suffix(self.configuration.lastMessagesLimit))
         if let caseID { self.caseIDs[key] = caseID }
         if let agent { self.agents[key] = agent }
+        let activity = self.activity(threadID: key)
+        thread.assignedAgent = activity.assignedAgent
+        thread.positionInQueue = activity.positionInQueue
         if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
             self.threads[index] = thread
         } else if self.mode == .multiThread {

@@ -80,7 +80,9 @@ public enum ChatWireInput {
         case .caseInboxAssigneeChanged(let change):
             return (.assigneeChanged(caseID: Self.id(change.contact.id), agent: change.inboxAssignee.map(Self.party)), nil)
         case .messageReadChanged(let read):
-            return (.messageRead(Self.message(read.message)), nil)
+            var message = Self.message(read.message)
+            if message.readByAgentAt == nil { message.readByAgentAt = now }
+            return (.messageRead(message), nil)
         case .tokenRefreshed, .moreMessagesLoaded:
             return (nil, "\(event.eventType) (not used yet)")
         case .unknown(let eventType):
@@ -138,7 +140,7 @@ public enum ChatWireInput {
             sender = message.authorUser.map(Self.party) ?? Party(displayName: "Agent", address: "")
         }
         let text = message.messageContent.text ?? message.messageContent.fallbackText ?? "(\(message.messageContent.type.lowercased()) message)"
-        return ChatMessage(
+        var mapped = ChatMessage(
             id: Self.id(message.idOnExternalPlatform),
             threadID: Self.id(message.threadIdOnExternalPlatform),
             direction: direction,
@@ -146,5 +148,10 @@ public enum ChatWireInput {
             text: text,
             sentAt: UnixTime(secondsSince1970: message.createdAt.timeIntervalSince1970)
         )
+        // The customer's message with a read receipt (`userStatistics.readAt`): the agent read it.
+        if direction == .toAgent, let read = message.userStatistics?.readAt {
+            mapped.readByAgentAt = UnixTime(secondsSince1970: read.timeIntervalSince1970)
+        }
+        return mapped
     }
 }
