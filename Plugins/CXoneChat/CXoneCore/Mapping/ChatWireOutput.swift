@@ -109,8 +109,8 @@ public enum ChatWireOutput {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
         case .sendMessage(let id, _, _, _), .sendOutbound(let id, _, _), .endContact(let id, _): ChatWireInput.Request(threadID: id)
-        case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
+        case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)
         }
     }
 }
