@@ -3,26 +3,38 @@ public import Systemd
 /// A chat thread, as `ChatListThreads`, `ChatOpenThread` and `ChatCreateThread` answer it.
 ///
 /// `a{sv}`: `ID` s, `Name` s, `State` s (pending, received, loaded, ready, closed), `LastMessages`
-/// aa{sv} (``ChatMessageRecord`` keys, oldest first).
+/// aa{sv} (``ChatMessageRecord`` keys, oldest first); when known, `AssignedAgent` s and `PositionInQueue` x.
 public struct ChatThreadRecord: Sendable, Hashable, Codable {
     public var id: String
     public var name: String
     public var state: String
     /// The most recent messages, oldest first.
     public var lastMessages: [ChatMessageRecord]
+    /// The agent assigned to the thread, when known.
+    public var assignedAgent: String?
+    /// The place in the queue while waiting for an agent, when known.
+    public var positionInQueue: Int64?
 
-    public init(id: String, name: String = "", state: String, lastMessages: [ChatMessageRecord] = []) {
+    public init(
+        id: String, name: String = "", state: String, lastMessages: [ChatMessageRecord] = [],
+        assignedAgent: String? = nil, positionInQueue: Int64? = nil
+    ) {
         self.id = id
         self.name = name
         self.state = state
         self.lastMessages = lastMessages
+        self.assignedAgent = assignedAgent
+        self.positionInQueue = positionInQueue
     }
 
     public var busValue: BusValue {
-        .vardict([
+        var entries: [String: BusValue] = [
             "ID": .string(self.id), "Name": .string(self.name), "State": .string(self.state),
             "LastMessages": .array(element: "a{sv}", self.lastMessages.map(\.busValue)),
-        ])
+        ]
+        if let agent = self.assignedAgent { entries["AssignedAgent"] = .string(agent) }
+        if let position = self.positionInQueue { entries["PositionInQueue"] = .int64(position) }
+        return .vardict(entries)
     }
 
     public init?(_ value: BusValue) {
@@ -36,13 +48,16 @@ public struct ChatThreadRecord: Sendable, Hashable, Codable {
         self.name = d["Name"]?.string ?? ""
         self.state = d["State"]?.string ?? ""
         self.lastMessages = messages
+        self.assignedAgent = d["AssignedAgent"]?.string
+        self.positionInQueue = d["PositionInQueue"]?.int64
     }
 }
 
 /// One message of a ``ChatThreadRecord``.
 ///
 /// `a{sv}`: `ID` s, `ThreadID` s, `Kind` s (message, typing-started, joined, …), `Direction` s (to-agent,
-/// from-agent, notice), `Sender` s, `SenderAddress` s, `Text` s, `SentAt` x (Unix seconds).
+/// from-agent, notice), `Sender` s, `SenderAddress` s, `Text` s, `SentAt` x (Unix seconds); when the agent
+/// read it, `ReadByAgentAt` x (Unix seconds).
 public struct ChatMessageRecord: Sendable, Hashable, Codable {
     public var id: String
     public var threadID: String
@@ -53,11 +68,14 @@ public struct ChatMessageRecord: Sendable, Hashable, Codable {
     public var text: String
     /// Unix seconds.
     public var sentAt: Int64
+    /// Unix seconds: when the agent read this message (a read receipt), if known.
+    public var readByAgentAt: Int64?
 
     public init(
         id: String, threadID: String, kind: String = "message", direction: String, sender: String,
-        senderAddress: String = "", text: String, sentAt: Int64
+        senderAddress: String = "", text: String, sentAt: Int64, readByAgentAt: Int64? = nil
     ) {
+        self.readByAgentAt = readByAgentAt
         self.id = id
         self.threadID = threadID
         self.kind = kind
@@ -69,11 +87,13 @@ public struct ChatMessageRecord: Sendable, Hashable, Codable {
     }
 
     public var busValue: BusValue {
-        .vardict([
+        var entries: [String: BusValue] = [
             "ID": .string(self.id), "ThreadID": .string(self.threadID), "Kind": .string(self.kind),
             "Direction": .string(self.direction), "Sender": .string(self.sender),
             "SenderAddress": .string(self.senderAddress), "Text": .string(self.text), "SentAt": .int64(self.sentAt),
-        ])
+        ]
+        if let read = self.readByAgentAt { entries["ReadByAgentAt"] = .int64(read) }
+        return .vardict(entries)
     }
 
     public init?(_ value: BusValue) {
@@ -86,5 +106,6 @@ public struct ChatMessageRecord: Sendable, Hashable, Codable {
         self.senderAddress = d["SenderAddress"]?.string ?? ""
         self.text = d["Text"]?.string ?? ""
         self.sentAt = d["SentAt"]?.int64 ?? 0
+        self.readByAgentAt = d["ReadByAgentAt"]?.int64
     }
 }

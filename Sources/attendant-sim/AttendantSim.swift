@@ -36,16 +36,17 @@ struct AttendantSim: AsyncParsableCommand {
               GET  /chat/1.0/brand/B/channel/C[/availability]
               PUT  /web-analytics/1.0/tenants/B/visitors/V, POST …/V/events
               GET  /s3/ID                    bodies of EventInS3 (events over 128 KB)
-              POST /control/cxone/agent?thread=ID&text=TEXT[&size=BYTES]
+              POST /control/cxone/agent?thread=ID&text=TEXT[&size=BYTES][&at=UNIX-SECONDS]
                    (customer=ID instead of thread: the agent opens a new thread;
                    size pads the text, over 128 KB it goes out as EventInS3)
+              POST /control/cxone/s3         park the request body at /s3/ID; answers its url
               POST /control/cxone/push       the request body, as is, as one text frame
                                              to every client socket
               POST /control/cxone/availability?online=1|0
               POST /control/cxone/fault?kind=KIND
                    KIND: server-error&event=TYPE, operation-error&event=TYPE[&code=CODE],
                    drop-next, missing-pongs, s3-failure,
-                   rest-error&endpoint=configuration|availability|visitor|events,
+                   rest-error&endpoint=configuration|availability|visitor|events[&code=CODE][&status=N],
                    down (every socket dropped; upgrades and the chat REST endpoints
                    answer 503; threads are kept for when it comes back)
               POST /control/cxone/clear-faults  every fault off (a down gateway comes back)

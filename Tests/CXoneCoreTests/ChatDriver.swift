@@ -72,7 +72,7 @@ struct ChatDriver {
             case .store(.customerID(let id)): self.stored.customerID = id
             case .store(.accessToken(let token)): self.stored.accessToken = token
             case .store(.threadIDs(let ids)): self.stored.threadIDs = ids
-            case .store(.shownThrough(let id, let time)): self.stored.shownThrough[id] = time
+            case .store(.shownMessages(let id, let shown)): self.stored.shownMessages[id] = shown
             case .persistOutbox(let entry):
                 #expect(!self.stored.outbox.contains { $0.messageID == entry.messageID }, "persisted \(entry.messageID) twice")
                 self.stored.outbox.append(entry)

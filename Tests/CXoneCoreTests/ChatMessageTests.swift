@@ -113,4 +113,30 @@ import Testing
         #expect(driver.errors.first?.serverCode == "SendingMessageFailed")
         #expect(driver.state == .ready)
     }
+
+    @Test func theLiveChatsBeginConversationMarkerIsNoMessage() {
+        var driver = ChatDriver()
+        driver.prepare(.init(isLiveChat: true))
+        driver.perform { try $0.connect() }
+        driver.handle(.availabilityFetched(online: true))
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+        driver.handle(.threadRecoveryFailed(threadID: nil))
+        #expect(driver.state == .ready)
+        // Another client of the customer (the mobile SDK) opens the live chat with the marker.
+        let marker = driver.message("m0", thread: "live-1", from: false, "__Begin Live Chat Conversation__", at: 1)
+        driver.handle(.messageCreated(marker, caseID: "case-9"))
+        #expect(driver.received.isEmpty)
+        #expect(driver.machine.thread("live-1")?.lastMessages.isEmpty == true)
+        // The thread and its case exist: the conversation can be ended.
+        #expect(driver.perform { try $0.endConversation(threadID: "live-1") } == nil)
+        #expect(driver.lastCommand == .endContact(threadID: "live-1", caseID: "case-9"))
+        // Recovered later, the history holds it; it is left out.
+        let hello = driver.message("m1", thread: "live-1", from: false, "Hello", at: 2)
+        var recovered = ChatThread(id: "live-1", state: .ready)
+        recovered.lastMessages = [marker, hello]
+        driver.handle(.threadRecovered(recovered, caseID: "case-9", agent: nil))
+        #expect(driver.machine.thread("live-1")?.lastMessages.map(\.text) == ["Hello"])
+        #expect(driver.threadUpdates.last?.lastMessages.map(\.text) == ["Hello"])
+    }
 }

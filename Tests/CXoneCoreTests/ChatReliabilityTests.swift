@@ -168,7 +168,7 @@ import Testing
         let seen = first.message("a1", "before the stop", at: 10)
         first.handle(.messageCreated(seen, caseID: "case-1"))
         #expect(first.received == [seen])
-        #expect(first.stored.shownThrough["thread-1"] == seen.sentAt)
+        #expect(first.stored.shownMessages["thread-1"]?.entries.map(\.id) == ["a1"])
 
         // The daemon stops; the agent writes twice and the customer once (from elsewhere) meanwhile.
         let missed = [first.message("a2", "while you were away", at: 20), first.message("a3", "still there?", at: 30)]
@@ -178,7 +178,7 @@ import Testing
         var second = ChatDriver(stored: first.stored, seed: 5)
         second.readySingleThread(thread: recovered)
         #expect(second.received == missed)
-        #expect(second.stored.shownThrough["thread-1"] == missed[1].sentAt)
+        #expect(second.stored.shownMessages["thread-1"]?.entries.map(\.id) == ["a1", "a2", "a3"])
 
         // Another restart: nothing is new.
         var third = ChatDriver(stored: second.stored, seed: 6)
@@ -193,7 +193,62 @@ import Testing
         recovered.lastMessages = [driver.message("a1", at: 1), driver.message("a2", at: 2)]
         driver.readySingleThread(thread: recovered)
         #expect(driver.received.isEmpty)
-        #expect(driver.stored.shownThrough["thread-1"] == recovered.lastMessages[1].sentAt)
+        #expect(driver.stored.shownMessages["thread-1"]?.entries.map(\.id) == ["a1", "a2"])
+    }
+
+    @Test func agentMessagesInTheSameSecondAsTheLastShownAreReportedOnceAfterARestart() {
+        // CXone's createdAt has whole seconds: the agent writes again within the second of the last
+        // message shown, while the daemon is stopped.
+        var first = Self.ready()
+        let seen = first.message("a1", "before the stop", at: 10)
+        first.handle(.messageCreated(seen, caseID: "case-1"))
+        let missed = [first.message("a2", "same second", at: 10), first.message("a3", "same second again", at: 10)]
+        var recovered = Self.thread
+        recovered.lastMessages = [seen] + missed
+        var second = ChatDriver(stored: first.stored, seed: 5)
+        second.readySingleThread(thread: recovered)
+        #expect(second.received == missed)
+        var third = ChatDriver(stored: second.stored, seed: 6)
+        third.readySingleThread(thread: recovered)
+        #expect(third.received.isEmpty)
+    }
+
+    @Test func agentMessagesInTheSameSecondAsTheLastShownAreReportedOnceAfterSleep() {
+        var driver = Self.ready()
+        let seen = driver.message("a1", "before sleep", at: 10)
+        driver.handle(.messageCreated(seen, caseID: "case-1"))
+        for cycle in 1...3 {
+            driver.perform { $0.background(at: $1) }
+            driver.perform { $0.foreground() }
+            driver.handle(.socketOpened)
+            driver.answerAuthorization()
+            let missed = driver.message("a\(cycle + 1)", "written during sleep \(cycle)", at: 10)
+            var recovered = Self.thread
+            recovered.lastMessages = [seen, missed]
+            driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+            #expect(driver.state == .ready)
+            #expect(driver.received.last == missed, "cycle \(cycle)")
+        }
+        #expect(driver.received.map(\.id) == ["a1", "a2", "a3", "a4"])
+    }
+
+    @Test func theShownRecordIsBoundedAndWhatItDropsStaysShown() {
+        var driver = ChatDriver { $0.shownMessagesLimit = 3 }
+        driver.readySingleThread(thread: nil)
+        driver.perform { try $0.createThread() }
+        let threadID = driver.machine.threads[0].id
+        let messages = (1...5).map { driver.message("a\($0)", thread: threadID, at: Double($0)) }
+        for message in messages { driver.handle(.messageCreated(message, caseID: "case-1")) }
+        let shown = driver.stored.shownMessages[threadID.lowercased()]
+        #expect(shown?.entries.map(\.id) == ["a3", "a4", "a5"])
+        #expect(shown?.floor == messages[1].sentAt)
+        // After a restart the whole history comes back: nothing of it is news, the sixth message is.
+        var recovered = ChatThread(id: threadID, state: .ready)
+        let sixth = driver.message("a6", thread: threadID, at: 5)
+        recovered.lastMessages = messages + [sixth]
+        var second = ChatDriver(stored: driver.stored, seed: 3)
+        second.readySingleThread(thread: recovered)
+        #expect(second.received == [sixth])
     }
 
     @Test func agentMessagesRecoveredAfterAReconnectAreReportedOnce() {

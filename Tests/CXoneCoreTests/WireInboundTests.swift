@@ -158,6 +158,11 @@ import Testing
             .fireProactiveAction(.init(destinationId: "D-1", actionId: "a", actionName: "Welcome", actionType: "WelcomeMessage", content: .init(bodyText: "Hi {{customer.firstName|there}}"), customFields: [.init(ident: "x", value: "y")])),
             .fireProactiveAction(.init(actionId: "b", actionName: "Popup", actionType: "CustomPopupBox")),
             .eventInS3(.init(url: "https://s3.example/e.json", originEventType: "MessageCreated")),
+            .senderTyping(.init(brand: .init(id: 1), channel: .init(id: "chat_1"), thread: .init(idOnExternalPlatform: "T-1"), user: agent), started: true),
+            .senderTyping(.init(thread: .init(idOnExternalPlatform: "T-1")), started: false),
+            .setPositionInQueue(.init(consumerContact: .init(id: "C-1"), positionInQueue: 3)),
+            .caseInboxAssigneeChanged(.init(contact: .init(id: "C-1"), inboxAssignee: agent)),
+            .messageReadChanged(.init(brand: .init(id: 1), message: message)),
             .unknown(eventType: "SomethingNew"),
         ]
     }

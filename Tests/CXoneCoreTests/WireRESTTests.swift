@@ -89,4 +89,12 @@ import Testing
         #expect(explicit.visitor(brandId: 2, visitorId: "v") == "http://analytics/web-analytics/1.0/tenants/2/visitors/v")
         #expect(explicit.webSocket(brandId: 1, channelId: "c", visitorId: "v", sdkVersion: "1").hasPrefix("ws://h/?token=x&brandId=1"))
     }
+
+    @Test func urlsAreLoggedWithoutQueryFragmentOrUserInformation() {
+        let signed = "https://bucket.s3.eu-west-1.amazonaws.com/events/e1.json?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abc123"
+        #expect(CXoneEndpoints.redacted(signed) == "https://bucket.s3.eu-west-1.amazonaws.com/events/e1.json?…")
+        #expect(CXoneEndpoints.redacted("http://user:secret@127.0.0.1:8080/s3/x#part") == "http://127.0.0.1:8080/s3/x?…")
+        #expect(CXoneEndpoints.redacted("https://channels-de-eu1.niceincontact.com/chat/1.0/brand/1/channel/c") == "https://channels-de-eu1.niceincontact.com/chat/1.0/brand/1/channel/c")
+        #expect(CXoneEndpoints.redacted("wss://gateway/?visitorId=v") == "wss://gateway/?…")
+    }
 }

@@ -253,7 +253,10 @@ import Testing
         let opened = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
         #expect(opened["state"] as? String == "ready", "\(opened)")
         #expect(Self.texts(opened) == ["Billing question", "About your bill"])
-        #expect(try Self.receivedEvents(simulator).last == "RecoverThread")
+        // Recovered, then marked read as it was shown (MessageSeenByCustomer, as the SDK's markRead).
+        try await eventually("RecoverThread then MessageSeenByCustomer") {
+            try Self.receivedEvents(simulator).suffix(2) == ["RecoverThread", "MessageSeenByCustomer"]
+        }
         await Self.stop(daemon)
     }
 

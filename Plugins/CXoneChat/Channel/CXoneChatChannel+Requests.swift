@@ -17,11 +17,13 @@ extension CXoneChatChannel {
             return
         }
         do {
-            let phase = self.state.withLock { $0.machine?.state ?? .initial }
-            if phase == .initial || phase == .offline {
+            // Prepared once: an offline live chat's retries only connect (availability again), so the
+            // visitor and the page view go out once per visit, as the SDK sends them.
+            let (phase, viewing) = self.state.withLock { ($0.machine?.state ?? .initial, $0.machine?.isViewingPage ?? false) }
+            if phase == .initial {
                 _ = try await self.prepare()
             }
-            if let title = self.configuration.pageTitle, let url = self.configuration.pageURL {
+            if !viewing, let title = self.configuration.pageTitle, let url = self.configuration.pageURL {
                 let now = self.host.now()
                 try? self.step { machine, _ throws(ChatError) in try machine.viewPage(title: title, url: url, at: now) }
             }
@@ -114,10 +116,12 @@ extension CXoneChatChannel {
             return .fields(self.statusFields())
         case .custom("pre-chat-form", _):
             return .fields(self.preChatFormFields())
+        case .custom("chat-typing", let arguments):
+            return try self.reportTyping(arguments)
         default:
             throw ChannelError(
                 .unsupported,
-                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, chat-status and pre-chat-form"
+                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, chat-status, chat-typing and pre-chat-form"
             )
         }
     }
@@ -148,7 +152,7 @@ extension CXoneChatChannel {
                 return .failure(ChannelError(.transient, "cxone-chat: the live chat of \(description) is offline: no agent is available; it is tried again later"))
             case .prepared, .initial:
                 guard reports.contains(where: { if case .error = $0 { true } else { false } }) else { return nil }
-                return .failure(Self.failure(reports, otherwise: "connecting failed"))
+                return .failure(Self.failure(reports, otherwise: "connecting failed", signIn: machine.channelConfiguration?.isAuthorizationEnabled == true))
             default:
                 return nil
             }
@@ -179,6 +183,7 @@ extension CXoneChatChannel {
             return nil
         }
         self.state.withLock { $0.currentThread = key }
+        self.markShown(key)
         return reply
     }
 
@@ -215,6 +220,7 @@ extension CXoneChatChannel {
             if let mode = machine.mode { fields["mode"] = mode.rawValue }
             if machine.reconnectAttempt > 0 { fields["reconnect-attempt"] = String(machine.reconnectAttempt) }
             if let error = state.lastError { fields["last-error"] = error.message }
+            fields.merge(Self.activityFields(machine, state)) { current, _ in current }
             return fields
         }
     }
@@ -327,15 +333,18 @@ extension CXoneChatChannel {
         return nil
     }
 
-    static func failure(_ reports: [Report], otherwise: String) -> ChannelError {
-        self.error(in: reports).map(self.channelError) ?? ChannelError(.transient, "cxone-chat: \(otherwise)")
+    static func failure(_ reports: [Report], otherwise: String, signIn: Bool = true) -> ChannelError {
+        self.error(in: reports).map { Self.channelError($0, signIn: signIn) } ?? ChannelError(.transient, "cxone-chat: \(otherwise)")
     }
 
-    /// A chat error as the host sees it: the machine's class decides what the host does.
-    static func channelError(_ error: ChatError) -> ChannelError {
+    /// A chat error as the host sees it: the machine's class decides what the host does. A refused
+    /// authorization is a sign-in problem only where there is something to sign in with (`signIn`: the
+    /// channel uses OAuth); without it the server's refusal is retried with backoff, its reason shown.
+    static func channelError(_ error: ChatError, signIn: Bool = true) -> ChannelError {
         let code: ChannelError.Code =
             switch error.code {
-            case .operation where Self.isAuthorizationFailure(error.serverCode): .authentication
+            case _ where error.serverCode?.lowercased() == ChatError.sdkVersionNotSupported.lowercased(): .configuration
+            case .operation where signIn && Self.isAuthorizationFailure(error.serverCode): .authentication
             case .illegalChatState, .invalidThread: .illegalState
             case .unsupportedChannelConfig: .unsupported
             case .server, .operation: .server

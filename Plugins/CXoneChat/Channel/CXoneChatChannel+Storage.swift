@@ -10,7 +10,10 @@ extension CXoneChatChannel {
         static let visitorID = "visitor-id"
         static let customerID = "customer-id"
         static let threadIDs = "thread-ids"
-        /// `shown-through.THREAD`: seconds since 1970 of the newest message shown or sent.
+        /// `shown.THREAD`: the thread's shown agent messages (``StoredShownMessages``, JSON).
+        static let shownPrefix = "shown."
+        /// `shown-through.THREAD`: what versions before the shown ids kept, seconds since 1970 of the
+        /// newest message shown; read as the floor of a thread that has no `shown.` record yet.
         static let shownThroughPrefix = "shown-through."
         static let accessToken = "access-token"
         /// `contact.THREAD`: the thread is in the contact history; `open` or `ended`.
@@ -43,6 +46,29 @@ extension CXoneChatChannel {
         }
     }
 
+    /// A thread's shown agent messages as stored (JSON): ids with their times, and the floor.
+    struct StoredShownMessages: Codable {
+        struct Entry: Codable {
+            var id: String
+            var at: Double
+        }
+
+        var messages: [Entry]
+        var floor: Double?
+
+        init(_ shown: ChatStateMachine.ShownMessages) {
+            self.messages = shown.entries.map { Entry(id: $0.id, at: $0.sentAt.secondsSince1970) }
+            self.floor = shown.floor?.secondsSince1970
+        }
+
+        var shown: ChatStateMachine.ShownMessages {
+            ChatStateMachine.ShownMessages(
+                entries: self.messages.map { .init(id: $0.id, sentAt: UnixTime(secondsSince1970: $0.at)) },
+                floor: self.floor.map { UnixTime(secondsSince1970: $0) }
+            )
+        }
+    }
+
     /// The access token as kept in the secrets file.
     struct StoredToken: Codable {
         var value: String
@@ -63,9 +89,15 @@ extension CXoneChatChannel {
             if let ids = values[Key.threadIDs] {
                 stored.threadIDs = (try? decoder.decode([String].self, from: Data(ids.utf8))) ?? []
             }
+            for (key, value) in values where key.hasPrefix(Key.shownPrefix) {
+                if let record = try? decoder.decode(StoredShownMessages.self, from: Data(value.utf8)) {
+                    stored.shownMessages[String(key.dropFirst(Key.shownPrefix.count))] = record.shown
+                }
+            }
             for (key, value) in values where key.hasPrefix(Key.shownThroughPrefix) {
-                if let seconds = Double(value) {
-                    stored.shownThrough[String(key.dropFirst(Key.shownThroughPrefix.count))] = UnixTime(secondsSince1970: seconds)
+                let thread = String(key.dropFirst(Key.shownThroughPrefix.count))
+                if stored.shownMessages[thread] == nil, let seconds = Double(value) {
+                    stored.shownMessages[thread] = ChatStateMachine.ShownMessages(floor: UnixTime(secondsSince1970: seconds))
                 }
             }
             for (key, value) in values where key.hasPrefix(Key.contactPrefix) {
@@ -114,8 +146,9 @@ extension CXoneChatChannel {
             case .threadIDs(let ids):
                 let text = String(decoding: try JSONEncoder().encode(ids), as: UTF8.self)
                 try await self.host.store.setValue(text, forKey: Key.threadIDs)
-            case .shownThrough(let threadID, let time):
-                try await self.host.store.setValue(String(time.secondsSince1970), forKey: Key.shownThroughPrefix + threadID.lowercased())
+            case .shownMessages(let threadID, let shown):
+                let text = String(decoding: try JSONEncoder().encode(StoredShownMessages(shown)), as: UTF8.self)
+                try await self.host.store.setValue(text, forKey: Key.shownPrefix + threadID.lowercased())
             case .accessToken(let token):
                 let text = try token.map { String(decoding: try JSONEncoder().encode(StoredToken(value: $0.value, expiresAt: $0.expiresAt?.secondsSince1970)), as: UTF8.self) }
                 try await self.host.secrets.setSecret(text, forKey: Key.accessToken)
@@ -151,7 +184,7 @@ extension CXoneChatChannel {
         case .visitorID: "visitor id"
         case .customerID: "customer id"
         case .threadIDs: "thread ids"
-        case .shownThrough: "last shown message time"
+        case .shownMessages: "shown message ids"
         case .accessToken: "access token"
         }
     }

@@ -121,7 +121,10 @@ extension CXoneChatChannel {
             let body = try await self.rest.download(url)
             let origin = try large.decodeOrigin(body, limits: self.configuration.limits)
             let (input, ignored) = ChatWireInput.input(for: origin, now: self.host.now())
-            guard let input else { return .downloadFailed(url: url, reason: "its \(large.originEventType) event is not used (\(ignored ?? "ignored"))") }
+            guard let input else {
+                self.host.logger.debug("\(self.prefix): ignored a large \(large.originEventType) event: \(ignored ?? "not used")")
+                return .downloadIgnored(url: url)
+            }
             return .downloaded(url: url, input)
         } catch let error as ChatError {
             return .downloadFailed(url: url, reason: error.message)

@@ -20,6 +20,7 @@ struct CXoneREST: Sendable {
         do {
             configuration = try CXoneChannelConfiguration.decode(body, limits: self.limits)
         } catch {
+            if let refusal = Self.refusal(body, "could not fetch the channel configuration: GET \(url) answered") { throw refusal }
             throw ChatError(.server, "the channel configuration from \(url) is not valid: \(error)")
         }
         return ChatStateMachine.ChannelConfiguration(
@@ -70,22 +71,39 @@ struct CXoneREST: Sendable {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         let verb = method == .GET ? "fetch" : "send"
+        let shown = CXoneEndpoints.redacted(url)
         do {
             let seconds = self.timeout.components.seconds
             let timeout = TimeAmount.milliseconds(seconds * 1000 + self.timeout.components.attoseconds / 1_000_000_000_000_000)
             let response = try await HTTPClient.shared.execute(request, timeout: timeout)
             let bytes = Array(buffer: try await response.body.collect(upTo: self.limits.maxFrameSize + 1))
             guard (200..<300).contains(response.status.code) else {
-                throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) answered \(response.status.code) \(response.status.reasonPhrase)\(Self.excerpt(bytes))")
+                let answered = "could not \(verb) \(what): \(method) \(shown) answered \(response.status.code) \(response.status.reasonPhrase)"
+                if let refusal = Self.refusal(bytes, answered) { throw refusal }
+                throw ChatError(.server, "\(answered)\(Self.excerpt(bytes))")
             }
             return bytes
         } catch let error as ChatError {
             throw error
         } catch let error as NIOTooManyBytesError {
-            throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) answered more than \(error.maxBytes.map(String.init) ?? "the limit of") bytes")
+            throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) answered more than \(error.maxBytes.map(String.init) ?? "the limit of") bytes")
         } catch {
-            throw ChatError(.server, "could not \(verb) \(what): \(method) \(url) failed: \(error)")
+            throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) failed: \(error)")
         }
+    }
+
+    /// CXone's `{"error": {"errorCode": "SdkVersionNotSupported"}}`: the server refuses this client's
+    /// version, which no retry changes (the error carries the code, so the channel fails for good).
+    private static func refusal(_ bytes: [UInt8], _ answered: String) -> ChatError? {
+        guard let service = try? CXoneServiceErrorBody.decode(bytes),
+              service.error.errorCode.lowercased() == ChatError.sdkVersionNotSupported.lowercased()
+        else { return nil }
+        let detail = service.error.errorMessage.map { ": \($0)" } ?? ""
+        return ChatError(
+            .server,
+            "\(answered) \(service.error.errorCode)\(detail); the chat server does not accept this client's SDK version (\(CXoneChatConfiguration.sdkVersion)): update Attendant",
+            serverCode: service.error.errorCode
+        )
     }
 
     /// The start of an error body, when it is short text (CXone's `{"error": {...}}` or a message).

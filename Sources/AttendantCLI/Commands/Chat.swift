@@ -57,9 +57,10 @@ extension Attendantctl {
                 Thread JSON: an object with the keys id, name, state (pending, received, loaded, ready, \
                 closed), lastMessages (an array, oldest first, of objects with the keys id, threadID, \
                 kind, direction (to-agent, from-agent, notice), sender, senderAddress, text, sentAt (Unix \
-                seconds))).
+                seconds), and readByAgentAt once the agent read it), and when known assignedAgent and \
+                positionInQueue.
                 """,
-            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self]
+            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self]
         )
 
         struct Prepare: AsyncParsableCommand {

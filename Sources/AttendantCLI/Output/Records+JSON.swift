@@ -54,21 +54,25 @@ extension ContactRecord {
 }
 
 extension ChatThreadRecord {
-    /// `{"id","name","state","lastMessages":[…]}`
+    /// `{"id","name","state","lastMessages":[…]}`, and `assignedAgent`, `positionInQueue` when known.
     public var json: JSON {
-        .object([
+        var fields: [(String, JSON)] = [
             ("id", .string(self.id)),
             ("name", .string(self.name)),
             ("state", .string(self.state)),
             ("lastMessages", .array(self.lastMessages.map(\.json))),
-        ])
+        ]
+        if let agent = self.assignedAgent { fields.append(("assignedAgent", .string(agent))) }
+        if let position = self.positionInQueue { fields.append(("positionInQueue", .int(position))) }
+        return .object(fields)
     }
 }
 
 extension ChatMessageRecord {
-    /// `{"id","threadID","kind","direction","sender","senderAddress","text","sentAt"}`
+    /// `{"id","threadID","kind","direction","sender","senderAddress","text","sentAt"}`, and `readByAgentAt`
+    /// when the agent read it.
     public var json: JSON {
-        .object([
+        var fields: [(String, JSON)] = [
             ("id", .string(self.id)),
             ("threadID", .string(self.threadID)),
             ("kind", .string(self.kind)),
@@ -77,7 +81,9 @@ extension ChatMessageRecord {
             ("senderAddress", .string(self.senderAddress)),
             ("text", .string(self.text)),
             ("sentAt", .int(self.sentAt)),
-        ])
+        ]
+        if let read = self.readByAgentAt { fields.append(("readByAgentAt", .int(read))) }
+        return .object(fields)
     }
 }
 

@@ -71,7 +71,10 @@ extension ChatThreadRecord {
 
     /// The thread's state line, then one line per message.
     public func textLines(channel: String) -> [String] {
-        ["Thread \(self.title) on \(channel): \(self.state)"] + (self.lastMessages.isEmpty ? ["No messages yet."] : self.lastMessages.map(\.line))
+        var state = self.state
+        if let agent = self.assignedAgent { state += ", agent \(agent)" }
+        if let position = self.positionInQueue { state += ", number \(position) in the queue" }
+        return ["Thread \(self.title) on \(channel): \(state)"] + (self.lastMessages.isEmpty ? ["No messages yet."] : self.lastMessages.map(\.line))
     }
 
     public static func table(_ threads: [ChatThreadRecord], channel: String) -> [String] {

@@ -111,9 +111,11 @@ extension ChatThreadRecord {
                 ChatMessageRecord(
                     id: message.id, threadID: message.threadID, kind: message.kind.rawValue, direction: message.direction.rawValue,
                     sender: message.sender.displayName, senderAddress: message.sender.address, text: message.text,
-                    sentAt: message.sentAt.seconds
+                    sentAt: message.sentAt.seconds, readByAgentAt: message.readByAgentAt?.seconds
                 )
-            }
+            },
+            assignedAgent: thread.assignedAgent.map { $0.displayName.isEmpty ? $0.address : $0.displayName },
+            positionInQueue: thread.positionInQueue.map(Int64.init)
         )
     }
 }

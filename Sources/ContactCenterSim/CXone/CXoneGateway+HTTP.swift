@@ -16,7 +16,10 @@ extension CXoneGateway {
         case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
             return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") { self.settings.channelConfiguration.encodedReply() }
         case ("GET", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "availability":
-            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "availability") { CXoneAvailability(isOnline: self.isOnline).encodedReply() }
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "availability") {
+                self.state.withLock { $0.availabilityRequests += 1 }
+                return CXoneAvailability(isOnline: self.isOnline).encodedReply()
+            }
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
              (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: CXoneID(segments[5]), isEvent: segments.count == 7)
@@ -41,8 +44,14 @@ extension CXoneGateway {
 
     /// The 500 an endpoint with a ``CXoneGatewayFault/restError(endpoint:)`` fault answers.
     private func restFault(_ endpoint: String) -> HTTPReply? {
-        guard self.hasFault(.restError(endpoint: endpoint)) else { return nil }
-        return CXoneServiceErrorBody(errorCode: "InternalServerError", errorMessage: "the \(endpoint) endpoint is failing (injected fault)").encodedReply(status: 500)
+        let fault = self.state.withLock { state in
+            state.faults.lazy.compactMap { fault -> (code: String, status: Int)? in
+                guard case .restError(endpoint, let code, let status) = fault else { return nil }
+                return (code, status)
+            }.first
+        }
+        guard let fault else { return nil }
+        return CXoneServiceErrorBody(errorCode: fault.code, errorMessage: "the \(endpoint) endpoint is failing (injected fault)").encodedReply(status: fault.status)
     }
 
     private func channelReply(brand: String, channel: String, endpoint: String, body: () -> HTTPReply) -> HTTPReply {
@@ -64,7 +73,10 @@ extension CXoneGateway {
         case ("PUT", false):
             do {
                 let body = try CXoneVisitor.decode(request.body)
-                self.state.withLock { $0.visitors[visitor] = body }
+                self.state.withLock { state in
+                    state.visitors[visitor] = body
+                    state.visitorWrites += 1
+                }
             } catch {
                 return CXoneServiceErrorBody(errorCode: "BadRequest", errorMessage: "\(error)").encodedReply(status: 400)
             }
@@ -85,7 +97,7 @@ extension CXoneGateway {
         switch (request.method, action) {
         case ("POST", "agent"):
             guard var text = request.query["text"], request.query["thread"] != nil || request.query["customer"] != nil else {
-                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT (or customer=ID to open a thread)[&size=BYTES]")
+                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT (or customer=ID to open a thread)[&size=BYTES][&at=UNIX-SECONDS]")
             }
             if let size = request.query["size"].flatMap(Int.init), size > text.utf8.count {
                 // Padded to `size` bytes: an event over the EventInS3 threshold.
@@ -94,7 +106,7 @@ extension CXoneGateway {
             do {
                 let message: CXoneWire.Message
                 if let thread = request.query["thread"], !thread.isEmpty {
-                    message = try self.agentSays(threadID: CXoneID(thread), text: text)
+                    message = try self.agentSays(threadID: CXoneID(thread), text: text, at: request.query["at"].flatMap(Double.init))
                 } else {
                     message = try self.agentOpensThread(customerID: CXoneID(request.query["customer"] ?? ""), text: text)
                 }
@@ -106,6 +118,11 @@ extension CXoneGateway {
             // The body, as it is, as one text frame to every client socket (for bad-input tests).
             let count = self.pushRaw(request.body)
             return .json(["sent": count])
+        case ("POST", "s3"):
+            // The body parked as an EventInS3 object; the answer names its URL (for notices pushed by hand).
+            let id = CXoneID.random().rawValue
+            self.state.withLock { $0.s3Objects[id] = request.body }
+            return .json(["url": "\(self.httpBase())/s3/\(id)"])
         case ("POST", "availability"):
             let online = request.query["online"] ?? "1"
             guard online == "1" || online == "0" else { return .error(400, "online must be 1 or 0") }
@@ -128,6 +145,8 @@ extension CXoneGateway {
                 "online": self.isOnline,
                 "down": self.isDown,
                 "visitors": self.visitors.count,
+                "visitor_writes": self.state.withLock { $0.visitorWrites },
+                "availability_requests": self.state.withLock { $0.availabilityRequests },
                 "analytics_events": self.analyticsEvents.count,
                 "analytics_types": self.analyticsEvents.map(\.type),
                 "received": self.receivedEventTypes,
@@ -150,11 +169,15 @@ extension CXoneGateway {
         case "s3-failure": fault = .failingEventInS3
         case "down": fault = .down
         case "rest-error" where ["configuration", "availability", "visitor", "events"].contains(request.query["endpoint"] ?? ""):
-            fault = .restError(endpoint: request.query["endpoint"] ?? "")
+            fault = .restError(
+                endpoint: request.query["endpoint"] ?? "",
+                errorCode: request.query["code"] ?? "InternalServerError",
+                status: request.query["status"].flatMap(Int.init) ?? 500
+            )
         case let other:
             return .error(
                 400,
-                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure, down or rest-error&endpoint=configuration|availability|visitor|events"
+                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure, down or rest-error&endpoint=configuration|availability|visitor|events[&code=CODE][&status=N]"
             )
         }
         self.inject(fault)

@@ -33,6 +33,9 @@ public final class CXoneGateway: Sendable {
         /// Thread ids in creation order.
         var threadOrder: [CXoneID] = []
         var visitors: [CXoneID: CXoneVisitor] = [:]
+        /// Visitor PUTs and availability GETs answered (for tests).
+        var visitorWrites = 0
+        var availabilityRequests = 0
         var analyticsEvents: [CXoneWire.AnalyticsEvent] = []
         /// EventInS3 bodies by id.
         var s3Objects: [String: [UInt8]] = [:]
@@ -120,10 +123,11 @@ public final class CXoneGateway: Sendable {
     // MARK: Scripted agent
 
     /// The agent writes in a thread: MessageCreated (direction outbound, the agent as author) is pushed to
-    /// the thread's customer if connected; either way the message is stored for RecoverThread.
+    /// the thread's customer if connected; either way the message is stored for RecoverThread. `at` sets
+    /// its `createdAt` (seconds since 1970; the real gateway's have whole seconds), else now.
     @discardableResult
-    public func agentSays(threadID: CXoneID, text: String) throws(SimulatorError) -> CXoneWire.Message {
-        let date = Date(timeIntervalSince1970: self.now())
+    public func agentSays(threadID: CXoneID, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneWire.Message {
+        let date = Date(timeIntervalSince1970: at ?? self.now())
         let result: (CXoneWire.Message, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
             guard var thread = state.threads[threadID] else { return nil }
             let message = CXoneWire.Message(

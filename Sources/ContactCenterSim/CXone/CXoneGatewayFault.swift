@@ -19,9 +19,10 @@ public enum CXoneGatewayFault: Sendable, Hashable {
     /// messages, tokens and visitors stay in memory, so a client that connects after
     /// ``CXoneGateway/clearFaults()`` recovers its threads.
     case down
-    /// One REST endpoint answers 500 with a CXone service error body: `configuration`, `availability`,
-    /// `visitor` (the visitor's PUT) or `events` (analytics POSTs).
-    case restError(endpoint: String)
+    /// One REST endpoint answers `status` (500) with a CXone service error body carrying `errorCode`
+    /// (`InternalServerError`; `SdkVersionNotSupported` is how CXone refuses a client version):
+    /// `configuration`, `availability`, `visitor` (the visitor's PUT) or `events` (analytics POSTs).
+    case restError(endpoint: String, errorCode: String = "InternalServerError", status: Int = 500)
 }
 
 /// A snapshot of one chat thread as the gateway holds it.

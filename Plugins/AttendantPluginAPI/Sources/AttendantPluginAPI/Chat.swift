@@ -24,6 +24,11 @@ public struct ChatThread: Sendable, Hashable {
     public var state: ThreadState
     /// The most recent messages, oldest first.
     public var lastMessages: [ChatMessage]
+    /// The agent assigned to the thread's contact, when the channel knows it (since API 1.3; nil before).
+    public var assignedAgent: Party? = nil
+    /// The person's place in the contact centre's queue while waiting for an agent (since API 1.3; nil
+    /// when not queued or not known).
+    public var positionInQueue: Int? = nil
 
     public init(id: String, name: String = "", state: ThreadState, lastMessages: [ChatMessage] = []) {
         self.id = id
@@ -59,6 +64,9 @@ public struct ChatMessage: Sendable, Hashable {
     /// notices (typing, joined, left).
     public var text: String
     public var sentAt: UnixTime
+    /// When the agent read this message of the person at the desk, when the channel knows it (a read
+    /// receipt; since API 1.3; nil before).
+    public var readByAgentAt: UnixTime? = nil
 
     public init(
         id: String,

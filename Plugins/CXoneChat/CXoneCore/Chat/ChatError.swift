@@ -42,6 +42,9 @@ public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let connection = Code("connection")
     }
 
+    /// The server's code for a client version it no longer accepts (channel configuration REST answer).
+    public static let sdkVersionNotSupported = "SdkVersionNotSupported"
+
     static func illegalState(_ operation: String, _ state: ChatState, expected: String) -> ChatError {
         ChatError(.illegalChatState, "cannot \(operation) while the chat is \(state): \(expected)")
     }

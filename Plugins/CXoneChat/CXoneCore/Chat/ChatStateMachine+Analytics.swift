@@ -24,6 +24,11 @@ extension ChatStateMachine {
         return actions
     }
 
+    /// A page view is under way in a visit that has not expired.
+    public var isViewingPage: Bool {
+        self.lastPage != nil && self.visit?.active == true
+    }
+
     /// Prepared or later: analytics are available.
     var isPrepared: Bool {
         [.prepared, .offline, .connecting, .connected, .ready, .closed].contains(self.state)

@@ -102,8 +102,16 @@ extension ChatStateMachine {
             actions += self.storeThreadIDs()
         }
         if let caseID { self.caseIDs[self.threads[index].id.lowercased()] = caseID }
+        if Self.isInternalMarker(message) {
+            // The live chat's opening marker creates the thread and its case, but is no message.
+            guard [.pending, .received, .loaded].contains(self.threads[index].state) else { return actions }
+            self.threads[index].state = .ready
+            return actions + [.report(.threadUpdated(self.threads[index]))]
+        }
         guard self.seenMessageIDs.insert(message.id.lowercased()).inserted else { return actions }
         var thread = self.threads[index]
+        // The agent's message ends their typing.
+        if message.direction == .fromAgent { self.typingAgents[thread.id.lowercased()] = nil }
         thread.lastMessages.append(message)
         if thread.lastMessages.count > self.configuration.lastMessagesLimit {
             thread.lastMessages.removeFirst(thread.lastMessages.count - self.configuration.lastMessagesLimit)
@@ -112,24 +120,7 @@ extension ChatStateMachine {
         self.threads[index] = thread
         actions.append(.report(.threadUpdated(thread)))
         if !isOwnWelcome { actions.append(.report(.messageReceived(message))) }
-        return actions + self.markShown(through: message.sentAt, in: thread.id)
-    }
-
-    /// Whether a message met while loading a thread is one to show: an agent's, not met before, and either
-    /// met while recovering a lost connection or newer than what was shown before the daemon stopped.
-    mutating func isUnshown(_ message: ChatMessage, shownThrough mark: UnixTime?) -> Bool {
-        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted, message.direction == .fromAgent else { return false }
-        if self.recovering { return true }
-        guard let mark else { return false }
-        return message.sentAt > mark
-    }
-
-    /// Remembers (and stores) that a thread's messages up to `time` were shown.
-    mutating func markShown(through time: UnixTime, in threadID: String) -> [Action] {
-        let key = threadID.lowercased()
-        if let mark = self.stored.shownThrough[key], mark >= time { return [] }
-        self.stored.shownThrough[key] = time
-        return [.store(.shownThrough(threadID: key, time))]
+        return actions + self.markShown([message], in: thread.id)
     }
 
     mutating func proactiveAction(welcome: String) -> [Action] {

@@ -16,7 +16,13 @@ extension ChatStateMachine {
 
     mutating func downloadFailed(url: String, reason: String) -> [Action] {
         guard self.pendingDownloads.remove(url) != nil else { return [] }
-        return [.report(.error(ChatError(.server, "could not download a large chat event from \(url): \(reason)")))]
+        return [.report(.error(ChatError(.server, "could not download a large chat event from \(CXoneEndpoints.redacted(url)): \(reason)")))]
+    }
+
+    /// The downloaded body holds an event the machine does not use: the download is done, nothing failed.
+    mutating func downloadIgnored(url: String) -> [Action] {
+        self.pendingDownloads.remove(url)
+        return []
     }
 
     /// An operation error or server error: reported, and the flow waiting for an answer moves on.
@@ -58,10 +64,11 @@ extension ChatStateMachine.Input {
     public var isServerEvent: Bool {
         switch self {
         case .authorized, .reconnected, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
-             .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError:
+             .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
+             .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
             return true
         case .channelConfigurationFetched, .channelConfigurationFailed, .availabilityFetched, .availabilityFailed,
-             .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .pong:
+             .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .downloadIgnored, .pong:
             return false
         }
     }

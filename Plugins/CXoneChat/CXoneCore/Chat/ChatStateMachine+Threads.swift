@@ -108,18 +108,22 @@ extension ChatStateMachine {
         guard self.socketOpen, !self.isAuthorizing else { return [] }
         var thread = recovered
         thread.state = recovered.state == .closed ? .closed : .ready
+        thread.lastMessages.removeAll(where: Self.isInternalMarker)
         var actions: [Action] = []
         if let existing = self.thread(thread.id), thread.name.isEmpty { thread.name = existing.name }
         let key = thread.id.lowercased()
-        let mark = self.stored.shownThrough[key]
+        let shown = self.stored.shownMessages[key]
         for message in thread.lastMessages {
             actions += self.confirmOutbox(message.id)
-            if self.isUnshown(message, shownThrough: mark) { actions.append(.report(.messageReceived(message))) }
+            if self.isUnshown(message, shown: shown) { actions.append(.report(.messageReceived(message))) }
         }
-        if let newest = thread.lastMessages.map(\.sentAt).max() { actions += self.markShown(through: newest, in: key) }
+        actions += self.markShown(thread.lastMessages, in: key)
         thread.lastMessages = Array(thread.lastMessages.suffix(self.configuration.lastMessagesLimit))
         if let caseID { self.caseIDs[key] = caseID }
         if let agent { self.agents[key] = agent }
+        let activity = self.activity(threadID: key)
+        thread.assignedAgent = activity.assignedAgent
+        thread.positionInQueue = activity.positionInQueue
         if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
             self.threads[index] = thread
         } else if self.mode == .multiThread {
@@ -190,11 +194,11 @@ extension ChatStateMachine {
         var thread = self.threads[index]
         if let name, !name.isEmpty { thread.name = name }
         var actions: [Action] = []
-        if let lastMessage, !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
-            if self.isUnshown(lastMessage, shownThrough: self.stored.shownThrough[thread.id.lowercased()]) {
+        if let lastMessage, !Self.isInternalMarker(lastMessage), !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
+            if self.isUnshown(lastMessage, shown: self.stored.shownMessages[thread.id.lowercased()]) {
                 actions.append(.report(.messageReceived(lastMessage)))
             }
-            actions += self.markShown(through: lastMessage.sentAt, in: thread.id)
+            actions += self.markShown([lastMessage], in: thread.id)
             thread.lastMessages.append(lastMessage)
         }
         if thread.state == .received { thread.state = .loaded }

@@ -18,6 +18,8 @@ extension ChatStateMachine {
         public var visitLifetime: Duration = .seconds(1800)
         /// How many of a thread's latest messages the machine keeps in ``ChatThread/lastMessages``.
         public var lastMessagesLimit: Int = 50
+        /// How many shown agent message ids the machine keeps per thread (see ``ShownMessages``).
+        public var shownMessagesLimit: Int = 200
         /// The OAuth authorization code and PKCE code verifier sent with AuthorizeCustomer, when the
         /// channel has authorization enabled and no access token is stored.
         public var authorizationCode: String?
@@ -109,9 +111,9 @@ extension ChatStateMachine {
         public var threadIDs: [String]
         /// Messages written but not yet confirmed by the server, oldest first.
         public var outbox: [OutboxEntry]
-        /// Per thread (lower-cased id), the time of the newest message shown or sent: a recovered agent
-        /// message newer than this arrived while the daemon was not running and is shown once.
-        public var shownThrough: [String: UnixTime]
+        /// Per thread (lower-cased id), the agent messages shown: a recovered agent message not among
+        /// them arrived while the daemon was not running (or asleep) and is shown once.
+        public var shownMessages: [String: ShownMessages]
 
         public init(
             visitorID: String? = nil,
@@ -119,14 +121,14 @@ extension ChatStateMachine {
             accessToken: ChannelToken? = nil,
             threadIDs: [String] = [],
             outbox: [OutboxEntry] = [],
-            shownThrough: [String: UnixTime] = [:]
+            shownMessages: [String: ShownMessages] = [:]
         ) {
             self.visitorID = visitorID
             self.customerID = customerID
             self.accessToken = accessToken
             self.threadIDs = threadIDs
             self.outbox = outbox
-            self.shownThrough = shownThrough
+            self.shownMessages = shownMessages
         }
     }
 
@@ -136,8 +138,8 @@ extension ChatStateMachine {
         case customerID(String)
         case accessToken(ChannelToken?)
         case threadIDs([String])
-        /// The newest message shown or sent in a thread (see ``StoredValues/shownThrough``).
-        case shownThrough(threadID: String, UnixTime)
+        /// The agent messages shown in a thread (see ``StoredValues/shownMessages``).
+        case shownMessages(threadID: String, ShownMessages)
     }
 
     /// A message the user wrote that the server has not confirmed yet. The driver keeps these
@@ -184,6 +186,10 @@ extension ChatStateMachine {
         case endContact(threadID: String, caseID: String)
         /// The text frame `{"action":"heartbeat"}`.
         case heartbeat
+        /// SenderTypingStarted (`started`) or SenderTypingEnded: the customer types in the thread.
+        case senderTyping(threadID: String, started: Bool)
+        /// MessageSeenByCustomer: the thread's messages were shown to the customer.
+        case messageSeenByCustomer(threadID: String)
     }
 
     /// A web-analytics event (`POST .../visitors/{visitorId}/events`).

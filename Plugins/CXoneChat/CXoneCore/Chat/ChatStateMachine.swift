@@ -98,12 +98,22 @@ public struct ChatStateMachine: Sendable {
         /// The downloaded body, decoded as its origin event.
         case downloaded(url: String, Input)
         case downloadFailed(url: String, reason: String)
+        /// The downloaded body holds an event the machine does not use (not a failure).
+        case downloadIgnored(url: String)
         /// An operation error (`{error: {errorCode, errorMessage}}`).
         case operationError(code: String, message: String)
         /// A server error (`{message, requestId}`).
         case serverError(message: String)
         /// The heartbeat's `"pong"`.
         case pong
+        /// SenderTypingStarted / SenderTypingEnded from the agent side, at the event's time.
+        case agentTyping(threadID: String, started: Bool, agent: Party?, at: UnixTime)
+        /// SetPositionInQueue: the customer's place in the queue of a case.
+        case positionInQueue(caseID: String, position: Int)
+        /// CaseInboxAssigneeChanged: the agent now assigned to a case (none: unassigned).
+        case assigneeChanged(caseID: String, agent: Party?)
+        /// MessageReadChanged: the agent read the customer's message.
+        case messageRead(ChatMessage)
     }
 
     /// Where the current flow is waiting.
@@ -155,6 +165,14 @@ public struct ChatStateMachine: Sendable {
     var resumeOnForeground = false
     var caseIDs: [String: String] = [:]
     var agents: [String: Party] = [:]
+    /// Agents assigned to cases whose thread is not known yet, by case id.
+    var caseAgents: [String: Party] = [:]
+    /// Queue positions by case id.
+    var queuePositions: [String: Int] = [:]
+    /// The agent typing, by thread (lower-cased id).
+    var typingAgents: [String: Party] = [:]
+    /// The newest customer message the agent read, by thread.
+    var readByAgent: [String: String] = [:]
     /// Message ids reported (or, on the first load, seen).
     var seenMessageIDs: Set<String> = []
     /// Outbox entries sent on the current connection.
@@ -221,9 +239,14 @@ public struct ChatStateMachine: Sendable {
         case .eventInS3(let url, _): return self.eventInS3(url: url)
         case .downloaded(let url, let event): return self.downloaded(url: url, event)
         case .downloadFailed(let url, let reason): return self.downloadFailed(url: url, reason: reason)
+        case .downloadIgnored(let url): return self.downloadIgnored(url: url)
         case .operationError(let code, let message): return self.serverFailed(ChatError(.operation, "the chat server refused an operation (\(code)): \(message)", serverCode: code))
         case .serverError(let message): return self.serverFailed(ChatError(.server, "the chat server failed: \(message)"))
         case .pong: return self.pong()
+        case .agentTyping(let threadID, let started, let agent, let time): return self.agentTyping(threadID: threadID, started: started, agent: agent, at: time)
+        case .positionInQueue(let caseID, let position): return self.positionInQueue(caseID: caseID, position: position)
+        case .assigneeChanged(let caseID, let agent): return self.assigneeChanged(caseID: caseID, agent: agent)
+        case .messageRead(let message): return self.messageRead(message)
         }
     }
 

@@ -95,6 +95,16 @@ public enum ChatWireInput {
             return (.proactiveAction(welcome: Self.fillingPlaceholders(text)), nil)
         case .eventInS3(let large):
             return (.eventInS3(url: large.url, originEventType: large.originEventType), nil)
+        case .senderTyping(let typing, let started):
+            return (.agentTyping(threadID: Self.id(typing.thread.idOnExternalPlatform), started: started, agent: typing.user.map(Self.party), at: now), nil)
+        case .setPositionInQueue(let queue):
+            return (.positionInQueue(caseID: Self.id(queue.consumerContact.id), position: queue.positionInQueue), nil)
+        case .caseInboxAssigneeChanged(let change):
+            return (.assigneeChanged(caseID: Self.id(change.contact.id), agent: change.inboxAssignee.map(Self.party)), nil)
+        case .messageReadChanged(let read):
+            var message = Self.message(read.message)
+            if message.readByAgentAt == nil { message.readByAgentAt = now }
+            return (.messageRead(message), nil)
         case .tokenRefreshed, .moreMessagesLoaded:
             return (nil, "\(event.eventType) (not used yet)")
         case .unknown(let eventType):
@@ -152,7 +162,7 @@ public enum ChatWireInput {
             sender = message.authorUser.map(Self.party) ?? Party(displayName: "Agent", address: "")
         }
         let text = message.messageContent.text ?? message.messageContent.fallbackText ?? "(\(message.messageContent.type.lowercased()) message)"
-        return ChatMessage(
+        var mapped = ChatMessage(
             id: Self.id(message.idOnExternalPlatform),
             threadID: Self.id(message.threadIdOnExternalPlatform),
             direction: direction,
@@ -160,5 +170,10 @@ public enum ChatWireInput {
             text: text,
             sentAt: UnixTime(secondsSince1970: message.createdAt.timeIntervalSince1970)
         )
+        // The customer's message with a read receipt (`userStatistics.readAt`): the agent read it.
+        if direction == .toAgent, let read = message.userStatistics?.readAt {
+            mapped.readByAgentAt = UnixTime(secondsSince1970: read.timeIntervalSince1970)
+        }
+        return mapped
     }
 }

@@ -77,6 +77,13 @@ public enum ChatWireOutput {
         case .endContact(let threadID, let caseID):
             destination = CXoneID(threadID)
             event = .endContact(CXoneWire.EndContact(threadId: CXoneID(threadID), contactId: CXoneID(caseID)))
+        case .senderTyping(let threadID, let started):
+            destination = CXoneID(threadID)
+            let data = CXoneWire.ThreadData(threadId: CXoneID(threadID))
+            event = started ? .senderTypingStarted(data) : .senderTypingEnded(data)
+        case .messageSeenByCustomer(let threadID):
+            destination = CXoneID(threadID)
+            event = .messageSeenByCustomer(CXoneWire.ThreadData(threadId: CXoneID(threadID)))
         }
         let customer = CXoneWire.CustomerIdentity(
             idOnExternalPlatform: CXoneID(context.customer.id),
@@ -104,6 +111,7 @@ public enum ChatWireOutput {
         case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _): ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
+        case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)
         }
     }
 }

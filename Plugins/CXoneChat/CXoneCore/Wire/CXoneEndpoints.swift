@@ -16,6 +16,24 @@ public struct CXoneEndpoints: Sendable, Hashable {
         self.host = Self.trimmed(host ?? Self.root(of: chat))
     }
 
+    /// `url` as it may be logged or shown: without its query and fragment, and without user information.
+    /// A pre-signed URL (EventInS3's `X-Amz-Signature=…`) is a credential in its query; a WebSocket URL
+    /// carries the visitor id in its query.
+    public static func redacted(_ url: String) -> String {
+        var text = Substring(url)
+        if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
+            text = text[..<end]
+            text += "?…"
+        }
+        if let scheme = text.firstRange(of: "://") {
+            let authorityEnd = text[scheme.upperBound...].firstIndex(of: "/") ?? text.endIndex
+            if let at = text[scheme.upperBound..<authorityEnd].lastIndex(of: "@") {
+                text = text[..<scheme.upperBound] + text[text.index(after: at)...]
+            }
+        }
+        return String(text)
+    }
+
     /// The public endpoints of a region: `na1`, `eu1`, `au1`, `ca1`, `uk1`, `jp1`.
     public static func region(_ region: String) -> CXoneEndpoints {
         CXoneEndpoints(

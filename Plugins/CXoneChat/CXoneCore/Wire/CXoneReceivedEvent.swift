@@ -14,6 +14,11 @@ public enum CXoneReceivedEvent: Sendable, Hashable {
     case caseStatusChanged(CXoneWire.CaseEvent)
     case fireProactiveAction(CXoneWire.ProactiveAction)
     case eventInS3(CXoneWire.EventInS3)
+    /// The agent started (`true`) or stopped typing: SenderTypingStarted / SenderTypingEnded.
+    case senderTyping(CXoneWire.SenderTyping, started: Bool)
+    case setPositionInQueue(CXoneWire.PositionInQueue)
+    case caseInboxAssigneeChanged(CXoneWire.InboxAssigneeChanged)
+    case messageReadChanged(CXoneWire.MessageReadChanged)
     /// An event type the wire does not interpret; its data is skipped.
     case unknown(eventType: String)
 
@@ -33,6 +38,10 @@ public enum CXoneReceivedEvent: Sendable, Hashable {
         case .caseStatusChanged: "CaseStatusChanged"
         case .fireProactiveAction: "FireProactiveAction"
         case .eventInS3: "EventInS3"
+        case .senderTyping(_, let started): started ? "SenderTypingStarted" : "SenderTypingEnded"
+        case .setPositionInQueue: "SetPositionInQueue"
+        case .caseInboxAssigneeChanged: "CaseInboxAssigneeChanged"
+        case .messageReadChanged: "MessageReadChanged"
         case .unknown(let eventType): eventType
         }
     }
@@ -73,6 +82,11 @@ public enum CXoneReceivedEvent: Sendable, Hashable {
             case "CaseStatusChanged": return .caseStatusChanged(try data(CXoneWire.CaseEvent.self))
             case "FireProactiveAction": return .fireProactiveAction(try data(CXoneWire.ProactiveAction.self))
             case "EventInS3": return .eventInS3(try data(CXoneWire.EventInS3.self))
+            case "SenderTypingStarted": return .senderTyping(try data(CXoneWire.SenderTyping.self), started: true)
+            case "SenderTypingEnded": return .senderTyping(try data(CXoneWire.SenderTyping.self), started: false)
+            case "SetPositionInQueue": return .setPositionInQueue(try data(CXoneWire.PositionInQueue.self))
+            case "CaseInboxAssigneeChanged": return .caseInboxAssigneeChanged(try data(CXoneWire.InboxAssigneeChanged.self))
+            case "MessageReadChanged": return .messageReadChanged(try data(CXoneWire.MessageReadChanged.self))
             default: return .unknown(eventType: eventType)
             }
         } catch {
@@ -93,6 +107,10 @@ public enum CXoneReceivedEvent: Sendable, Hashable {
         case .caseCreated(let value), .caseStatusChanged(let value): try container.encode(value, forKey: key)
         case .fireProactiveAction(let value): try container.encode(value, forKey: key)
         case .eventInS3(let value): try container.encode(value, forKey: key)
+        case .senderTyping(let value, _): try container.encode(value, forKey: key)
+        case .setPositionInQueue(let value): try container.encode(value, forKey: key)
+        case .caseInboxAssigneeChanged(let value): try container.encode(value, forKey: key)
+        case .messageReadChanged(let value): try container.encode(value, forKey: key)
         case .unknown: break
         }
     }

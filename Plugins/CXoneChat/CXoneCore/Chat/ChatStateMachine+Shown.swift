@@ -1,0 +1,84 @@
+public import AttendantPluginAPI
+
+// Which agent messages were shown: decided by message id, kept per thread, so each agent message is
+// reported once whatever the resolution of the server's clock (CXone's `createdAt` has whole seconds).
+extension ChatStateMachine {
+    /// The agent messages of one thread that were shown (reported) or met as history, as stored.
+    ///
+    /// A thread with a record is known: an agent message it does not hold is news (it came while the
+    /// daemon was stopped or the machine asleep). A thread with no record is met for the first time: its
+    /// history is not news. The list is bounded; ids dropped from its head leave ``floor`` behind, and a
+    /// message sent at or before the floor counts as shown.
+    public struct ShownMessages: Sendable, Hashable {
+        public struct Entry: Sendable, Hashable {
+            /// The message id, lower-cased.
+            public var id: String
+            public var sentAt: UnixTime
+
+            public init(id: String, sentAt: UnixTime) {
+                self.id = id.lowercased()
+                self.sentAt = sentAt
+            }
+        }
+
+        /// The latest agent messages shown, oldest first.
+        public var entries: [Entry]
+        /// Messages sent at or before this time count as shown (ids dropped to keep ``entries`` bounded,
+        /// or the time mark an older version stored).
+        public var floor: UnixTime?
+
+        public init(entries: [Entry] = [], floor: UnixTime? = nil) {
+            self.entries = entries
+            self.floor = floor
+        }
+
+        public func contains(_ message: ChatMessage) -> Bool {
+            if let floor, message.sentAt <= floor { return true }
+            let id = message.id.lowercased()
+            return self.entries.contains { $0.id == id }
+        }
+
+        /// Adds a message, dropping the oldest beyond `limit`; false if it was there already.
+        mutating func insert(_ message: ChatMessage, limit: Int) -> Bool {
+            guard !self.contains(message) else { return false }
+            self.entries.append(Entry(id: message.id, sentAt: message.sentAt))
+            while self.entries.count > max(1, limit) {
+                let dropped = self.entries.removeFirst()
+                self.floor = max(self.floor ?? dropped.sentAt, dropped.sentAt)
+            }
+            return true
+        }
+    }
+
+    /// Whether a message met while loading a thread is one to show: an agent's, not met before in this
+    /// run, and either met while recovering a lost connection or not among the thread's shown messages.
+    /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first time).
+    mutating func isUnshown(_ message: ChatMessage, shown: ShownMessages?) -> Bool {
+        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted, message.direction == .fromAgent else { return false }
+        if self.recovering { return true }
+        guard let shown else { return false }
+        return !shown.contains(message)
+    }
+
+    /// Remembers (and stores) that these messages of a thread were shown, and that the thread is known.
+    mutating func markShown(_ messages: [ChatMessage], in threadID: String) -> [Action] {
+        let key = threadID.lowercased()
+        let before = self.stored.shownMessages[key]
+        var record = before ?? ShownMessages()
+        for message in messages where message.direction == .fromAgent {
+            _ = record.insert(message, limit: self.configuration.shownMessagesLimit)
+        }
+        guard record != before else { return [] }
+        self.stored.shownMessages[key] = record
+        return [.store(.shownMessages(threadID: key, record))]
+    }
+
+    /// Texts the SDK sends or receives as protocol markers, never shown as messages: the live chat's
+    /// `__Begin Live Chat Conversation__`, with which the SDK opens a live chat thread (its
+    /// `ChatThreadService.shouldIgnoreMessage` hides it from the history).
+    public static let internalMarkers: Set<String> = ["__Begin Live Chat Conversation__"]
+
+    static func isInternalMarker(_ message: ChatMessage) -> Bool {
+        Self.internalMarkers.contains(message.text)
+    }
+}
