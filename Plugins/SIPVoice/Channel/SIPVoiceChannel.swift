@@ -31,6 +31,8 @@ final class SIPVoiceChannel: Channel {
     struct Call: Sendable {
         var transaction: InviteServerTransaction
         var contact: Contact
+        /// Where the INVITE came from: its responses go there.
+        var origin: SIPTransport.Origin
         /// An answer command is running for it.
         var answering = false
     }
@@ -67,11 +69,14 @@ final class SIPVoiceChannel: Channel {
         var registrations = 0
         /// `listen()` calls under way (getting the token, connecting, registering).
         var pendingListens = 0
+        /// Failures in a row of a registrar that does not answer, since the last registration.
+        var probes = 0
     }
 
     /// Work done after the state lock is released.
     enum Effect: Sendable {
-        case send(SIPTransport, SIPMessage)
+        /// Sends on the flow, or (a response) to where its request came from.
+        case send(SIPTransport, SIPMessage, to: SIPTransport.Origin? = nil)
         case ping(SIPTransport)
         case emit(ChannelEvent)
         case resume(CheckedContinuation<Void, any Error>, ChannelError?)
@@ -102,10 +107,12 @@ final class SIPVoiceChannel: Channel {
             transport = try await SIPTransport.open(
                 self.configuration.transport,
                 host: self.configuration.registrarHost,
-                port: self.configuration.registrarPort
+                port: self.configuration.registrarPort,
+                listen: !self.configuration.outbound
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
-            throw ChannelError(.transient, "\(self.prefix): \(error)")
+            let delay = self.state.withLock { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
+            throw ChannelError(.transient, "\(self.prefix): \(error)", retryAfter: delay)
         }
 
         try await withTaskCancellationHandler {
@@ -248,15 +255,18 @@ final class SIPVoiceChannel: Channel {
             guard state.flow == flow else { return [] }
             var effects: [Effect] = []
             switch arrival {
-            case .message(.response(let response)):
+            case .message(.response(let response), _):
                 self.drive(&state, &effects) { $0.receive(response) }
-            case .message(.request(let request)):
-                self.received(request, &state, &effects)
+            case .message(.request(let request), let origin):
+                self.received(request, from: origin, &state, &effects)
             case .pong:
                 self.cancel(.pongTimeout, &state)
                 self.armPing(&state)
-            case .garbage(let error):
-                effects.append(.log(.warning, "\(self.prefix): ignored a message from \(self.configuration.registrarDescription) that is not valid SIP: \(error)"))
+            case .garbage(let error, let from, let closed):
+                let closing = closed ? "; closed that connection" : ""
+                effects.append(.log(.warning, "\(self.prefix): ignored a message from \(from) that is not valid SIP: \(error)\(closing)"))
+            case .truncated(let from, let size):
+                effects.append(.log(.warning, "\(self.prefix): ignored a datagram from \(from) that filled the whole \(size)-byte receive buffer and may be truncated; send requests that large over TCP"))
             case .unreachable(let reason):
                 // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
                 // than after timer F's 32 s.
@@ -270,7 +280,7 @@ final class SIPVoiceChannel: Channel {
         self.run(effects)
     }
 
-    func received(_ request: SIPRequest, _ state: inout State, _ effects: inout [Effect]) {
+    func received(_ request: SIPRequest, from origin: SIPTransport.Origin, _ state: inout State, _ effects: inout [Effect]) {
         guard let transport = state.transport else { return }
         switch request.method {
         case .invite, .ack, .cancel:
@@ -283,20 +293,20 @@ final class SIPVoiceChannel: Channel {
                 state.calls[id]?.transaction = transaction
                 self.applyCall(id, actions, &state, &effects)
             } else if request.method == .invite {
-                self.ring(request, transport: transport, &state, &effects)
+                self.ring(request, transport: transport, origin: origin, &state, &effects)
             } else if request.method == .cancel {
-                effects.append(.send(transport, .response(.answering(request, statusCode: 481))))
+                effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
             }
         case .options:
             var headers = SIPHeaders()
             headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 200, toTag: state.identifiers.tag(), extraHeaders: headers))))
+            effects.append(.send(transport, .response(.answering(request, statusCode: 200, toTag: state.identifiers.tag(), extraHeaders: headers)), to: origin))
         case .bye:
-            effects.append(.send(transport, .response(.answering(request, statusCode: 481))))
+            effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
         default:
             var headers = SIPHeaders()
             headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 405, extraHeaders: headers))))
+            effects.append(.send(transport, .response(.answering(request, statusCode: 405, extraHeaders: headers)), to: origin))
         }
     }
 
@@ -345,6 +355,7 @@ final class SIPVoiceChannel: Channel {
         state.grant = grant
         state.registeredAt = self.host.now()
         state.registrations += 1
+        state.probes = 0
         if let waiter = state.listenWaiter {
             state.listenWaiter = nil
             state.listening = true
@@ -356,41 +367,6 @@ final class SIPVoiceChannel: Channel {
         effects.append(.log(first ? .info : .debug, "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"))
         if grant.outbound, state.transport?.kind == .tcp, state.timers[.ping] == nil, state.timers[.pongTimeout] == nil {
             self.armPing(&state)
-        }
-    }
-
-    func failed(_ error: RegistrationError, _ state: inout State, _ effects: inout [Effect]) {
-        let code: ChannelError.Code =
-            switch error.code {
-            case .authentication: .authentication
-            case .configuration: .configuration
-            default: .transient
-            }
-        let failure = ChannelError(code, "\(self.prefix): registering \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) failed: \(error.message)")
-        let wasListening = state.listening
-        state.listening = false
-        state.grant = nil
-        state.registeredAt = nil
-        self.cancel(.ping, &state)
-        self.cancel(.pongTimeout, &state)
-        self.endCalls(&state, &effects, statusCode: nil, reason: "")
-        if let transport = state.transport {
-            state.transport = nil
-            state.flow += 1
-            effects.append(.close(transport))
-        }
-        if let waiter = state.listenWaiter {
-            state.listenWaiter = nil
-            effects.append(.resume(waiter, failure))
-        } else if !state.refreshWaiters.isEmpty {
-            for waiter in state.refreshWaiters.values { effects.append(.resume(waiter, failure)) }
-            state.refreshWaiters = [:]
-        } else if wasListening {
-            effects.append(.emit(.stoppedListening(failure)))
-        }
-        if let waiter = state.stopWaiter {
-            state.stopWaiter = nil
-            effects.append(.resumeStop(waiter))
         }
     }
 
@@ -454,7 +430,7 @@ final class SIPVoiceChannel: Channel {
     func run(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .send(let transport, let message): transport.send(message)
+            case .send(let transport, let message, let origin): transport.send(message, to: origin)
             case .ping(let transport): transport.ping()
             case .emit(let event): self.host.emit(event)
             case .resume(let waiter, nil): waiter.resume()
