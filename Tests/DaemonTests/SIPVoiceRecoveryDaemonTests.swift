@@ -111,7 +111,28 @@ import Testing
         _ = try simulator.control("POST", "/control/fault?kind=silence")
         let scratch = try Scratch()
         let bus = try PrivateBus()
-        let daemon = try await SimulatorDaemonTests.daemon(simulator, scratch: scratch, bus: bus)
+        // Not the shared helper: with the registrar silent, the daemon is ready (every channel's first attempt
+        // settled) only once SIP gives up, after 32 s.
+        let file = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "phone"
+            plugin = "sip-voice"
+            token-url = "\(simulator.announcement["token_url"] as? String ?? "")alice"
+            token-url-field = "token"
+
+            [channel.sip-voice]
+            registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
+            address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
+            """
+        )
+        let daemon = try DaemonProcess(
+            ["--config", file],
+            scratch: scratch,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+        )
+        #expect(await daemon.waitForLog("ready:", within: 70), "attendantd did not get ready:\n\(daemon.stderr)")
         var record: [String: Any] = [:]
         // Timer F is 32 s; the host's listen-timeout must not cut the channel's own error short.
         try await eventually("the channel to name the silent registrar\n\(daemon.stderr)", within: 75) {
