@@ -12,6 +12,23 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct SIPVoiceTransportTests {
     typealias Rig = SIPVoiceChannelTests.Rig
 
+    /// The first event `matching` what the host heard, waiting (bounded) for it.
+    static func event(_ rig: Rig, within seconds: Double = 10, _ matching: (ChannelEvent) -> Bool) async throws -> ChannelEvent {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let event = rig.host.events.first(where: matching) { return event }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PeerError("no such event within \(seconds) s; heard \(rig.host.events); log: \(rig.host.logRecords.text)")
+    }
+
+    static func incomingContact(_ rig: Rig) async throws -> Contact {
+        guard case .incomingContact(let contact) = try await Self.event(rig, { if case .incomingContact = $0 { true } else { false } }) else {
+            throw PeerError("not an incoming contact")
+        }
+        return contact
+    }
+
     /// An INVITE carrying an SDP offer of `size` bytes, as real callers with many codecs and ICE
     /// candidates send.
     static func largeInvite(_ peer: ScriptedPeer, size: Int, callID: String) -> SIPRequest {
@@ -35,10 +52,7 @@ import Testing
         let invite = Self.largeInvite(rig.peer, size: size, callID: "large-\(size)")
         #expect(invite.serialized().count > size - 200)
         rig.peer.send(.request(invite))
-        guard case .incomingContact(let contact) = await rig.host.nextEvent() else {
-            Issue.record("expected an incoming contact; log: \(rig.host.logRecords.text)")
-            return
-        }
+        let contact = try await Self.incomingContact(rig)
         #expect(contact.id == "large-\(size)")
         #expect(try await rig.peer.receiveResponse().statusCode == 100)
         #expect(try await rig.peer.receiveResponse().statusCode == 180)
@@ -54,10 +68,7 @@ import Testing
         let proxy = try ScriptedPeer()
         let invite = proxy.invite(branch: "z9hG4bK-other", callID: "via-other-proxy")
         proxy.send(.request(invite), to: contactAddress)
-        guard case .incomingContact(let contact) = await rig.host.nextEvent() else {
-            Issue.record("expected an incoming contact; log: \(rig.host.logRecords.text)")
-            return
-        }
+        let contact = try await Self.incomingContact(rig)
         #expect(contact.id == "via-other-proxy")
         #expect(try await proxy.receiveResponse().statusCode == 100)
         let ringing = try await proxy.receiveResponse()
@@ -68,7 +79,8 @@ import Testing
         _ = try await rig.channel.perform(.decline(contactID: contact.id))
         #expect(try await proxy.receiveResponse().statusCode == 603)
         proxy.send(.request(proxy.inTransaction(.ack, of: invite, toTag: try ringing.headers.to.tag)), to: contactAddress)
-        guard case .contactEnded("via-other-proxy", .declined) = await rig.host.nextEvent() else {
+        let ended = try await Self.event(rig) { if case .contactEnded = $0 { true } else { false } }
+        guard case .contactEnded("via-other-proxy", .declined) = ended else {
             Issue.record("expected the contact to end as declined: \(rig.host.events)")
             return
         }
