@@ -107,8 +107,7 @@ final class SIPVoiceChannel: Channel {
             transport = try await SIPTransport.open(
                 self.configuration.transport,
                 host: self.configuration.registrarHost,
-                port: self.configuration.registrarPort,
-                listen: !self.configuration.outbound
+                port: self.configuration.registrarPort
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
             let delay = self.state.withLock { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }

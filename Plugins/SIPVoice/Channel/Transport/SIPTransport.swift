@@ -12,9 +12,9 @@ import SIPCore
 ///   other) receives requests from any source, as RFC 3261 lets a proxy reach a Contact from anywhere.
 ///   Both sockets have a receive buffer sized for bursts of INVITEs and read whole datagrams up to the
 ///   UDP maximum.
-/// - TCP with RFC 5626 outbound: only the flow; calls come back on it.
-/// - TCP without outbound: a proxy opens a new connection to the Contact (RFC 3261 section 18.2.2), so
-///   the transport also listens on the flow's local address and port, which is what the Contact names.
+/// - TCP: the transport also listens on the flow's local address and port, which is what the Contact
+///   names: without RFC 5626 outbound (not asked for, or not granted by the registrar) a proxy opens a
+///   new connection to the Contact (RFC 3261 section 18.2.2); with it, calls come back on the flow.
 final class SIPTransport: Sendable {
     enum Kind: String, Sendable {
         case udp = "UDP"
