@@ -146,4 +146,23 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
+
+    @Test func afterAnOutageKamailioIsUsedWithinSecondsOfComingBack() async throws {
+        let peers = try await VoicePeers(flowTimer: 20)
+        defer { peers.stop() }
+        let phone = try await SIPVoiceDaemonTests.phone(peers, transport: "tcp")
+        _ = try await phone.channel { $0["state"] as? String == "listening" }
+        try await peers.waitForContacts(of: "alice", "a binding") { $0.count == 1 }
+
+        // Down for 40 s: every attempt meets a refused connection. A backoff alone would by now wait up to
+        // a minute between attempts; the channel keeps probing every few seconds instead.
+        await peers.stopRegistrar()
+        try await Task.sleep(for: .seconds(40))
+        #expect(try TokenDaemonTests.channel("phone", bus: phone.bus)["state"] as? String != "listening")
+        try await peers.startRegistrar()
+        try await peers.waitForContacts(of: "alice", "the binding within seconds of kamailio's return", within: 8) { $0.count == 1 }
+        _ = try await phone.channel { $0["state"] as? String == "listening" }
+        phone.daemon.signal(SIGTERM)
+        #expect(await phone.daemon.waitForExit() == 0)
+    }
 }
