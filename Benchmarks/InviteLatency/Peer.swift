@@ -84,6 +84,13 @@ final class Peer {
         }
     }
 
+    /// UDP: the next SIP message if one arrives within `milliseconds`, else nil (for the burst's timer A).
+    func receive(within milliseconds: Int32) throws(BenchError) -> SIPMessage? {
+        var poller = pollfd(fd: self.socket, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, max(0, milliseconds)) > 0 else { return nil }
+        return try self.receiveDatagram()
+    }
+
     private func receiveDatagram() throws(BenchError) -> SIPMessage {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

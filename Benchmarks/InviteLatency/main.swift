@@ -2,6 +2,7 @@
 // rings, measured in one process.
 //
 //   swift run -c release attendant-invite-latency [calls] [udp|tcp|both] [pause-ms]     (default 2000 udp 0)
+//   swift run -c release attendant-invite-latency burst [count] [udp|tcp|both]          (default 200 udp)
 //
 // The benchmark is registrar and caller at once, on one plain socket on 127.0.0.1 (Peer): it answers the
 // channel's REGISTER with 200, then sends INVITEs one at a time to the Contact the channel registered,
@@ -17,8 +18,10 @@ import Glibc
 import SIPCore
 import SIPVoice
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let calls = arguments.first.flatMap(Int.init) ?? 2000
+var arguments = Array(CommandLine.arguments.dropFirst())
+let burstMode = arguments.first == "burst"
+if burstMode { arguments.removeFirst() }
+let calls = arguments.first.flatMap(Int.init) ?? (burstMode ? 200 : 2000)
 let transports: [Peer.Transport] =
     switch arguments.dropFirst().first ?? "udp" {
     case "tcp": [.tcp]
@@ -96,6 +99,10 @@ func measure(over transport: Peer.Transport) async throws {
 
 for transport in transports {
     do {
+        if burstMode {
+            try await burst(calls, over: transport)
+            continue
+        }
         try await measure(over: transport)
     } catch {
         print("attendant-invite-latency over \(transport.rawValue): \(error)")

@@ -37,7 +37,7 @@ import Testing
         let channel = try #require(configuration.channels.first)
         #expect(channel.name == "desk")
         #expect(channel.keepAliveInterval == .seconds(300))
-        #expect(channel.listenTimeout == .seconds(30))
+        #expect(channel.listenTimeout == .seconds(60))
         #expect(channel.settings == ["contact-interval": .integer(30)])
         #expect(channel.settingLines == ["contact-interval": 11])
         #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom])

@@ -19,7 +19,7 @@ import Testing
         try driver.respondOK(expires: 600)
         #expect(driver.lastGrant == RegistrationGrant(expires: 600, refreshAfter: .seconds(540), outbound: false, flowTimer: nil))
         #expect(driver.machine.phase == .registered)
-        #expect(driver.timerKinds == [.refresh])
+        #expect(driver.timerKinds == [.refresh, .expiry])
         driver.advance(by: .seconds(539))
         #expect(driver.sent.count == 1)
         driver.advance(by: .seconds(1))
@@ -62,7 +62,7 @@ import Testing
         #expect(times == [0, 0.5, 1.5, 5.5, 9.5])
         try driver.respondOK()
         #expect(driver.machine.phase == .registered)
-        #expect(driver.timerKinds == [.refresh])
+        #expect(driver.timerKinds == [.refresh, .expiry])
     }
 
     @Test func answersADigestChallengeWithTheTopmostSupportedAlgorithm() throws {
@@ -156,7 +156,7 @@ import Testing
         #expect(driver.lastRequest.headers[.authorization] == "Bearer token.two")
         #expect(driver.machine.phase == .registered, "no listening gap while the new token is presented")
         try driver.respondOK()
-        #expect(driver.timerKinds == [.refresh])
+        #expect(driver.timerKinds == [.refresh, .expiry])
     }
 
     @Test func aRejectedBearerTokenFailsAsAuthenticationWithoutShowingIt() throws {

@@ -84,7 +84,16 @@ final class ScriptedPeer: @unchecked Sendable {
     func send(text: String) { self.send(bytes: Array(text.utf8)) }
 
     func send(bytes: [UInt8]) {
-        guard var address = self.channelAddress else { return }
+        guard let address = self.channelAddress else { return }
+        self.send(bytes: bytes, to: address)
+    }
+
+    /// Sends to `address` (the channel's, learnt by another peer): a request from a source that is not the
+    /// registrar.
+    func send(_ message: SIPMessage, to address: sockaddr_in) { self.send(bytes: message.serialized(), to: address) }
+
+    func send(bytes: [UInt8], to destination: sockaddr_in) {
+        var address = destination
         _ = bytes.withUnsafeBytes { buffer in
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {

@@ -59,9 +59,9 @@ extension SIPVoiceChannel {
 
     /// A new INVITE: the contact is raised first (the user sees it as soon as possible), then 100 and 180
     /// go out.
-    func ring(_ invite: SIPRequest, transport: SIPTransport, _ state: inout State, _ effects: inout [Effect]) {
+    func ring(_ invite: SIPRequest, transport: SIPTransport, origin: SIPTransport.Origin, _ state: inout State, _ effects: inout [Effect]) {
         guard state.listening else {
-            effects.append(.send(transport, .response(.answering(invite, statusCode: 480, toTag: state.identifiers.tag()))))
+            effects.append(.send(transport, .response(.answering(invite, statusCode: 480, toTag: state.identifiers.tag())), to: origin))
             return
         }
         var configuration = InviteServerTransaction.Configuration(
@@ -76,14 +76,14 @@ extension SIPVoiceChannel {
         } catch {
             effects.append(.log(.warning, "\(self.prefix): refused an INVITE that lacks what a call needs: \(error)"))
             if (try? invite.headers.topVia) != nil {
-                effects.append(.send(transport, .response(.answering(invite, statusCode: 400, reasonPhrase: "Bad Request"))))
+                effects.append(.send(transport, .response(.answering(invite, statusCode: 400, reasonPhrase: "Bad Request")), to: origin))
             }
             return
         }
         let id = transaction.dialog.callID
         guard state.calls[id] == nil else {
             // A second INVITE for a call already here (a forked or looped copy): this phone is busy with it.
-            effects.append(.send(transport, .response(.answering(invite, statusCode: 482, toTag: state.identifiers.tag()))))
+            effects.append(.send(transport, .response(.answering(invite, statusCode: 482, toTag: state.identifiers.tag())), to: origin))
             return
         }
         let caller = transaction.caller
@@ -97,7 +97,7 @@ extension SIPVoiceChannel {
         )
         effects.append(.emit(.incomingContact(contact)))
         let actions = transaction.start()
-        state.calls[id] = Call(transaction: transaction, contact: contact)
+        state.calls[id] = Call(transaction: transaction, contact: contact, origin: origin)
         self.applyCall(id, actions, &state, &effects)
     }
 
@@ -125,7 +125,7 @@ extension SIPVoiceChannel {
         for action in actions {
             switch action {
             case .send(let response):
-                if let transport = state.transport { effects.append(.send(transport, .response(response))) }
+                if let transport = state.transport { effects.append(.send(transport, .response(response), to: state.calls[id]?.origin)) }
             case .setTimer(let timer, let delay):
                 self.arm(.call(id, timer), after: delay, &state)
             case .cancelTimer(let timer):

@@ -31,6 +31,8 @@ final class SIPVoiceChannel: Channel {
     struct Call: Sendable {
         var transaction: InviteServerTransaction
         var contact: Contact
+        /// Where the INVITE came from: its responses go there.
+        var origin: SIPTransport.Origin
         /// An answer command is running for it.
         var answering = false
     }
@@ -67,11 +69,14 @@ final class SIPVoiceChannel: Channel {
         var registrations = 0
         /// `listen()` calls under way (getting the token, connecting, registering).
         var pendingListens = 0
+        /// Failures in a row of a registrar that does not answer, since the last registration.
+        var probes = 0
     }
 
     /// Work done after the state lock is released.
     enum Effect: Sendable {
-        case send(SIPTransport, SIPMessage)
+        /// Sends on the flow, or (a response) to where its request came from.
+        case send(SIPTransport, SIPMessage, to: SIPTransport.Origin? = nil)
         case ping(SIPTransport)
         case emit(ChannelEvent)
         case resume(CheckedContinuation<Void, any Error>, ChannelError?)
@@ -105,7 +110,8 @@ final class SIPVoiceChannel: Channel {
                 port: self.configuration.registrarPort
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
-            throw ChannelError(.transient, "\(self.prefix): \(error)")
+            let delay = self.state.withLock { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
+            throw ChannelError(.transient, "\(self.prefix): \(error)", retryAfter: delay)
         }
 
         try await withTaskCancellationHandler {
@@ -241,67 +247,6 @@ final class SIPVoiceChannel: Channel {
         }
     }
 
-    // MARK: Arrivals
-
-    func arrived(_ arrival: SIPTransport.Arrival, flow: UInt64) {
-        let effects = self.state.withLock { state -> [Effect] in
-            guard state.flow == flow else { return [] }
-            var effects: [Effect] = []
-            switch arrival {
-            case .message(.response(let response)):
-                self.drive(&state, &effects) { $0.receive(response) }
-            case .message(.request(let request)):
-                self.received(request, &state, &effects)
-            case .pong:
-                self.cancel(.pongTimeout, &state)
-                self.armPing(&state)
-            case .garbage(let error):
-                effects.append(.log(.warning, "\(self.prefix): ignored a message from \(self.configuration.registrarDescription) that is not valid SIP: \(error)"))
-            case .unreachable(let reason):
-                // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
-                // than after timer F's 32 s.
-                guard state.machine?.isAwaitingResponse == true else { return [] }
-                self.drive(&state, &effects) { $0.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))") }
-            case .closed(let reason):
-                self.drive(&state, &effects) { $0.transportFailed(reason) }
-            }
-            return effects
-        }
-        self.run(effects)
-    }
-
-    func received(_ request: SIPRequest, _ state: inout State, _ effects: inout [Effect]) {
-        guard let transport = state.transport else { return }
-        switch request.method {
-        case .invite, .ack, .cancel:
-            // Calls are kept by Call-ID, which every request of a transaction repeats: look the call up by it
-            // and let the transaction confirm the match, instead of asking every call (each `matches` parses
-            // the request's Via, and finished UDP calls linger for T4, so a scan cost grows with recent calls).
-            if let id = try? request.headers.callID, let call = state.calls[id], call.transaction.matches(request) {
-                var transaction = call.transaction
-                let actions = transaction.receive(request)
-                state.calls[id]?.transaction = transaction
-                self.applyCall(id, actions, &state, &effects)
-            } else if request.method == .invite {
-                self.ring(request, transport: transport, &state, &effects)
-            } else if request.method == .cancel {
-                effects.append(.send(transport, .response(.answering(request, statusCode: 481))))
-            }
-        case .options:
-            var headers = SIPHeaders()
-            headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 200, toTag: state.identifiers.tag(), extraHeaders: headers))))
-        case .bye:
-            effects.append(.send(transport, .response(.answering(request, statusCode: 481))))
-        default:
-            var headers = SIPHeaders()
-            headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 405, extraHeaders: headers))))
-        }
-    }
-
-    static let allowed = "INVITE, ACK, CANCEL, OPTIONS, BYE"
-
     // MARK: Driving the machines
 
     /// Feeds the registration machine one event and carries out what it answers.
@@ -345,6 +290,7 @@ final class SIPVoiceChannel: Channel {
         state.grant = grant
         state.registeredAt = self.host.now()
         state.registrations += 1
+        state.probes = 0
         if let waiter = state.listenWaiter {
             state.listenWaiter = nil
             state.listening = true
@@ -356,41 +302,6 @@ final class SIPVoiceChannel: Channel {
         effects.append(.log(first ? .info : .debug, "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"))
         if grant.outbound, state.transport?.kind == .tcp, state.timers[.ping] == nil, state.timers[.pongTimeout] == nil {
             self.armPing(&state)
-        }
-    }
-
-    func failed(_ error: RegistrationError, _ state: inout State, _ effects: inout [Effect]) {
-        let code: ChannelError.Code =
-            switch error.code {
-            case .authentication: .authentication
-            case .configuration: .configuration
-            default: .transient
-            }
-        let failure = ChannelError(code, "\(self.prefix): registering \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) failed: \(error.message)")
-        let wasListening = state.listening
-        state.listening = false
-        state.grant = nil
-        state.registeredAt = nil
-        self.cancel(.ping, &state)
-        self.cancel(.pongTimeout, &state)
-        self.endCalls(&state, &effects, statusCode: nil, reason: "")
-        if let transport = state.transport {
-            state.transport = nil
-            state.flow += 1
-            effects.append(.close(transport))
-        }
-        if let waiter = state.listenWaiter {
-            state.listenWaiter = nil
-            effects.append(.resume(waiter, failure))
-        } else if !state.refreshWaiters.isEmpty {
-            for waiter in state.refreshWaiters.values { effects.append(.resume(waiter, failure)) }
-            state.refreshWaiters = [:]
-        } else if wasListening {
-            effects.append(.emit(.stoppedListening(failure)))
-        }
-        if let waiter = state.stopWaiter {
-            state.stopWaiter = nil
-            effects.append(.resumeStop(waiter))
         }
     }
 
@@ -454,7 +365,7 @@ final class SIPVoiceChannel: Channel {
     func run(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .send(let transport, let message): transport.send(message)
+            case .send(let transport, let message, let origin): transport.send(message, to: origin)
             case .ping(let transport): transport.ping()
             case .emit(let event): self.host.emit(event)
             case .resume(let waiter, nil): waiter.resume()

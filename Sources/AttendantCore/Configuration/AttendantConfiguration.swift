@@ -49,8 +49,10 @@ public struct ChannelConfiguration: Sendable, Equatable {
     public var enabled = true
     /// How often ``AttendantPluginAPI/Channel/keepAlive()`` runs while listening.
     public var keepAliveInterval: Duration = .seconds(600)
-    /// How long `listen()` may take before the attempt counts as failed.
-    public var listenTimeout: Duration = .seconds(30)
+    /// How long `listen()` may take before the attempt counts as failed: a backstop for a hung plugin,
+    /// longer than the protocols' own timeouts (SIP gives up on an unanswered REGISTER after 32 s,
+    /// after up to 10 s of connecting), so that the channel's own, more precise error is what the user sees.
+    public var listenTimeout: Duration = .seconds(60)
     /// The `token-*` keys: where the channel's token comes from; nil when it has none.
     public var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.

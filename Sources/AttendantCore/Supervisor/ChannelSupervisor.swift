@@ -15,7 +15,7 @@ public final class ChannelSupervisor: Sendable {
     public struct Configuration: Sendable {
         public var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
         /// The limit for `listen()` and `keepAlive()`.
-        public var callTimeout: Duration = .seconds(30)
+        public var callTimeout: Duration = .seconds(60)
         /// The limit for `stopListening()`.
         public var stopTimeout: Duration = .seconds(5)
 

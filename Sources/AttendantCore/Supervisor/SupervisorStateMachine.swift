@@ -243,8 +243,17 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     private mutating func recover(from error: ChannelError, attempt: Int, now: Duration) -> Action {
         switch error.code {
         case .transient, .server:
-            let backoff = self.onProbation ? self.configuration.probationBackoff : self.configuration.backoff
-            let until = now + backoff.delay(attempt: attempt, using: &self.random)
+            // The channel's own delay (a server's Retry-After, its probing of a silent server) replaces
+            // the backoff, except that probation still slows a channel that keeps dropping.
+            let delay: Duration
+            if self.onProbation {
+                delay = max(self.configuration.probationBackoff.delay(attempt: attempt, using: &self.random), error.retryAfter ?? .zero)
+            } else if let asked = error.retryAfter {
+                delay = asked
+            } else {
+                delay = self.configuration.backoff.delay(attempt: attempt, using: &self.random)
+            }
+            let until = now + delay
             self.state = .waitingToRetry(attempt: attempt + 1, until: until, after: error)
             return .wakeUp(at: until)
         case .authentication:

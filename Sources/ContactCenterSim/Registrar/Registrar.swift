@@ -82,9 +82,11 @@ final class Registrar: Sendable {
         do {
             claims = try SimulatorToken.verify(token, key: self.signingKey, now: self.now())
         } catch {
-            return .respond(self.challenge(request, error: "invalid_token"))
+            return .respond(self.challenge(request, error: "invalid_token", description: "\(error)"))
         }
-        guard claims.grants.identity == user else { return .respond(self.challenge(request, error: "invalid_token")) }
+        guard claims.grants.identity == user else {
+            return .respond(self.challenge(request, error: "invalid_token", description: "the token is for another identity"))
+        }
         guard claims.allowsIncoming else {
             return .respond(.answering(request, statusCode: 403, reasonPhrase: "Forbidden (token grants no incoming calls)"))
         }
@@ -121,7 +123,8 @@ final class Registrar: Sendable {
         case .intervalTooBrief(let minimum):
             return .respond(.answering(request, statusCode: 423, extraHeaders: [(.minExpires, String(minimum))]))
         case .challengeLoop:
-            return .respond(self.challenge(request, error: nil))
+            let refused = ((try? request.headers.authorization) ?? []).contains { $0.isScheme("Bearer") }
+            return .respond(self.challenge(request, error: refused ? "invalid_token" : nil, description: refused ? "the token was revoked" : nil))
         case .serviceUnavailable(let retryAfter):
             var extra = SIPHeaders()
             if let retryAfter { extra.add(.retryAfter, String(retryAfter)) }
@@ -135,10 +138,12 @@ final class Registrar: Sendable {
         }
     }
 
-    /// `401` with `WWW-Authenticate: Bearer realm="…"` (RFC 8898 section 2.1), plus `error` (RFC 6750).
-    private func challenge(_ request: SIPRequest, error: String?) -> SIPResponse {
+    /// `401` with `WWW-Authenticate: Bearer realm="…"` (RFC 8898 section 2.1), plus `error` and
+    /// `error_description` (RFC 6750 section 3).
+    private func challenge(_ request: SIPRequest, error: String?, description: String? = nil) -> SIPResponse {
         var parameters: SIPParameters = [SIPParameter("realm", self.domain, quoted: true)]
         if let error { parameters.append(SIPParameter("error", error, quoted: true)) }
+        if let description { parameters.append(SIPParameter("error_description", description, quoted: true)) }
         let challenge = SIPAuthChallenge(scheme: "Bearer", parameters: parameters)
         return .answering(request, statusCode: 401, toTag: Self.tag(), extraHeaders: [(.wwwAuthenticate, challenge.description)])
     }

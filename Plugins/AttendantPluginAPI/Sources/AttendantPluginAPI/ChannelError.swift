@@ -8,10 +8,23 @@
 public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     public var code: Code
     public var message: String
+    /// How long the host waits before calling ``Channel/listen()`` again after this (transient) error,
+    /// instead of its own backoff (since API 1.3): the server's `Retry-After` (SIP, HTTP), which asks
+    /// for no earlier try, or the plugin's own probing of a server that does not answer, so that a
+    /// recovered server is used within seconds. Nil, the default: the host's backoff decides. While a
+    /// channel is on probation the host waits at least its probation backoff.
+    public var retryAfter: Duration?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// An error with a retry delay (since API 1.3); see ``retryAfter``.
+    public init(_ code: Code, _ message: String, retryAfter: Duration?) {
+        self.code = code
+        self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { self.message }

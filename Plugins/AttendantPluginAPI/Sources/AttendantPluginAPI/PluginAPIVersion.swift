@@ -27,8 +27,8 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// The version of the API library loaded at run time: the host's.
     ///
     /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``;
-    /// 1.3 adds ``ChannelHost/tokenState()``, ``Contact/threadID``, ``ChatThread/assignedAgent``,
-    /// ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``.
+    /// 1.3 adds ``ChannelHost/tokenState()``, ``ChannelError/retryAfter``, ``Contact/threadID``,
+    /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``.
     public static let current = PluginAPIVersion(major: 1, minor: 3)
 
     /// The version of the API the *calling code was compiled against*.

@@ -35,6 +35,8 @@ public struct SIPAuthChallenge: Sendable, Hashable, CustomStringConvertible {
     public var authorizationServer: String? { self.parameters["authz_server"] }
     /// RFC 6750's `error` parameter (`invalid_token`, …).
     public var error: String? { self.parameters["error"] }
+    /// RFC 6750's `error_description`: the server's words on why the token was refused.
+    public var errorDescription: String? { self.parameters["error_description"] }
 
     public var description: String {
         self.parameters.isEmpty ? self.scheme : "\(self.scheme) " + self.parameters.map(\.serialized).joined(separator: ", ")

@@ -27,6 +27,7 @@ extension RegistrationStateMachine {
         if (self.answeredFresh.contains(header) && !staleRetry) || self.answered.contains(key) || self.answered.count >= 8 {
             var message = "the registrar refused the \(self.credentials) (\(response.statusCode) again after answering its challenge)"
             if let error = challenge.error { message += ": \(error)" }
+            if let description = self.shown(challenge.errorDescription) { message += challenge.error == nil ? ": \(description)" : " (\(description))" }
             return self.failOrFinish(RegistrationError(.authentication, message, statusCode: response.statusCode))
         }
         self.answered.insert(key)
@@ -34,6 +35,19 @@ extension RegistrationStateMachine {
         self.challenges[header] = challenge
         if let nonce = challenge.nonce, self.nonceCounts[nonce] == nil { self.nonceCounts[nonce] = 0 }
         return self.sendRegister(purpose: purpose)
+    }
+
+    /// The server's `error_description`, fit to show: printable characters only, at most 200 of them, and
+    /// never the secret itself (a server might echo the token it refuses).
+    func shown(_ description: String?) -> String? {
+        guard var text = description.map({ String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init)) }) else { return nil }
+        switch self.credentials {
+        case .bearer(let secret) where !secret.isEmpty: text = text.replacing(secret, with: "[the token]")
+        case .digest(let secret) where !secret.password.isEmpty: text = text.replacing(secret.password, with: "[the password]")
+        default: break
+        }
+        if text.count > 200 { text = String(text.prefix(200)) + "…" }
+        return text.isEmpty ? nil : text
     }
 
     /// The topmost challenge the credentials can answer (RFC 8760 section 2.4).

@@ -15,7 +15,9 @@
 ///   `stale=true` with a new nonce; no nonce is answered twice.
 /// - 2xx: registered for the lifetime the registrar granted to our Contact (matched by `+sip.instance`, else
 ///   by URI), else its `Expires`; the machine refreshes at ``RegistrationConfiguration/refreshFraction`` of
-///   it, or at once when ``refresh()`` is called or the credentials change.
+///   it, or at once when ``refresh()`` is called or the credentials change. A binding whose lifetime ends
+///   before a refresh succeeded (a refresh still unanswered, a short grant) has lapsed: a transient failure
+///   then, not when the refresh's own transaction gives up, so nobody is told it is registered meanwhile.
 /// - 403 is an authentication failure (the registrar refuses these credentials or this token for the
 ///   address of record: a renewed token may be accepted); 404 is a configuration failure (the address of
 ///   record is unknown there, and no token changes that); 408, 480, 5xx, a timeout, a broken transport
@@ -33,6 +35,8 @@ public struct RegistrationStateMachine: Sendable {
         case transactionTimeout
         /// Refresh the binding before it expires.
         case refresh
+        /// The binding's granted lifetime is over: without a successful refresh by then, it has lapsed.
+        case expiry
     }
 
     public typealias TimerID = SIPTimerID<Timer>
@@ -138,6 +142,10 @@ public struct RegistrationStateMachine: Sendable {
         case .refresh:
             guard self.phase == .registered, self.transaction == nil else { return [] }
             return self.sendRegister(purpose: .register)
+        case .expiry:
+            guard self.phase == .registered, let grant = self.grant else { return [] }
+            let waiting = self.transaction != nil ? " (the refresh is still unanswered)" : ""
+            return self.fail(RegistrationError(.transient, "the binding lapsed after its \(grant.expires) s without a successful refresh\(waiting)"))
         }
     }
 
@@ -192,7 +200,7 @@ public struct RegistrationStateMachine: Sendable {
                 self.pending = .unregister
                 return []
             }
-            var actions = self.timers.disarm(.refresh).map { [Action.cancelTimer($0)] } ?? []
+            var actions = [Timer.refresh, .expiry].compactMap { self.timers.disarm($0).map(Action.cancelTimer) }
             actions += self.sendRegister(purpose: .unregister)
             return actions
         }
@@ -250,7 +258,10 @@ public struct RegistrationStateMachine: Sendable {
         )
         self.grant = grant
         self.phase = .registered
-        var actions: [Action] = [.registered(grant)]
+        // Never before the refresh is due, so a refresh on time always gets its chance.
+        let lifetime = max(Duration.seconds(Int64(expires)), grant.refreshAfter + .seconds(1))
+        var actions = self.timers.disarm(.expiry).map { [Action.cancelTimer($0)] } ?? []
+        actions += [.setTimer(self.timers.arm(.expiry), after: lifetime), .registered(grant)]
         if self.pending == .refresh {
             self.pending = nil
             actions += self.sendRegister(purpose: .register)
@@ -331,7 +342,7 @@ public struct RegistrationStateMachine: Sendable {
     }
 
     private mutating func cancelAllTimers() -> [Action] {
-        let kinds: [Timer] = [.retransmit, .transactionTimeout, .refresh]
+        let kinds: [Timer] = [.retransmit, .transactionTimeout, .refresh, .expiry]
         return kinds.compactMap { self.timers.disarm($0).map(Action.cancelTimer) }
     }
 

@@ -1,0 +1,70 @@
+import AttendantPluginAPI
+import SIPCore
+import Synchronization
+
+/// What arrives from the transport: responses for the registration machine, requests (calls and the
+/// rest) answered where they came from, and the transport's own news (pongs, garbage, ICMP errors, a
+/// closed flow).
+extension SIPVoiceChannel {
+    func arrived(_ arrival: SIPTransport.Arrival, flow: UInt64) {
+        let effects = self.state.withLock { state -> [Effect] in
+            guard state.flow == flow else { return [] }
+            var effects: [Effect] = []
+            switch arrival {
+            case .message(.response(let response), _):
+                self.drive(&state, &effects) { $0.receive(response) }
+            case .message(.request(let request), let origin):
+                self.received(request, from: origin, &state, &effects)
+            case .pong:
+                self.cancel(.pongTimeout, &state)
+                self.armPing(&state)
+            case .garbage(let error, let from, let closed):
+                let closing = closed ? "; closed that connection" : ""
+                effects.append(.log(.warning, "\(self.prefix): ignored a message from \(from) that is not valid SIP: \(error)\(closing)"))
+            case .truncated(let from, let size):
+                effects.append(.log(.warning, "\(self.prefix): ignored a datagram from \(from) that filled the whole \(size)-byte receive buffer and may be truncated; send requests that large over TCP"))
+            case .unreachable(let reason):
+                // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
+                // than after timer F's 32 s.
+                guard state.machine?.isAwaitingResponse == true else { return [] }
+                self.drive(&state, &effects) { $0.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))") }
+            case .closed(let reason):
+                self.drive(&state, &effects) { $0.transportFailed(reason) }
+            }
+            return effects
+        }
+        self.run(effects)
+    }
+
+    func received(_ request: SIPRequest, from origin: SIPTransport.Origin, _ state: inout State, _ effects: inout [Effect]) {
+        guard let transport = state.transport else { return }
+        switch request.method {
+        case .invite, .ack, .cancel:
+            // Calls are kept by Call-ID, which every request of a transaction repeats: look the call up by it
+            // and let the transaction confirm the match, instead of asking every call (each `matches` parses
+            // the request's Via, and finished UDP calls linger for T4, so a scan cost grows with recent calls).
+            if let id = try? request.headers.callID, let call = state.calls[id], call.transaction.matches(request) {
+                var transaction = call.transaction
+                let actions = transaction.receive(request)
+                state.calls[id]?.transaction = transaction
+                self.applyCall(id, actions, &state, &effects)
+            } else if request.method == .invite {
+                self.ring(request, transport: transport, origin: origin, &state, &effects)
+            } else if request.method == .cancel {
+                effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
+            }
+        case .options:
+            var headers = SIPHeaders()
+            headers.add(.allow, Self.allowed)
+            effects.append(.send(transport, .response(.answering(request, statusCode: 200, toTag: state.identifiers.tag(), extraHeaders: headers)), to: origin))
+        case .bye:
+            effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
+        default:
+            var headers = SIPHeaders()
+            headers.add(.allow, Self.allowed)
+            effects.append(.send(transport, .response(.answering(request, statusCode: 405, extraHeaders: headers)), to: origin))
+        }
+    }
+
+    static let allowed = "INVITE, ACK, CANCEL, OPTIONS, BYE"
+}

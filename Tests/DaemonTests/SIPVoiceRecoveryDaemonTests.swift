@@ -1,0 +1,168 @@
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The real `attendantd` with the SIPVoice plugin against the real `attendant-sim`: a Contact reachable
+/// over TCP without RFC 5626 outbound, and a silent registrar named in `attendantctl channels`.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct SIPVoiceRecoveryDaemonTests {
+    typealias Simulator = SimulatorDaemonTests.Simulator
+
+    /// A TCP connection to `host`:`port` from the test: a proxy opening a new connection to the Contact
+    /// (RFC 3261 section 18.2.2), as it must without RFC 5626 outbound.
+    final class Connection {
+        let descriptor: Int32
+
+        init(host: String, port: UInt16) throws {
+            self.descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr(host)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(self.descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(self.descriptor)
+                throw FixtureError("cannot connect to the Contact \(host):\(port) over TCP: \(reason)")
+            }
+        }
+
+        deinit { close(self.descriptor) }
+
+        func send(_ text: String) {
+            _ = Array(text.utf8).withUnsafeBytes { Glibc.send(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+
+        /// Reads until `done` holds for what arrived, or the peer closes (bounded); everything read.
+        func read(within seconds: Double = 10, until done: (String) -> Bool) -> (text: String, closed: Bool) {
+            var received: [UInt8] = []
+            let deadline = Date().addingTimeInterval(seconds)
+            while !done(String(decoding: received, as: UTF8.self)), Date() < deadline {
+                var poller = pollfd(fd: self.descriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&poller, 1, 100) > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let count = recv(self.descriptor, &buffer, buffer.count, 0)
+                if count <= 0 { return (String(decoding: received, as: UTF8.self), true) }
+                received += buffer[0..<count]
+            }
+            return (String(decoding: received, as: UTF8.self), false)
+        }
+    }
+
+    static func invite(to contact: String, callID: String) -> String {
+        """
+        INVITE \(contact) SIP/2.0\r
+        Via: SIP/2.0/TCP 127.0.0.1:5999;branch=z9hG4bK-\(callID)\r
+        Max-Forwards: 70\r
+        From: "Ada Lovelace" <sip:ada@sim.attendant.test>;tag=ada1\r
+        To: <sip:alice@sim.attendant.test>\r
+        Call-ID: \(callID)\r
+        CSeq: 1 INVITE\r
+        Contact: <sip:ada@127.0.0.1:5999;transport=tcp>\r
+        Content-Length: 0\r
+        \r
+
+        """
+    }
+
+    @Test func overTCPWithoutOutboundTheContactTakesNewConnectionsAndGarbageClosesOnlyThatOne() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        let daemon = try await SimulatorDaemonTests.daemon(simulator, scratch: scratch, bus: bus, extra: "outbound = false")
+        let listening = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
+        #expect(listening["state"] as? String == "listening", "\(listening)\n\(daemon.stderr)")
+        let bindings = try simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        let contact = try #require(bindings.first?["contact"] as? String, "\(bindings)")
+        #expect(contact.hasSuffix(";transport=tcp"), "\(contact)")
+        let hostPort = contact.split(separator: "@").last?.split(separator: ";").first?.split(separator: ":") ?? []
+        let port = try #require(hostPort.count == 2 ? UInt16(hostPort[1]) : nil, "\(contact)")
+
+        // A proxy opens a new connection to the Contact: the call rings on it.
+        let call = try Connection(host: String(hostPort[0]), port: port)
+        call.send(Self.invite(to: contact, callID: "new-connection-1"))
+        let answers = call.read { $0.contains("SIP/2.0 180") }
+        #expect(answers.text.contains("SIP/2.0 100") && answers.text.contains("SIP/2.0 180 Ringing"), "\(answers)\n\(daemon.stderr)")
+        try await eventually("the call in attendantctl contacts") {
+            try TokenDaemonTests.ctl(["contacts", "--json"], bus: bus).output.contains("new-connection-1")
+        }
+
+        // Bytes that are not SIP on another inbound connection close that one, with a log line; the flow,
+        // the call's connection and the registration stay.
+        let garbage = try Connection(host: String(hostPort[0]), port: port)
+        garbage.send("this is not SIP at all\r\n\r\n")
+        #expect(garbage.read { _ in false }.closed, "the garbage connection is closed")
+        #expect(await daemon.waitForLog("that is not valid SIP"), "\(daemon.stderr)")
+        #expect(daemon.stderr.contains("closed that connection"), "\(daemon.stderr)")
+        #expect(try TokenDaemonTests.ctl(["decline", "new-connection-1"], bus: bus).status == 0)
+        #expect(call.read { $0.contains("SIP/2.0 603") }.text.contains("SIP/2.0 603 Decline"))
+        #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
+        #expect(!daemon.stderr.contains("stopped listening"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func aSilentRegistrarIsNamedNotReportedAsTheHostsTimeout() async throws {
+        let simulator = try Simulator()
+        defer { _ = simulator.stop() }
+        _ = try simulator.control("POST", "/control/fault?kind=silence")
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        // Not the shared helper: with the registrar silent, the daemon is ready (every channel's first attempt
+        // settled) only once SIP gives up, after 32 s.
+        let file = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "phone"
+            plugin = "sip-voice"
+            token-url = "\(simulator.announcement["token_url"] as? String ?? "")alice"
+            token-url-field = "token"
+
+            [channel.sip-voice]
+            registrar = "\(simulator.announcement["registrar_tcp"] as? String ?? "")"
+            address-of-record = "sip:alice@\(simulator.announcement["domain"] as? String ?? "")"
+            """
+        )
+        let daemon = try DaemonProcess(
+            ["--config", file],
+            scratch: scratch,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+        )
+        #expect(await daemon.waitForLog("ready:", within: 70), "attendantd did not get ready:\n\(daemon.stderr)")
+        var record: [String: Any] = [:]
+        // Timer F is 32 s; the host's listen-timeout must not cut the channel's own error short.
+        try await eventually("the channel to name the silent registrar\n\(daemon.stderr)", within: 75) {
+            record = try TokenDaemonTests.channel("phone", bus: bus)
+            return (record["detail"] as? String ?? "").contains("within")
+        }
+        let detail = record["detail"] as? String ?? ""
+        #expect(detail.contains("did not answer REGISTER within 32 s"), "\(record)")
+        #expect(detail.contains("at 127.0.0.1:") && detail.contains(" over TCP"), "the registrar is named: \(record)")
+        #expect(!detail.contains("did not finish within"), "\(record)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func afterAnOutageKamailioIsUsedWithinSecondsOfComingBack() async throws {
+        let peers = try await VoicePeers(flowTimer: 20)
+        defer { peers.stop() }
+        let phone = try await SIPVoiceDaemonTests.phone(peers, transport: "tcp")
+        _ = try await phone.channel { $0["state"] as? String == "listening" }
+        try await peers.waitForContacts(of: "alice", "a binding") { $0.count == 1 }
+
+        // Down for 40 s: every attempt meets a refused connection. A backoff alone would by now wait up to
+        // a minute between attempts; the channel keeps probing every few seconds instead.
+        await peers.stopRegistrar()
+        try await Task.sleep(for: .seconds(40))
+        #expect(try TokenDaemonTests.channel("phone", bus: phone.bus)["state"] as? String != "listening")
+        try await peers.startRegistrar()
+        try await peers.waitForContacts(of: "alice", "the binding within seconds of kamailio's return", within: 8) { $0.count == 1 }
+        _ = try await phone.channel { $0["state"] as? String == "listening" }
+        phone.daemon.signal(SIGTERM)
+        #expect(await phone.daemon.waitForExit() == 0)
+    }
+}
