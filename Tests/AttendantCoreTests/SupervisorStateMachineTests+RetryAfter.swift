@@ -23,6 +23,14 @@ import Testing
         #expect(m.listenFailed(silent, now: now) == .wakeUp(at: now + .seconds(3)))
     }
 
+    @Test func aRetryAfterOfNothingOrOfDaysIsKeptInItsRange() {
+        var m = Machine(configuration: .init(), random: SeededRandom())
+        _ = m.start()
+        #expect(m.listenFailed(ChannelError(.transient, "503", retryAfter: .zero), now: .zero) == .wakeUp(at: .milliseconds(250)), "no tight loop")
+        #expect(m.timerFired(now: .milliseconds(250)) == .listen)
+        #expect(m.listenFailed(ChannelError(.transient, "503", retryAfter: .seconds(4_294_967_295)), now: .seconds(1)) == .wakeUp(at: .seconds(3601)))
+    }
+
     @Test func onProbationTheSlowerBackoffStillApplies() {
         var m = Machine(configuration: .init(), random: SeededRandom())
         _ = m.start()

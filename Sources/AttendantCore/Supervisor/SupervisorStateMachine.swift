@@ -29,6 +29,9 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         public var probationDrops = 3
         /// Backoff while on probation (slower retries), as telepathy-mission-control does.
         public var probationBackoff = Backoff(base: .seconds(30), factor: 2, cap: .seconds(1800))
+        /// The range a channel's own retry delay (``AttendantPluginAPI/ChannelError/retryAfter``) is kept
+        /// in: a server asking for no delay is not retried in a tight loop, nor one asking for days never.
+        public var retryAfterRange: ClosedRange<Duration> = .milliseconds(250) ... .seconds(3600)
 
         public init() {}
     }
@@ -249,7 +252,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
             if self.onProbation {
                 delay = max(self.configuration.probationBackoff.delay(attempt: attempt, using: &self.random), error.retryAfter ?? .zero)
             } else if let asked = error.retryAfter {
-                delay = asked
+                delay = min(max(asked, self.configuration.retryAfterRange.lowerBound), self.configuration.retryAfterRange.upperBound)
             } else {
                 delay = self.configuration.backoff.delay(attempt: attempt, using: &self.random)
             }

@@ -12,7 +12,8 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// instead of its own backoff (since API 1.3): the server's `Retry-After` (SIP, HTTP), which asks
     /// for no earlier try, or the plugin's own probing of a server that does not answer, so that a
     /// recovered server is used within seconds. Nil, the default: the host's backoff decides. While a
-    /// channel is on probation the host waits at least its probation backoff.
+    /// channel is on probation the host waits at least its probation backoff. The daemon keeps the delay
+    /// between 0.25 s and one hour.
     public var retryAfter: Duration?
 
     public init(_ code: Code, _ message: String) {
