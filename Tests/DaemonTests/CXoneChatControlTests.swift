@@ -125,7 +125,7 @@ extension CXoneChatDaemonTests {
         #expect(list.first?["id"] as? String == threadID)
         #expect(list.first?["kind"] as? String == "chat")
         #expect(list.first?["from"] as? String == "Ada Lovelace", "\(list)")
-        #expect((list.first?["summary"] as? String ?? "").contains(threadID))
+        #expect(list.first?["summary"] as? String == "Conversation with Ada Lovelace", "\(list)")
         #expect(daemon.stderr.contains("incoming chat from Ada Lovelace"), "\(daemon.stderr)")
         await Self.stop(daemon)
 

@@ -22,7 +22,7 @@ extension CXoneChatChannel {
                 id: key,
                 kind: .chat,
                 from: message.sender,
-                summary: name.isEmpty ? "chat thread \(key)" : "\(name) (chat thread \(key))",
+                summary: name.isEmpty ? "Conversation with \(message.sender.displayName)" : name,
                 receivedAt: message.sentAt
             )
             contact.threadID = key

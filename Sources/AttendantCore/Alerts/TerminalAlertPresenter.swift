@@ -6,9 +6,17 @@ public struct TerminalAlertPresenter: AlertPresenter {
     public init() {}
 
     public func present(_ event: ChannelEvent, channel: String) async {
+        guard let line = Self.line(for: event, channel: channel) else { return }
+        let text = line + "\n"
+        _ = text.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+    }
+
+    /// The line an event shows as, or nil for events the terminal does not show.
+    static func line(for event: ChannelEvent, channel: String) -> String? {
         let line: String
         switch event {
-        case .incomingContact(let contact):
+        case .incomingContact(let contact) where contact.threadID == nil:
+            // A chat contact that names its thread shows through the thread's messages, as on the desktop.
             let what = contact.kind == .call ? "Incoming call" : contact.kind == .chat ? "New chat" : "New \(contact.kind)"
             let summary = contact.summary.isEmpty ? "" : ": \(contact.summary)"
             let actions = contact.actions.isEmpty ? "" : "  [" + contact.actions.map(\.label).joined(separator: " | ") + "]"
@@ -26,10 +34,9 @@ public struct TerminalAlertPresenter: AlertPresenter {
         case .threadUpdated(let thread) where thread.state == .closed:
             line = "   \(channel): conversation \(thread.id) closed"
         default:
-            return
+            return nil
         }
-        let text = line + "\n"
-        _ = text.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }
+        return line
     }
 
     /// Remote text on one terminal line: control characters (escape sequences among them) become spaces,
