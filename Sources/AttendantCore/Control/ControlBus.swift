@@ -129,7 +129,8 @@ public final class ControlBus: AlertPresenter {
                     for status in target.fleet.statuses {
                         var record = ChannelRecord(
                             name: status.name, plugin: status.plugin, state: status.state.rawValue,
-                            detail: status.detail ?? "", onProbation: status.onProbation
+                            detail: status.detail ?? "", onProbation: status.onProbation,
+                            failure: status.failure.map { ChannelRecord.FailureReason(rawValue: $0.rawValue) }
                         )
                         if let health = await target.fleet.supervisor(named: status.name)?.tokenHealth() {
                             let now = wallClock().seconds

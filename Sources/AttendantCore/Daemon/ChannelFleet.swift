@@ -272,7 +272,7 @@ public final class ChannelFleet: Service {
             factory = try self.environment.factory(channel.plugin)
         } catch {
             logger.error("cannot start: \(error)", metadata: ["plugin": "\(channel.plugin)"])
-            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)"))
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)", failure: .configuration))
             return nil
         }
         let tokens: any TokenKeeper
@@ -307,7 +307,7 @@ public final class ChannelFleet: Service {
         } catch {
             let message = "plugin \(factory.name) could not make the channel: \(error)"
             logger.error("cannot start: \(message)")
-            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: message))
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: message, failure: .configuration))
             return nil
         }
         logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")

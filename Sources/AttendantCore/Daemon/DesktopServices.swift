@@ -59,8 +59,8 @@ final class DesktopServices: Service {
             let statuses = fleet.statuses
             await self.control.get?.statusesChanged(statuses)
             for status in statuses {
-                if status.state == .failed, let detail = status.detail, detail.hasPrefix("sign-in needed") {
-                    if signInShown.insert(status.name).inserted { self.alerts.signInNeeded(channel: status.name, message: detail) }
+                if status.state == .failed, status.failure == .signInNeeded {
+                    if signInShown.insert(status.name).inserted { self.alerts.signInNeeded(channel: status.name, message: status.detail ?? "") }
                 } else if status.state == .listening, signInShown.remove(status.name) != nil {
                     self.alerts.channelListening(status.name)
                 }

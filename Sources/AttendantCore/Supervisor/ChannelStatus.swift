@@ -4,23 +4,43 @@ public struct ChannelStatus: Sendable, Equatable {
         case starting, listening, recovering, failed, stopping, stopped
     }
 
+    /// Why a `failed` channel gave up: what the user has to do before it can listen again.
+    public enum FailureReason: String, Sendable {
+        /// The channel's credentials were refused and a new token did not help: sign in again.
+        case signInNeeded = "sign-in-needed"
+        /// The channel cannot work with its settings or plugin: fix the configuration.
+        case configuration
+    }
+
     public var name: String
     public var plugin: String
     public var state: State
     /// The last error, or why the channel failed.
     public var detail: String?
+    /// Why the channel failed; nil unless `state` is `failed`.
+    public var failure: FailureReason?
     /// Retries are slower because the channel kept dropping soon after connecting.
     public var onProbation = false
 
-    public init(name: String, plugin: String, state: State, detail: String? = nil) {
+    public init(name: String, plugin: String, state: State, detail: String? = nil, failure: FailureReason? = nil) {
         self.name = name
         self.plugin = plugin
         self.state = state
         self.detail = detail
+        self.failure = failure
     }
 
     /// True once the first attempt to listen has concluded one way or the other.
     public var hasSettled: Bool { self.state != .starting }
+}
+
+extension ChannelStatus.FailureReason {
+    init<R>(_ reason: SupervisorStateMachine<R>.Failure.Reason) {
+        switch reason {
+        case .signInNeeded: self = .signInNeeded
+        case .configuration: self = .configuration
+        }
+    }
 }
 
 extension ChannelStatus.State {

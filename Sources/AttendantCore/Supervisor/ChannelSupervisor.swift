@@ -314,6 +314,7 @@ public final class ChannelSupervisor: Sendable {
             status.detail = error.message
         case .failed(let failure):
             status.detail = failure.reason == .signInNeeded ? "sign-in needed: \(failure.error.message)" : failure.error.message
+            status.failure = ChannelStatus.FailureReason(failure.reason)
         default:
             status.detail = nil
         }
