@@ -310,9 +310,17 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // The daemon tests' real peers, one file each: kamailio, baresip and sipp; dbus-daemon, busctl monitor,
+        // Xvfb and dunst, python-dbusmock's logind.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: ["TestSupport"],
+            path: "Tests/DaemonTestSupport",
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: [pluginAPI, "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [pluginAPI, "TestSupport", "DaemonTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
     ]
