@@ -1,7 +1,7 @@
 import AttendantControl
-public import AttendantPluginAPI
-public import ServiceLifecycle
-public import Systemd
+package import AttendantPluginAPI
+package import ServiceLifecycle
+package import Systemd
 import Synchronization
 
 /// A value set once after construction, for parts that refer to each other (the alert center routes
