@@ -44,8 +44,15 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // sd_notify, the watchdog and sd-bus; no swift-log, so attendantctl does not link the plugin API.
         .target(
             name: "Systemd",
+            dependencies: ["CSystemd"],
+            swiftSettings: strictness
+        ),
+        // The journald log handler (and its stderr fallback): swift-log, through the plugin API.
+        .target(
+            name: "Journald",
             dependencies: ["CSystemd", pluginAPI],
             swiftSettings: strictness
         ),
@@ -75,7 +82,7 @@ let package = Package(
             name: "attendantd",
             dependencies: [
                 "AttendantCore",
-                "Systemd",
+                "Journald",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictness
@@ -303,9 +310,17 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // The daemon tests' real peers, one file each: kamailio, baresip and sipp; dbus-daemon, busctl monitor,
+        // Xvfb and dunst, python-dbusmock's logind.
+        .target(
+            name: "DaemonTestSupport",
+            dependencies: ["TestSupport"],
+            path: "Tests/DaemonTestSupport",
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "DaemonTests",
-            dependencies: [pluginAPI, "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [pluginAPI, "TestSupport", "DaemonTestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictness
         ),
     ]

@@ -9,7 +9,7 @@ public import Systemd
 ///
 /// GetStatus() → a{sv} status                      Version s, Status s, PID u, DoNotDisturb b,
 ///                                                  NotificationServer b, Channels u, Listening u
-/// ListChannels() → aa{sv} channels                ChannelRecord keys
+/// ListChannels() → aa{sv} channels                ChannelRecord keys (Failure only on failed channels)
 /// ListContacts(u limit) → aa{sv} contacts         ContactRecord keys, newest first
 /// Accept(s channel, s contact)                    channel "" = find the channel by contact id
 /// Decline(s channel, s contact)
@@ -138,6 +138,8 @@ public struct ChannelRecord: Sendable, Hashable, Codable {
     /// The last error or why the channel failed; empty when none.
     public var detail: String
     public var onProbation: Bool
+    /// Why a `failed` channel gave up (D-Bus key `Failure`, absent otherwise and from daemons before it).
+    public var failure: FailureReason?
     /// Seconds until the token expires (negative: expired); nil when the channel has no token source
     /// or the token does not say.
     public var tokenExpiresIn: Int64?
@@ -147,15 +149,31 @@ public struct ChannelRecord: Sendable, Hashable, Codable {
     public var tokenLastError: String?
     public var tokenFailures: UInt32
 
+    /// Why a channel failed, as a word for programs: `sign-in-needed`, `configuration`, or one a newer
+    /// daemon knows.
+    public struct FailureReason: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The credentials were refused and a new token did not help: the user has to sign in again.
+        public static let signInNeeded = FailureReason(rawValue: "sign-in-needed")
+        /// The settings or the plugin do not work: the configuration has to change.
+        public static let configuration = FailureReason(rawValue: "configuration")
+
+        public var description: String { self.rawValue }
+    }
+
     public init(
         name: String, plugin: String, state: String, detail: String = "", onProbation: Bool = false,
-        tokenExpiresIn: Int64? = nil, tokenLastRenewal: Int64? = nil, tokenLastError: String? = nil, tokenFailures: UInt32 = 0
+        failure: FailureReason? = nil, tokenExpiresIn: Int64? = nil, tokenLastRenewal: Int64? = nil,
+        tokenLastError: String? = nil, tokenFailures: UInt32 = 0
     ) {
         self.name = name
         self.plugin = plugin
         self.state = state
         self.detail = detail
         self.onProbation = onProbation
+        self.failure = failure
         self.tokenExpiresIn = tokenExpiresIn
         self.tokenLastRenewal = tokenLastRenewal
         self.tokenLastError = tokenLastError
@@ -167,6 +185,7 @@ public struct ChannelRecord: Sendable, Hashable, Codable {
             "Name": .string(self.name), "Plugin": .string(self.plugin), "State": .string(self.state),
             "Detail": .string(self.detail), "OnProbation": .boolean(self.onProbation), "TokenFailures": .uint32(self.tokenFailures),
         ]
+        if let v = self.failure { d["Failure"] = .string(v.rawValue) }
         if let v = self.tokenExpiresIn { d["TokenExpiresIn"] = .int64(v) }
         if let v = self.tokenLastRenewal { d["TokenLastRenewal"] = .int64(v) }
         if let v = self.tokenLastError { d["TokenLastError"] = .string(v) }
@@ -180,6 +199,7 @@ public struct ChannelRecord: Sendable, Hashable, Codable {
         self.state = d["State"]?.string ?? ""
         self.detail = d["Detail"]?.string ?? ""
         self.onProbation = d["OnProbation"]?.bool ?? false
+        self.failure = d["Failure"]?.string.map(FailureReason.init(rawValue:))
         self.tokenExpiresIn = d["TokenExpiresIn"]?.int64
         self.tokenLastRenewal = d["TokenLastRenewal"]?.int64
         self.tokenLastError = d["TokenLastError"]?.string

@@ -5,7 +5,7 @@
 ///
 /// | status | when |
 /// | --- | --- |
-/// | CRITICAL (2) | a channel is `failed` (it cannot listen; "sign-in needed: …" is a failure), or its token has expired |
+/// | CRITICAL (2) | a channel is `failed` or names a ``ChannelRecord/FailureReason`` (it cannot listen; sign-in needed is a failure), or its token has expired |
 /// | WARNING (1) | a channel is `recovering`, or is in a state this version does not know; a token expires within `tokenWarning`; a token's last renewal failed; no channel is configured |
 /// | OK (0) | otherwise (`starting`, `listening`, `stopping`, `stopped` channels) |
 /// | UNKNOWN (3) | the daemon could not be asked: ``unknown(_:)`` |
@@ -71,7 +71,8 @@ public struct HealthReport: Sendable, Hashable {
         for channel in channels {
             let detail = channel.detail.isEmpty ? "" : ": " + channel.detail
             switch channel.state {
-            case "failed": add(.critical, channel, "\(channel.name) failed\(detail)")
+            case _ where channel.state == "failed" || channel.failure != nil:
+                add(.critical, channel, "\(channel.name) failed\(detail)")
             case "recovering": add(.warning, channel, "\(channel.name) recovering\(detail)")
             case _ where !Self.knownStates.contains(channel.state):
                 add(.warning, channel, "\(channel.name) is in an unknown state \"\(channel.state)\"\(detail)")

@@ -2,7 +2,7 @@ import ArgumentParser
 import AttendantCore
 import AttendantPluginAPI
 import Glibc
-import Systemd
+import Journald
 
 @main
 struct Attendantd: AsyncParsableCommand {

@@ -6,11 +6,11 @@ import Testing
     static let warning: Int64 = 15 * 60
 
     static func channel(
-        _ name: String, _ state: String = "listening", detail: String = "", expiresIn: Int64? = nil,
-        lastError: String? = nil, failures: UInt32 = 0
+        _ name: String, _ state: String = "listening", detail: String = "", failure: ChannelRecord.FailureReason? = nil,
+        expiresIn: Int64? = nil, lastError: String? = nil, failures: UInt32 = 0
     ) -> ChannelRecord {
         ChannelRecord(
-            name: name, plugin: "loopback", state: state, detail: detail, tokenExpiresIn: expiresIn,
+            name: name, plugin: "loopback", state: state, detail: detail, failure: failure, tokenExpiresIn: expiresIn,
             tokenLastError: lastError, tokenFailures: failures
         )
     }
@@ -65,9 +65,16 @@ import Testing
             line: "ATTENDANT WARNING - desk is in an unknown state \"dozing\" | channels=1;;;0 listening=0;;;0"
         ),
         Case(
-            name: "failed: sign-in needed", channels: [channel("ghost", "failed", detail: "sign-in needed: token rejected"), channel("desk")],
+            name: "failed: sign-in needed",
+            channels: [channel("ghost", "failed", detail: "sign-in needed: token rejected", failure: .signInNeeded), channel("desk")],
             exitCode: 2,
             line: "ATTENDANT CRITICAL - ghost failed: sign-in needed: token rejected | channels=2;;;0 listening=1;;;0"
+        ),
+        Case(
+            name: "a failure reason in a state this version does not know",
+            channels: [channel("ghost", "signed-out", detail: "sign-in needed: token rejected", failure: .signInNeeded)],
+            exitCode: 2,
+            line: "ATTENDANT CRITICAL - ghost failed: sign-in needed: token rejected | channels=1;;;0 listening=0;;;0"
         ),
         Case(
             name: "an expired token", channels: [channel("desk", "recovering", expiresIn: -180)], exitCode: 2,

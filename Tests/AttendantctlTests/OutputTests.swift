@@ -28,12 +28,21 @@ import Testing
         let channels = Fixtures.channels
         #expect(
             channels[0].json.text
-                == #"{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":3000,"tokenLastRenewal":1763800000,"tokenLastError":null,"tokenFailures":0}"#
+                == #"{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":3000,"tokenLastRenewal":1763800000,"tokenLastError":null,"tokenFailures":0,"failure":null}"#
         )
         #expect(
             channels[1].json.text
-                == #"{"name":"voice","plugin":"sip","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0}"#
+                == #"{"name":"voice","plugin":"sip","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0,"failure":null}"#
         )
+    }
+
+    @Test func channelFailureTravelsOverTheBusAndIntoJSON() {
+        let failed = ChannelRecord(name: "ghost", plugin: "sip", state: "failed", detail: "sign-in needed: refused", failure: .signInNeeded)
+        #expect(ChannelRecord(failed.busValue) == failed)
+        #expect(failed.json.text.hasSuffix(#""tokenFailures":0,"failure":"sign-in-needed"}"#))
+        // A daemon that does not send Failure (older, or a channel that has not failed): nil, null in JSON.
+        let listening = ChannelRecord(name: "desk", plugin: "loopback", state: "listening")
+        #expect(ChannelRecord(listening.busValue)?.failure == nil)
     }
 
     @Test func contactJSON() {

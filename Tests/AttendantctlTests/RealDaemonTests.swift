@@ -88,7 +88,7 @@ import Testing
         let channelsJSON = try await attendantctl(["channels", "--json"], bus: bus.address)
         #expect(
             channelsJSON.stdout
-                == #"[{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0}]"# + "\n"
+                == #"[{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0,"failure":null}]"# + "\n"
         )
 
         // Two ringing contacts: accept one, decline the other.

@@ -1,24 +1,8 @@
+import DaemonTestSupport
 import TestSupport
 import Foundation
 import Glibc
 import Synchronization
-
-/// Where `swift build` put the binaries and plugins: beside the test bundle.
-enum BuildProducts {
-    static let directory: String = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
-        return (exe as NSString).deletingLastPathComponent
-    }()
-
-    static var attendantd: String { self.directory + "/attendantd" }
-
-    /// The package root (for fixtures).
-    static let packageRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-}
 
 /// A private folder for one test, removed at the end.
 final class Scratch {

@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Glibc
 import TestSupport
@@ -121,6 +122,7 @@ import Testing
         _ = try simulator.control("POST", "/control/restart?keep-bindings=1")
         let failed = try await state("failed")
         #expect((failed["detail"] as? String ?? "").hasPrefix("sign-in needed: "), "\(failed)\n\(daemon.stderr)")
+        #expect(failed["failure"] as? String == "sign-in-needed", "\(failed)")
         // The registrar's RFC 6750 error_description is shown, in channels and in the log.
         #expect((failed["detail"] as? String ?? "").contains("invalid_token (the token was revoked)"), "\(failed)")
         #expect(daemon.stderr.contains("invalid_token (the token was revoked)"), "\(daemon.stderr)")

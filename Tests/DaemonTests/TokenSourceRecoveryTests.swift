@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Glibc
 import TestSupport
@@ -119,6 +120,7 @@ import Testing
         let detail = waiting["detail"] as? String ?? ""
         #expect(waiting["state"] as? String == "failed", "\(waiting)\n\(daemon.stderr)")
         #expect(detail.hasPrefix("sign-in needed: "), "\(waiting)")
+        #expect(waiting["failure"] as? String == "sign-in-needed", "\(waiting)")
         #expect(detail.contains("expired"), "\(waiting)")
         #expect(!detail.contains("no token source"), "\(waiting)")
         #expect(!daemon.stderr.contains("has no token source"), "\(daemon.stderr)")

@@ -11,7 +11,8 @@ extension Attendantctl {
 
                 JSON: an array of objects with the keys name, plugin, state, detail, onProbation, \
                 tokenExpiresIn (seconds, negative once expired), tokenLastRenewal (Unix seconds), \
-                tokenLastError, tokenFailures; the token keys are null when the channel has no token.
+                tokenLastError, tokenFailures, failure (why a failed channel gave up: sign-in-needed or \
+                configuration; null otherwise); the token keys are null when the channel has no token.
                 """
         )
 

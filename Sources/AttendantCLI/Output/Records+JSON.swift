@@ -20,7 +20,7 @@ extension StatusRecord {
 }
 
 extension ChannelRecord {
-    /// `{"name","plugin","state","detail","onProbation","tokenExpiresIn","tokenLastRenewal","tokenLastError","tokenFailures"}`
+    /// `{"name","plugin","state","detail","onProbation","tokenExpiresIn","tokenLastRenewal","tokenLastError","tokenFailures","failure"}`
     public var json: JSON {
         .object([
             ("name", .string(self.name)),
@@ -32,6 +32,7 @@ extension ChannelRecord {
             ("tokenLastRenewal", .optional(self.tokenLastRenewal, JSON.int)),
             ("tokenLastError", .optional(self.tokenLastError, JSON.string)),
             ("tokenFailures", .int(Int64(self.tokenFailures))),
+            ("failure", .optional(self.failure?.rawValue, JSON.string)),
         ])
     }
 }

@@ -1,8 +1,8 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// What a desktop notification is about. The planner keeps at most one notification per key and updates
 /// it in place.
-public enum AlertKey: Sendable, Hashable, CustomStringConvertible {
+package enum AlertKey: Sendable, Hashable, CustomStringConvertible {
     /// A contact while it is open: a ringing call, a new chat, an action contact.
     case contact(channel: String, contactID: String)
     /// The notice that a call was missed (its own notification, after the ringing one closed).
@@ -15,7 +15,7 @@ public enum AlertKey: Sendable, Hashable, CustomStringConvertible {
     case signIn(channel: String)
 
     /// The channel the notification belongs to.
-    public var channel: String {
+    package var channel: String {
         switch self {
         case .contact(let channel, _), .missedCall(let channel, _), .thread(let channel, _),
             .inAppAction(let channel, _), .signIn(let channel):
@@ -24,7 +24,7 @@ public enum AlertKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// For logs: `contact desk/c1`, `thread chat/t7`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .contact(let channel, let id): "contact \(channel)/\(id)"
         case .missedCall(let channel, let id): "missed-call \(channel)/\(id)"
@@ -37,17 +37,17 @@ public enum AlertKey: Sendable, Hashable, CustomStringConvertible {
 
 /// Where a notification button leads: which channel, which contact, thread or in-app action (the
 /// ``key``), and what to ask of it.
-public struct AlertRoute: Sendable, Hashable {
-    public var channel: String
-    public var key: AlertKey
+package struct AlertRoute: Sendable, Hashable {
+    package var channel: String
+    package var key: AlertKey
     /// For a contact, the ``AttendantPluginAPI/ContactAction/id`` (`accept`, `decline`, …), which is the
     /// ``AttendantPluginAPI/ChannelRequest/name`` to perform. For an in-app action, `link` (open
     /// ``link``'s URL, then reset the action) or `dismiss`.
-    public var request: String
+    package var request: String
     /// The link an in-app action's `link-<n>` button stands for.
-    public var link: InAppAction.Link?
+    package var link: InAppAction.Link?
 
-    public init(channel: String, key: AlertKey, request: String, link: InAppAction.Link? = nil) {
+    package init(channel: String, key: AlertKey, request: String, link: InAppAction.Link? = nil) {
         self.channel = channel
         self.key = key
         self.request = request

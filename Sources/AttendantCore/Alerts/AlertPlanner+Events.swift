@@ -1,8 +1,8 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 extension AlertPlanner {
     /// Turns one channel event into commands. `now` matters only to chat messages (coalescing).
-    public mutating func handle(_ event: ChannelEvent, channel: String, now: Duration) -> [AlertCommand] {
+    package mutating func handle(_ event: ChannelEvent, channel: String, now: Duration) -> [AlertCommand] {
         switch event {
         case .incomingContact(let contact):
             // A chat thread's contact is alerted through the thread's messages, not a second time.

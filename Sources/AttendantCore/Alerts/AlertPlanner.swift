@@ -27,73 +27,73 @@ import AttendantPluginAPI
 /// - A thread seen for the first time through `threadUpdated` raises nothing: a new conversation
 ///   announces itself with its first message, and threads from a thread list or created by the user
 ///   are not news.
-public struct AlertPlanner: Sendable {
+package struct AlertPlanner: Sendable {
     /// What the planner needs from the configuration, plus the local time offset for clock times.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// See ``AlertSettings/coalesce``.
-        public var coalesce: Duration = .milliseconds(250)
+        package var coalesce: Duration = .milliseconds(250)
         /// Chat alert settings by channel name; channels not listed use ``chatDefault``.
-        public var chatByChannel: [String: ChatAlertSettings] = [:]
-        public var chatDefault = ChatAlertSettings()
+        package var chatByChannel: [String: ChatAlertSettings] = [:]
+        package var chatDefault = ChatAlertSettings()
         /// The local time zone's offset from UTC for clock times in bodies (a missed call's time); nil
         /// shows UTC and says so. The driver sets it from the system's zone and may update it.
-        public var utcOffset: Duration?
+        package var utcOffset: Duration?
         /// At most this many missed-call notices are kept; the oldest go first.
-        public var missedCallLimit = 20
+        package var missedCallLimit = 20
 
-        public init() {}
+        package init() {}
 
         /// The `[alerts]` table and every channel's `chat-alert-*` keys.
-        public init(_ configuration: AttendantConfiguration) {
+        package init(_ configuration: AttendantConfiguration) {
             self.coalesce = configuration.alerts.coalesce
             for channel in configuration.channels {
                 self.chatByChannel[channel.name] = channel.chatAlerts
             }
         }
 
-        public func chat(for channel: String) -> ChatAlertSettings {
+        package func chat(for channel: String) -> ChatAlertSettings {
             self.chatByChannel[channel] ?? self.chatDefault
         }
     }
 
     /// May be replaced at any time (on reload); it applies to what is shown from then on.
-    public var configuration: Configuration
-    public private(set) var doNotDisturb: Bool
+    package var configuration: Configuration
+    package private(set) var doNotDisturb: Bool
     /// The server's capabilities; nil while no server owns the name.
-    public private(set) var capabilities: Set<String>?
+    package private(set) var capabilities: Set<String>?
 
     var alerts: [AlertKey: Alert] = [:]
     var threads: [AlertKey: ThreadRecord] = [:]
     private var nextSequence: UInt64 = 0
 
-    public init(configuration: Configuration = Configuration(), doNotDisturb: Bool = false) {
+    package init(configuration: Configuration = Configuration(), doNotDisturb: Bool = false) {
         self.configuration = configuration
         self.doNotDisturb = doNotDisturb
     }
 
     /// A planner for a parsed configuration, with its initial "do not disturb" state.
-    public init(_ configuration: AttendantConfiguration) {
+    package init(_ configuration: AttendantConfiguration) {
         self.init(configuration: Configuration(configuration), doNotDisturb: configuration.alerts.doNotDisturb)
     }
 
     /// True when notifications are shown: a server is present and "do not disturb" is off.
-    public var isShowing: Bool { self.capabilities != nil && !self.doNotDisturb }
+    package var isShowing: Bool { self.capabilities != nil && !self.doNotDisturb }
 
     /// The alerts that would be shown now if a server were present and "do not disturb" off, oldest first.
-    public var relevantKeys: [AlertKey] { self.keysInOrder { !$0.dismissed } }
+    package var relevantKeys: [AlertKey] { self.keysInOrder { !$0.dismissed } }
 
     // MARK: Server presence
 
     /// A server owns `org.freedesktop.Notifications` (at start, or a new one after the old vanished):
     /// shows every relevant alert, oldest first.
-    public mutating func serverAppeared(capabilities: Set<String>) -> [AlertCommand] {
+    package mutating func serverAppeared(capabilities: Set<String>) -> [AlertCommand] {
         self.forgetIDs()
         self.capabilities = capabilities
         return self.showAll()
     }
 
     /// The server left the bus: every id it gave is void. Alerts are kept for the next server.
-    public mutating func serverVanished() {
+    package mutating func serverVanished() {
         self.capabilities = nil
         self.forgetIDs()
     }
@@ -102,7 +102,7 @@ public struct AlertPlanner: Sendable {
 
     /// Turning it on closes every shown notification and shows nothing new; turning it off shows every
     /// alert that is still relevant, as a server appearing does. Nothing is forgotten either way.
-    public mutating func setDoNotDisturb(_ on: Bool) -> [AlertCommand] {
+    package mutating func setDoNotDisturb(_ on: Bool) -> [AlertCommand] {
         guard on != self.doNotDisturb else { return [] }
         guard on else {
             self.doNotDisturb = false
@@ -124,7 +124,7 @@ public struct AlertPlanner: Sendable {
     /// `Notify` returned `id` for `key`'s notification. If that notification is no longer wanted (which
     /// only happens when the driver interleaves inputs), the answer closes it again.
     @discardableResult
-    public mutating func shown(key: AlertKey, id: UInt32) -> [AlertCommand] {
+    package mutating func shown(key: AlertKey, id: UInt32) -> [AlertCommand] {
         guard id != 0, self.capabilities != nil else { return [] }
         guard self.isShowing, let alert = self.alerts[key], !alert.dismissed else {
             return [.close(key: key, id: id)]
@@ -139,7 +139,7 @@ public struct AlertPlanner: Sendable {
     /// `NotificationClosed`: the user dismissed the notification, it expired, or something else closed
     /// it. The id is forgotten and the alert is not shown again. Unknown ids (including the ones the
     /// planner closed itself) are ignored.
-    public mutating func closedByServer(id: UInt32, reason: NotificationCloseReason) {
+    package mutating func closedByServer(id: UInt32, reason: NotificationCloseReason) {
         guard let key = self.key(forID: id), let alert = self.alerts[key] else { return }
         if case .contact = alert.content {
             // Kept: its end may still raise a missed-call notice.
@@ -152,7 +152,7 @@ public struct AlertPlanner: Sendable {
 
     /// `ActionInvoked`: where the button with `actionKey` on notification `id` leads; nil for an unknown
     /// id or a key the notification does not have.
-    public func actionInvoked(id: UInt32, actionKey: String) -> AlertRoute? {
+    package func actionInvoked(id: UInt32, actionKey: String) -> AlertRoute? {
         guard let key = self.key(forID: id), let alert = self.alerts[key] else { return nil }
         switch alert.content {
         case .contact(let contact):
@@ -175,12 +175,12 @@ public struct AlertPlanner: Sendable {
     // MARK: Time
 
     /// When ``tick(now:)`` has held chat updates to show; nil when none are held.
-    public var nextDeadline: Duration? {
+    package var nextDeadline: Duration? {
         self.threads.values.lazy.filter(\.held).compactMap(\.windowEnd).min()
     }
 
     /// Shows the chat updates whose coalescing window has ended by `now`.
-    public mutating func tick(now: Duration) -> [AlertCommand] {
+    package mutating func tick(now: Duration) -> [AlertCommand] {
         var commands: [AlertCommand] = []
         let due = self.keysInOrder { _ in true }.filter { key in
             guard let thread = self.threads[key], thread.held, let end = thread.windowEnd else { return false }
@@ -198,7 +198,7 @@ public struct AlertPlanner: Sendable {
 
     /// One critical notification per channel saying the user must sign in again; a later call for the
     /// same channel replaces the message and shows it again even if the user dismissed the earlier one.
-    public mutating func signInNeeded(channel: String, message: String) -> [AlertCommand] {
+    package mutating func signInNeeded(channel: String, message: String) -> [AlertCommand] {
         let key = AlertKey.signIn(channel: channel)
         self.upsert(key, .signIn(message: message))
         self.alerts[key]?.dismissed = false
@@ -206,7 +206,7 @@ public struct AlertPlanner: Sendable {
     }
 
     /// The channel listens again: closes its sign-in notification.
-    public mutating func channelListening(channel: String) -> [AlertCommand] {
+    package mutating func channelListening(channel: String) -> [AlertCommand] {
         self.withdraw(.signIn(channel: channel))
     }
 

@@ -2,9 +2,9 @@
 ///
 /// A `{word}` (letters, digits, `-`, `_`) is a placeholder and must be one the template knows; any other
 /// brace is text. Parsing happens when the configuration is read, so a typo is reported there.
-public struct AlertTemplate: Sendable, Hashable, CustomStringConvertible {
+package struct AlertTemplate: Sendable, Hashable, CustomStringConvertible {
     /// The template as written.
-    public let text: String
+    package let text: String
     private let parts: [Part]
 
     private enum Part: Hashable {
@@ -14,13 +14,13 @@ public struct AlertTemplate: Sendable, Hashable, CustomStringConvertible {
 
     /// The placeholders of a chat alert's title: the sender's display name (`Agent` when it has none),
     /// the channel's name, and the thread's name (its id when it has none).
-    public static let chatPlaceholders = ["sender", "channel", "thread"]
+    package static let chatPlaceholders = ["sender", "channel", "thread"]
 
     /// `New message from {sender}`: the Genesys GMS default, "New message from Agent", with the name.
-    public static let defaultChatTitle = AlertTemplate(checked: "New message from {sender}", known: chatPlaceholders)
+    package static let defaultChatTitle = AlertTemplate(checked: "New message from {sender}", known: chatPlaceholders)
 
     /// Parses `text`, accepting only the placeholders in `known`.
-    public init(_ text: String, known: [String]) throws(AlertTemplate.Error) {
+    package init(_ text: String, known: [String]) throws(AlertTemplate.Error) {
         var parts: [Part] = []
         var rest = text[...]
         while let open = rest.firstIndex(of: "{") {
@@ -51,7 +51,7 @@ public struct AlertTemplate: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The text with each placeholder replaced by its value (empty when `values` has none).
-    public func render(_ values: [String: String]) -> String {
+    package func render(_ values: [String: String]) -> String {
         var result = ""
         for part in self.parts {
             switch part {
@@ -62,19 +62,19 @@ public struct AlertTemplate: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    public var description: String { self.text }
+    package var description: String { self.text }
 
     /// A placeholder the template does not know.
-    public struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
-        public var placeholder: String
-        public var known: [String]
+    package struct Error: Swift.Error, Sendable, Hashable, CustomStringConvertible {
+        package var placeholder: String
+        package var known: [String]
 
-        public init(placeholder: String, known: [String]) {
+        package init(placeholder: String, known: [String]) {
             self.placeholder = placeholder
             self.known = known
         }
 
-        public var description: String {
+        package var description: String {
             "unknown placeholder {\(self.placeholder)}; the template knows "
                 + self.known.map { "{\($0)}" }.joined(separator: ", ")
         }

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import Systemd
+package import AttendantPluginAPI
+package import Systemd
 import Synchronization
 
 /// Shows alerts through `org.freedesktop.Notifications` on the session bus: the D-Bus side of
@@ -10,8 +10,8 @@ import Synchronization
 /// `Notify` replies included, before the next: the planner always knows the ids of what is shown. An
 /// invoked action is handed to `perform` (the channel's owner) in a task of its own, so a slow channel
 /// never holds alerts back.
-public final class DesktopAlertCenter: AlertPresenter {
-    public static let serverName = "org.freedesktop.Notifications"
+package final class DesktopAlertCenter: AlertPresenter {
+    package static let serverName = "org.freedesktop.Notifications"
     static let serverPath = "/org/freedesktop/Notifications"
     static let serverInterface = "org.freedesktop.Notifications"
 
@@ -38,7 +38,7 @@ public final class DesktopAlertCenter: AlertPresenter {
     private let state: Mutex<(doNotDisturb: Bool, serverPresent: Bool)>
 
     /// - Parameter perform: carries out an action the user chose on a notification.
-    public init(
+    package init(
         connection: BusConnection,
         planner: AlertPlanner,
         logger: Logger,
@@ -55,39 +55,39 @@ public final class DesktopAlertCenter: AlertPresenter {
 
     private let initialPlanner: AlertPlanner
 
-    public var doNotDisturb: Bool { self.state.withLock { $0.doNotDisturb } }
-    public var notificationServerPresent: Bool { self.state.withLock { $0.serverPresent } }
+    package var doNotDisturb: Bool { self.state.withLock { $0.doNotDisturb } }
+    package var notificationServerPresent: Bool { self.state.withLock { $0.serverPresent } }
 
     // MARK: Inputs
 
-    public func present(_ event: ChannelEvent, channel: String) async {
+    package func present(_ event: ChannelEvent, channel: String) async {
         self.continuation.yield(.event(event, channel: channel))
     }
 
     /// Turns do-not-disturb on or off; returns once applied.
-    public func setDoNotDisturb(_ on: Bool) async {
+    package func setDoNotDisturb(_ on: Bool) async {
         await withCheckedContinuation { continuation in
             if case .terminated = self.continuation.yield(.doNotDisturb(on, continuation)) { continuation.resume() }
         }
     }
 
-    public func signInNeeded(channel: String, message: String) {
+    package func signInNeeded(channel: String, message: String) {
         self.continuation.yield(.signInNeeded(channel: channel, message: message))
     }
 
-    public func channelListening(_ channel: String) {
+    package func channelListening(_ channel: String) {
         self.continuation.yield(.listening(channel: channel))
     }
 
-    public func apply(_ configuration: AlertPlanner.Configuration) {
+    package func apply(_ configuration: AlertPlanner.Configuration) {
         self.continuation.yield(.configuration(configuration))
     }
 
     /// Ends the loop after what is queued (graceful shutdown).
-    public func finish() { self.continuation.finish() }
+    package func finish() { self.continuation.finish() }
 
     /// Returns once everything queued before it has been handled (tests and benchmarks).
-    public func flush() async {
+    package func flush() async {
         await withCheckedContinuation { continuation in
             if case .terminated = self.continuation.yield(.flush(continuation)) { continuation.resume() }
         }
@@ -96,7 +96,7 @@ public final class DesktopAlertCenter: AlertPresenter {
     // MARK: Running
 
     /// Watches the notification server and handles inputs until cancelled.
-    public func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.watchServer() }
             group.addTask { await self.watchSignals() }

@@ -1,11 +1,11 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Glibc
 
 /// Shows contacts as lines on standard output: the demo's stand-in for desktop notifications.
-public struct TerminalAlertPresenter: AlertPresenter {
-    public init() {}
+package struct TerminalAlertPresenter: AlertPresenter {
+    package init() {}
 
-    public func present(_ event: ChannelEvent, channel: String) async {
+    package func present(_ event: ChannelEvent, channel: String) async {
         guard let line = Self.line(for: event, channel: channel) else { return }
         let text = line + "\n"
         _ = text.utf8CString.withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count - 1) }

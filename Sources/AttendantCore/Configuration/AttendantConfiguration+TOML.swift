@@ -5,7 +5,7 @@ extension AttendantConfiguration {
     /// Reads a configuration file.
     ///
     /// - Throws: ``ConfigurationError`` listing every problem, each naming the file, line and key.
-    public static func load(from path: String) throws(ConfigurationError) -> AttendantConfiguration {
+    package static func load(from path: String) throws(ConfigurationError) -> AttendantConfiguration {
         let text: String
         do {
             text = try FileContents.read(path)
@@ -16,7 +16,7 @@ extension AttendantConfiguration {
     }
 
     /// Parses a configuration from TOML text.
-    public init(toml text: String, file: String?) throws(ConfigurationError) {
+    package init(toml text: String, file: String?) throws(ConfigurationError) {
         let root: TOMLTable
         do {
             root = try TOMLTable(string: text)

@@ -1,16 +1,16 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// The daemon's configuration: the `[daemon]` table, one ``ChannelConfiguration`` per `[[channel]]` and
 /// the `[alerts]` and `[session]` tables.
-public struct AttendantConfiguration: Sendable, Equatable {
-    public var daemon: DaemonSettings
-    public var channels: [ChannelConfiguration]
-    public var alerts: AlertSettings
-    public var session: SessionSettings
+package struct AttendantConfiguration: Sendable, Equatable {
+    package var daemon: DaemonSettings
+    package var channels: [ChannelConfiguration]
+    package var alerts: AlertSettings
+    package var session: SessionSettings
     /// The file it was read from, if any.
-    public var file: String?
+    package var file: String?
 
-    public init(
+    package init(
         daemon: DaemonSettings = DaemonSettings(),
         channels: [ChannelConfiguration] = [],
         alerts: AlertSettings = AlertSettings(),
@@ -26,51 +26,51 @@ public struct AttendantConfiguration: Sendable, Equatable {
 }
 
 /// The `[daemon]` table.
-public struct DaemonSettings: Sendable, Equatable {
+package struct DaemonSettings: Sendable, Equatable {
     /// Folders searched for plugins, before the install and build folders.
-    public var pluginPath: [String] = []
+    package var pluginPath: [String] = []
     /// The lowest level that is logged.
-    public var logLevel: Logger.Level = .info
+    package var logLevel: Logger.Level = .info
     /// Where the state database lives; default `$XDG_STATE_HOME/attendant`.
-    public var stateDirectory: String?
+    package var stateDirectory: String?
     /// How long channels get to stop gracefully on shutdown; keep it below the unit's `TimeoutStopSec=`.
-    public var shutdownTimeout: Duration = .seconds(10)
+    package var shutdownTimeout: Duration = .seconds(10)
 
-    public init() {}
+    package init() {}
 }
 
 /// One `[[channel]]` table: which plugin, how often to keep alive, and the plugin's own settings.
-public struct ChannelConfiguration: Sendable, Equatable {
+package struct ChannelConfiguration: Sendable, Equatable {
     /// Unique name: letters, digits, `-` and `_`.
-    public var name: String
+    package var name: String
     /// The plugin's name (`loopback`, `sip-voice`, …) or a path to its `.so` file.
-    public var plugin: String
+    package var plugin: String
     /// A disabled channel is not started.
-    public var enabled = true
+    package var enabled = true
     /// How often ``AttendantPluginAPI/Channel/keepAlive()`` runs while listening.
-    public var keepAliveInterval: Duration = .seconds(600)
+    package var keepAliveInterval: Duration = .seconds(600)
     /// How long `listen()` may take before the attempt counts as failed: a backstop for a hung plugin,
     /// longer than the protocols' own timeouts (SIP gives up on an unanswered REGISTER after 32 s,
     /// after up to 10 s of connecting), so that the channel's own, more precise error is what the user sees.
-    public var listenTimeout: Duration = .seconds(60)
+    package var listenTimeout: Duration = .seconds(60)
     /// The `token-*` keys: where the channel's token comes from; nil when it has none.
-    public var token: TokenSettings?
+    package var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.
-    public var chatAlerts = ChatAlertSettings()
+    package var chatAlerts = ChatAlertSettings()
     /// The plugin's own table (`[channel.<plugin>]`).
-    public var settings: [String: SettingValue] = [:]
+    package var settings: [String: SettingValue] = [:]
     /// The line of each plugin setting in the file, for messages.
-    public var settingLines: [String: Int] = [:]
+    package var settingLines: [String: Int] = [:]
     /// The line of the `[[channel]]` header, for messages.
-    public var line: Int?
+    package var line: Int?
 
-    public init(name: String, plugin: String) {
+    package init(name: String, plugin: String) {
         self.name = name
         self.plugin = plugin
     }
 
     /// The name of the plugin-settings table: the plugin name, or a path's file stem.
-    public var settingsTableName: String {
+    package var settingsTableName: String {
         Self.settingsTableName(forPlugin: self.plugin)
     }
 
@@ -87,7 +87,7 @@ public struct ChannelConfiguration: Sendable, Equatable {
     ///
     /// A change of the `chat-alert-*` keys counts too, although only the alert center reads them: the
     /// simplest rule (one comparison of the whole table), at the cost of a restart for a new alert title.
-    public func needsRestart(toBecome other: ChannelConfiguration) -> Bool {
+    package func needsRestart(toBecome other: ChannelConfiguration) -> Bool {
         var a = self
         var b = other
         a.line = nil

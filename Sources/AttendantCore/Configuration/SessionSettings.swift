@@ -1,7 +1,7 @@
 /// The `[session]` table: which desktop-session events send channels to the background.
-public struct SessionSettings: Sendable, Equatable {
+package struct SessionSettings: Sendable, Equatable {
     /// Something logind reports that can mean "the person is away".
-    public enum Trigger: String, Sendable, Hashable, CaseIterable {
+    package enum Trigger: String, Sendable, Hashable, CaseIterable {
         /// Suspend or hibernate (`PrepareForSleep`).
         case sleep
         /// The screen locked (the session's `Lock`).
@@ -10,12 +10,12 @@ public struct SessionSettings: Sendable, Equatable {
 
     /// Which events mean background; the others are only logged. Default: sleep only, so a locked
     /// screen keeps every channel in the foreground and nothing is missed at the desk.
-    public var backgroundOn: Set<Trigger> = [.sleep]
+    package var backgroundOn: Set<Trigger> = [.sleep]
     /// How long channels get to go to the background before the daemon lets the machine sleep (it
     /// holds a logind delay lock until then; logind's own limit, `InhibitDelayMaxSec`, is 5 s).
-    public var sleepDelay: Duration = .seconds(3)
+    package var sleepDelay: Duration = .seconds(3)
 
-    public static let longestSleepDelay: Duration = .seconds(30)
+    package static let longestSleepDelay: Duration = .seconds(30)
 
-    public init() {}
+    package init() {}
 }

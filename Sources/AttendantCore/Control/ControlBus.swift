@@ -1,22 +1,22 @@
 import AttendantControl
-public import AttendantPluginAPI
-public import Systemd
+package import AttendantPluginAPI
+package import Systemd
 import Glibc
 import Synchronization
 
 /// The daemon's D-Bus API (``ControlInterface``) on the session bus: status, channels, contacts,
 /// accept/decline, token renewal, reload, do-not-disturb and the chat requests, and a signal for every
 /// channel event.
-public final class ControlBus: AlertPresenter {
+package final class ControlBus: AlertPresenter {
     /// What the API reaches into.
-    public struct Target: Sendable {
-        public var fleet: ChannelFleet
-        public var store: StateStore
-        public var alerts: DesktopAlertCenter?
-        public var reload: @Sendable () async throws -> String
-        public var version: String
+    package struct Target: Sendable {
+        package var fleet: ChannelFleet
+        package var store: StateStore
+        package var alerts: DesktopAlertCenter?
+        package var reload: @Sendable () async throws -> String
+        package var version: String
 
-        public init(fleet: ChannelFleet, store: StateStore, alerts: DesktopAlertCenter?, version: String, reload: @escaping @Sendable () async throws -> String) {
+        package init(fleet: ChannelFleet, store: StateStore, alerts: DesktopAlertCenter?, version: String, reload: @escaping @Sendable () async throws -> String) {
             self.fleet = fleet
             self.store = store
             self.alerts = alerts
@@ -31,7 +31,7 @@ public final class ControlBus: AlertPresenter {
     private let wallClock: @Sendable () -> UnixTime
     private let lastStates = Mutex<[String: ChannelStatus]>([:])
 
-    public init(connection: BusConnection, target: Target, logger: Logger, wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now) {
+    package init(connection: BusConnection, target: Target, logger: Logger, wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now) {
         self.connection = connection
         self.target = target
         self.logger = logger
@@ -39,13 +39,13 @@ public final class ControlBus: AlertPresenter {
     }
 
     /// Serves the interface; the caller has already claimed the bus name.
-    public func export() async throws(BusError) {
+    package func export() async throws(BusError) {
         try await self.connection.export(self.object())
     }
 
     // MARK: Signals
 
-    public func present(_ event: ChannelEvent, channel: String) async {
+    package func present(_ event: ChannelEvent, channel: String) async {
         await self.connection.emit(
             path: ControlInterface.objectPath,
             interface: ControlInterface.interface,
@@ -55,7 +55,7 @@ public final class ControlBus: AlertPresenter {
     }
 
     /// Emits `ChannelStateChanged` for every channel whose state or detail changed since the last call.
-    public func statusesChanged(_ statuses: [ChannelStatus]) async {
+    package func statusesChanged(_ statuses: [ChannelStatus]) async {
         let changed = self.lastStates.withLock { last -> [ChannelStatus] in
             let changed = statuses.filter { last[$0.name].map { ($0.state, $0.detail) } ?? (.stopped, "\u{0}") != ($0.state, $0.detail) }
             last = Dictionary(statuses.map { ($0.name, $0) }) { $1 }
@@ -129,7 +129,8 @@ public final class ControlBus: AlertPresenter {
                     for status in target.fleet.statuses {
                         var record = ChannelRecord(
                             name: status.name, plugin: status.plugin, state: status.state.rawValue,
-                            detail: status.detail ?? "", onProbation: status.onProbation
+                            detail: status.detail ?? "", onProbation: status.onProbation,
+                            failure: status.failure.map { ChannelRecord.FailureReason(rawValue: $0.rawValue) }
                         )
                         if let health = await target.fleet.supervisor(named: status.name)?.tokenHealth() {
                             let now = wallClock().seconds

@@ -1,51 +1,51 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import ServiceLifecycle
 import UnixSignals
 import Synchronization
-public import Systemd
+package import Systemd
 import AttendantControl
 
 /// The whole daemon: one instance lock, the state store, the plugin loader, and a `ServiceGroup` of the
 /// event router, the channel fleet and the controller that talks to systemd.
-public struct AttendantDaemon {
-    public struct Options: Sendable {
+package struct AttendantDaemon {
+    package struct Options: Sendable {
         /// The configuration file, or nil for the built-in demo configuration.
-        public var configurationFile: String?
-        public var configuration: AttendantConfiguration
-        public var environment: [String: String]
+        package var configurationFile: String?
+        package var configuration: AttendantConfiguration
+        package var environment: [String: String]
         /// Show contacts on standard output (the demo does).
-        public var terminalAlerts = false
+        package var terminalAlerts = false
         /// Overrides the state directory (the demo uses a temporary one).
-        public var stateDirectory: String?
+        package var stateDirectory: String?
         /// Where logind is (tests point it at a private bus).
-        public var systemBus: BusConnection.Address = .system
+        package var systemBus: BusConnection.Address = .system
         /// Reported by the control API.
-        public var version = "attendantd"
+        package var version = "attendantd"
         /// Run without the desktop when another daemon owns the bus name (the demo beside a running
         /// service) instead of refusing to start.
-        public var desktopIsOptional = false
+        package var desktopIsOptional = false
 
-        public init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
+        package init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
             self.configurationFile = configurationFile
             self.configuration = configuration
             self.environment = environment
         }
     }
 
-    public let options: Options
-    public let logger: Logger
+    package let options: Options
+    package let logger: Logger
 
-    public init(options: Options, logger: Logger) {
+    package init(options: Options, logger: Logger) {
         self.options = options
         self.logger = logger
     }
 
     /// Where the instance lock lives: the runtime directory if there is one, else the state directory.
-    public static func lockPath(environment: [String: String], stateDirectory: String) -> String {
+    package static func lockPath(environment: [String: String], stateDirectory: String) -> String {
         (Paths.runtimeDirectory(environment: environment) ?? stateDirectory) + "/attendantd.lock"
     }
 
-    public func stateDirectory(for configuration: AttendantConfiguration) -> String {
+    package func stateDirectory(for configuration: AttendantConfiguration) -> String {
         if let directory = self.options.stateDirectory { return directory }
         if let directory = configuration.daemon.stateDirectory {
             return Paths.expandingTilde(directory, environment: self.options.environment)
@@ -54,7 +54,7 @@ public struct AttendantDaemon {
     }
 
     /// Runs until SIGTERM or SIGINT; throws only when start-up fails.
-    public func run() async throws {
+    package func run() async throws {
         let configuration = self.options.configuration
         let stateDirectory = self.stateDirectory(for: configuration)
         let lock = try InstanceLock(path: Self.lockPath(environment: self.options.environment, stateDirectory: stateDirectory))
@@ -198,7 +198,7 @@ extension AttendantDaemon {
     }
 }
 
-public struct DaemonStartError: Error, CustomStringConvertible {
-    public var description: String
-    public init(description: String) { self.description = description }
+package struct DaemonStartError: Error, CustomStringConvertible {
+    package var description: String
+    package init(description: String) { self.description = description }
 }

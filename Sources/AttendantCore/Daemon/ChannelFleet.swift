@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import ServiceLifecycle
+package import AttendantPluginAPI
+import ServiceLifecycle
 import Synchronization
 
 /// Runs one ``ChannelSupervisor`` per enabled channel, and applies new configurations: channels that
@@ -8,23 +8,23 @@ import Synchronization
 ///
 /// A channel whose plugin cannot be loaded or whose channel cannot be made is reported as failed; the
 /// other channels run regardless.
-public final class ChannelFleet: Service {
+package final class ChannelFleet: Service {
     /// Makes the parts a channel needs; the daemon's version loads plugins from disk.
-    public struct Environment: Sendable {
-        public var loader: PluginLoader
-        public var store: StateStore
-        public var router: EventRouter
-        public var clock: any Clock<Duration>
-        public var wallClock: @Sendable () -> UnixTime
-        public var logger: Logger
+    package struct Environment: Sendable {
+        package var loader: PluginLoader
+        package var store: StateStore
+        package var router: EventRouter
+        package var clock: any Clock<Duration>
+        package var wallClock: @Sendable () -> UnixTime
+        package var logger: Logger
         /// The daemon's environment: `HOME` for `~/` in token paths, `CREDENTIALS_DIRECTORY`.
-        public var processEnvironment: [String: String]
+        package var processEnvironment: [String: String]
         /// Finds a plugin's factory; by default the loader's.
-        public var factory: @Sendable (String) throws -> any ChannelPluginFactory
+        package var factory: @Sendable (String) throws -> any ChannelPluginFactory
         /// Makes the token source of a channel with `token-*` keys; by default the configured one.
-        public var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
+        package var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
 
-        public init(
+        package init(
             loader: PluginLoader,
             store: StateStore,
             router: EventRouter,
@@ -82,7 +82,7 @@ public final class ChannelFleet: Service {
     private let commandContinuation: AsyncStream<Command>.Continuation
     private let shared = Mutex(Shared())
 
-    public init(environment: Environment, onStatusChange: @escaping @Sendable () -> Void = {}) {
+    package init(environment: Environment, onStatusChange: @escaping @Sendable () -> Void = {}) {
         self.environment = environment
         self.onStatusChange = onStatusChange
         (self.commands, self.commandContinuation) = AsyncStream.makeStream()
@@ -92,7 +92,7 @@ public final class ChannelFleet: Service {
 
     /// Applies a configuration and returns once it is applied (channels started or stopped; not yet
     /// listening: see ``waitUntilSettled()``).
-    public func apply(_ configuration: AttendantConfiguration) async {
+    package func apply(_ configuration: AttendantConfiguration) async {
         await withCheckedContinuation { continuation in
             if case .terminated = self.commandContinuation.yield(.apply(configuration, continuation)) {
                 continuation.resume()
@@ -101,7 +101,7 @@ public final class ChannelFleet: Service {
     }
 
     /// Returns once every channel has finished its first attempt to listen (or failed to start).
-    public func waitUntilSettled() async {
+    package func waitUntilSettled() async {
         await withCheckedContinuation { continuation in
             let settled = self.shared.withLock { shared in
                 if shared.statuses.values.allSatisfy(\.hasSettled) { return true }
@@ -113,30 +113,30 @@ public final class ChannelFleet: Service {
     }
 
     /// Every channel's status, in configuration order.
-    public var statuses: [ChannelStatus] {
+    package var statuses: [ChannelStatus] {
         self.shared.withLock { shared in shared.order.compactMap { shared.statuses[$0] } }
     }
 
     /// Returns once every supervisor's loop answered: the watchdog's proof that nothing is stuck.
-    public func pingAll() async {
+    package func pingAll() async {
         for supervisor in self.shared.withLock({ $0.supervisors }) {
             await supervisor.ping()
         }
     }
 
     /// The running supervisor of channel `name`.
-    public func supervisor(named name: String) -> ChannelSupervisor? {
+    package func supervisor(named name: String) -> ChannelSupervisor? {
         self.shared.withLock { $0.supervisors.last { $0.name == name } }
     }
 
     /// The names of the channels that are running now.
-    public var runningChannels: [String] {
+    package var runningChannels: [String] {
         self.shared.withLock { $0.supervisors.map(\.name) }
     }
 
     /// Tells every running channel that the session went to the background or came back; returns
     /// when all of them have handled it.
-    public func setApplicationState(_ state: ApplicationState) async {
+    package func setApplicationState(_ state: ApplicationState) async {
         let supervisors = self.shared.withLock { $0.supervisors }
         await withDiscardingTaskGroup { group in
             for supervisor in supervisors {
@@ -146,13 +146,13 @@ public final class ChannelFleet: Service {
     }
 
     /// Asks every channel in recovery to retry now (resume from sleep, network back).
-    public func resumeAll() {
+    package func resumeAll() {
         for supervisor in self.shared.withLock({ $0.supervisors }) { supervisor.resume() }
     }
 
     // MARK: Service
 
-    public func run() async {
+    package func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 await self.loop(group: &group)
@@ -272,7 +272,7 @@ public final class ChannelFleet: Service {
             factory = try self.environment.factory(channel.plugin)
         } catch {
             logger.error("cannot start: \(error)", metadata: ["plugin": "\(channel.plugin)"])
-            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)"))
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)", failure: .configuration))
             return nil
         }
         let tokens: any TokenKeeper
@@ -307,7 +307,7 @@ public final class ChannelFleet: Service {
         } catch {
             let message = "plugin \(factory.name) could not make the channel: \(error)"
             logger.error("cannot start: \(message)")
-            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: message))
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: message, failure: .configuration))
             return nil
         }
         logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")

@@ -2,17 +2,17 @@ import AttendantPluginAPI
 
 /// `attendantd --check-config`: parses the file, loads every plugin it names and lets each plugin check
 /// its own settings, without starting anything.
-public struct ConfigurationCheck {
-    public let configuration: AttendantConfiguration
-    public let loader: PluginLoader
+package struct ConfigurationCheck {
+    package let configuration: AttendantConfiguration
+    package let loader: PluginLoader
 
-    public init(configuration: AttendantConfiguration, loader: PluginLoader) {
+    package init(configuration: AttendantConfiguration, loader: PluginLoader) {
         self.configuration = configuration
         self.loader = loader
     }
 
     /// The problems found; empty when the configuration is valid.
-    public func run() -> [ConfigurationError.Problem] {
+    package func run() -> [ConfigurationError.Problem] {
         var problems: [ConfigurationError.Problem] = []
         for channel in self.configuration.channels {
             let factory: any ChannelPluginFactory
@@ -37,7 +37,7 @@ public struct ConfigurationCheck {
     }
 
     /// `3 channels: desk (loopback), …`.
-    public var summary: String {
+    package var summary: String {
         let channels = self.configuration.channels.map { channel in
             "\(channel.name) (\(channel.plugin)\(channel.enabled ? "" : ", disabled"))"
         }

@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Glibc
 import Synchronization
 
@@ -75,8 +75,8 @@ final class DaemonChannelHost: ChannelHost {
 }
 
 /// Wall-clock time from the system.
-public enum SystemWallClock {
-    public static func now() -> UnixTime {
+package enum SystemWallClock {
+    package static func now() -> UnixTime {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
         return UnixTime(secondsSince1970: Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9)

@@ -1,12 +1,12 @@
-public import AttendantPluginAPI
-public import ServiceLifecycle
-public import Systemd
+package import AttendantPluginAPI
+import ServiceLifecycle
+package import Systemd
 import UnixSignals
 
 /// Talks to systemd and handles reloads: `READY=1` once every channel has started (or failed to),
 /// `STATUS=` on every change, `WATCHDOG=1` at half the watchdog interval after pinging every
 /// supervisor's loop, `RELOADING=1` … `READY=1` around a `SIGHUP` reload, `STOPPING=1` on shutdown.
-public final class DaemonController: Service {
+package final class DaemonController: Service {
     private let fleet: ChannelFleet
     private let notifier: ServiceNotifier
     private let logger: Logger
@@ -15,7 +15,7 @@ public final class DaemonController: Service {
     private let onConfiguration: @Sendable (AttendantConfiguration) -> Void
     private let watchdogInterval: Duration?
 
-    public init(
+    package init(
         fleet: ChannelFleet,
         notifier: ServiceNotifier,
         logger: Logger,
@@ -34,11 +34,11 @@ public final class DaemonController: Service {
     }
 
     /// Publishes the channels' status line; call on every status change.
-    public func statusChanged() {
+    package func statusChanged() {
         self.notifier.status(StatusLine.summarize(self.fleet.statuses))
     }
 
-    public func run() async {
+    package func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.startUp() }
@@ -83,7 +83,7 @@ public final class DaemonController: Service {
     /// Re-reads the configuration and restarts the channels whose settings changed (SIGHUP and the
     /// control API's `Reload`); a configuration that does not load leaves the running one in place.
     /// Returns the new status line.
-    public func reload() async throws -> String {
+    package func reload() async throws -> String {
         self.notifier.reloading(status: "reloading the configuration")
         do {
             let configuration = try self.reloadConfiguration()

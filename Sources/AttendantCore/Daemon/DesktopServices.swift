@@ -1,7 +1,7 @@
 import AttendantControl
-public import AttendantPluginAPI
-public import ServiceLifecycle
-public import Systemd
+package import AttendantPluginAPI
+package import ServiceLifecycle
+package import Systemd
 import Synchronization
 
 /// A value set once after construction, for parts that refer to each other (the alert center routes
@@ -59,8 +59,8 @@ final class DesktopServices: Service {
             let statuses = fleet.statuses
             await self.control.get?.statusesChanged(statuses)
             for status in statuses {
-                if status.state == .failed, let detail = status.detail, detail.hasPrefix("sign-in needed") {
-                    if signInShown.insert(status.name).inserted { self.alerts.signInNeeded(channel: status.name, message: detail) }
+                if status.state == .failed, status.failure == .signInNeeded {
+                    if signInShown.insert(status.name).inserted { self.alerts.signInNeeded(channel: status.name, message: status.detail ?? "") }
                 } else if status.state == .listening, signInShown.remove(status.name) != nil {
                     self.alerts.channelListening(status.name)
                 }

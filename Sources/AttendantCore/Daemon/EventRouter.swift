@@ -1,11 +1,11 @@
-public import AttendantPluginAPI
-public import ServiceLifecycle
+package import AttendantPluginAPI
+import ServiceLifecycle
 
 /// Takes every event from every channel, in order: records contacts in the state store, logs them to
 /// the journal, and hands them to the presenters (the terminal in the demo, the desktop later).
 ///
 /// A contact is logged as recorded only after its row is committed.
-public final class EventRouter: Service {
+package final class EventRouter: Service {
     struct Delivery: Sendable {
         var channel: String
         var event: ChannelEvent
@@ -18,7 +18,7 @@ public final class EventRouter: Service {
     private let stream: AsyncStream<Delivery>
     private let continuation: AsyncStream<Delivery>.Continuation
 
-    public init(
+    package init(
         store: StateStore,
         logger: Logger,
         presenters: [any AlertPresenter],
@@ -32,11 +32,11 @@ public final class EventRouter: Service {
     }
 
     /// Queues an event; returns at once.
-    public func deliver(_ event: ChannelEvent, from channel: String) {
+    package func deliver(_ event: ChannelEvent, from channel: String) {
         self.continuation.yield(Delivery(channel: channel, event: event))
     }
 
-    public func run() async {
+    package func run() async {
         await withGracefulShutdownHandler {
             for await delivery in self.stream {
                 await self.handle(delivery)
@@ -88,6 +88,6 @@ public final class EventRouter: Service {
 }
 
 /// Shows channel events to the person at the desk.
-public protocol AlertPresenter: Sendable {
+package protocol AlertPresenter: Sendable {
     func present(_ event: ChannelEvent, channel: String) async
 }

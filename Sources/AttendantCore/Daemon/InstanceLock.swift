@@ -2,12 +2,12 @@ import Glibc
 
 /// One daemon per user: an exclusive `flock(2)` on a lock file in the user's runtime directory, held for
 /// the life of the process (the kernel releases it when the process dies, however it dies).
-public final class InstanceLock {
-    public let path: String
+package final class InstanceLock {
+    package let path: String
     private let fd: Int32
 
     /// Takes the lock or explains who holds it.
-    public init(path: String) throws(InstanceLockError) {
+    package init(path: String) throws(InstanceLockError) {
         let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         do {
             try Paths.makeDirectory(folder, mode: 0o700)
@@ -45,6 +45,6 @@ public final class InstanceLock {
     }
 }
 
-public struct InstanceLockError: Error, CustomStringConvertible {
-    public var description: String
+package struct InstanceLockError: Error, CustomStringConvertible {
+    package var description: String
 }

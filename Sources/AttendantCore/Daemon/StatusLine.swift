@@ -1,7 +1,7 @@
 /// The one-line summary for systemd's `STATUS=` and `systemctl --user status attendantd`.
-public enum StatusLine {
+package enum StatusLine {
     /// `2 channels listening` or `desk listening; support recovering (connection refused); …`.
-    public static func summarize(_ statuses: [ChannelStatus]) -> String {
+    package static func summarize(_ statuses: [ChannelStatus]) -> String {
         if statuses.isEmpty { return "no channels configured" }
         if statuses.allSatisfy({ $0.state == .listening }) {
             return statuses.count == 1 ? "\(statuses[0].name) listening" : "\(statuses.count) channels listening"

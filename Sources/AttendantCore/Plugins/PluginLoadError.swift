@@ -1,34 +1,34 @@
 /// Why a plugin could not be loaded. The ``description`` names the plugin file and says what to do.
-public struct PluginLoadError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var code: Code
+package struct PluginLoadError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var code: Code
     /// The plugin as configured (`loopback`, or a path).
-    public var plugin: String
+    package var plugin: String
     /// The file concerned, when one was found.
-    public var path: String?
-    public var description: String
+    package var path: String?
+    package var description: String
 
-    public init(_ code: Code, plugin: String, path: String?, _ description: String) {
+    package init(_ code: Code, plugin: String, path: String?, _ description: String) {
         self.code = code
         self.plugin = plugin
         self.path = path
         self.description = description
     }
 
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
+        package init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// No file for the plugin in any folder of the search path.
-        public static let notFound = Code("not-found")
+        package static let notFound = Code("not-found")
         /// The file or its folder can be changed by other users.
-        public static let unsafePermissions = Code("unsafe-permissions")
+        package static let unsafePermissions = Code("unsafe-permissions")
         /// `dlopen` refused the file (not a shared library, a missing dependency).
-        public static let cannotLoad = Code("cannot-load")
+        package static let cannotLoad = Code("cannot-load")
         /// A shared library without the Attendant entry symbols, or whose factory is of another type.
-        public static let notAPlugin = Code("not-a-plugin")
+        package static let notAPlugin = Code("not-a-plugin")
         /// Built against a plugin API this daemon does not provide.
-        public static let incompatibleAPI = Code("incompatible-api")
+        package static let incompatibleAPI = Code("incompatible-api")
 
-        public var description: String { self.rawValue }
+        package var description: String { self.rawValue }
     }
 }

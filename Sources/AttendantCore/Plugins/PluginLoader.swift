@@ -1,14 +1,14 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Glibc
 import Synchronization
 
 /// A plugin library loaded into the daemon, with its factory.
-public struct LoadedPlugin: Sendable {
+package struct LoadedPlugin: Sendable {
     /// The file it was loaded from.
-    public var path: String
+    package var path: String
     /// The API version it was built against.
-    public var apiVersion: PluginAPIVersion
-    public var factory: any ChannelPluginFactory
+    package var apiVersion: PluginAPIVersion
+    package var factory: any ChannelPluginFactory
 }
 
 /// Finds, checks and loads channel plugins (`libattendant-<name>.so`).
@@ -16,18 +16,18 @@ public struct LoadedPlugin: Sendable {
 /// Libraries are opened with `RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE` and never closed: Swift images
 /// cannot be unloaded safely. A plugin is loaded once and its factory serves every channel naming it;
 /// changing a plugin's code needs a daemon restart.
-public final class PluginLoader: Sendable {
+package final class PluginLoader: Sendable {
     /// The folders searched, in order.
-    public let searchPath: [String]
+    package let searchPath: [String]
     private let loaded = Mutex<[String: LoadedPlugin]>([:])
 
-    public init(searchPath: [String]) {
+    package init(searchPath: [String]) {
         self.searchPath = searchPath
     }
 
     /// The search path for a daemon: the configured folders, then `<prefix>/lib/attendant/plugins` of the
     /// installed executable, then the executable's own folder (where `swift build` puts plugins).
-    public static func defaultSearchPath(configured: [String], environment: [String: String]) -> [String] {
+    package static func defaultSearchPath(configured: [String], environment: [String: String]) -> [String] {
         var path = configured.map { Paths.expandingTilde($0, environment: environment) }
         if let executable = Self.executableDirectory() {
             let prefix = executable.hasSuffix("/bin") ? String(executable.dropLast(4)) : executable + "/.."
@@ -39,12 +39,12 @@ public final class PluginLoader: Sendable {
     }
 
     /// The file names tried for a plugin name, in each folder.
-    public static func fileNames(for name: String) -> [String] {
+    package static func fileNames(for name: String) -> [String] {
         ["libattendant-\(name).so", "attendant-\(name).so"]
     }
 
     /// Loads the plugin `plugin` (a name or a path), or returns it if already loaded.
-    public func load(_ plugin: String) throws(PluginLoadError) -> LoadedPlugin {
+    package func load(_ plugin: String) throws(PluginLoadError) -> LoadedPlugin {
         let path = try self.locate(plugin)
         if let existing = self.loaded.withLock({ $0[path] }) { return existing }
         try Self.checkPermissions(plugin: plugin, path: path)

@@ -1,6 +1,6 @@
-public import AttendantPluginAPI
-public import ServiceLifecycle
-public import Systemd
+package import AttendantPluginAPI
+import ServiceLifecycle
+package import Systemd
 import Glibc
 import Synchronization
 
@@ -14,7 +14,7 @@ import Synchronization
 ///   channel that is recovering retries at once instead of waiting out its backoff.
 /// - The session's `Lock` / `Unlock`: background / foreground when `[session] background-on` lists
 ///   `lock`; otherwise only logged.
-public final class SessionMonitor: Service {
+package final class SessionMonitor: Service {
     static let logind = "org.freedesktop.login1"
     static let managerPath = "/org/freedesktop/login1"
     static let managerInterface = "org.freedesktop.login1.Manager"
@@ -28,7 +28,7 @@ public final class SessionMonitor: Service {
     private let logger: Logger
     private let clock: any Clock<Duration>
 
-    public init(
+    package init(
         address: BusConnection.Address = .system,
         fleet: ChannelFleet,
         settings: SessionSettings,
@@ -45,11 +45,11 @@ public final class SessionMonitor: Service {
     }
 
     /// Applies a reloaded `[session]` table.
-    public func update(_ settings: SessionSettings) {
+    package func update(_ settings: SessionSettings) {
         self.currentSettings.withLock { $0 = settings }
     }
 
-    public func run() async {
+    package func run() async {
         let connection: BusConnection
         do {
             connection = try await BusConnection.open(self.address, description: "attendant-session")

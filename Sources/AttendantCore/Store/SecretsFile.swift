@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Foundation
 import Glibc
 import Synchronization
@@ -9,17 +9,17 @@ import Synchronization
 ///
 /// Each write replaces the file atomically (a 0600 temporary file, fsync, rename, fsync of the folder):
 /// after a crash the file holds either the old or the new secrets, never a mix.
-public final class SecretsFile: Sendable {
-    public let path: String
+package final class SecretsFile: Sendable {
+    package let path: String
     /// Channel → key → secret; nil until first read.
     private let secrets = Mutex<[String: [String: String]]?>(nil)
 
-    public init(directory: String) {
+    package init(directory: String) {
         self.path = directory + "/secrets.json"
     }
 
     /// A channel's view of the file.
-    public func channelSecrets(for channel: String) -> any ChannelSecrets {
+    package func channelSecrets(for channel: String) -> any ChannelSecrets {
         ChannelSecretsView(file: self, channel: channel)
     }
 

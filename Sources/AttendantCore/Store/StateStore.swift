@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import GRDB
 import Glibc
 
@@ -9,15 +9,15 @@ import Glibc
 /// point (only a power failure can take the last commits back).
 ///
 /// Plugins see it only through ``channelStore(for:)``: their own key-value entries and outbox.
-public final class StateStore: Sendable {
+package final class StateStore: Sendable {
     /// The database file.
-    public let path: String
+    package let path: String
     /// The channels' secrets, in a file of their own beside the database.
-    public let secrets: SecretsFile
+    package let secrets: SecretsFile
     private let pool: DatabasePool
 
     /// Opens (creating if needed) the database in `directory`, and migrates it to the current schema.
-    public init(directory: String) throws {
+    package init(directory: String) throws {
         try Paths.makeDirectory(directory, mode: 0o700)
         let path = directory + "/state.sqlite"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -70,7 +70,7 @@ public final class StateStore: Sendable {
     }
 
     /// `PRAGMA integrity_check`: "ok" when the database is sound.
-    public func integrityCheck() throws -> String {
+    package func integrityCheck() throws -> String {
         try self.pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "no answer" }
     }
 
@@ -136,7 +136,7 @@ public final class StateStore: Sendable {
     // MARK: Contact history
 
     /// Records an incoming contact (a repeated id updates the summary, not the arrival time).
-    public func recordIncoming(_ contact: Contact, channel: String) async throws {
+    package func recordIncoming(_ contact: Contact, channel: String) async throws {
         try await self.pool.write { db in
             try db.execute(
                 sql: """
@@ -153,7 +153,7 @@ public final class StateStore: Sendable {
     }
 
     /// Records how a contact ended.
-    public func recordOutcome(_ outcome: ContactOutcome, contactID: String, channel: String, at time: UnixTime) async throws {
+    package func recordOutcome(_ outcome: ContactOutcome, contactID: String, channel: String, at time: UnixTime) async throws {
         try await self.pool.write { db in
             try db.execute(
                 sql: "UPDATE contact SET outcome = ?, ended_at = ? WHERE channel = ? AND id = ?",
@@ -163,7 +163,7 @@ public final class StateStore: Sendable {
     }
 
     /// The most recent contacts, newest first.
-    public func recentContacts(limit: Int = 50) async throws -> [ContactRecord] {
+    package func recentContacts(limit: Int = 50) async throws -> [ContactRecord] {
         try await self.pool.read { db in
             try Row.fetchAll(
                 db,
@@ -174,17 +174,17 @@ public final class StateStore: Sendable {
     }
 
     /// The key-value store and outbox of one channel, for its plugin.
-    public func channelStore(for channel: String, now: @escaping @Sendable () -> UnixTime) -> any ChannelStore {
+    package func channelStore(for channel: String, now: @escaping @Sendable () -> UnixTime) -> any ChannelStore {
         SQLiteChannelStore(store: self, channel: channel, now: now)
     }
 }
 
 /// One row of the contact history.
-public struct ContactRecord: Sendable, Equatable {
-    public var channel: String
-    public var contact: Contact
-    public var endedAt: UnixTime?
-    public var outcome: ContactOutcome?
+package struct ContactRecord: Sendable, Equatable {
+    package var channel: String
+    package var contact: Contact
+    package var endedAt: UnixTime?
+    package var outcome: ContactOutcome?
 
     init(row: Row) {
         self.channel = row["channel"]

@@ -2,25 +2,25 @@ import AttendantPluginAPI
 
 /// Exponential backoff with full jitter: the n-th retry waits a random time between zero and
 /// `min(cap, base · factor^n)` (AWS's "full jitter", which spreads reconnecting clients best).
-public struct Backoff: Sendable, Equatable {
-    public var base: Duration = .seconds(1)
-    public var factor: Double = 2
-    public var cap: Duration = .seconds(300)
+package struct Backoff: Sendable, Equatable {
+    package var base: Duration = .seconds(1)
+    package var factor: Double = 2
+    package var cap: Duration = .seconds(300)
 
-    public init(base: Duration = .seconds(1), factor: Double = 2, cap: Duration = .seconds(300)) {
+    package init(base: Duration = .seconds(1), factor: Double = 2, cap: Duration = .seconds(300)) {
         self.base = base
         self.factor = factor
         self.cap = cap
     }
 
     /// The upper bound of the wait before retry number `attempt` (0 for the first retry).
-    public func ceiling(attempt: Int) -> Duration {
+    package func ceiling(attempt: Int) -> Duration {
         let grown = self.base.seconds * Double.pow(self.factor, Double(min(attempt, 64)))
         return .milliseconds(Int64(min(grown, self.cap.seconds) * 1000))
     }
 
     /// A random wait before retry number `attempt`.
-    public func delay(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+    package func delay(attempt: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let ceiling = self.ceiling(attempt: attempt).seconds
         let fraction = Double.random(in: 0...1, using: &generator)
         return .milliseconds(Int64(ceiling * fraction * 1000))

@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Synchronization
 
 /// Drives one channel with a ``SupervisorStateMachine``: calls the channel, keeps the timer, feeds the
@@ -11,17 +11,17 @@ import Synchronization
 /// Beside the loop runs the token keeper's schedule; each token it renews is handed to the channel
 /// (``Channel/tokenDidChange(_:)``, between the channel's other calls) while the channel keeps
 /// listening. A token the channel already has (it asked the host for it) is not handed over again.
-public final class ChannelSupervisor: Sendable {
-    public struct Configuration: Sendable {
-        public var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
+package final class ChannelSupervisor: Sendable {
+    package struct Configuration: Sendable {
+        package var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
         /// The limit for `listen()` and `keepAlive()`.
-        public var callTimeout: Duration = .seconds(60)
+        package var callTimeout: Duration = .seconds(60)
         /// The limit for `stopListening()`.
-        public var stopTimeout: Duration = .seconds(5)
+        package var stopTimeout: Duration = .seconds(5)
 
-        public init() {}
+        package init() {}
 
-        public init(_ channel: ChannelConfiguration, shutdownTimeout: Duration) {
+        package init(_ channel: ChannelConfiguration, shutdownTimeout: Duration) {
             self.machine.keepAliveInterval = channel.keepAliveInterval
             self.callTimeout = channel.listenTimeout
             self.stopTimeout = shutdownTimeout
@@ -42,8 +42,8 @@ public final class ChannelSupervisor: Sendable {
         case ping(CheckedContinuation<Void, Never>)
     }
 
-    public let name: String
-    public let plugin: String
+    package let name: String
+    package let plugin: String
     private let channel: any Channel
     private let tokens: any TokenKeeper
     private let logger: Logger
@@ -58,7 +58,7 @@ public final class ChannelSupervisor: Sendable {
     /// The token the channel has last seen (handed over, or asked the host for).
     private let channelToken = Mutex<ChannelToken?>(nil)
 
-    public init(
+    package init(
         name: String,
         plugin: String,
         channel: any Channel,
@@ -81,32 +81,32 @@ public final class ChannelSupervisor: Sendable {
     }
 
     /// The channel's current status.
-    public var status: ChannelStatus { self.latestStatus.withLock { $0 } }
+    package var status: ChannelStatus { self.latestStatus.withLock { $0 } }
 
     // MARK: Inputs from outside the loop
 
     /// The channel reported that it stopped listening.
-    public func channelStoppedListening(_ error: ChannelError) {
+    package func channelStoppedListening(_ error: ChannelError) {
         self.continuation.yield(.stoppedListening(error))
     }
 
     /// Retry now rather than after the backoff (resume from sleep, network back).
-    public func resume() { self.continuation.yield(.resume) }
+    package func resume() { self.continuation.yield(.resume) }
 
     /// Tells the channel that the session went to the background or came back; returns once the
     /// channel has handled it (after any channel method in progress).
-    public func setApplicationState(_ state: ApplicationState) async {
+    package func setApplicationState(_ state: ApplicationState) async {
         await self.gate.run { [channel] in await channel.applicationStateDidChange(state) }
     }
 
     /// Carries out a user request on the channel (it may run alongside the supervisor's calls).
-    public func perform(_ request: ChannelRequest) async throws -> ChannelReply {
+    package func perform(_ request: ChannelRequest) async throws -> ChannelReply {
         try await self.channel.perform(request)
     }
 
     /// Renews the channel's token now and hands it to the channel; a channel that gave up because it
     /// needed a sign-in tries again.
-    public func renewToken() async throws {
+    package func renewToken() async throws {
         let token = try await self.tokens.renew()
         await self.handOver(token)
         self.continuation.yield(.tokenChanged)
@@ -114,18 +114,18 @@ public final class ChannelSupervisor: Sendable {
 
     /// The channel got `token` from its host (``ChannelHost/currentToken()`` or
     /// ``ChannelHost/renewToken()``), so handing it over again is not needed.
-    public func channelHasToken(_ token: ChannelToken) {
+    package func channelHasToken(_ token: ChannelToken) {
         self.channelToken.withLock { $0 = token }
     }
 
     /// The channel's token health, when it has a token source.
-    public func tokenHealth() async -> TokenHealth? { await self.tokens.health() }
+    package func tokenHealth() async -> TokenHealth? { await self.tokens.health() }
 
     /// Stops the channel gracefully; ``run()`` returns once it stopped.
-    public func stop() { self.continuation.yield(.stop) }
+    package func stop() { self.continuation.yield(.stop) }
 
     /// Returns when the supervisor's loop has handled everything queued before it: proof of life.
-    public func ping() async {
+    package func ping() async {
         await withCheckedContinuation { continuation in
             if case .terminated = self.continuation.yield(.ping(continuation)) { continuation.resume() }
         }
@@ -134,7 +134,7 @@ public final class ChannelSupervisor: Sendable {
     // MARK: The loop
 
     /// Runs the channel until ``stop()`` or cancellation, and the token keeper's schedule beside it.
-    public func run() async {
+    package func run() async {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await self.tokens.run { [weak self] token in
@@ -314,6 +314,7 @@ public final class ChannelSupervisor: Sendable {
             status.detail = error.message
         case .failed(let failure):
             status.detail = failure.reason == .signInNeeded ? "sign-in needed: \(failure.error.message)" : failure.error.message
+            status.failure = ChannelStatus.FailureReason(failure.reason)
         default:
             status.detail = nil
         }

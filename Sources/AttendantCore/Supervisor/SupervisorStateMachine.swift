@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// The life of one channel, as a pure state machine: it takes events with the current time and returns
 /// what to do. It does no I/O and reads no clock, so tests drive hours of cycles in microseconds.
@@ -19,24 +19,24 @@ public import AttendantPluginAPI
 /// the token held is still valid, and the server is the judge.
 ///
 /// Time is the elapsed time since the supervisor started (a `Duration`), from whatever clock drives it.
-public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
-    public struct Configuration: Sendable, Equatable {
-        public var keepAliveInterval: Duration = .seconds(600)
-        public var backoff = Backoff()
+package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
+    package struct Configuration: Sendable, Equatable {
+        package var keepAliveInterval: Duration = .seconds(600)
+        package var backoff = Backoff()
         /// A drop sooner than this after listening began counts as a quick drop.
-        public var probationWindow: Duration = .seconds(60)
+        package var probationWindow: Duration = .seconds(60)
         /// This many quick drops in a row put the channel on probation.
-        public var probationDrops = 3
+        package var probationDrops = 3
         /// Backoff while on probation (slower retries), as telepathy-mission-control does.
-        public var probationBackoff = Backoff(base: .seconds(30), factor: 2, cap: .seconds(1800))
+        package var probationBackoff = Backoff(base: .seconds(30), factor: 2, cap: .seconds(1800))
         /// The range a channel's own retry delay (``AttendantPluginAPI/ChannelError/retryAfter``) is kept
         /// in: a server asking for no delay is not retried in a tight loop, nor one asking for days never.
-        public var retryAfterRange: ClosedRange<Duration> = .milliseconds(250) ... .seconds(3600)
+        package var retryAfterRange: ClosedRange<Duration> = .milliseconds(250) ... .seconds(3600)
 
-        public init() {}
+        package init() {}
     }
 
-    public enum State: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         case stopped
         /// `listen()` is running.
         case starting(attempt: Int)
@@ -57,19 +57,19 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     }
 
     /// Why the supervisor gave up.
-    public struct Failure: Equatable, Sendable {
-        public enum Reason: String, Sendable { case signInNeeded = "sign-in needed", configuration }
-        public var reason: Reason
-        public var error: ChannelError
+    package struct Failure: Equatable, Sendable {
+        package enum Reason: String, Sendable { case signInNeeded = "sign-in needed", configuration }
+        package var reason: Reason
+        package var error: ChannelError
 
-        public init(reason: Reason, error: ChannelError) {
+        package init(reason: Reason, error: ChannelError) {
             self.reason = reason
             self.error = error
         }
     }
 
     /// What the driver does next.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         case none
         /// Call `listen()`.
         case listen
@@ -85,24 +85,24 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         case stopListening
     }
 
-    public private(set) var state: State = .stopped
-    public let configuration: Configuration
+    package private(set) var state: State = .stopped
+    package let configuration: Configuration
     private var random: Random
     /// Whether the token was renewed since the channel last listened (authentication errors renew once).
     private var renewedSinceListening = false
     private var quickDrops = 0
 
-    public init(configuration: Configuration, random: Random) {
+    package init(configuration: Configuration, random: Random) {
         self.configuration = configuration
         self.random = random
     }
 
     /// True while the backoff is the slower probation backoff.
-    public var onProbation: Bool { self.quickDrops >= self.configuration.probationDrops }
+    package var onProbation: Bool { self.quickDrops >= self.configuration.probationDrops }
 
     // MARK: Events
 
-    public mutating func start() -> Action {
+    package mutating func start() -> Action {
         switch self.state {
         case .stopped, .failed:
             self.renewedSinceListening = false
@@ -113,18 +113,18 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         }
     }
 
-    public mutating func listenSucceeded(now: Duration) -> Action {
+    package mutating func listenSucceeded(now: Duration) -> Action {
         guard case .starting = self.state else { return .none }
         return self.becomeListening(now: now)
     }
 
-    public mutating func listenFailed(_ error: ChannelError, now: Duration) -> Action {
+    package mutating func listenFailed(_ error: ChannelError, now: Duration) -> Action {
         guard case .starting(let attempt) = self.state else { return .none }
         return self.recover(from: error, attempt: attempt, now: now)
     }
 
     /// The channel reported it stopped listening.
-    public mutating func stoppedListening(_ error: ChannelError, now: Duration) -> Action {
+    package mutating func stoppedListening(_ error: ChannelError, now: Duration) -> Action {
         switch self.state {
         case .listening(let since, _), .keepingAlive(let since), .renewingBeforeKeepAlive(let since):
             if now - since < self.configuration.probationWindow {
@@ -138,19 +138,19 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         }
     }
 
-    public mutating func keepAliveSucceeded(now: Duration) -> Action {
+    package mutating func keepAliveSucceeded(now: Duration) -> Action {
         guard case .keepingAlive(let since) = self.state else { return .none }
         let next = now + self.configuration.keepAliveInterval
         self.state = .listening(since: since, keepAliveAt: next)
         return .wakeUp(at: next)
     }
 
-    public mutating func keepAliveFailed(_ error: ChannelError, now: Duration) -> Action {
+    package mutating func keepAliveFailed(_ error: ChannelError, now: Duration) -> Action {
         self.stoppedListening(error, now: now)
     }
 
     /// The token asked for with ``Action/renewToken`` arrived (and was handed to the channel).
-    public mutating func tokenRenewed(now: Duration) -> Action {
+    package mutating func tokenRenewed(now: Duration) -> Action {
         switch self.state {
         case .renewingToken(let attempt, _):
             self.renewedSinceListening = true
@@ -167,7 +167,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     /// No token could be had. After refused credentials that means "sign in" (or, for a token without
     /// the needed capability, a configuration failure); before a keep-alive, the cycle goes on with the
     /// token held.
-    public mutating func tokenRenewalFailed(_ error: ChannelError, now: Duration) -> Action {
+    package mutating func tokenRenewalFailed(_ error: ChannelError, now: Duration) -> Action {
         switch self.state {
         case .renewingToken:
             return self.giveUp(error.code == .configuration ? .configuration : .signInNeeded, error)
@@ -181,7 +181,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
 
     /// A new token arrived on its own (the token manager's schedule, `attendantctl token renew`): a
     /// channel that gave up for want of one (sign-in needed) tries again.
-    public mutating func tokenChanged(now: Duration) -> Action {
+    package mutating func tokenChanged(now: Duration) -> Action {
         guard case .failed(let failure) = self.state, failure.reason == .signInNeeded else { return .none }
         // A fresh token: if it is refused too, that is final at once.
         self.renewedSinceListening = true
@@ -193,7 +193,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     ///
     /// - Parameter tokenLifetime: how long the channel's token stays valid, when known; a keep-alive
     ///   with a token that does not outlive the next cycle renews it first.
-    public mutating func timerFired(now: Duration, tokenLifetime: Duration? = nil) -> Action {
+    package mutating func timerFired(now: Duration, tokenLifetime: Duration? = nil) -> Action {
         switch self.state {
         case .listening(let since, let due) where now >= due:
             if let tokenLifetime, tokenLifetime <= self.configuration.keepAliveInterval {
@@ -211,13 +211,13 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     }
 
     /// The machine resumed from sleep or the network came back: retry at once instead of waiting.
-    public mutating func resumed(now: Duration) -> Action {
+    package mutating func resumed(now: Duration) -> Action {
         guard case .waitingToRetry(let attempt, _, _) = self.state else { return .none }
         self.state = .starting(attempt: attempt)
         return .listen
     }
 
-    public mutating func stop() -> Action {
+    package mutating func stop() -> Action {
         switch self.state {
         case .stopped, .stopping:
             return .none
@@ -230,7 +230,7 @@ public struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         }
     }
 
-    public mutating func stopCompleted() {
+    package mutating func stopCompleted() {
         self.state = .stopped
     }
 

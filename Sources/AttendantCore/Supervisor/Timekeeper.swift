@@ -4,11 +4,11 @@ import AttendantPluginAPI
 ///
 /// Built from an existential `any Clock<Duration>`, it measures time since it was made, so state
 /// machines can work with plain `Duration`s.
-public struct Timekeeper: Sendable {
+package struct Timekeeper: Sendable {
     private let elapsedTime: @Sendable () -> Duration
     private let sleeper: @Sendable (Duration) async throws -> Void
 
-    public init(_ clock: any Clock<Duration>) {
+    package init(_ clock: any Clock<Duration>) {
         (self.elapsedTime, self.sleeper) = Self.make(clock)
     }
 
@@ -23,15 +23,15 @@ public struct Timekeeper: Sendable {
     }
 
     /// Time since this timekeeper was made.
-    public var elapsed: Duration { self.elapsedTime() }
+    package var elapsed: Duration { self.elapsedTime() }
 
     /// Sleeps until `elapsed` reaches `deadline`.
-    public func sleep(untilElapsed deadline: Duration) async throws {
+    package func sleep(untilElapsed deadline: Duration) async throws {
         try await self.sleeper(deadline)
     }
 
     /// Runs `operation`, cancelling it and throwing ``TimeoutError`` when it takes longer than `limit`.
-    public func withTimeout<T: Sendable>(
+    package func withTimeout<T: Sendable>(
         _ limit: Duration,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
@@ -51,9 +51,9 @@ public struct Timekeeper: Sendable {
     }
 }
 
-public struct TimeoutError: Error, CustomStringConvertible {
-    public var limit: Duration
-    public var description: String { "did not finish within \(limit.seconds.formatted) s" }
+package struct TimeoutError: Error, CustomStringConvertible {
+    package var limit: Duration
+    package var description: String { "did not finish within \(limit.seconds.formatted) s" }
 }
 
 extension Double {

@@ -1,8 +1,8 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// Holds a channel's token and renews it. ``TokenManager`` (token sources, JWT expiry, renewal
 /// schedule) implements it; a channel without a token source gets ``NoTokenKeeper``.
-public protocol TokenKeeper: Sendable {
+package protocol TokenKeeper: Sendable {
     func current() async -> ChannelToken?
     /// The token, or why there is none: no source at all, or a source without a valid token now.
     func state() async -> ChannelTokenState
@@ -19,25 +19,25 @@ public protocol TokenKeeper: Sendable {
 }
 
 extension TokenKeeper {
-    public func state() async -> ChannelTokenState {
+    package func state() async -> ChannelTokenState {
         if let token = await self.current() { .available(token) } else { .unavailable(reason: "no token has been had yet") }
     }
-    public func health() async -> TokenHealth? { nil }
-    public func remainingLifetime() async -> Duration? { nil }
-    public func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {}
+    package func health() async -> TokenHealth? { nil }
+    package func remainingLifetime() async -> Duration? { nil }
+    package func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {}
 }
 
 /// A channel's token, as the control API reports it (never the token's value).
-public struct TokenHealth: Sendable, Hashable {
+package struct TokenHealth: Sendable, Hashable {
     /// When the current token expires, if it says.
-    public var expiresAt: UnixTime?
+    package var expiresAt: UnixTime?
     /// When the token was last renewed, and whether that worked.
-    public var lastRenewal: UnixTime?
-    public var lastRenewalError: String?
+    package var lastRenewal: UnixTime?
+    package var lastRenewalError: String?
     /// Renewals that failed in a row.
-    public var consecutiveFailures: Int
+    package var consecutiveFailures: Int
 
-    public init(expiresAt: UnixTime? = nil, lastRenewal: UnixTime? = nil, lastRenewalError: String? = nil, consecutiveFailures: Int = 0) {
+    package init(expiresAt: UnixTime? = nil, lastRenewal: UnixTime? = nil, lastRenewalError: String? = nil, consecutiveFailures: Int = 0) {
         self.expiresAt = expiresAt
         self.lastRenewal = lastRenewal
         self.lastRenewalError = lastRenewalError
@@ -46,16 +46,16 @@ public struct TokenHealth: Sendable, Hashable {
 }
 
 /// The keeper of a channel that has no token source configured: there is no token, and none can be had.
-public struct NoTokenKeeper: TokenKeeper {
-    public let channelName: String
+package struct NoTokenKeeper: TokenKeeper {
+    package let channelName: String
 
-    public init(channelName: String) { self.channelName = channelName }
+    package init(channelName: String) { self.channelName = channelName }
 
-    public func current() async -> ChannelToken? { nil }
+    package func current() async -> ChannelToken? { nil }
 
-    public func state() async -> ChannelTokenState { .noSource }
+    package func state() async -> ChannelTokenState { .noSource }
 
-    public func renew() async throws -> ChannelToken {
+    package func renew() async throws -> ChannelToken {
         throw ChannelError(
             .authentication,
             "channel \"\(self.channelName)\" has no token source configured, so no new token can be had"

@@ -43,25 +43,25 @@ enum FileContents {
 }
 
 /// Paths the daemon uses, following the XDG base directory specification.
-public enum Paths {
+package enum Paths {
     /// `$XDG_CONFIG_HOME/attendant/attendant.toml`, default `~/.config/attendant/attendant.toml`.
-    public static func defaultConfigurationFile(environment: [String: String]) -> String {
+    package static func defaultConfigurationFile(environment: [String: String]) -> String {
         self.xdg("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/attendant/attendant.toml"
     }
 
     /// `$XDG_STATE_HOME/attendant`, default `~/.local/state/attendant`.
-    public static func defaultStateDirectory(environment: [String: String]) -> String {
+    package static func defaultStateDirectory(environment: [String: String]) -> String {
         self.xdg("XDG_STATE_HOME", fallback: ".local/state", environment: environment) + "/attendant"
     }
 
     /// `$XDG_RUNTIME_DIR/attendant` if set, else nil.
-    public static func runtimeDirectory(environment: [String: String]) -> String? {
+    package static func runtimeDirectory(environment: [String: String]) -> String? {
         guard let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") else { return nil }
         return runtime + "/attendant"
     }
 
     /// `~` expanded at the start of a path.
-    public static func expandingTilde(_ path: String, environment: [String: String]) -> String {
+    package static func expandingTilde(_ path: String, environment: [String: String]) -> String {
         guard path == "~" || path.hasPrefix("~/") else { return path }
         return self.home(environment: environment) + path.dropFirst()
     }

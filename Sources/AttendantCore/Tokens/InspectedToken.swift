@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// A token as the daemon reads it: the value for the channel, when it expires, and from when its
 /// lifetime counts.
@@ -6,16 +6,16 @@ public import AttendantPluginAPI
 /// Opaque tokens (anything that is not `header.payload.signature`) are allowed from every source; their
 /// lifetime is unknown, so they are renewed only on demand: when the server refuses them, when the user
 /// runs `attendantctl token renew`, never on a schedule. A JWT without `exp` is treated the same way.
-public struct InspectedToken: Sendable, Hashable {
-    public var token: ChannelToken
+package struct InspectedToken: Sendable, Hashable {
+    package var token: ChannelToken
     /// `iat`, when the token says; the renewal schedule measures the lifetime from here.
-    public var issuedAt: UnixTime?
+    package var issuedAt: UnixTime?
     /// Whether it is a JWT whose claims were read.
-    public var isJWT: Bool
+    package var isJWT: Bool
     /// `grants.identity` or the capability token's `clientName` (not secret; for the log).
-    public var identity: String?
+    package var identity: String?
 
-    public init(token: ChannelToken, issuedAt: UnixTime? = nil, isJWT: Bool = false, identity: String? = nil) {
+    package init(token: ChannelToken, issuedAt: UnixTime? = nil, isJWT: Bool = false, identity: String? = nil) {
         self.token = token
         self.issuedAt = issuedAt
         self.isJWT = isJWT
@@ -23,16 +23,16 @@ public struct InspectedToken: Sendable, Hashable {
     }
 
     /// The longest token accepted; JWTs with many grants are a few kilobytes.
-    public static let maximumLength = 16 * 1024
+    package static let maximumLength = 16 * 1024
     /// How far in the future `nbf` may be (clock skew between this machine and the issuer).
-    public static let notBeforeLeeway: Duration = .seconds(60)
+    package static let notBeforeLeeway: Duration = .seconds(60)
 
     /// Reads `text` (surrounding whitespace is ignored) as a token from `source`.
     ///
     /// - Throws: ``TokenError``: `.empty`, `.malformed` (too long, spaces or control characters inside,
     ///   a JWT whose parts are not base64url JSON), `.noIncomingCapability`, `.expired`, `.notYetValid`.
     ///   Messages name the source and never contain the text.
-    public init(_ text: String, from source: String, now: UnixTime) throws(TokenError) {
+    package init(_ text: String, from source: String, now: UnixTime) throws(TokenError) {
         let value = Self.trimmed(text)
         guard !value.isEmpty else { throw TokenError(.empty, "\(source) gave an empty token") }
         guard value.utf8.count <= Self.maximumLength else {

@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import Synchronization
 
 /// The token keeper of a channel with a token source: gets tokens, reads their lifetime, renews them
@@ -11,11 +11,11 @@ import Synchronization
 ///
 /// Time: the schedule is wall-clock (token expiry is), the sleeping is on the injected clock, so tests
 /// with a manual clock and its wall clock run days of renewals in milliseconds.
-public actor TokenManager: TokenKeeper {
-    public typealias Machine = TokenRenewalStateMachine<AnyRandomNumberGenerator>
+package actor TokenManager: TokenKeeper {
+    package typealias Machine = TokenRenewalStateMachine<AnyRandomNumberGenerator>
 
-    public nonisolated let channelName: String
-    public nonisolated let source: any TokenSource
+    package nonisolated let channelName: String
+    package nonisolated let source: any TokenSource
     private let timeout: Duration
     private let timekeeper: Timekeeper
     private let wallClock: @Sendable () -> UnixTime
@@ -33,7 +33,7 @@ public actor TokenManager: TokenKeeper {
     private nonisolated let renewals: AsyncStream<ChannelToken>
     private nonisolated let renewalContinuation: AsyncStream<ChannelToken>.Continuation
 
-    public init(
+    package init(
         channelName: String,
         settings: TokenSettings,
         source: any TokenSource,
@@ -55,7 +55,7 @@ public actor TokenManager: TokenKeeper {
     // MARK: TokenKeeper
 
     /// The token held; the first time, waits for the first fetch (starting it if nobody did).
-    public func current() async -> ChannelToken? {
+    package func current() async -> ChannelToken? {
         if let held { return held.token }
         if let inFlight {
             _ = await inFlight.value
@@ -67,27 +67,27 @@ public actor TokenManager: TokenKeeper {
 
     /// The token held, or why there is none: the last failure of the source, which names the source and
     /// never holds token material.
-    public func state() async -> ChannelTokenState {
+    package func state() async -> ChannelTokenState {
         if let token = await self.current() { return .available(token) }
         return .unavailable(reason: self.record.lastRenewalError ?? "\(self.source) has not given a token yet")
     }
 
     /// Gets a new token now (or the result of the fetch already running).
-    public func renew() async throws -> ChannelToken {
+    package func renew() async throws -> ChannelToken {
         switch await self.fetch() {
         case .success(let inspected): return inspected.token
         case .failure(let error): throw error
         }
     }
 
-    public func health() async -> TokenHealth? { self.record }
+    package func health() async -> TokenHealth? { self.record }
 
-    public func remainingLifetime() async -> Duration? {
+    package func remainingLifetime() async -> Duration? {
         self.held?.token.expiresAt.map { $0 - self.wallClock() }
     }
 
     /// Runs the renewal schedule until cancelled, handing every new token to `onRenewal`, in order.
-    public func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {
+    package func run(onRenewal: @escaping @Sendable (ChannelToken) async -> Void) async {
         await withDiscardingTaskGroup { group in
             group.addTask {
                 for await token in self.renewals { await onRenewal(token) }
@@ -305,10 +305,10 @@ final class Wakeup: Sendable {
 }
 
 /// Any random number generator, so the manager's state machine has one concrete type (tests seed it).
-public struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
+package struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
     private var base: any RandomNumberGenerator & Sendable
 
-    public init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
+    package init(_ base: some RandomNumberGenerator & Sendable) { self.base = base }
 
-    public mutating func next() -> UInt64 { self.base.next() }
+    package mutating func next() -> UInt64 { self.base.next() }
 }

@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// When to get a channel's next token, as a pure state machine: it takes fetch results and timer events
 /// with the wall-clock time and returns what to do. It does no I/O and reads no clock, so tests walk
@@ -16,26 +16,26 @@ public import AttendantPluginAPI
 /// short-lived for that is renewed at `renew-at` of the time it has left, and never sooner than
 /// ``Configuration/minimumInterval`` after it arrived. When the source gives the same token again (a
 /// file nobody updated yet), it is asked again with backoff, still never after `exp`.
-public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
-    public struct Configuration: Sendable, Equatable {
+package struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
+    package struct Configuration: Sendable, Equatable {
         /// Renew at this fraction of the lifetime.
-        public var renewAt: Double = 0.9
+        package var renewAt: Double = 0.9
         /// … and at least this long before expiry.
-        public var renewBefore: Duration = .seconds(60)
+        package var renewBefore: Duration = .seconds(60)
         /// Retries after failures (full jitter, like the channel supervisor's).
-        public var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(300))
+        package var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(300))
         /// The shortest time between getting a new token and asking for the next one.
-        public var minimumInterval: Duration = .seconds(1)
+        package var minimumInterval: Duration = .seconds(1)
 
-        public init() {}
+        package init() {}
 
-        public init(_ settings: TokenSettings) {
+        package init(_ settings: TokenSettings) {
             self.renewAt = settings.renewAt
             self.renewBefore = settings.renewBefore
         }
     }
 
-    public enum State: Equatable, Sendable {
+    package enum State: Equatable, Sendable {
         /// Nothing asked for yet.
         case idle
         /// The source is being asked.
@@ -48,7 +48,7 @@ public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
     }
 
     /// What the driver does next.
-    public enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// Nothing until the running fetch reports.
         case none
         /// Ask the source now.
@@ -59,28 +59,28 @@ public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
         case waitForDemand
     }
 
-    public private(set) var state: State = .idle
-    public let configuration: Configuration
+    package private(set) var state: State = .idle
+    package let configuration: Configuration
     /// Attempts that failed in a row.
-    public private(set) var consecutiveFailures = 0
+    package private(set) var consecutiveFailures = 0
     /// The held token's expiry and the start of its lifetime.
     private var held: (expiresAt: UnixTime?, start: UnixTime)?
     /// Fetches in a row that gave the token already held.
     private var unchangedFetches = 0
     private var random: Random
 
-    public init(configuration: Configuration, random: Random) {
+    package init(configuration: Configuration, random: Random) {
         self.configuration = configuration
         self.random = random
     }
 
     /// When the held token expires, if it says.
-    public var expiresAt: UnixTime? { self.held?.expiresAt }
+    package var expiresAt: UnixTime? { self.held?.expiresAt }
 
     // MARK: Events
 
     /// The first fetch, when the driver starts.
-    public mutating func start(now: UnixTime) -> Action {
+    package mutating func start(now: UnixTime) -> Action {
         guard case .idle = self.state else { return .none }
         self.state = .fetching
         return .fetch
@@ -88,14 +88,14 @@ public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
 
     /// Someone needs a new token now (the server refused the old one, a keep-alive cycle would outlive
     /// it, the user asked). A fetch already running answers them too.
-    public mutating func renewRequested(now: UnixTime) -> Action {
+    package mutating func renewRequested(now: UnixTime) -> Action {
         if case .fetching = self.state { return .none }
         self.state = .fetching
         return .fetch
     }
 
     /// The source gave a usable token; `changed` is false when it is the one already held.
-    public mutating func fetchSucceeded(expiresAt: UnixTime?, issuedAt: UnixTime?, changed: Bool, now: UnixTime) -> Action {
+    package mutating func fetchSucceeded(expiresAt: UnixTime?, issuedAt: UnixTime?, changed: Bool, now: UnixTime) -> Action {
         self.consecutiveFailures = 0
         if changed || self.held == nil {
             self.unchangedFetches = 0
@@ -123,7 +123,7 @@ public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
     }
 
     /// The source failed (or gave something unusable); any held token is kept.
-    public mutating func fetchFailed(now: UnixTime) -> Action {
+    package mutating func fetchFailed(now: UnixTime) -> Action {
         self.consecutiveFailures += 1
         var delay = self.configuration.backoff.delay(attempt: self.consecutiveFailures - 1, using: &self.random)
         if let expiresAt = self.held?.expiresAt, expiresAt > now {
@@ -137,7 +137,7 @@ public struct TokenRenewalStateMachine<Random: RandomNumberGenerator> {
 
     /// The timer set by ``Action/wait(until:)`` fired (or the driver woke early, when the wall clock
     /// was set back: then it waits again).
-    public mutating func timerFired(now: UnixTime) -> Action {
+    package mutating func timerFired(now: UnixTime) -> Action {
         switch self.state {
         case .idle:
             self.state = .fetching

@@ -1,8 +1,8 @@
 /// Where a channel's token comes from and when it is renewed: the `token-*` keys of its `[[channel]]`
 /// table. A channel without them has no token (``NoTokenKeeper``).
-public struct TokenSettings: Sendable, Equatable {
+package struct TokenSettings: Sendable, Equatable {
     /// Exactly one of the `token-command`, `token-url`, `token-file` and `token-credential` keys.
-    public enum Source: Sendable, Equatable {
+    package enum Source: Sendable, Equatable {
         /// `token-command = ["/path", "arg", …]`: the command's standard output, trimmed.
         case command([String])
         /// `token-url`, `token-url-method`, `token-url-field`: the response body, or a field of it as JSON.
@@ -14,20 +14,20 @@ public struct TokenSettings: Sendable, Equatable {
         case credential(String)
     }
 
-    public enum HTTPMethod: String, Sendable, Equatable, CaseIterable {
+    package enum HTTPMethod: String, Sendable, Equatable, CaseIterable {
         case get = "GET"
         case post = "POST"
     }
 
-    public var source: Source
+    package var source: Source
     /// Renew at this fraction of the token's lifetime (`iat` to `exp`, or fetch time to `exp`).
-    public var renewAt: Double = 0.9
+    package var renewAt: Double = 0.9
     /// … and at least this long before it expires.
-    public var renewBefore: Duration = .seconds(60)
+    package var renewBefore: Duration = .seconds(60)
     /// How long one attempt to get a token may take (a command that runs longer is killed).
-    public var timeout: Duration = .seconds(10)
+    package var timeout: Duration = .seconds(10)
 
-    public init(source: Source) {
+    package init(source: Source) {
         self.source = source
     }
 
@@ -40,7 +40,7 @@ extension TokenSettings.Source: CustomStringConvertible {
     ///
     /// A command is named by its program only and a URL without user info, query and fragment, because
     /// arguments, passwords and query strings may carry secrets.
-    public var description: String {
+    package var description: String {
         switch self {
         case .command(let arguments): "token command \(arguments.first ?? "")"
         case .url(let url, _, _): "token URL \(Self.redacted(url))"

@@ -6,7 +6,7 @@ import AttendantPluginAPI
 /// it) and returns promptly when its task is cancelled (the manager cancels it after `token-timeout`).
 /// Errors are ``TokenError``s whose messages name the source (``description``) and never contain the
 /// token or anything else the source gave as its answer.
-public protocol TokenSource: Sendable, CustomStringConvertible {
+package protocol TokenSource: Sendable, CustomStringConvertible {
     func fetch() async throws -> String
 
     /// The message when the source took longer than `limit`.
@@ -18,11 +18,11 @@ public protocol TokenSource: Sendable, CustomStringConvertible {
 }
 
 extension TokenSource {
-    public func timeoutMessage(_ limit: Duration) -> String {
+    package func timeoutMessage(_ limit: Duration) -> String {
         "\(self) gave no token within \(limit.seconds.formatted) s"
     }
 
-    public func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {}
+    package func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {}
 }
 
 extension TokenSettings.Source {
@@ -31,7 +31,7 @@ extension TokenSettings.Source {
     /// - Parameters:
     ///   - channel: the channel's name, given to a command as `ATTENDANT_CHANNEL`.
     ///   - environment: the daemon's environment (`HOME` for `~/`, `CREDENTIALS_DIRECTORY`).
-    public func makeSource(channel: String, environment: [String: String]) -> any TokenSource {
+    package func makeSource(channel: String, environment: [String: String]) -> any TokenSource {
         switch self {
         case .command(let arguments):
             var command = ChildProcess(arguments: arguments)

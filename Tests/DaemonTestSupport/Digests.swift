@@ -4,8 +4,8 @@
 // Checked against the RFC 2202 / RFC 4231 / FIPS vectors in VoicePeersTests and, end to end, by kamailio's
 // auth_ephemeral accepting what it computes.
 
-enum Digests {
-    static func sha1(_ message: [UInt8]) -> [UInt8] {
+package enum Digests {
+    package static func sha1(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0]
         var w = [UInt32](repeating: 0, count: 80)
         for block in Self.blocks(message) {
@@ -28,7 +28,7 @@ enum Digests {
         return h.flatMap(Self.bytes)
     }
 
-    static func sha256(_ message: [UInt8]) -> [UInt8] {
+    package static func sha256(_ message: [UInt8]) -> [UInt8] {
         var h: [UInt32] = [
             0x6A09_E667, 0xBB67_AE85, 0x3C6E_F372, 0xA54F_F53A, 0x510E_527F, 0x9B05_688C, 0x1F83_D9AB, 0x5BE0_CD19,
         ]
@@ -53,8 +53,8 @@ enum Digests {
         return h.flatMap(Self.bytes)
     }
 
-    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] { Self.hmac(key, message, Self.sha1) }
-    static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] { Self.hmac(key, message, Self.sha256) }
+    package static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] { Self.hmac(key, message, Self.sha1) }
+    package static func hmacSHA256(key: [UInt8], message: [UInt8]) -> [UInt8] { Self.hmac(key, message, Self.sha256) }
 
     /// RFC 2104 with a 64-byte block (SHA-1 and SHA-256).
     private static func hmac(_ key: [UInt8], _ message: [UInt8], _ hash: ([UInt8]) -> [UInt8]) -> [UInt8] {
@@ -63,7 +63,7 @@ enum Digests {
         return hash(block.map { $0 ^ 0x5C } + hash(block.map { $0 ^ 0x36 } + message))
     }
 
-    static func base64(_ bytes: [UInt8]) -> String {
+    package static func base64(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
         var out = ""
         for start in stride(from: 0, to: bytes.count, by: 3) {
@@ -77,15 +77,15 @@ enum Digests {
     }
 
     /// RFC 4648 section 5 without padding, as JWTs use it.
-    static func base64URL(_ bytes: [UInt8]) -> String {
+    package static func base64URL(_ bytes: [UInt8]) -> String {
         String(Self.base64(bytes).compactMap { $0 == "=" ? nil : $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         bytes.map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
     }
 
-    static let k256: [UInt32] = [
+    package static let k256: [UInt32] = [
         0x428A_2F98, 0x7137_4491, 0xB5C0_FBCF, 0xE9B5_DBA5, 0x3956_C25B, 0x59F1_11F1, 0x923F_82A4, 0xAB1C_5ED5,
         0xD807_AA98, 0x1283_5B01, 0x2431_85BE, 0x550C_7DC3, 0x72BE_5D74, 0x80DE_B1FE, 0x9BDC_06A7, 0xC19B_F174,
         0xE49B_69C1, 0xEFBE_4786, 0x0FC1_9DC6, 0x240C_A1CC, 0x2DE9_2C6F, 0x4A74_84AA, 0x5CB0_A9DC, 0x76F9_88DA,

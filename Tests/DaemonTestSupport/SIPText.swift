@@ -4,30 +4,30 @@ import Foundation
 // `-trace_msg` file) and kamailio's `kamcmd ul.dump`, parsed just enough for tests. Independent of the
 // plugin's own parser on purpose.
 
-enum SIPTransport: String, Sendable, CaseIterable {
+package enum SIPTransport: String, Sendable, CaseIterable {
     case udp, tcp
 }
 
 /// One SIP message, as sent or received by a peer.
-struct SIPMessage: Sendable, CustomStringConvertible {
-    let text: String
-    let startLine: String
+package struct SIPMessage: Sendable, CustomStringConvertible {
+    package let text: String
+    package let startLine: String
     /// In order, names as written.
-    let headers: [Header]
-    let body: String
+    package let headers: [Header]
+    package let body: String
 
-    struct Header: Sendable, Equatable {
-        let name: String
-        let value: String
+    package struct Header: Sendable, Equatable {
+        package let name: String
+        package let value: String
     }
 
     /// Compact header forms (RFC 3261 section 7.3.3 and later RFCs).
-    static let compact: [String: String] = [
+    package static let compact: [String: String] = [
         "i": "call-id", "m": "contact", "f": "from", "t": "to", "v": "via", "l": "content-length", "c": "content-type",
         "k": "supported", "s": "subject", "e": "content-encoding", "o": "event", "u": "allow-events", "r": "refer-to",
     ]
 
-    init?(_ text: String) {
+    package init?(_ text: String) {
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n")
         let (head, body): (Substring, Substring) =
             if let blank = normalized.range(of: "\n\n") {
@@ -55,23 +55,23 @@ struct SIPMessage: Sendable, CustomStringConvertible {
         self.body = String(body)
     }
 
-    var isRequest: Bool { !self.startLine.hasPrefix("SIP/2.0") }
-    var method: String? { self.isRequest ? self.startLine.split(separator: " ").first.map(String.init) : nil }
-    var requestURI: String? {
+    package var isRequest: Bool { !self.startLine.hasPrefix("SIP/2.0") }
+    package var method: String? { self.isRequest ? self.startLine.split(separator: " ").first.map(String.init) : nil }
+    package var requestURI: String? {
         let parts = self.startLine.split(separator: " ")
         return self.isRequest && parts.count >= 2 ? String(parts[1]) : nil
     }
-    var status: Int? { self.isRequest ? nil : self.startLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
-    var reason: String? {
+    package var status: Int? { self.isRequest ? nil : self.startLine.split(separator: " ").dropFirst().first.flatMap { Int($0) } }
+    package var reason: String? {
         guard !self.isRequest else { return nil }
         return self.startLine.split(separator: " ", maxSplits: 2).dropFirst(2).first.map(String.init)
     }
     /// The method in CSeq (what a response answers).
-    var cseqMethod: String? { self.header("CSeq")?.split(separator: " ").last.map(String.init) }
-    var callID: String? { self.header("Call-ID") }
+    package var cseqMethod: String? { self.header("CSeq")?.split(separator: " ").last.map(String.init) }
+    package var callID: String? { self.header("Call-ID") }
 
     /// Every value of the header `name` (case-insensitive, compact forms too), comma-lists not split.
-    func headers(_ name: String) -> [String] {
+    package func headers(_ name: String) -> [String] {
         let wanted = name.lowercased()
         return self.headers.filter {
             let have = $0.name.lowercased()
@@ -79,10 +79,10 @@ struct SIPMessage: Sendable, CustomStringConvertible {
         }.map(\.value)
     }
 
-    func header(_ name: String) -> String? { self.headers(name).first }
+    package func header(_ name: String) -> String? { self.headers(name).first }
 
     /// The sent-by of the top Via ("host:port").
-    var topViaSentBy: String? {
+    package var topViaSentBy: String? {
         guard let via = self.header("Via") else { return nil }
         // "SIP/2.0/UDP 127.0.0.1:5060;branch=..." (possibly several, comma-separated)
         let first = via.split(separator: ",").first.map(String.init) ?? via
@@ -90,50 +90,50 @@ struct SIPMessage: Sendable, CustomStringConvertible {
             .split(separator: ";").first.map(String.init)
     }
 
-    var description: String { self.text }
+    package var description: String { self.text }
 }
 
 /// A SIP message in a peer's trace, with where it went.
-struct TracedSIPMessage: Sendable {
-    enum Direction: String, Sendable {
+package struct TracedSIPMessage: Sendable {
+    package enum Direction: String, Sendable {
         case sent, received
     }
 
-    let direction: Direction
-    let transport: String
+    package let direction: Direction
+    package let transport: String
     /// "host:port" as the tool printed it (empty if it did not).
-    let source: String
-    let destination: String
-    let message: SIPMessage
+    package let source: String
+    package let destination: String
+    package let message: SIPMessage
 }
 
 /// One contact in kamailio's location table (`kamcmd ul.dump`).
-struct RegisteredContact: Sendable, CustomStringConvertible {
+package struct RegisteredContact: Sendable, CustomStringConvertible {
     /// The address-of-record: the user (the registrar runs with use_domain off).
-    let aor: String
+    package let aor: String
     /// The Contact URI as registered.
-    let address: String
+    package let address: String
     /// Seconds left (nil when kamailio prints something else, like "permanent" or "expired").
-    let expires: Int?
+    package let expires: Int?
     /// The client's source address when it registered (`sip:host:port;transport=...`).
-    let received: String?
+    package let received: String?
     /// The `+sip.instance` value, angle brackets included; nil if none.
-    let instance: String?
+    package let instance: String?
     /// The RFC 5626 `reg-id` (0: none).
-    let regID: Int
-    let callID: String
-    let cseq: Int?
-    let userAgent: String?
+    package let regID: Int
+    package let callID: String
+    package let cseq: Int?
+    package let userAgent: String?
     /// The local socket it came in on, e.g. "udp:127.0.0.1:5060".
-    let socket: String
+    package let socket: String
     /// Every field as printed.
-    let fields: [String: String]
+    package let fields: [String: String]
 
-    var description: String { "\(self.aor) → \(self.address) (expires \(self.expires.map(String.init) ?? "?"), via \(self.socket))" }
+    package var description: String { "\(self.aor) → \(self.address) (expires \(self.expires.map(String.init) ?? "?"), via \(self.socket))" }
 
     /// Parses `kamcmd ul.dump`: nested `Name: {` blocks with `Key: value` lines; a contact is a
     /// `Contact: {` block inside an `Info: {` block whose `AoR:` line names the user.
-    static func parse(ulDump: String) -> [RegisteredContact] {
+    package static func parse(ulDump: String) -> [RegisteredContact] {
         var contacts: [RegisteredContact] = []
         var aor = ""
         var fields: [String: String]?

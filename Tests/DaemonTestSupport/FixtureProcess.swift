@@ -1,0 +1,157 @@
+package import Foundation
+import Glibc
+import Synchronization
+
+/// A child process of the fixture (a bus, Xvfb, dunst, the logind mock, a monitor, a client) whose stdout
+/// and stderr are collected.
+package final class FixtureProcess: Sendable {
+    package let name: String
+    package let process: Process
+    private let input: Pipe?
+    private let state = Locked<(out: Data, err: Data, outClosed: Bool, errClosed: Bool)>((Data(), Data(), false, false))
+
+    /// Starts `executable` (a tool name looked up on PATH, or a path). `onOutput` sees each chunk of stdout.
+    package init(
+        _ name: String,
+        _ executable: String,
+        _ arguments: [String],
+        environment: [String: String],
+        withInput: Bool = false,
+        onOutput: (@Sendable (Data) -> Void)? = nil
+    ) throws {
+        self.name = name
+        let process = Process()
+        let path = executable.contains("/") ? executable : try installedTool(executable)
+        // Through `env --default-signal`: a child of the test process inherits its blocked signal mask
+        // (SIGTERM, SIGINT, SIGHUP, SIGCHLD, ... are blocked there), so dunst, Xvfb or dbus-daemon would
+        // never see a SIGTERM. env unblocks every signal and resets its handling to the default.
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal", path] + arguments
+        process.environment = environment
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        if withInput {
+            let input = Pipe()
+            process.standardInput = input
+            self.input = input
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            self.input = nil
+        }
+        self.process = process
+        do {
+            try process.run()
+        } catch {
+            throw FixtureError("cannot start \(name) (\(process.executableURL?.path ?? executable)): \(error)")
+        }
+        // A thread per pipe, reading until EOF (readabilityHandler sometimes misses the EOF that comes
+        // with the last data, and output could look unfinished).
+        let state = self.state
+        Self.read(out.fileHandleForReading) { data in
+            if let data {
+                state.withLock { $0.out.append(data) }
+                onOutput?(data)
+            } else {
+                state.withLock { $0.outClosed = true }
+            }
+        }
+        Self.read(err.fileHandleForReading) { data in
+            state.withLock { if let data { $0.err.append(data) } else { $0.errClosed = true } }
+        }
+    }
+
+    /// Reads `handle` on a thread of its own, passing each chunk and then nil at EOF.
+    private static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data?) -> Void) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = Glibc.read(handle.fileDescriptor, &buffer, buffer.count)
+                if count > 0 {
+                    deliver(Data(buffer[0..<count]))
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            deliver(nil)
+            try? handle.close()
+        }
+    }
+
+    package var pid: Int32 { self.process.processIdentifier }
+    package var isRunning: Bool { self.process.isRunning }
+    package var stdout: String { String(decoding: self.state.withLock { $0.out }, as: UTF8.self) }
+    package var stderr: String { String(decoding: self.state.withLock { $0.err }, as: UTF8.self) }
+
+    /// What a failure message says about this process.
+    package var report: String {
+        let status = self.isRunning ? "running" : "exited with status \(self.process.terminationStatus)"
+        return "\(self.name) (pid \(self.pid), \(status)); its stderr:\n\(self.stderr)"
+    }
+
+    package func write(_ text: String) {
+        try? self.input?.fileHandleForWriting.write(contentsOf: Data(text.utf8))
+    }
+
+    package func closeInput() {
+        try? self.input?.fileHandleForWriting.close()
+    }
+
+    /// Waits (bounded) for the process to exit and its output to end; nil if it was still running and was
+    /// killed.
+    package func waitForExit(within seconds: Double = 20) async -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while self.isRunning {
+            if Date() > deadline {
+                kill(self.pid, SIGKILL)
+                return nil
+            }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let drained = Date().addingTimeInterval(2)
+        while !self.state.withLock({ $0.outClosed && $0.errClosed }) && Date() < drained {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        return self.process.terminationStatus
+    }
+
+    /// SIGTERM, a bounded wait, then SIGKILL. Blocking: for teardown.
+    package func terminate(within seconds: Double = 5) {
+        guard self.isRunning else { return }
+        kill(self.pid, SIGTERM)
+        let deadline = Date().addingTimeInterval(seconds)
+        while self.isRunning && Date() < deadline { usleep(5_000) }
+        if self.isRunning {
+            kill(self.pid, SIGKILL)
+            let killed = Date().addingTimeInterval(5)
+            while self.isRunning && Date() < killed { usleep(5_000) }
+        }
+    }
+
+    deinit {
+        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Runs a tool to completion (bounded) and returns its status, stdout and stderr.
+@discardableResult
+package func runTool(
+    _ tool: String,
+    _ arguments: [String],
+    environment: [String: String],
+    input: String? = nil,
+    within seconds: Double = 20
+) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let child = try FixtureProcess(tool, tool, arguments, environment: environment, withInput: input != nil)
+    if let input {
+        child.write(input)
+        child.closeInput()
+    }
+    guard let status = await child.waitForExit(within: seconds) else {
+        throw FixtureError("\(tool) \(arguments.joined(separator: " ")) did not finish within \(seconds) s; stderr:\n\(child.stderr)")
+    }
+    return (status, child.stdout, child.stderr)
+}
