@@ -78,9 +78,18 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // The daemon's single-threaded main and global executor (no libdispatch pool, so no
+        // once-a-second wake-up; DESIGN.md section 8). No dependencies: it is Swift's runtime plus Linux.
+        .target(name: "CAttendantExecutor"),
+        .target(
+            name: "AttendantExecutor",
+            dependencies: ["CAttendantExecutor"],
+            swiftSettings: strictness
+        ),
         .executableTarget(
             name: "attendantd",
             dependencies: [
+                "AttendantExecutor",
                 "AttendantCore",
                 "Journald",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

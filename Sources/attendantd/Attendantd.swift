@@ -1,10 +1,11 @@
 import ArgumentParser
 import AttendantCore
+import AttendantExecutor
 import AttendantPluginAPI
 import Glibc
 import Journald
 
-@main
+/// The command line; `Launch.main()` installs the executor and then runs it.
 struct Attendantd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendantd",
@@ -72,6 +73,11 @@ struct Attendantd: AsyncParsableCommand {
         let level = self.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? configuration.daemon.logLevel
         LoggingSystem.bootstrap(SystemdLogging.handlerFactory(identifier: "attendantd", level: level, environment: environment))
         let logger = Logger(label: "attendantd")
+        if case .fallback(let reason) = Launch.installation {
+            logger.warning(
+                "attendantd runs on Swift's default executors: \(reason). Expect a wake-up every second while idle (libdispatch's pool monitor); the toolchain's custom-executor SPI may have changed, see Sources/AttendantExecutor."
+            )
+        }
 
         var options = AttendantDaemon.Options(configurationFile: file, configuration: configuration, environment: environment)
         options.terminalAlerts = self.terminalAlerts || self.demo
