@@ -68,8 +68,9 @@ import Testing
         )
         let pid = daemon.process.processIdentifier
 
-        // Let start-up finish (the channel's first status, the bus name), then watch 5 s of nothing.
-        try await Task.sleep(for: .seconds(2))
+        // Let start-up finish (the channel's first status, the bus name; slower on a loaded machine), then
+        // watch 5 s of nothing.
+        try await Task.sleep(for: .seconds(5))
         let before = try Self.threads(of: pid)
         try await Task.sleep(for: .seconds(5))
         let after = try Self.threads(of: pid)
