@@ -21,11 +21,8 @@ extension CXoneChatChannel {
             var actions: [Action] = []
             var target = threadID
             if target == nil {
-                let open = machine.threads.filter { $0.state != .closed }
-                if let current = state.currentThread, open.contains(where: { $0.id.lowercased() == current.lowercased() }) {
+                if let current = Self.currentThread(machine, state) {
                     target = current
-                } else if let last = open.last {
-                    target = last.id
                 } else if machine.state == .ready || machine.state == .closed {
                     actions += try machine.createThread()
                     target = machine.threads.last?.id
