@@ -177,22 +177,6 @@ import Testing
         #expect(error.message.contains("nothing answers at 127.0.0.1:\(rig.peer.port) over UDP"), "\(error)")
     }
 
-    @Test func withoutATokenSourceBearerIsAConfigurationError() async throws {
-        let rig = try Self.rig(token: nil)
-        let error = await #expect(throws: ChannelError.self) { try await rig.channel.listen() }
-        #expect(error?.code == .configuration)
-        #expect(error?.message.contains("needs a token, and the channel has no token source") == true)
-    }
-
-    @Test func aTokenSourceWithoutAValidTokenIsASignInProblemNotAConfigurationOne() async throws {
-        let rig = try Self.rig(token: nil)
-        rig.host.setTokenUnavailable(reason: "the token from token file /tmp/t expired at 2026-11-24T10:00:00Z")
-        let error = await #expect(throws: ChannelError.self) { try await rig.channel.listen() }
-        #expect(error?.code == .authentication)
-        #expect(error?.message.contains("needs a valid token, and the channel's token source has none: the token from token file /tmp/t expired") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("no token source") == false)
-    }
-
     // MARK: Calls
 
     @Test func anInviteRingsAndDeclineSends603() async throws {
