@@ -52,7 +52,8 @@ package struct ChannelConfiguration: Sendable, Equatable {
     /// How long `listen()` may take before the attempt counts as failed: a backstop for a hung plugin,
     /// longer than the protocols' own timeouts (SIP gives up on an unanswered REGISTER after 32 s,
     /// after up to 10 s of connecting), so that the channel's own, more precise error is what the user sees.
-    package var listenTimeout: Duration = .seconds(60)
+    package var listenTimeout: Duration = Self.defaultListenTimeout
+    package static let defaultListenTimeout: Duration = .seconds(60)
     /// The `token-*` keys: where the channel's token comes from; nil when it has none.
     package var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.

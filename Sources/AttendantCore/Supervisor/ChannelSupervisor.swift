@@ -14,8 +14,9 @@ import Synchronization
 package final class ChannelSupervisor: Sendable {
     package struct Configuration: Sendable {
         package var machine = SupervisorStateMachine<SystemRandomNumberGenerator>.Configuration()
-        /// The limit for `listen()` and `keepAlive()`.
-        package var callTimeout: Duration = .seconds(60)
+        /// The limit for `listen()` and `keepAlive()`: by default `listen-timeout`'s default, which says why
+        /// it is longer than the protocols' own timeouts.
+        package var callTimeout: Duration = ChannelConfiguration.defaultListenTimeout
         /// The limit for `stopListening()`.
         package var stopTimeout: Duration = .seconds(5)
 
