@@ -47,7 +47,7 @@ import Testing
     @Test func aTokenThatExpiresWhileRenewalsFailEndsInSignInNeededAndRecoversWhenRenewalsWork() async throws {
         let soak = try await Soak(seed: 7)
         try await soak.settle()
-        #expect(soak.state == .listening)
+        try #require(soak.state == .listening, "\(soak.logs.text.suffix(3000))")
         let issuedBefore = soak.simulator.tokensIssued
         soak.simulator.setRefusesRenewals(true)
 

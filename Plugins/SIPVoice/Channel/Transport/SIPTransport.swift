@@ -100,24 +100,16 @@ final class SIPTransport: Sendable {
         let group = MultiThreadedEventLoopGroup.singleton
         let where_ = "\(host):\(port) over \(kind.rawValue)"
         let connections = InboundConnections()
+        if kind == .tcp && listen {
+            return try await Self.openListeningStream(host: host, port: port, connectTimeout: connectTimeout, group: group, connections: connections, receive: receive)
+        }
         let channel: any NIOCore.Channel
         do {
             switch kind {
             case .udp:
                 channel = try await Self.datagramBootstrap(group, flow: true, receive: receive).connect(host: host, port: port).get()
             case .tcp:
-                channel = try await ClientBootstrap(group: group)
-                    .connectTimeout(.seconds(connectTimeout.components.seconds))
-                    .channelOption(.socketOption(.so_reuseaddr), value: 1)
-                    .channelOption(.socketOption(.so_keepalive), value: 1)
-                    .channelOption(.socketOption(.tcp_nodelay), value: 1)
-                    .channelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(StreamHandler(receive: receive, inbound: nil))
-                        }
-                    }
-                    .connect(host: host, port: port)
-                    .get()
+                channel = try await Self.streamBootstrap(group, connectTimeout: connectTimeout, receive: receive).connect(host: host, port: port).get()
             }
         } catch {
             throw TransportError("cannot reach the registrar at \(where_): \(Self.describe(error))")
@@ -127,7 +119,7 @@ final class SIPTransport: Sendable {
             throw TransportError("cannot reach the registrar at \(where_): the socket has no address")
         }
         var listener: (any NIOCore.Channel)?
-        if kind == .udp || listen {
+        if kind == .udp {
             do {
                 listener = try await Self.bindListener(kind, at: local, group: group, connections: connections, receive: receive)
             } catch {
@@ -143,6 +135,74 @@ final class SIPTransport: Sendable {
             throw TransportError("cannot reach the registrar at \(where_): \(error)")
         }
     }
+
+    /// TCP with a listener on the flow's own address and port. The listener is bound first, to a port
+    /// the kernel picks for it alone, and the connection then goes out from that port (both sockets with
+    /// `SO_REUSEPORT`). The other order fails whenever `connect()` picks a port that other connections
+    /// of the machine already use (it shares ports between connections to different peers), which on a
+    /// busy machine is often: then no listener can be bound to it.
+    private static func openListeningStream(
+        host: String,
+        port: Int,
+        connectTimeout: Duration,
+        group: MultiThreadedEventLoopGroup,
+        connections: InboundConnections,
+        receive: @escaping @Sendable (Arrival) -> Void
+    ) async throws(TransportError) -> SIPTransport {
+        let where_ = "\(host):\(port) over TCP"
+        // Which local address reaches the registrar: a connected UDP socket asks the routing table
+        // (nothing is sent).
+        let remote: SocketAddress
+        let localIP: String
+        do {
+            let probe = try await DatagramBootstrap(group: group).connect(host: host, port: port).get()
+            defer { probe.close(promise: nil) }
+            guard let address = probe.remoteAddress, let ip = probe.localAddress?.ipAddress else {
+                throw TransportError("the socket has no address")
+            }
+            remote = address
+            localIP = ip
+        } catch {
+            throw TransportError("cannot reach the registrar at \(where_): \(Self.describe(error))")
+        }
+        let listener: any NIOCore.Channel
+        do {
+            listener = try await Self.bindListener(.tcp, at: try SocketAddress(ipAddress: localIP, port: 0), group: group, connections: connections, receive: receive)
+        } catch {
+            throw TransportError("cannot receive calls at \(localIP) over TCP (the Contact registered with \(where_)): \(Self.describe(error))")
+        }
+        let channel: any NIOCore.Channel
+        do {
+            let local = try SocketAddress(ipAddress: localIP, port: listener.localAddress?.port ?? 0)
+            channel = try await Self.streamBootstrap(group, connectTimeout: connectTimeout, receive: receive).bind(to: local).connect(to: remote).get()
+        } catch {
+            listener.close(promise: nil)
+            throw TransportError("cannot reach the registrar at \(where_): \(Self.describe(error))")
+        }
+        do {
+            return try SIPTransport(kind: .tcp, channel: channel, listener: listener, connections: connections)
+        } catch {
+            listener.close(promise: nil)
+            throw TransportError("cannot reach the registrar at \(where_): \(error)")
+        }
+    }
+
+    private static func streamBootstrap(_ group: MultiThreadedEventLoopGroup, connectTimeout: Duration, receive: @escaping @Sendable (Arrival) -> Void) -> ClientBootstrap {
+        ClientBootstrap(group: group)
+            .connectTimeout(.seconds(connectTimeout.components.seconds))
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(Self.reusePort, value: 1)
+            .channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(StreamHandler(receive: receive, inbound: nil))
+                }
+            }
+    }
+
+    /// `SO_REUSEPORT` (Linux: 15), which NIO does not name.
+    private static let reusePort = ChannelOptions.Types.SocketOption(level: .socket, name: .init(rawValue: 15))
 
     private static func datagramBootstrap(_ group: MultiThreadedEventLoopGroup, flow: Bool, receive: @escaping @Sendable (Arrival) -> Void) -> DatagramBootstrap {
         DatagramBootstrap(group: group)
@@ -170,6 +230,7 @@ final class SIPTransport: Sendable {
         case .tcp:
             return try await ServerBootstrap(group: group)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelOption(Self.reusePort, value: 1)
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { child in
                     child.eventLoop.makeCompletedFuture {
