@@ -296,7 +296,8 @@ package final class ChannelFleet: Service {
             store: self.environment.store.channelStore(for: channel.name, now: self.environment.wallClock),
             secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
-            router: self.environment.router
+            router: self.environment.router,
+            network: HostNetwork(verifiesTLS: true, logger: logger)
         )
         let made: any Channel
         let settings = channel.pluginSettings(file: file)

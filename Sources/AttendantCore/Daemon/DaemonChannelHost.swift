@@ -10,6 +10,8 @@ final class DaemonChannelHost: ChannelHost {
     let clock: any Clock<Duration>
     let store: any ChannelStore
     let secrets: any ChannelSecrets
+    let network: any ChannelNetwork
+    let hashing: any ChannelHashing
     private let tokens: any TokenKeeper
     private let wallClock: @Sendable () -> UnixTime
     private let router: EventRouter
@@ -24,8 +26,12 @@ final class DaemonChannelHost: ChannelHost {
         store: any ChannelStore,
         secrets: any ChannelSecrets,
         tokens: any TokenKeeper,
-        router: EventRouter
+        router: EventRouter,
+        network: any ChannelNetwork,
+        hashing: any ChannelHashing = HostHashing()
     ) {
+        self.network = network
+        self.hashing = hashing
         self.channelName = channelName
         self.logger = logger
         self.clock = clock

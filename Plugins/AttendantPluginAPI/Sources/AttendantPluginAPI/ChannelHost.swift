@@ -43,9 +43,22 @@ public protocol ChannelHost: Sendable {
 
     /// Reports something that happened on the channel. Returns at once; events are delivered in order.
     func emit(_ event: ChannelEvent)
+
+    /// The network: HTTP, WebSocket, UDP and TCP flows on the host's one I/O stack (since API 1.4).
+    var network: any ChannelNetwork { get }
+
+    /// Hashes and HMACs (since API 1.4).
+    var hashing: any ChannelHashing { get }
 }
 
 extension ChannelHost {
+    /// A host built against API 1.3 or older lends no network.
+    public var network: any ChannelNetwork { NoChannelNetwork() }
+
+    /// A host built against API 1.3 or older computes no hashes: a plugin that needs them is refused by
+    /// such a host (it was built for a newer minor version), so this is never reached in a daemon.
+    public var hashing: any ChannelHashing { UnavailableHashing() }
+
     /// A host built against API 1.0 or 1.1 keeps no secrets.
     public var secrets: any ChannelSecrets { NoChannelSecrets() }
 

@@ -28,15 +28,16 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     ///
     /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``;
     /// 1.3 adds ``ChannelHost/tokenState()``, ``ChannelError/retryAfter``, ``Contact/threadID``,
-    /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``.
-    public static let current = PluginAPIVersion(major: 1, minor: 3)
+    /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``;
+    /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``) and ``ChannelHost/hashing``.
+    public static let current = PluginAPIVersion(major: 1, minor: 4)
 
     /// The version of the API the *calling code was compiled against*.
     ///
     /// This property is inlinable, so its value is fixed into the plugin when the plugin is compiled; a
     /// plugin exports it through ``PluginExport`` and the host compares it with ``current``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 3) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 4) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.

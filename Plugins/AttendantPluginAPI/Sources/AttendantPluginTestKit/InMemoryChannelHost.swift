@@ -32,7 +32,21 @@ public final class InMemoryChannelHost: ChannelHost {
 
     private let state = Mutex(State())
 
-    public init(channelName: String = "test", clock: ManualClock = ManualClock(), token: ChannelToken? = nil) {
+    /// The network the channel uses: by default none (every call fails); a test of a plugin's I/O passes
+    /// the daemon's (`HostNetwork` in AttendantCore) or its own.
+    public let network: any ChannelNetwork
+    /// Hashes: by default none (asking traps); pass the daemon's `HostHashing` where the plugin hashes.
+    public let hashing: any ChannelHashing
+
+    public init(
+        channelName: String = "test",
+        clock: ManualClock = ManualClock(),
+        token: ChannelToken? = nil,
+        network: any ChannelNetwork = NoChannelNetwork(),
+        hashing: any ChannelHashing = UnavailableHashing()
+    ) {
+        self.network = network
+        self.hashing = hashing
         self.channelName = channelName
         self.manualClock = clock
         self.inMemoryStore = InMemoryChannelStore(now: { clock.unixTime() })
