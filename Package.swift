@@ -162,6 +162,8 @@ let package = Package(
             dependencies: [
                 "SIPVoice",
                 "SIPCore",
+                // The daemon's network and hashes, lent to the channel as attendantd lends them.
+                "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
             ],
@@ -186,9 +188,10 @@ let package = Package(
         // The SIPVoice plugin's protocol layer: SIP messages, framing, authentication, the registration
         // state machine and INVITE server transactions. Pure (no I/O, no clock of its own); the parser part
         // (SIPCore/Message) imports nothing, so Fuzz/SIPParser compiles it alone with -sanitize=fuzzer.
+        // Digest hashes come from the host (the plugin API's ChannelHashing), so it links no cryptography.
         .target(
             name: "SIPCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [pluginAPI],
             path: "Plugins/SIPVoice/SIPCore",
             swiftSettings: strictness
         ),
@@ -201,15 +204,11 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // The SIPVoice channel plugin: SIPCore's machines driven over UDP and TCP (swift-nio).
+        // The SIPVoice channel plugin: SIPCore's machines driven over the UDP and TCP flows the host lends
+        // it (ChannelHost.network); it links no network library of its own.
         .target(
             name: "SIPVoice",
-            dependencies: [
-                pluginAPI,
-                "SIPCore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
+            dependencies: [pluginAPI, "SIPCore"],
             path: "Plugins/SIPVoice/Channel",
             swiftSettings: strictness
         ),
@@ -276,7 +275,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SIPCoreTests",
-            dependencies: ["SIPCore"],
+            // AttendantCore for HostHashing: Digest answers are checked against the daemon's real hashes.
+            dependencies: ["SIPCore", "AttendantCore"],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Glibc
@@ -11,6 +12,9 @@ final class TimingHost: ChannelHost {
     let logger: Logger
     let clock: any Clock<Duration> = ContinuousClock()
     let store: any ChannelStore = InMemoryChannelStore()
+    /// The daemon's network and hashes, so the figures include the host's socket layer as attendantd runs it.
+    let network: any ChannelNetwork = HostNetwork(logger: Logger(label: "bench.network"))
+    let hashing: any ChannelHashing = HostHashing()
     /// When each contact (by id: the Call-ID) was emitted.
     private let emitted = Mutex<[String: Duration]>([:])
 

@@ -1,3 +1,4 @@
+import AttendantCore
 import SIPCore
 import Testing
 
@@ -31,7 +32,8 @@ struct RegistrationDriver {
         var configuration = RegistrationConfiguration(builder: builder)
         configure(&configuration)
         self.machine = RegistrationStateMachine(
-            configuration: configuration, credentials: credentials, identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 42))
+            configuration: configuration, credentials: credentials, hashing: HostHashing(),
+            identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 42))
         )
     }
 

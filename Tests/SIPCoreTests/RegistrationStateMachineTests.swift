@@ -1,3 +1,4 @@
+import AttendantCore
 import SIPCore
 import Testing
 
@@ -78,7 +79,8 @@ import Testing
         let cnonce = try #require(authorization.parameters["cnonce"])
         let expected = DigestAuthentication.response(
             algorithm: .sha256, username: "alice", realm: "example.com", password: "secret", nonce: "n1",
-            clientNonce: cnonce, nonceCount: "00000001", qop: "auth", method: "REGISTER", uri: "sip:example.com"
+            clientNonce: cnonce, nonceCount: "00000001", qop: "auth", method: "REGISTER", uri: "sip:example.com",
+            hashing: HostHashing()
         )
         #expect(authorization.response == expected)
         #expect(driver.lastRequest.cseqNumber == 2)

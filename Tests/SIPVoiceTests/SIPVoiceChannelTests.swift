@@ -1,3 +1,4 @@
+import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Foundation
@@ -19,7 +20,8 @@ import Testing
 
     static func rig(_ extra: [String: SettingValue] = [:], token: ChannelToken? = Self.token) throws -> Rig {
         let peer = try ScriptedPeer()
-        let host = InMemoryChannelHost(channelName: "phone", token: token)
+        // The daemon's own network and hashes, as attendantd lends them to the plugin.
+        let host = InMemoryChannelHost(channelName: "phone", token: token, network: HostNetwork(logger: Logger(label: "test.network")), hashing: HostHashing())
         var values: [String: SettingValue] = [
             "registrar": .string(peer.registrarURI),
             "address-of-record": .string("sip:alice@example.org"),

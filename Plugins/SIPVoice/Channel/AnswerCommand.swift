@@ -1,6 +1,6 @@
 import AttendantPluginAPI
+import Dispatch
 import Glibc
-import NIOPosix
 import SIPCore
 
 /// Runs the configured `answer-command` for an accepted call and reads where to send the call.
@@ -20,11 +20,12 @@ struct AnswerCommand: Sendable {
     func run(environment extra: [String: String]) async throws(Failure) -> SIPNameAddress {
         let argv = self.argv
         let timeout = self.timeout
-        let result: Result<String, Failure>
-        do {
-            result = try await NIOThreadPool.singleton.runIfActive { Self.spawnAndRead(argv: argv, environment: extra, timeout: timeout) }
-        } catch {
-            throw Failure(description: "answer-command \(argv[0]) could not be started: \(error)")
+        // Spawning and reading block: on a serial queue of its own, which costs nothing while idle (no
+        // wake-ups, unlike a concurrent queue; DESIGN.md section 8).
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, Failure>, Never>) in
+            DispatchQueue(label: "attendant.sip-voice.answer-command").async {
+                continuation.resume(returning: Self.spawnAndRead(argv: argv, environment: extra, timeout: timeout))
+            }
         }
         let line = try result.get()
         do {
@@ -137,7 +138,8 @@ struct AnswerCommand: Sendable {
     }
 
     private static func reapLater(_ pid: pid_t) {
-        NIOThreadPool.singleton.submit { _ in
+        // A queue of its own: the wait lasts as long as the softphone runs, and must hold up nothing else.
+        DispatchQueue(label: "attendant.sip-voice.reap").async {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         }

@@ -41,7 +41,7 @@ extension SIPVoiceChannel {
     func ephemeral(secret: String, state: inout State) -> RegistrationCredentials {
         let expiry = Int64(self.host.now().secondsSince1970) + self.configuration.ephemeralLifetime.components.seconds
         state.ephemeralExpiry = expiry
-        return .digest(EphemeralCredentials.make(user: self.configuration.username, secret: secret, expiry: expiry, hash: self.configuration.ephemeralHash))
+        return .digest(EphemeralCredentials.make(user: self.configuration.username, secret: secret, expiry: expiry, hash: self.configuration.ephemeralHash, hashing: self.host.hashing))
     }
 
     /// The `+sip.instance` URN: configured, or made once and kept in the channel's store, so that every

@@ -107,7 +107,8 @@ final class SIPVoiceChannel: Channel {
             transport = try await SIPTransport.open(
                 self.configuration.transport,
                 host: self.configuration.registrarHost,
-                port: self.configuration.registrarPort
+                port: self.configuration.registrarPort,
+                network: self.host.network
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
             let delay = self.state.withLock { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
@@ -126,7 +127,7 @@ final class SIPVoiceChannel: Channel {
                         _ = machine.credentialsChanged(credentials)
                         state.machine = machine
                     } else {
-                        state.machine = RegistrationStateMachine(configuration: registration, credentials: credentials, identifiers: state.identifiers)
+                        state.machine = RegistrationStateMachine(configuration: registration, credentials: credentials, hashing: self.host.hashing, identifiers: state.identifiers)
                     }
                     state.listenWaiter = continuation
                     var effects: [Effect] = []

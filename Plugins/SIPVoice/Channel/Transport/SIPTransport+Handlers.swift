@@ -1,136 +1,112 @@
-import NIOCore
+import AttendantPluginAPI
 import SIPCore
 import Synchronization
 
 /// Parses each datagram as one SIP message (RFC 3261 section 18.3: no framing over UDP). Stray CRLFs
 /// (NAT keep-alives) are ignored. A request's responses go where RFC 3261 section 18.2.2 says: to its
 /// source with `rport` (RFC 3581), else to the source address at the port in the top Via's sent-by.
-final class DatagramHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
+final class DatagramReception: Sendable {
     private let receive: @Sendable (SIPTransport.Arrival) -> Void
     private let parser = SIPMessageParser()
-    /// The socket connected to the registrar: its errors are ICMP errors for what was sent to it.
-    private let flow: Bool
 
-    init(receive: @escaping @Sendable (SIPTransport.Arrival) -> Void, flow: Bool) {
+    init(receive: @escaping @Sendable (SIPTransport.Arrival) -> Void) {
         self.receive = receive
-        self.flow = flow
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = Self.unwrapInboundIn(data)
-        let source = envelope.remoteAddress
-        let bytes = Array(envelope.data.readableBytesView)
-        if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }
-        let from = "\(source.ipAddress ?? "?"):\(source.port ?? 0) over UDP"
-        guard bytes.count < SIPTransport.datagramCapacity else {
-            self.receive(.truncated(from: from, size: bytes.count))
+    /// On the host's I/O thread, as the datagram is read: an INVITE is parsed and handed on right there.
+    func deliver(_ event: DatagramEvent) {
+        switch event {
+        case .datagram(let bytes, let source, let truncated):
+            if bytes.allSatisfy({ $0 == 13 || $0 == 10 }) { return }
+            let from = "\(source) over UDP"
+            guard !truncated else {
+                self.receive(.truncated(from: from, size: bytes.count))
+                return
+            }
+            let message: SIPMessage
+            do throws(SIPParseError) {
+                message = try self.parser.parse(datagram: bytes)
+            } catch {
+                self.receive(.garbage(error, from: from, closed: false))
+                return
+            }
+            var destination = source
+            if case .request(let request) = message, let via = try? request.headers.topVia, !via.hasRPort {
+                destination.port = via.port ?? 5060
+            }
+            self.receive(.message(message, SIPTransport.Origin(path: .datagram(destination), description: from)))
+        case .unreachable(let reason):
+            self.receive(.unreachable(reason))
+        @unknown default:
+            // News from a newer host that this plugin does not know: nothing it could act on.
             return
         }
-        let message: SIPMessage
-        do throws(SIPParseError) {
-            message = try self.parser.parse(datagram: bytes)
-        } catch {
-            self.receive(.garbage(error, from: from, closed: false))
-            return
-        }
-        var destination = source
-        if case .request(let request) = message, let via = try? request.headers.topVia, !via.hasRPort, let ip = source.ipAddress,
-            let address = try? SocketAddress(ipAddress: ip, port: via.port ?? 5060)
-        {
-            destination = address
-        }
-        self.receive(.message(message, SIPTransport.Origin(path: .datagram(destination), description: from)))
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // On a connected socket, ICMP port unreachable comes back as ECONNREFUSED: the registrar is not
-        // there (any more). The socket stays usable; the channel decides what it means. The unconnected
-        // socket gets no ICMP errors; whatever else fails there is a lost datagram, which SIP retransmits.
-        guard self.flow else { return }
-        self.receive(.unreachable(SIPTransport.describe(error)))
     }
 }
 
-/// Frames the byte stream into SIP messages and keep-alives (RFC 3261 section 18.3, RFC 5626): on the
-/// flow to the registrar (`inbound` nil), or on a connection a proxy opened to the Contact (`inbound`
-/// names its peer), where bytes that are not SIP close that connection only.
-final class StreamHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-
-    private let receive: @Sendable (SIPTransport.Arrival) -> Void
-    private let inbound: String?
-    private var framer: SIPStreamFramer
-    private var reported = false
-
-    init(receive: @escaping @Sendable (SIPTransport.Arrival) -> Void, inbound: String?) {
-        self.receive = receive
-        self.inbound = inbound
-        self.framer = SIPStreamFramer(role: inbound == nil ? .client : .server)
+/// Frames one connection's byte stream into SIP messages and keep-alives (RFC 3261 section 18.3, RFC 5626):
+/// the flow to the registrar, or a connection a proxy opened to the Contact, where bytes that are not SIP
+/// close that connection only.
+final class StreamReception: StreamReceiver {
+    private struct State {
+        var framer: SIPStreamFramer
+        var reported = false
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = Self.unwrapInboundIn(data)
-        let origin = SIPTransport.Origin(
-            path: self.inbound == nil ? .flow : .connection(context.channel),
-            description: self.inbound ?? "the registrar"
-        )
-        do throws(SIPParseError) {
-            for item in try self.framer.receive(buffer.readableBytesView) {
+    private let connection: any StreamConnection
+    private let receive: @Sendable (SIPTransport.Arrival) -> Void
+    /// The peer, for an inbound connection; nil on the flow.
+    private let inbound: String?
+    private let origin: SIPTransport.Origin
+    /// The host calls one at a time; the lock makes that visible to the compiler, at no contention.
+    private let state: Mutex<State>
+
+    init(connection: any StreamConnection, receive: @escaping @Sendable (SIPTransport.Arrival) -> Void) {
+        self.connection = connection
+        self.receive = receive
+        self.inbound = connection.isInbound ? "\(connection.peer) over TCP" : nil
+        self.origin = connection.isInbound
+            ? SIPTransport.Origin(path: .connection(connection), description: "\(connection.peer) over TCP")
+            : SIPTransport.Origin(path: .flow, description: "the registrar")
+        self.state = Mutex(State(framer: SIPStreamFramer(role: connection.isInbound ? .server : .client)))
+    }
+
+    func received(_ bytes: [UInt8]) {
+        let framed = self.state.withLock { state -> Result<[SIPStreamFramer.Item], SIPParseError> in
+            do throws(SIPParseError) {
+                return .success(try state.framer.receive(bytes))
+            } catch {
+                // A stream that lost its framing cannot be resynchronised: it is reported once and dropped.
+                state.reported = true
+                return .failure(error)
+            }
+        }
+        switch framed {
+        case .success(let items):
+            for item in items {
                 switch item {
-                case .message(let message): self.receive(.message(message, origin))
+                case .message(let message): self.receive(.message(message, self.origin))
                 case .keepAlivePong: self.receive(.pong)
-                case .keepAlivePing: context.writeAndFlush(NIOAny(context.channel.allocator.buffer(bytes: SIPStreamFramer.pong)), promise: nil)
+                case .keepAlivePing: self.connection.write(SIPStreamFramer.pong)
                 }
             }
-        } catch {
-            // A stream that lost its framing cannot be resynchronised: report and drop the connection.
-            if let inbound = self.inbound {
-                self.reported = true
-                self.receive(.garbage(error, from: inbound, closed: true))
-            } else {
-                self.receive(.garbage(error, from: origin.description, closed: true))
-                self.report("the registrar sent bytes that are not SIP (\(error)); connection closed")
+        case .failure(let error):
+            self.receive(.garbage(error, from: self.origin.description, closed: true))
+            if self.inbound == nil {
+                self.receive(.closed("the registrar sent bytes that are not SIP (\(error)); connection closed"))
             }
-            context.close(promise: nil)
+            self.connection.close()
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
-        if self.inbound == nil { self.report("the registrar closed the connection") }
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if self.inbound == nil { self.report("the connection to the registrar failed: \(SIPTransport.describe(error))") }
-        context.close(promise: nil)
-    }
-
-    private func report(_ reason: String) {
-        guard !self.reported else { return }
-        self.reported = true
-        self.receive(.closed(reason))
-    }
-}
-
-/// The connections proxies opened to the Contact, closed with the transport.
-final class InboundConnections: Sendable {
-    private let open = Mutex<[ObjectIdentifier: any NIOCore.Channel]>([:])
-
-    func insert(_ connection: any NIOCore.Channel) {
-        let key = ObjectIdentifier(connection)
-        self.open.withLock { $0[key] = connection }
-        connection.closeFuture.whenComplete { [weak self] _ in
-            _ = self?.open.withLock { $0.removeValue(forKey: key) }
+    func closed(_ reason: String) {
+        guard self.inbound == nil else { return }
+        let first = self.state.withLock { state in
+            defer { state.reported = true }
+            return !state.reported
         }
-    }
-
-    func closeAll() {
-        let all = self.open.withLock { open in
-            defer { open = [:] }
-            return Array(open.values)
-        }
-        for connection in all { connection.close(promise: nil) }
+        guard first else { return }
+        // The host says "closed by the peer" for an orderly end, and names the failure otherwise.
+        self.receive(.closed(reason == "closed by the peer" ? "the registrar closed the connection" : "the connection to the registrar failed: \(reason)"))
     }
 }

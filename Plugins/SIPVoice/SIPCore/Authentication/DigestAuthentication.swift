@@ -1,4 +1,4 @@
-import Crypto
+public import AttendantPluginAPI
 
 /// A Digest algorithm (RFC 7616 section 3.2, RFC 8760 for SIP).
 public struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
@@ -39,16 +39,17 @@ public struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
         self.isSession = isSession
     }
 
-    /// Lowercase hex of the hash of `bytes`.
-    public func hexDigest(_ bytes: some Sequence<UInt8>) -> String {
-        let data = Array(bytes)
-        switch self.hash {
-        case .md5: return Hex.encode(Insecure.MD5.hash(data: data))
-        case .sha256: return Hex.encode(SHA256.hash(data: data))
+    /// Lowercase hex of the hash of `bytes`, computed by `hashing` (the host's: SIPCore links no
+    /// cryptography of its own).
+    public func hexDigest(_ bytes: some Sequence<UInt8>, using hashing: any ChannelHashing) -> String {
+        let algorithm: HashAlgorithm = switch self.hash {
+        case .md5: .md5
+        case .sha256: .sha256
         }
+        return Hex.encode(hashing.hash(algorithm, Array(bytes)))
     }
 
-    public func hexDigest(_ text: String) -> String { self.hexDigest(text.utf8) }
+    public func hexDigest(_ text: String, using hashing: any ChannelHashing) -> String { self.hexDigest(text.utf8, using: hashing) }
 }
 
 /// A username and password for Digest, such as ``EphemeralCredentials`` makes.
@@ -79,15 +80,17 @@ public enum DigestAuthentication {
         qop: String?,
         method: String,
         uri: String,
-        body: [UInt8] = []
+        body: [UInt8] = [],
+        hashing: any ChannelHashing
     ) -> String {
-        var ha1 = algorithm.hexDigest("\(username):\(realm):\(password)")
-        if algorithm.isSession { ha1 = algorithm.hexDigest("\(ha1):\(nonce):\(clientNonce)") }
+        func hex(_ text: String) -> String { algorithm.hexDigest(text, using: hashing) }
+        var ha1 = hex("\(username):\(realm):\(password)")
+        if algorithm.isSession { ha1 = hex("\(ha1):\(nonce):\(clientNonce)") }
         let ha2 = qop == "auth-int"
-            ? algorithm.hexDigest("\(method):\(uri):\(algorithm.hexDigest(body))")
-            : algorithm.hexDigest("\(method):\(uri)")
-        guard let qop else { return algorithm.hexDigest("\(ha1):\(nonce):\(ha2)") }
-        return algorithm.hexDigest("\(ha1):\(nonce):\(nonceCount):\(clientNonce):\(qop):\(ha2)")
+            ? hex("\(method):\(uri):\(algorithm.hexDigest(body, using: hashing))")
+            : hex("\(method):\(uri)")
+        guard let qop else { return hex("\(ha1):\(nonce):\(ha2)") }
+        return hex("\(ha1):\(nonce):\(nonceCount):\(clientNonce):\(qop):\(ha2)")
     }
 
     /// The Authorization (or Proxy-Authorization) value answering `challenge` for `request`. Uses qop
@@ -99,7 +102,8 @@ public enum DigestAuthentication {
         body: [UInt8] = [],
         credentials: DigestCredentials,
         clientNonce: String,
-        nonceCount: UInt32
+        nonceCount: UInt32,
+        hashing: any ChannelHashing
     ) throws(SIPAuthenticationError) -> SIPCredentials {
         guard challenge.isDigest else {
             throw SIPAuthenticationError(.unsupportedScheme, "a \(challenge.scheme) challenge cannot be answered with Digest")
@@ -125,7 +129,8 @@ public enum DigestAuthentication {
         let uriText = uri.description
         let response = Self.response(
             algorithm: algorithm, username: credentials.username, realm: realm, password: credentials.password,
-            nonce: nonce, clientNonce: clientNonce, nonceCount: nc, qop: qop, method: method.rawValue, uri: uriText, body: body
+            nonce: nonce, clientNonce: clientNonce, nonceCount: nc, qop: qop, method: method.rawValue, uri: uriText, body: body,
+            hashing: hashing
         )
         var parameters = SIPParameters()
         parameters.append(SIPParameter("username", credentials.username, quoted: true))

@@ -1,4 +1,4 @@
-import Crypto
+public import AttendantPluginAPI
 
 /// Time-limited Digest credentials as Kamailio's `auth_ephemeral` module checks them (and TURN REST
 /// servers issue them): the username is `<expiry unix time>:<user>` and the password is
@@ -15,24 +15,22 @@ public enum EphemeralCredentials {
         user: String,
         secret: String,
         expiry: Int64,
-        hash: Hash = .sha1
+        hash: Hash = .sha1,
+        hashing: any ChannelHashing
     ) -> DigestCredentials {
         let username = user.isEmpty ? String(expiry) : "\(expiry):\(user)"
-        return DigestCredentials(username: username, password: self.password(username: username, secret: secret, hash: hash))
+        return DigestCredentials(username: username, password: self.password(username: username, secret: secret, hash: hash, hashing: hashing))
     }
 
-    /// `base64(HMAC(secret, username))`.
-    public static func password(username: String, secret: String, hash: Hash = .sha1) -> String {
-        let key = SymmetricKey(data: Array(secret.utf8))
-        let message = Array(username.utf8)
-        let mac: [UInt8]
-        switch hash {
-        case .sha1: mac = Array(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))
-        case .sha256: mac = Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
-        case .sha384: mac = Array(HMAC<SHA384>.authenticationCode(for: message, using: key))
-        case .sha512: mac = Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
+    /// `base64(HMAC(secret, username))`, the HMAC computed by `hashing` (the host's).
+    public static func password(username: String, secret: String, hash: Hash = .sha1, hashing: any ChannelHashing) -> String {
+        let algorithm: HashAlgorithm = switch hash {
+        case .sha1: .sha1
+        case .sha256: .sha256
+        case .sha384: .sha384
+        case .sha512: .sha512
         }
-        return Base64.encode(mac)
+        return Base64.encode(hashing.hmac(algorithm, key: Array(secret.utf8), Array(username.utf8)))
     }
 }
 

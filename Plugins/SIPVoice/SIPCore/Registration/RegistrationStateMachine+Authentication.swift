@@ -88,7 +88,7 @@ extension RegistrationStateMachine {
                 do {
                     credentials.append((header, try DigestAuthentication.credentials(
                         answering: challenge, method: .register, uri: request.registrar, credentials: secret,
-                        clientNonce: self.identifiers.clientNonce(), nonceCount: count
+                        clientNonce: self.identifiers.clientNonce(), nonceCount: count, hashing: self.hashing
                     )))
                 } catch {
                     return .failure(RegistrationError(.configuration, "cannot answer the registrar's challenge: \(error)"))

@@ -1,3 +1,5 @@
+public import AttendantPluginAPI
+
 /// Keeps one SIP binding registered (RFC 3261 section 10.2, RFC 5626), without I/O or a clock of its own.
 ///
 /// The driver feeds events (``start()``, ``receive(_:)``, ``timerFired(_:)``, ``transportFailed(_:)``,
@@ -68,6 +70,8 @@ public struct RegistrationStateMachine: Sendable {
     /// A REGISTER is out and its final response has not arrived.
     public var isAwaitingResponse: Bool { self.transaction != nil }
     var identifiers: SIPIdentifiers
+    /// Digest hashes, the host's (``ChannelHost/hashing``).
+    let hashing: any ChannelHashing
     private var sequence: UInt32 = 0
     private var requestedExpires: UInt32
     private var transaction: NonInviteClientTransaction?
@@ -82,9 +86,15 @@ public struct RegistrationStateMachine: Sendable {
     var answered: Set<String> = []
     var answeredFresh: Set<SIPHeaderName> = []
 
-    public init(configuration: RegistrationConfiguration, credentials: RegistrationCredentials, identifiers: SIPIdentifiers = SIPIdentifiers()) {
+    public init(
+        configuration: RegistrationConfiguration,
+        credentials: RegistrationCredentials,
+        hashing: any ChannelHashing,
+        identifiers: SIPIdentifiers = SIPIdentifiers()
+    ) {
         self.configuration = configuration
         self.credentials = credentials
+        self.hashing = hashing
         self.identifiers = identifiers
         self.callID = self.identifiers.callID()
         self.fromTag = self.identifiers.tag()
