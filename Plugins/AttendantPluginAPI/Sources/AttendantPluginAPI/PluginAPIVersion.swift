@@ -31,10 +31,14 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``.
     public static let current = PluginAPIVersion(major: 1, minor: 3)
 
-    /// The version of the API the *calling code was compiled against*.
-    ///
-    /// This property is inlinable, so its value is fixed into the plugin when the plugin is compiled; a
-    /// plugin exports it through ``PluginExport`` and the host compares it with ``current``.
+    /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
+    /// value is fixed into a plugin when the plugin is compiled, in debug builds too. A plugin exports it
+    /// through ``PluginExport`` and the host compares it with ``current``.
+    @_alwaysEmitIntoClient
+    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 3) }
+
+    /// Kept for plugins built for 1.3 or older; in a debug build it is not inlined and answers with the
+    /// library's version. Use ``builtAgainst``.
     @inlinable
     public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 3) }
 }
