@@ -182,7 +182,7 @@ let package = Package(
         // (SIPCore/Message) imports nothing, so Fuzz/SIPParser compiles it alone with -sanitize=fuzzer.
         .target(
             name: "SIPCore",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [pluginAPI, .product(name: "Crypto", package: "swift-crypto")],
             path: "Plugins/SIPVoice/SIPCore",
             swiftSettings: strictness
         ),
@@ -240,7 +240,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AttendantPluginAPITests",
-            dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
+            dependencies: [pluginAPI, "TestSupport", .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -270,7 +270,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SIPCoreTests",
-            dependencies: ["SIPCore"],
+            dependencies: ["SIPCore", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(
