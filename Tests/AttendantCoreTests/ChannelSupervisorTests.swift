@@ -61,6 +61,20 @@ import Testing
         #expect(h.supervisor.status.state == .stopped)
     }
 
+    /// The channel's background work runs from the start for the channel's life and is cancelled when the
+    /// supervisor stops.
+    @Test func theChannelsOwnRunLastsAsLongAsTheChannel() async {
+        let h = Harness()
+        #expect(h.channel.runState == .notStarted)
+        let run = Task { await h.supervisor.run() }
+        await h.channel.waitForCalls(atLeast: 1)
+        for _ in 0..<10_000 where h.channel.runState == .notStarted { await Task.yield() }
+        #expect(h.channel.runState == .running)
+        h.supervisor.stop()
+        await run.value
+        #expect(h.channel.runState == .ended)
+    }
+
     @Test func dropIsFollowedByListeningAgainAfterBackoff() async {
         let h = Harness()
         let run = Task { await h.supervisor.run() }

@@ -1,3 +1,4 @@
+import AttendantPluginAPI
 import DaemonTestSupport
 import Foundation
 import Glibc
@@ -92,7 +93,7 @@ import Testing
         #expect(log.contains("install it there or add its folder to plugin-path in [daemon]"))
         #expect(log.contains("[plain] cannot start: \(notPlugin) is not an Attendant plugin: it does not export attendant_plugin_api_version()"))
         #expect(log.contains("[text] cannot start: plugin \(scratch.path)/plugins/libattendant-text.so cannot be loaded: "))
-        #expect(log.contains("[future] cannot start: plugin \(wrongAPI) was built for plugin API 2.0, but this attendantd provides 1.3; rebuild the plugin against AttendantPluginAPI 1.x"))
+        #expect(log.contains("[future] cannot start: plugin \(wrongAPI) was built for plugin API 2.0, but this attendantd provides \(PluginAPIVersion.current); rebuild the plugin against AttendantPluginAPI 1.x"))
         #expect(log.contains("[faulty] cannot start: plugin faulty could not make the channel: faulty: cannot open /dev/attendant-faulty: no such device"))
         #expect(log.contains("[good] listening"))
         #expect(log.contains("[third-party] listening"))
