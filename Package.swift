@@ -245,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AttendantPluginAPITests",
-            dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
+            dependencies: [pluginAPI, "TestSupport", .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -276,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             // AttendantCore for HostHashing: Digest answers are checked against the daemon's real hashes.
-            dependencies: ["SIPCore", "AttendantCore"],
+            dependencies: ["SIPCore", "AttendantCore", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -17,7 +17,8 @@ let strictness: [SwiftSetting] = [
 let package = Package(
     name: "AttendantPluginAPI",
     products: [
-        .library(name: "AttendantPluginAPI", type: .dynamic, targets: ["AttendantPluginAPI"]),
+        // The API and the plugin support kit: one shared library, one copy of each in the process.
+        .library(name: "AttendantPluginAPI", type: .dynamic, targets: ["AttendantPluginAPI", "AttendantPluginKit"]),
         .library(name: "AttendantPluginTestKit", targets: ["AttendantPluginTestKit"]),
     ],
     dependencies: [
@@ -28,6 +29,12 @@ let package = Package(
         .target(
             name: "AttendantPluginAPI",
             dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictness + [.unsafeFlags(["-enable-library-evolution"])]
+        ),
+        // What every channel driver needs and no protocol owns: backoff, timer tables, … (free of NIO).
+        .target(
+            name: "AttendantPluginKit",
+            dependencies: ["AttendantPluginAPI"],
             swiftSettings: strictness + [.unsafeFlags(["-enable-library-evolution"])]
         ),
         .target(

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
@@ -58,6 +59,20 @@ import Testing
         await run.value
         #expect(h.channel.calls.last == .stopListening)
         #expect(h.supervisor.status.state == .stopped)
+    }
+
+    /// The channel's background work runs from the start for the channel's life and is cancelled when the
+    /// supervisor stops.
+    @Test func theChannelsOwnRunLastsAsLongAsTheChannel() async {
+        let h = Harness()
+        #expect(h.channel.runState == .notStarted)
+        let run = Task { await h.supervisor.run() }
+        await h.channel.waitForCalls(atLeast: 1)
+        for _ in 0..<10_000 where h.channel.runState == .notStarted { await Task.yield() }
+        #expect(h.channel.runState == .running)
+        h.supervisor.stop()
+        await run.value
+        #expect(h.channel.runState == .ended)
     }
 
     @Test func dropIsFollowedByListeningAgainAfterBackoff() async {

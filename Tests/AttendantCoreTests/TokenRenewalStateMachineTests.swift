@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantCore
 import AttendantPluginAPI
 import TestSupport

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantPluginAPI
 import CXoneCore
 import TestSupport

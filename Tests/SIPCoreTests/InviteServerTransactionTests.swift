@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import SIPCore
 import Testing
 

@@ -1,4 +1,5 @@
 import AttendantCore
+import AttendantPluginKit
 import SIPCore
 import Testing
 

@@ -1,7 +1,6 @@
 import AttendantCore
 import AttendantPluginTestKit
 import Foundation
-import Glibc
 import Testing
 
 extension VoiceSoakTests {
@@ -24,41 +23,44 @@ extension VoiceSoakTests {
     }
 }
 
-/// Loopback TCP connections held open, each from a port `connect()` picked, as a busy machine has.
-final class BusyPorts: Sendable {
-    private let descriptors: [Int32]
+/// Loopback TCP connections held open, each from a port `connect()` picked, as a busy machine has. They
+/// live in a child process: ports are shared by the whole network namespace, and thousands of descriptors
+/// in the test process itself would upset Foundation's `Process.run()`, which other tests use meanwhile.
+final class BusyPorts: @unchecked Sendable {
+    private let process: Process
+    private let input: Pipe
 
     init(connections: Int) throws {
-        var descriptors: [Int32] = []
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        descriptors.append(listener)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 4096) == 0 && getsockname(listener, address, &length) == 0
-            }
+        let script = """
+            import socket, sys
+            server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(4096)
+            held = []
+            for _ in range(\(connections)):
+                client = socket.socket(); client.connect(server.getsockname())
+                held += [client, server.accept()[0]]
+            print("ready", flush=True)
+            sys.stdin.read()
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = ["-c", script]
+        let output = Pipe()
+        let input = Pipe()
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+        self.process = process
+        self.input = input
+        var printed = Data()
+        while !printed.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { throw SoakError("python3 could not open \(connections) loopback connections") }
+            printed.append(chunk)
         }
-        guard bound else { throw SoakError("cannot listen on loopback: errno \(errno)") }
-        for _ in 0..<connections {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, length) == 0 }
-            }
-            guard connected else {
-                _ = Glibc.close(client)
-                descriptors.forEach { _ = Glibc.close($0) }
-                throw SoakError("cannot connect on loopback: errno \(errno)")
-            }
-            descriptors.append(client)
-            descriptors.append(accept(listener, nil, nil))
-        }
-        self.descriptors = descriptors
     }
 
     func close() {
-        for descriptor in self.descriptors { _ = Glibc.close(descriptor) }
+        try? self.input.fileHandleForWriting.close()
+        self.process.waitUntilExit()
     }
 }

@@ -134,9 +134,11 @@ package final class ChannelSupervisor: Sendable {
 
     // MARK: The loop
 
-    /// Runs the channel until ``stop()`` or cancellation, and the token keeper's schedule beside it.
+    /// Runs the channel until ``stop()`` or cancellation, with the channel's own background work
+    /// (``Channel/run()``) and the token keeper's schedule beside it.
     package func run() async {
         await withDiscardingTaskGroup { group in
+            group.addTask { [channel] in await channel.run() }
             group.addTask {
                 await self.tokens.run { [weak self] token in
                     guard let self else { return }

@@ -1,3 +1,4 @@
+package import AttendantPluginKit
 package import AttendantPluginAPI
 
 /// The life of one channel, as a pure state machine: it takes events with the current time and returns

@@ -1,3 +1,4 @@
+package import AttendantPluginKit
 package import AttendantPluginAPI
 
 /// When to get a channel's next token, as a pure state machine: it takes fetch results and timer events

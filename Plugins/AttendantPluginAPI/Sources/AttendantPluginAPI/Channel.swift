@@ -49,9 +49,17 @@ public protocol Channel: AnyObject, Sendable {
     /// - Throws: ``ChannelError`` with code `.unsupported` for requests this channel does not handle,
     ///   `.illegalState` when the request does not fit the channel's state.
     func perform(_ request: ChannelRequest) async throws -> ChannelReply
+
+    /// The channel's own background work (since API 1.4): the host runs it in a task of its own from
+    /// before the first ``listen()`` until the channel is dropped, and cancels it then. Start background
+    /// loops here as child tasks (structured, cancelled with the channel), not with `Task {}` from an
+    /// initializer. Returning early is fine; the default returns at once.
+    func run() async
 }
 
 extension Channel {
+    public func run() async {}
+
     public func tokenDidChange(_ token: ChannelToken) async {}
 
     public func applicationStateDidChange(_ state: ApplicationState) async {}

@@ -29,13 +29,18 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``;
     /// 1.3 adds ``ChannelHost/tokenState()``, ``ChannelError/retryAfter``, ``Contact/threadID``,
     /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``;
-    /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``) and ``ChannelHost/hashing``.
+    /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``), ``ChannelHost/hashing``, ``Channel/run()``,
+    /// ``PluginExport/builtAgainstVersion()`` and the AttendantPluginKit module.
     public static let current = PluginAPIVersion(major: 1, minor: 4)
 
-    /// The version of the API the *calling code was compiled against*.
-    ///
-    /// This property is inlinable, so its value is fixed into the plugin when the plugin is compiled; a
-    /// plugin exports it through ``PluginExport`` and the host compares it with ``current``.
+    /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
+    /// value is fixed into a plugin when the plugin is compiled, in debug builds too. A plugin exports it
+    /// through ``PluginExport`` and the host compares it with ``current``.
+    @_alwaysEmitIntoClient
+    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 4) }
+
+    /// Kept for plugins built for 1.3 or older; in a debug build it is not inlined and answers with the
+    /// library's version. Use ``builtAgainst``.
     @inlinable
     public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 4) }
 }

@@ -27,7 +27,13 @@ public final class ScriptedChannel: Channel {
         case perform(ChannelRequest)
     }
 
+    /// Where ``run()`` is: not called yet, running (until cancelled), or ended.
+    public enum RunState: Sendable, Hashable {
+        case notStarted, running, ended
+    }
+
     private struct State {
+        var runState = RunState.notStarted
         var listenScript: [Outcome] = []
         var keepAliveScript: [Outcome] = []
         var calls: [Call] = []
@@ -81,6 +87,16 @@ public final class ScriptedChannel: Channel {
     }
 
     // MARK: Channel
+
+    public var runState: RunState { self.state.withLock { $0.runState } }
+
+    /// Runs until cancelled, as a channel's background work does.
+    public func run() async {
+        self.state.withLock { $0.runState = .running }
+        let (forever, _) = AsyncStream<Void>.makeStream()
+        for await _ in forever {}
+        self.state.withLock { $0.runState = .ended }
+    }
 
     public func listen() async throws {
         try await self.run(self.record(.listen) { $0.listenScript.isEmpty ? .succeed : $0.listenScript.removeFirst() })

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 // What happens around the messages: the agent typing, the queue, the assigned agent, read receipts; and

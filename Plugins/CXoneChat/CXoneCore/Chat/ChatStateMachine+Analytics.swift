@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 // The "view page" diagram: visits, page views and the time spent on them.

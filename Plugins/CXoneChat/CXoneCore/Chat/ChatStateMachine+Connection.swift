@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantPluginAPI
 
 // The "open chat" diagram (availability, WebSocket, OAuth) and the connection's reliability: heartbeat,

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 // The "chat with an agent" diagram, the outbox and the once-only reporting of messages.

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 // The "application becomes active" and "application enters background" diagrams.

@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantPluginAPI
 
 // Large events (EventInS3), errors from the server and answers that did not come.

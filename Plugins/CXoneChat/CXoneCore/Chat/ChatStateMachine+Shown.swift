@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 // Which agent messages were shown: decided by message id, kept per thread, so each agent message is

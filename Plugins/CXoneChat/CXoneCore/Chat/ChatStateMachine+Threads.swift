@@ -1,3 +1,4 @@
+import AttendantPluginKit
 import AttendantPluginAPI
 
 // The single-thread, multi-thread, create-thread and end-contact diagrams.

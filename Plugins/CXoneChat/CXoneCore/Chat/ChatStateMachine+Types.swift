@@ -1,3 +1,4 @@
+import AttendantPluginKit
 public import AttendantPluginAPI
 
 extension ChatStateMachine {

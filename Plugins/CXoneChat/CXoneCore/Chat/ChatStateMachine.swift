@@ -1,3 +1,4 @@
+public import AttendantPluginKit
 public import AttendantPluginAPI
 
 /// The CXone chat session of the mobile SDK's sequence diagrams, without I/O or a clock of its own.
@@ -154,7 +155,7 @@ public struct ChatStateMachine: Sendable {
 
     var step: Step = .idle
     var random: ChatRandom
-    var timers = ChatTimerTable()
+    var timers = TimerTable<Timer>()
     /// The WebSocket is open (between socketOpened and a close).
     var socketOpen = false
     /// The socket opened at least once since ``connect()``: a loss is then reconnected.

@@ -1,4 +1,5 @@
 public import AttendantPluginAPI
+public import AttendantPluginKit
 
 /// Keeps one SIP binding registered (RFC 3261 section 10.2, RFC 5626), without I/O or a clock of its own.
 ///
@@ -41,7 +42,7 @@ public struct RegistrationStateMachine: Sendable {
         case expiry
     }
 
-    public typealias TimerID = SIPTimerID<Timer>
+    public typealias TimerID = AttendantPluginKit.TimerID<Timer>
 
     public enum Action: Sendable, Hashable {
         case send(SIPRequest)
@@ -77,7 +78,7 @@ public struct RegistrationStateMachine: Sendable {
     private var transaction: NonInviteClientTransaction?
     var purpose: Purpose = .register
     var pending: Pending?
-    private var timers = SIPTimerTable<Timer>()
+    private var timers = TimerTable<Timer>()
 
     // Authentication: challenges answered in every request, per header (Authorization and
     // Proxy-Authorization); the nonce counts; what this attempt answered.

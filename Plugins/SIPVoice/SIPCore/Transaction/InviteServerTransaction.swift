@@ -1,3 +1,5 @@
+public import AttendantPluginKit
+
 /// An incoming call's INVITE server transaction (RFC 3261 section 17.2.1) with the few answers the
 /// SIPVoice channel gives: it rings (`100 Trying`, `180 Ringing` with a To tag), and ends with `302 Moved
 /// Temporarily` to a softphone (accept), `603 Decline`, `486 Busy Here`, `480 Temporarily Unavailable`
@@ -36,7 +38,7 @@ public struct InviteServerTransaction: Sendable {
         case linger
     }
 
-    public typealias TimerID = SIPTimerID<Timer>
+    public typealias TimerID = AttendantPluginKit.TimerID<Timer>
 
     public enum State: Sendable, Hashable {
         case proceeding, completed, confirmed, terminated
@@ -85,7 +87,7 @@ public struct InviteServerTransaction: Sendable {
     private var lastProvisional: SIPResponse?
     private var finalResponse: SIPResponse?
     private var interval: Duration
-    private var timers = SIPTimerTable<Timer>()
+    private var timers = TimerTable<Timer>()
 
     /// Takes an INVITE; throws if it lacks what a response needs (Via, From, To, Call-ID, CSeq INVITE).
     public init(invite: SIPRequest, localTag: String, configuration: Configuration) throws(SIPParseError) {

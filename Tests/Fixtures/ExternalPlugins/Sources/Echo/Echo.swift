@@ -18,7 +18,7 @@ import Synchronization
 
 @_cdecl("attendant_plugin_api_version")
 public func attendantPluginAPIVersion() -> UInt32 {
-    PluginExport.apiVersion()
+    PluginExport.builtAgainstVersion()
 }
 
 @_cdecl("attendant_plugin_factory")

@@ -5,7 +5,7 @@ public import AttendantPluginAPI
 
 @_cdecl("attendant_plugin_api_version")
 public func attendantPluginAPIVersion() -> UInt32 {
-    PluginExport.apiVersion()
+    PluginExport.builtAgainstVersion()
 }
 
 @_cdecl("attendant_plugin_factory")
