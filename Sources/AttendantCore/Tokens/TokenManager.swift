@@ -198,8 +198,11 @@ package actor TokenManager: TokenKeeper {
             case .fetch:
                 _ = await self.fetch(stopsWithCaller: true)
             case .wait(let until):
-                let delay = until - self.wallClock()
-                if delay > .zero { await self.pause(for: delay, unlessChangedSince: seen) }
+                // Compared as wall-clock times, as the machine compares them: `until - now` is rounded to
+                // milliseconds, so a deadline less than half a millisecond ahead gave no pause, the machine
+                // said "wait" again, and the loop spun (for ever on a manual clock, which only tests move).
+                let now = self.wallClock()
+                if until > now { await self.pause(for: max(until - now, .milliseconds(1)), unlessChangedSince: seen) }
                 if self.generation == seen, !Task.isCancelled { self.replan(self.machine.timerFired(now: self.wallClock())) }
             case .none, .waitForDemand:
                 await self.pause(for: nil, unlessChangedSince: seen)
