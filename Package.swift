@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        // Named for HostNetwork's TLS policy (NIOSSL) and WebSocket headers (HTTPTypes); both come with the two above.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -79,6 +82,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Hashes and HMACs for the channels (HostHashing).
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -238,9 +243,11 @@ let package = Package(
                 "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-                // A real HTTP server on loopback for the token manager's url source.
+                // Real HTTP and WebSocket servers on loopback for the url token source and HostNetwork.
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ],
             swiftSettings: strictness
         ),

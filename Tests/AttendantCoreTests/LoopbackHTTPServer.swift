@@ -6,18 +6,21 @@ import NIOPosix
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1, port 0, that answers each request with what `respond` says:
-/// the peer the token manager's url source talks to in tests.
+/// the peer the token manager's url source and the host's network talk to in tests.
 final class LoopbackHTTPServer: Sendable {
     struct Request: Sendable, Hashable {
         var method: String
         var uri: String
         var headers: [String: String]
+        var body = ""
     }
 
     struct Response: Sendable {
         var status: Int = 200
         var contentType = "text/plain"
         var body: String
+        /// More header lines (Set-Cookie may repeat).
+        var headers: [(name: String, value: String)] = []
         /// Never answer (the client's timeout must act).
         var hang = false
     }
@@ -81,8 +84,8 @@ final class LoopbackHTTPServer: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 self.request = Request(method: head.method.rawValue, uri: head.uri, headers: headers)
-            case .body:
-                break
+            case .body(var buffer):
+                self.request?.body += buffer.readString(length: buffer.readableBytes) ?? ""
             case .end:
                 guard let request = self.request else { return }
                 self.log.record(request)
@@ -91,6 +94,7 @@ final class LoopbackHTTPServer: Sendable {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: response.contentType)
                 headers.add(name: "Content-Length", value: "\(response.body.utf8.count)")
+                for (name, value) in response.headers { headers.add(name: name, value: value) }
                 let status = HTTPResponseStatus(statusCode: response.status)
                 context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
                 context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
