@@ -219,19 +219,11 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // The CXoneChat channel plugin: CXoneCore's chat machine driven over the gateway's WebSocket
-        // (swift-websocket) and the channel's REST endpoints (async-http-client).
+        // The CXoneChat channel plugin: CXoneCore's chat machine driven over the gateway's WebSocket and the
+        // channel's REST endpoints, both on the network the host lends (host.network): no network library of its own.
         .target(
             name: "CXoneChat",
-            dependencies: [
-                pluginAPI,
-                "CXoneCore",
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: [pluginAPI, "CXoneCore"],
             path: "Plugins/CXoneChat/Channel",
             swiftSettings: strictness
         ),
