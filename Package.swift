@@ -311,6 +311,20 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+        // The CXoneChat driver in-process on the daemon's network (HostNetwork) against the simulator's gateway.
+        // The plugin is loaded from libattendant-cxone-chat.so by the daemon's loader (linking the target into
+        // the test bundle would clash with the Loopback plugin's entry symbols).
+        .testTarget(
+            name: "CXoneChatTests",
+            dependencies: [
+                "CXoneCore",
+                "AttendantCore",
+                "ContactCenterSim",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            swiftSettings: strictness
+        ),
         // 24 simulated hours of the voice stack (fleet, token manager, SIPVoice, simulator) on a manual clock.
         .testTarget(
             name: "VoiceSoakTests",
