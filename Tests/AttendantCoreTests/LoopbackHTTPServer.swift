@@ -3,6 +3,7 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1, port 0, that answers each request with what `respond` says:
@@ -26,32 +27,36 @@ final class LoopbackHTTPServer: Sendable {
     }
 
     let port: Int
+    let secure: Bool
     private let channel: any NIOCore.Channel
     private let received: Mutex<[Request]>
 
-    private init(port: Int, channel: any NIOCore.Channel) {
+    private init(port: Int, channel: any NIOCore.Channel, secure: Bool) {
         self.port = port
+        self.secure = secure
         self.channel = channel
         self.received = Mutex([])
     }
 
     var requests: [Request] { self.received.withLock { $0 } }
 
-    var url: String { "http://127.0.0.1:\(self.port)" }
+    var url: String { "\(self.secure ? "https" : "http")://127.0.0.1:\(self.port)" }
 
-    static func start(respond: @escaping @Sendable (Request) -> Response) async throws -> LoopbackHTTPServer {
+    /// With `tls`, the server speaks HTTPS.
+    static func start(tls: NIOSSLContext? = nil, respond: @escaping @Sendable (Request) -> Response) async throws -> LoopbackHTTPServer {
         let log = RequestLog()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(respond: respond, log: log))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        let server = LoopbackHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel)
+        let server = LoopbackHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel, secure: tls != nil)
         log.server.withLock { $0 = server }
         return server
     }

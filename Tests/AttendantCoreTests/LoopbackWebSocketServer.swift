@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 /// A real WebSocket server on 127.0.0.1, port 0, for the host's network: it echoes text and binary
@@ -8,16 +9,19 @@ import NIOWebSocket
 /// 4 KiB message, "bye" with a close frame. A request for `/hang` is never answered.
 final class LoopbackWebSocketServer: Sendable {
     let port: Int
+    let secure: Bool
     private let channel: any NIOCore.Channel
 
-    private init(port: Int, channel: any NIOCore.Channel) {
+    private init(port: Int, channel: any NIOCore.Channel, secure: Bool) {
         self.port = port
         self.channel = channel
+        self.secure = secure
     }
 
-    var url: String { "ws://127.0.0.1:\(self.port)" }
+    var url: String { "\(self.secure ? "wss" : "ws")://127.0.0.1:\(self.port)" }
 
-    static func start() async throws -> LoopbackWebSocketServer {
+    /// With `tls`, the server speaks wss.
+    static func start(tls: NIOSSLContext? = nil) async throws -> LoopbackWebSocketServer {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
@@ -32,11 +36,16 @@ final class LoopbackWebSocketServer: Sendable {
                         }
                     }
                 )
-                return channel.pipeline.configureHTTPServerPipeline(withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in }))
+                return channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(
+                        withServerUpgrade: (upgraders: [upgrader], completionHandler: { _ in })
+                    )
+                }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        return LoopbackWebSocketServer(port: channel.localAddress?.port ?? 0, channel: channel)
+        return LoopbackWebSocketServer(port: channel.localAddress?.port ?? 0, channel: channel, secure: tls != nil)
     }
 
     func stop() async throws { try await self.channel.close() }
