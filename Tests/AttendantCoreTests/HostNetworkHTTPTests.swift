@@ -60,7 +60,8 @@ import Testing
         }
         #expect(error?.kind == .timeout)
         #expect(error?.message == "GET \(server.url)/slow?… failed: no answer within 0.3 s")
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // Without the limit the request would wait forever; the bound leaves room for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test func refusedAndInvalid() async throws {
