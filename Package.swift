@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        // Named for HostNetwork's TLS policy (NIOSSL) and WebSocket headers (HTTPTypes); both come with the two above.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -79,6 +82,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Hashes and HMACs for the channels (HostHashing).
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -213,19 +218,11 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // The CXoneChat channel plugin: CXoneCore's chat machine driven over the gateway's WebSocket
-        // (swift-websocket) and the channel's REST endpoints (async-http-client).
+        // The CXoneChat channel plugin: CXoneCore's chat machine driven over the gateway's WebSocket and the
+        // channel's REST endpoints, both on the network the host lends (host.network): no network library of its own.
         .target(
             name: "CXoneChat",
-            dependencies: [
-                pluginAPI,
-                "CXoneCore",
-                .product(name: "WSClient", package: "swift-websocket"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: [pluginAPI, "CXoneCore"],
             path: "Plugins/CXoneChat/Channel",
             swiftSettings: strictness
         ),
@@ -237,9 +234,12 @@ let package = Package(
                 "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-                // A real HTTP server on loopback for the token manager's url source.
+                // Real HTTP and WebSocket servers on loopback for the url token source and HostNetwork.
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictness
         ),
@@ -309,6 +309,20 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictness
+        ),
+        // The CXoneChat driver in-process on the daemon's network (HostNetwork) against the simulator's gateway.
+        // The plugin is loaded from libattendant-cxone-chat.so by the daemon's loader (linking the target into
+        // the test bundle would clash with the Loopback plugin's entry symbols).
+        .testTarget(
+            name: "CXoneChatTests",
+            dependencies: [
+                "CXoneCore",
+                "AttendantCore",
+                "ContactCenterSim",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
             ],
             swiftSettings: strictness
         ),

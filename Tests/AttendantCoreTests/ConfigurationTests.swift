@@ -38,6 +38,7 @@ import Testing
         #expect(channel.name == "desk")
         #expect(channel.keepAliveInterval == .seconds(300))
         #expect(channel.listenTimeout == .seconds(60))
+        #expect(channel.verifiesTLS)
         #expect(channel.settings == ["contact-interval": .integer(30)])
         #expect(channel.settingLines == ["contact-interval": 11])
         #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom])
@@ -80,7 +81,7 @@ import Testing
             problems.map(\.description) == [
                 "\(self.file):3: key \"log-levle\" in [daemon]: unknown key; [daemon] takes \"plugin-path\", \"log-level\", \"state-directory\", \"shutdown-timeout\"",
                 "\(self.file):8: key \"loopbak\" in [[channel]] number 1: unknown table; the settings of plugin \"loopback\" go in [channel.loopback]",
-                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"token-command\", \"token-url\", \"token-url-method\", \"token-url-field\", \"token-file\", \"token-credential\", \"token-renew-at\", \"token-renew-before\", \"token-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
+                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"tls-verify\", \"token-command\", \"token-url\", \"token-url-method\", \"token-url-field\", \"token-file\", \"token-credential\", \"token-renew-at\", \"token-renew-before\", \"token-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
                 "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\", \"alerts\", \"session\"",
             ]
         )
@@ -162,6 +163,23 @@ import Testing
             ]
         )
         #expect(problems.first?.code == .duplicateChannel)
+    }
+
+    /// `tls-verify` is the one switch for a channel's certificate checks: off only when said so, a boolean
+    /// or an error naming the key, and turning it off restarts the channel.
+    @Test func tlsVerify() throws {
+        let toml = "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n"
+        let verifying = try AttendantConfiguration(toml: toml, file: nil).channels[0]
+        let explicit = try AttendantConfiguration(toml: toml + "tls-verify = true\n", file: nil).channels[0]
+        let trusting = try AttendantConfiguration(toml: toml + "tls-verify = false\n", file: nil).channels[0]
+        #expect(verifying.verifiesTLS && explicit.verifiesTLS)
+        #expect(!trusting.verifiesTLS)
+        #expect(verifying.needsRestart(toBecome: trusting))
+        #expect(
+            self.problems(toml + "tls-verify = \"no\"\n").map(\.description) == [
+                "\(self.file):4: key \"tls-verify\" in [[channel]] number 1: expected true or false, found the string \"no\""
+            ]
+        )
     }
 
     @Test func changedSettingsNeedARestartButMovedLinesDoNot() throws {

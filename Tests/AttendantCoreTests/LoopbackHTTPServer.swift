@@ -3,52 +3,60 @@ import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on 127.0.0.1, port 0, that answers each request with what `respond` says:
-/// the peer the token manager's url source talks to in tests.
+/// the peer the token manager's url source and the host's network talk to in tests.
 final class LoopbackHTTPServer: Sendable {
     struct Request: Sendable, Hashable {
         var method: String
         var uri: String
         var headers: [String: String]
+        var body = ""
     }
 
     struct Response: Sendable {
         var status: Int = 200
         var contentType = "text/plain"
         var body: String
+        /// More header lines (Set-Cookie may repeat).
+        var headers: [(name: String, value: String)] = []
         /// Never answer (the client's timeout must act).
         var hang = false
     }
 
     let port: Int
+    let secure: Bool
     private let channel: any NIOCore.Channel
     private let received: Mutex<[Request]>
 
-    private init(port: Int, channel: any NIOCore.Channel) {
+    private init(port: Int, channel: any NIOCore.Channel, secure: Bool) {
         self.port = port
+        self.secure = secure
         self.channel = channel
         self.received = Mutex([])
     }
 
     var requests: [Request] { self.received.withLock { $0 } }
 
-    var url: String { "http://127.0.0.1:\(self.port)" }
+    var url: String { "\(self.secure ? "https" : "http")://127.0.0.1:\(self.port)" }
 
-    static func start(respond: @escaping @Sendable (Request) -> Response) async throws -> LoopbackHTTPServer {
+    /// With `tls`, the server speaks HTTPS.
+    static func start(tls: NIOSSLContext? = nil, respond: @escaping @Sendable (Request) -> Response) async throws -> LoopbackHTTPServer {
         let log = RequestLog()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(Handler(respond: respond, log: log))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        let server = LoopbackHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel)
+        let server = LoopbackHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel, secure: tls != nil)
         log.server.withLock { $0 = server }
         return server
     }
@@ -81,8 +89,8 @@ final class LoopbackHTTPServer: Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 self.request = Request(method: head.method.rawValue, uri: head.uri, headers: headers)
-            case .body:
-                break
+            case .body(var buffer):
+                self.request?.body += buffer.readString(length: buffer.readableBytes) ?? ""
             case .end:
                 guard let request = self.request else { return }
                 self.log.record(request)
@@ -91,6 +99,7 @@ final class LoopbackHTTPServer: Sendable {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: response.contentType)
                 headers.add(name: "Content-Length", value: "\(response.body.utf8.count)")
+                for (name, value) in response.headers { headers.add(name: name, value: value) }
                 let status = HTTPResponseStatus(statusCode: response.status)
                 context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
                 context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)

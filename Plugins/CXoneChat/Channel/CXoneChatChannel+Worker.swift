@@ -14,7 +14,7 @@ extension CXoneChatChannel {
             await self.carryOut(action)
         case .openSocket(let url, let generation):
             guard self.state.withLock({ $0.socketGeneration == generation }) else { return }
-            let socket = CXoneSocket.open(url: url, maximumSize: self.configuration.limits.maxFrameSize * 4, logger: self.host.logger) { [weak self] event in
+            let socket = CXoneSocket.open(network: self.host.network, url: url, maximumSize: self.configuration.limits.maxFrameSize * 4) { [weak self] event in
                 self?.socketEvent(event, generation: generation)
             }
             let current = self.state.withLock { state -> Bool in

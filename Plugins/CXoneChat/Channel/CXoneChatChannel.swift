@@ -28,7 +28,9 @@ final class CXoneChatChannel: Channel {
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
-        self.rest = CXoneREST(endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits)
+        self.rest = CXoneREST(
+            network: host.network, endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits
+        )
         let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
         self.work = continuation
         Task { [weak self] in

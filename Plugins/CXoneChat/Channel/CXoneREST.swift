@@ -1,13 +1,11 @@
-import AsyncHTTPClient
 import AttendantPluginAPI
 import CXoneCore
-import NIOCore
-import NIOHTTP1
 
-/// The CXone chat REST calls (async-http-client): channel configuration, availability, the visitor and
+/// The CXone chat REST calls, on the network the host lends (``ChannelHost/network``): channel configuration, availability, the visitor and
 /// its analytics events, and large events' bodies. Every failure is a ``ChatError`` that names the call,
 /// the URL and what came back.
 struct CXoneREST: Sendable {
+    var network: any ChannelNetwork
     var endpoints: CXoneEndpoints
     var timeout: Duration
     var limits: CXoneWireLimits
@@ -15,7 +13,7 @@ struct CXoneREST: Sendable {
     /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}`.
     func channelConfiguration(brandID: Int, channelID: String) async throws(ChatError) -> ChatStateMachine.ChannelConfiguration {
         let url = self.endpoints.channelConfiguration(brandId: brandID, channelId: channelID)
-        let body = try await self.call(.GET, url, what: "the channel configuration")
+        let body = try await self.call("GET", url, what: "the channel configuration")
         let configuration: CXoneChannelConfiguration
         do {
             configuration = try CXoneChannelConfiguration.decode(body, limits: self.limits)
@@ -34,7 +32,7 @@ struct CXoneREST: Sendable {
     /// `GET .../availability`: whether live-chat agents are online.
     func availability(brandID: Int, channelID: String) async throws(ChatError) -> Bool {
         let url = self.endpoints.availability(brandId: brandID, channelId: channelID)
-        let body = try await self.call(.GET, url, what: "the live chat's availability")
+        let body = try await self.call("GET", url, what: "the live chat's availability")
         do {
             return try CXoneAvailability.decode(body, limits: self.limits).isOnline
         } catch {
@@ -46,50 +44,49 @@ struct CXoneREST: Sendable {
     func storeVisitor(brandID: Int, visitorID: String, customer: CXoneWire.CustomerIdentity) async throws(ChatError) {
         let url = self.endpoints.visitor(brandId: brandID, visitorId: CXoneID(visitorID))
         let visitor = CXoneVisitor(customerIdentity: customer)
-        _ = try await self.call(.PUT, url, body: try Self.encoded(visitor), what: "the visitor")
+        _ = try await self.call("PUT", url, body: try Self.encoded(visitor), what: "the visitor")
     }
 
     /// `POST .../visitors/{visitorId}/events`.
     func sendAnalytics(brandID: Int, visitorID: String, _ event: CXoneWire.AnalyticsEvent) async throws(ChatError) {
         let url = self.endpoints.visitorEvents(brandId: brandID, visitorId: CXoneID(visitorID))
-        _ = try await self.call(.POST, url, body: try Self.encoded(event), what: "a \(event.type) analytics event")
+        _ = try await self.call("POST", url, body: try Self.encoded(event), what: "a \(event.type) analytics event")
     }
 
     /// `GET` a large event's body (EventInS3).
     func download(_ url: String) async throws(ChatError) -> [UInt8] {
-        try await self.call(.GET, url, what: "a large chat event")
+        try await self.call("GET", url, what: "a large chat event")
     }
 
     // MARK: HTTP
 
-    private func call(_ method: HTTPMethod, _ url: String, body: [UInt8]? = nil, what: String) async throws(ChatError) -> [UInt8] {
-        var request = HTTPClientRequest(url: url)
-        request.method = method
-        request.headers.add(name: "Accept", value: "application/json")
-        if let body {
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        let verb = method == .GET ? "fetch" : "send"
+    private func call(_ method: String, _ url: String, body: [UInt8]? = nil, what: String) async throws(ChatError) -> [UInt8] {
+        var headers = [NetworkHeader("Accept", "application/json")]
+        if body != nil { headers.append(NetworkHeader("Content-Type", "application/json")) }
+        let verb = method == "GET" ? "fetch" : "send"
         let shown = CXoneEndpoints.redacted(url)
-        do {
-            let seconds = self.timeout.components.seconds
-            let timeout = TimeAmount.milliseconds(seconds * 1000 + self.timeout.components.attoseconds / 1_000_000_000_000_000)
-            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
-            let bytes = Array(buffer: try await response.body.collect(upTo: self.limits.maxFrameSize + 1))
-            guard (200..<300).contains(response.status.code) else {
-                let answered = "could not \(verb) \(what): \(method) \(shown) answered \(response.status.code) \(response.status.reasonPhrase)"
-                if let refusal = Self.refusal(bytes, answered) { throw refusal }
-                throw ChatError(.server, "\(answered)\(Self.excerpt(bytes))")
-            }
-            return bytes
-        } catch let error as ChatError {
-            throw error
-        } catch let error as NIOTooManyBytesError {
-            throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) answered more than \(error.maxBytes.map(String.init) ?? "the limit of") bytes")
+        // One byte over the frame limit, as a frame's own check counts it.
+        let limit = self.limits.maxFrameSize + 1
+        // No cookies: the gateway's REST calls carry their identities in the path, as the mobile SDK's do.
+        let request = NetworkRequest(
+            method: method, url: url, headers: headers, body: body, timeout: self.timeout, maximumResponseSize: limit, usesCookies: false
+        )
+        let response: NetworkResponse
+        do throws(NetworkError) {
+            response = try await self.network.send(request)
         } catch {
-            throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) failed: \(error)")
+            if error.kind == .tooLarge {
+                throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) answered more than \(limit) bytes")
+            }
+            // The host's message names the request the same way: "GET https://…/path failed: …".
+            throw ChatError(.server, "could not \(verb) \(what): \(error.message)")
         }
+        guard (200..<300).contains(response.status) else {
+            let answered = "could not \(verb) \(what): \(method) \(shown) answered \(response.status) \(response.reason)"
+            if let refusal = Self.refusal(response.body, answered) { throw refusal }
+            throw ChatError(.server, "\(answered)\(Self.excerpt(response.body))")
+        }
+        return response.body
     }
 
     /// CXone's `{"error": {"errorCode": "SdkVersionNotSupported"}}`: the server refuses this client's

@@ -250,6 +250,7 @@ struct TableReader {
         if let enabled = self.bool("enabled") { channel.enabled = enabled }
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
+        if let verify = self.bool("tls-verify") { channel.verifiesTLS = verify }
         channel.token = self.tokenSettings()
         channel.chatAlerts = self.chatAlertSettings()
         if let plugin, !plugin.isEmpty {

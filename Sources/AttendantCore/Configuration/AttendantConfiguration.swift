@@ -54,6 +54,10 @@ package struct ChannelConfiguration: Sendable, Equatable {
     /// after up to 10 s of connecting), so that the channel's own, more precise error is what the user sees.
     package var listenTimeout: Duration = Self.defaultListenTimeout
     package static let defaultListenTimeout: Duration = .seconds(60)
+    /// `tls-verify`: whether the channel's https and wss connections check the server's certificate. The
+    /// only switch for it (DESIGN.md section 7): on by default, and a channel that turns it off is logged
+    /// as a warning when it starts.
+    package var verifiesTLS = true
     /// The `token-*` keys: where the channel's token comes from; nil when it has none.
     package var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.

@@ -297,7 +297,7 @@ package final class ChannelFleet: Service {
             secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
             router: self.environment.router,
-            network: HostNetwork(verifiesTLS: true, logger: logger)
+            network: HostNetwork(verifiesTLS: channel.verifiesTLS, logger: logger)
         )
         let made: any Channel
         let settings = channel.pluginSettings(file: file)
@@ -312,6 +312,9 @@ package final class ChannelFleet: Service {
             return nil
         }
         logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")
+        if !channel.verifiesTLS {
+            logger.warning("tls-verify = false: this channel's https and wss connections do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate")
+        }
         let supervisor = ChannelSupervisor(
             name: channel.name,
             plugin: channel.plugin,

@@ -7,9 +7,10 @@ import Glibc
 /// `token-url`: an HTTP GET or POST (with an empty body); the response body is the token, or with
 /// `token-url-field` a JSON object whose field (a dotted path for nested objects: `data.token`) holds it.
 ///
-/// Runs on one AsyncHTTPClient for the daemon, which verifies TLS certificates against the system's
-/// trust store (there is no switch to turn that off) and does not retry a refused connection until the
-/// deadline, so a server that is down is reported at once. Messages give the status line, never the body.
+/// Runs on the process's verifying HTTP client (``HostNetwork/Shared``), which checks TLS certificates
+/// against the system's trust store (`tls-verify` is a channel's network's, not its token source's) and
+/// does not retry a refused connection until the deadline, so a server that is down is reported at once.
+/// Messages give the status line, never the body.
 struct URLTokenSource: TokenSource {
     let url: String
     let method: TokenSettings.HTTPMethod
@@ -66,13 +67,8 @@ struct URLTokenSource: TokenSource {
         return token
     }
 
-    /// The daemon's client: it lives as long as the process, like `HTTPClient.shared`.
-    static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(10)
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    /// The process's verifying client, the one the channels' networks use (one HTTP client pool per process).
+    static var client: HTTPClient { HostNetwork.Shared.process.httpClient(verifiesTLS: true) }
 
     func timeoutMessage(_ limit: Duration) -> String {
         "\(self.description) did not answer within \(limit.seconds.formatted) s"
