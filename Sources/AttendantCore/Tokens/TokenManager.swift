@@ -198,12 +198,16 @@ package actor TokenManager: TokenKeeper {
             case .fetch:
                 _ = await self.fetch(stopsWithCaller: true)
             case .wait(let until):
-                // Compared as wall-clock times, as the machine compares them: `until - now` is rounded to
-                // milliseconds, so a deadline less than half a millisecond ahead gave no pause, the machine
-                // said "wait" again, and the loop spun (for ever on a manual clock, which only tests move).
-                let now = self.wallClock()
-                if until > now { await self.pause(for: max(until - now, .milliseconds(1)), unlessChangedSince: seen) }
-                if self.generation == seen, !Task.isCancelled { self.replan(self.machine.timerFired(now: self.wallClock())) }
+                let delay = until - self.wallClock()
+                if delay > .zero { await self.pause(for: delay, unlessChangedSince: seen) }
+                // Waits are whole milliseconds (`UnixTime - UnixTime` rounds), so the timer may end up to
+                // half a millisecond before `until`: that counts as reached. Asking the machine with the
+                // earlier time made it say "wait" again with a zero wait, and the loop spun (for ever on a
+                // manual clock, which only tests move). A wall clock set back by more still waits again.
+                if self.generation == seen, !Task.isCancelled {
+                    let now = self.wallClock()
+                    self.replan(self.machine.timerFired(now: until - now <= .zero ? max(now, until) : now))
+                }
             case .none, .waitForDemand:
                 await self.pause(for: nil, unlessChangedSince: seen)
             }
