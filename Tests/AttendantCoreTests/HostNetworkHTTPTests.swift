@@ -160,8 +160,10 @@ import Testing
         #expect(hung?.kind == .timeout)
         #expect(hung?.message == "WebSocket \(server.url)/hang?… failed: no upgrade within 0.3 s")
         try await server.stop()
+        // A port nobody listens on (the stopped server's port could still take the connection for a moment).
+        let closedPort = try SocketPeer.tcpListener().address.port
         let refused = await #expect(throws: NetworkError.self) {
-            _ = try await self.network.openWebSocket(WebSocketRequest(url: server.url + "/"), events: events.record)
+            _ = try await self.network.openWebSocket(WebSocketRequest(url: "ws://127.0.0.1:\(closedPort)/"), events: events.record)
         }
         #expect(refused?.kind == .connection)
         try await Task.sleep(for: .milliseconds(100))
@@ -177,9 +179,9 @@ final class Events: Sendable {
 
     var record: @Sendable (WebSocketEvent) -> Void { { event in self.received.withLock { $0.append(event) } } }
 
-    /// Waits up to 5 s for `condition`.
+    /// Waits up to 30 s for `condition` (generous: a loaded CI machine stalled 5 s).
     func wait(_ condition: ([WebSocketEvent]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !condition(self.all) {
             guard ContinuousClock.now < deadline else {
                 Issue.record("still waiting; received \(self.all.map { "\($0)".prefix(80) })")

@@ -44,8 +44,9 @@ final class SIPTransport: Sendable {
         let candidates = wanted == 0 ? Self.freePortCandidates(count: 32) : [wanted]
         var lastError: (any Error)?
         for candidate in candidates {
-            // A restart may find the port still held for a moment by the sockets just closed.
-            for attempt in 0..<(wanted == 0 ? 1 : 20) {
+            // A restart may find the port still held for a moment by the sockets just closed (for
+            // seconds on a loaded machine: 1 s was not always enough in CI).
+            for attempt in 0..<(wanted == 0 ? 1 : 100) {
                 if attempt > 0 { try await Task.sleep(for: .milliseconds(50)) }
                 do {
                     let (listener, udp) = try await self.bind(port: candidate)
