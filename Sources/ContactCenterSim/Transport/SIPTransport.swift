@@ -50,7 +50,9 @@ final class SIPTransport: Sendable {
                 if attempt > 0 { try await Task.sleep(for: .milliseconds(50)) }
                 do {
                     let (listener, udp) = try await self.bind(port: candidate)
-                    self.portBox.withLock { $0 = listener.localAddress?.port ?? candidate }
+                    let port = listener.localAddress?.port ?? candidate
+                    self.portBox.withLock { $0 = port }
+                    Self.portsTaken.withLock { _ = $0.insert(port) }
                     self.state.withLock { state in
                         state.udp = udp
                         state.listener = listener
@@ -84,8 +86,13 @@ final class SIPTransport: Sendable {
             low = first
         }
         guard low > 11000 else { return [0] }
-        return (0..<count).map { _ in Int.random(in: 10000..<low) } + [0]
+        let taken = Self.portsTaken.withLock { $0 }
+        return (0..<count).map { _ in Int.random(in: 10000..<low) }.filter { !taken.contains($0) } + [0]
     }
+
+    /// Ports this process's simulators have had: a fresh start does not take one, so a simulator that is
+    /// restarting (its port free for a moment) gets it back even with other simulators starting meanwhile.
+    static let portsTaken = Mutex<Set<Int>>([])
 
     /// Closes both sockets and every TCP connection.
     func stop() async {
