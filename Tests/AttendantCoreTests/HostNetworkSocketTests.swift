@@ -187,7 +187,7 @@ final class Recorder<Event: Sendable>: Sendable {
 
     var all: [Event] { self.state.withLock { $0.events } }
 
-    func next(within seconds: Double = 5) async throws -> Event {
+    func next(within seconds: Double = 30) async throws -> Event {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(seconds)
         while clock.now < deadline {

@@ -74,7 +74,7 @@ final class SocketPeer: Sendable {
     }
 
     /// Receives one datagram and its source, or nil when none comes within `seconds`.
-    func receiveDatagram(within seconds: Double = 5) throws -> ([UInt8], NetworkAddress)? {
+    func receiveDatagram(within seconds: Double = 30) throws -> ([UInt8], NetworkAddress)? {
         guard try self.readable(within: seconds) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var source = sockaddr_in()
@@ -89,7 +89,7 @@ final class SocketPeer: Sendable {
     }
 
     /// Accepts one connection.
-    func accept(within seconds: Double = 5) throws -> SocketPeer {
+    func accept(within seconds: Double = 30) throws -> SocketPeer {
         guard try self.readable(within: seconds) else { throw Failure("no connection within \(seconds) s") }
         let connection = Glibc.accept(self.descriptor, nil, nil)
         guard connection >= 0 else { throw Failure("accept: \(String(cString: strerror(errno)))") }
@@ -108,7 +108,7 @@ final class SocketPeer: Sendable {
     }
 
     /// Reads what a connection has: nil when nothing comes within `seconds`, empty at its end.
-    func read(within seconds: Double = 5) throws -> [UInt8]? {
+    func read(within seconds: Double = 30) throws -> [UInt8]? {
         guard try self.readable(within: seconds) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let count = buffer.withUnsafeMutableBytes { recv(self.descriptor, $0.baseAddress, $0.count, 0) }

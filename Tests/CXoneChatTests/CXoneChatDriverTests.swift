@@ -58,7 +58,7 @@ import Testing
     @Test func connectsAndHearsTheAgent() async throws {
         let rig = try await Rig.start()
         try await rig.channel.listen()
-        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(5))
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
         let customer = try #require(rig.simulator.cxone.customerIDs.first)
         try rig.simulator.cxone.agentOpensThread(customerID: CXoneID(customer), text: "Hello from Ada")
         let message = try await rig.message("Hello from Ada")
@@ -86,7 +86,7 @@ import Testing
     @Test func reconnectsAfterTheGatewayDrops() async throws {
         let rig = try await Rig.start()
         try await rig.channel.listen()
-        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(5))
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
         let customer = try #require(rig.simulator.cxone.customerIDs.first)
         rig.simulator.cxone.dropConnections()
         try await rig.until("the driver hears the loss") { $0.count(.connecting) == 2 }
