@@ -93,8 +93,8 @@ public final class ScriptedChannel: Channel {
     /// Runs until cancelled, as a channel's background work does.
     public func run() async {
         self.state.withLock { $0.runState = .running }
-        let (forever, _) = AsyncStream<Void>.makeStream()
-        for await _ in forever {}
+        // Sleeps until cancelled: the host cancels `run()` when it drops the channel.
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         self.state.withLock { $0.runState = .ended }
     }
 
