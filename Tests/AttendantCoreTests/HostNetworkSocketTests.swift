@@ -64,6 +64,28 @@ import Testing
         await flow.close()
     }
 
+    @Test func aFlowOutlivesRefusalsAndReachesTheRemoteWhenItIsBack() async throws {
+        let port = try SocketPeer.udp().address.port
+        let events = Recorder<DatagramEvent>()
+        let flow = try await self.network.openDatagramFlow(to: "127.0.0.1", port: port, options: DatagramOptions()) { events.add($0) }
+        // Back to back: on loopback the first draws its ICMP error before the second goes, so the second
+        // send finds the socket's pending ECONNREFUSED (as a retransmission can, anywhere).
+        for _ in 0..<5 {
+            flow.send(Array("one".utf8))
+            flow.send(Array("two".utf8))
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        guard case .unreachable = try await events.next() else {
+            Issue.record("expected unreachable, heard \(events.all)")
+            return
+        }
+        // The registrar is back on its port: the same flow reaches it.
+        let peer = try SocketPeer.udp(port: port)
+        flow.send(Array("back?".utf8))
+        #expect(try peer.receiveDatagram(within: 5)?.0 == Array("back?".utf8))
+        await flow.close()
+    }
+
     @Test func anotherSourceIsHeardAndAnsweredFromTheFlowsOwnPort() async throws {
         let remote = try SocketPeer.udp()
         let other = try SocketPeer.udp()

@@ -17,10 +17,10 @@ final class SocketPeer: Sendable {
 
     deinit { Glibc.close(self.descriptor) }
 
-    /// A UDP socket bound to 127.0.0.1, port 0.
-    static func udp() throws -> SocketPeer {
+    /// A UDP socket bound to 127.0.0.1, on `port` (0: any free one).
+    static func udp(port: Int = 0) throws -> SocketPeer {
         let peer = SocketPeer(descriptor: socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0))
-        try peer.bind()
+        try peer.bind(port: port)
         return peer
     }
 
@@ -43,8 +43,8 @@ final class SocketPeer: Sendable {
         return peer
     }
 
-    private func bind() throws {
-        var address = Self.socketAddress(NetworkAddress(ip: "127.0.0.1", port: 0))
+    private func bind(port: Int = 0) throws {
+        var address = Self.socketAddress(NetworkAddress(ip: "127.0.0.1", port: port))
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(self.descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -88,6 +88,16 @@ import Testing
         return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
     }
 
+    @Test func aCommandInheritsNoDescriptorOfTheDaemons() async throws {
+        // A socket as swift-nio opens them: without close-on-exec.
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        #expect(fcntl(socket, F_GETFD) & FD_CLOEXEC == 0)
+        // ls lists its own descriptors: standard input, output and error, and the folder it reads.
+        let outcome = try await ChildProcess(arguments: ["/bin/ls", "/proc/self/fd"]).run()
+        #expect(String(decoding: outcome.output, as: UTF8.self).split(separator: "\n") == ["0", "1", "2", "3"])
+    }
+
     @Test func aCommandThatIgnoresSIGTERMGetsSIGKILL() async throws {
         let folder = TemporaryFolder()
         var command = ChildProcess(arguments: ["/bin/sh", "-c", "trap '' TERM; echo $$ > \(folder.path)/pid; while :; do sleep 1; done"])

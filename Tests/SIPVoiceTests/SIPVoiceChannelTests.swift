@@ -249,9 +249,12 @@ import Testing
     @Test func theRingTimeoutAnswers480AndTheCallIsMissed() async throws {
         let rig = try Self.rig(["ring-timeout": .string("20s")])
         _ = try await Self.listen(rig)
+        let ringEnds = rig.host.manualClock.now.advanced(by: .seconds(20))
         rig.peer.send(.request(rig.peer.invite()))
         _ = await rig.host.nextEvent()
-        await rig.host.manualClock.waitForSleepers(atLeast: 2)
+        // The ring timer is armed on the channel's worker after the contact is raised: wait for it, not for
+        // a count of sleepers that other timers (registration refresh, keep-alive) may already make up.
+        await rig.host.manualClock.waitForSleeper(until: ringEnds)
         rig.host.manualClock.advance(by: .seconds(20))
         var response = try await rig.peer.receiveResponse()
         while response.statusCode < 200 { response = try await rig.peer.receiveResponse() }
@@ -305,7 +308,14 @@ import Testing
     @Test func anAnswerCommandSaysWhereTheCallGoes() async throws {
         let folder = try makeTemporaryFolder("attendant-sipvoice")
         let script = folder + "/answer"
-        try "#!/bin/sh\necho \"sip:desk-phone@127.0.0.1:5098;caller=$ATTENDANT_CALLER_URI\" | sed 's/;caller=.*//'\n".write(toFile: script, atomically: true, encoding: .utf8)
+        // It also lists the descriptors it got: none of the daemon's sockets (besides standard input,
+        // output and error, only the folder ls reads).
+        try """
+            #!/bin/sh
+            ls /proc/self/fd > \(folder)/descriptors
+            echo "sip:desk-phone@127.0.0.1:5098;caller=$ATTENDANT_CALLER_URI" | sed 's/;caller=.*//'
+
+            """.write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o700)
         let rig = try Self.rig(["answer-command": .array([.string(script)])])
         _ = try await Self.listen(rig)
@@ -316,6 +326,8 @@ import Testing
         while response.statusCode < 200 { response = try await rig.peer.receiveResponse() }
         #expect(response.statusCode == 302)
         #expect(response.headers[.contact] == "<sip:desk-phone@127.0.0.1:5098>")
+        let descriptors = try String(contentsOfFile: folder + "/descriptors", encoding: .utf8)
+        #expect(descriptors.split(separator: "\n") == ["0", "1", "2", "3"], "\(descriptors)")
         try await Self.stop(rig)
     }
 

@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import Dispatch
 import Glibc
 import SIPCore
@@ -55,6 +56,8 @@ struct AnswerCommand: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
+        // Standard error stays the daemon's (the journal); nothing else of the daemon's goes along.
+        ChildDescriptors.closeInherited(&actions)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -1,27 +1,95 @@
 import AttendantPluginAPI
+import Glibc
 import NIOCore
+import Synchronization
 
 /// A channel's UDP flow (``ChannelNetwork/openDatagramFlow(to:port:options:receive:)``): the socket
 /// connected to the remote address and, beside it, the unconnected one on the same local address and port.
+///
+/// An ICMP error for one datagram leaves ECONNREFUSED pending on the connected socket. When the next send
+/// finds it before the event loop has read it (on loopback the error comes back within the first send),
+/// swift-nio fails that write and closes the socket. The flow then reports the refusal as
+/// ``DatagramEvent/unreachable(_:)`` and opens the connected socket again, on the same local address, at
+/// the next send: a registrar that went away and came back is reached on the same flow.
 final class HostDatagramFlow: DatagramFlow {
     let local: NetworkAddress
     let remote: NetworkAddress
     private let remoteAddress: SocketAddress
-    private let connected: any NIOCore.Channel
+    private let connected: Mutex<ConnectedSocket>
     private let anywhere: (any NIOCore.Channel)?
     private let latch: CloseLatch
+    private let reopen: @Sendable () -> EventLoopFuture<any NIOCore.Channel>
+    private let receive: @Sendable (DatagramEvent) -> Void
 
-    init(connected: any NIOCore.Channel, anywhere: (any NIOCore.Channel)?, local: NetworkAddress, remote: SocketAddress, latch: CloseLatch) {
-        self.connected = connected
+    private enum ConnectedSocket {
+        case open(any NIOCore.Channel)
+        /// The new socket on its way; the closed one stays for when it does not come.
+        case reopening(EventLoopFuture<any NIOCore.Channel>, closed: any NIOCore.Channel)
+    }
+
+    init(
+        connected: any NIOCore.Channel,
+        anywhere: (any NIOCore.Channel)?,
+        local: NetworkAddress,
+        remote: SocketAddress,
+        latch: CloseLatch,
+        reopen: @escaping @Sendable () -> EventLoopFuture<any NIOCore.Channel>,
+        receive: @escaping @Sendable (DatagramEvent) -> Void
+    ) {
+        self.connected = Mutex(.open(connected))
         self.anywhere = anywhere
         self.local = local
         self.remoteAddress = remote
         self.remote = NetworkAddress(remote) ?? NetworkAddress(ip: "?", port: 0)
         self.latch = latch
+        self.reopen = reopen
+        self.receive = receive
     }
 
     func send(_ bytes: [UInt8]) {
-        Self.write(bytes, to: self.remoteAddress, on: self.connected)
+        self.sendConnected(bytes, to: self.remoteAddress)
+    }
+
+    private func sendConnected(_ bytes: [UInt8], to destination: SocketAddress) {
+        guard !self.latch.isClosed else { return }
+        let socket = self.connected.withLock { connected -> EventLoopFuture<any NIOCore.Channel>? in
+            switch connected {
+            case .open(let socket) where socket.isActive:
+                return socket.eventLoop.makeSucceededFuture(socket)
+            case .open(let closed):
+                let reopening = self.reopen()
+                connected = .reopening(reopening, closed: closed)
+                reopening.whenComplete { result in self.reopened(result) }
+                return reopening
+            case .reopening(let reopening, _):
+                return reopening
+            }
+        }
+        socket?.whenSuccess { socket in
+            Self.write(bytes, to: destination, on: socket).whenFailure { error in
+                guard !self.latch.isClosed, let error = error as? IOError, error.errnoCode == ECONNREFUSED else { return }
+                self.receive(.unreachable(SocketFailure.describe(error)))
+            }
+        }
+    }
+
+    private func reopened(_ result: Result<any NIOCore.Channel, any Error>) {
+        let late: (any NIOCore.Channel)? = self.connected.withLock { connected in
+            guard case .reopening(_, let closed) = connected else { return nil }
+            switch result {
+            case .success(let socket):
+                connected = .open(socket)
+                return self.latch.isClosed ? socket : nil
+            case .failure:
+                // The sends that waited are lost datagrams; the next send tries again.
+                connected = .open(closed)
+                return nil
+            }
+        }
+        late?.close(promise: nil)
+        if case .failure(let error) = result, !self.latch.isClosed {
+            self.receive(.unreachable("the socket to \(self.remote) could not be opened again: \(SocketFailure.describe(error))"))
+        }
     }
 
     func send(_ bytes: [UInt8], to address: NetworkAddress) {
@@ -29,17 +97,24 @@ final class HostDatagramFlow: DatagramFlow {
         // An address that does not parse is a datagram lost, as the protocol says sends may be.
         guard let destination = try? SocketAddress(ipAddress: address.ip, port: address.port) else { return }
         // The connected socket sends only to the remote address; the unconnected one to anyone.
-        Self.write(bytes, to: destination, on: self.anywhere ?? self.connected)
+        guard let anywhere = self.anywhere else { return self.sendConnected(bytes, to: destination) }
+        _ = Self.write(bytes, to: destination, on: anywhere)
     }
 
-    private static func write(_ bytes: [UInt8], to address: SocketAddress, on socket: any NIOCore.Channel) {
-        socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: socket.allocator.buffer(bytes: bytes)), promise: nil)
+    private static func write(_ bytes: [UInt8], to address: SocketAddress, on socket: any NIOCore.Channel) -> EventLoopFuture<Void> {
+        socket.writeAndFlush(AddressedEnvelope(remoteAddress: address, data: socket.allocator.buffer(bytes: bytes)))
     }
 
     func close() async {
         self.latch.close()
         try? await self.anywhere?.close()
-        try? await self.connected.close()
+        let connected = self.connected.withLock { connected -> EventLoopFuture<any NIOCore.Channel> in
+            switch connected {
+            case .open(let socket): socket.eventLoop.makeSucceededFuture(socket)
+            case .reopening(let reopening, _): reopening
+            }
+        }
+        try? await connected.get().close()
     }
 }
 

@@ -38,7 +38,14 @@ extension HostNetwork {
                 throw NetworkError(.connection, "no socket could be bound at \(local) to receive from anywhere: \(SocketFailure.describe(error))")
             }
         }
-        return HostDatagramFlow(connected: connected, anywhere: anywhere, local: local, remote: remote, latch: latch)
+        return HostDatagramFlow(connected: connected, anywhere: anywhere, local: local, remote: remote, latch: latch, reopen: {
+            self.datagramBootstrap(options, connected: true, latch: latch, receive: receive).bind(to: localAddress).flatMap { socket in
+                socket.connect(to: remote).map { socket }.flatMapErrorThrowing { error in
+                    socket.close(promise: nil)
+                    throw error
+                }
+            }
+        }, receive: receive)
     }
 
     private func datagramBootstrap(

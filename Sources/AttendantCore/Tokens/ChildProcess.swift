@@ -1,12 +1,14 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import Glibc
 import Synchronization
 
 /// Runs a program with `posix_spawn` and collects what it prints, for token commands.
 ///
-/// - The child gets `/dev/null` as standard input, default signal dispositions and an empty signal mask
-///   (the daemon ignores or blocks signals that a child would otherwise inherit), and a process group
-///   of its own, so that stopping it also stops what it started (`sh -c`, `pass` calling `gpg`).
+/// - The child gets `/dev/null` as standard input and no other descriptor of the daemon's (its sockets
+///   above all: ``ChildDescriptors``), default signal dispositions and an empty signal mask (the daemon
+///   ignores or blocks signals that a child would otherwise inherit), and a process group of its own, so
+///   that stopping it also stops what it started (`sh -c`, `pass` calling `gpg`).
 /// - Its output is read on a thread of its own, never on the concurrency pool.
 /// - Cancelling the calling task stops it: SIGTERM to its process group, then SIGKILL if it is still
 ///   there after ``killGrace``. The call returns once it is gone (within 100 ms of the cancellation
@@ -83,6 +85,7 @@ struct ChildProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, output[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        ChildDescriptors.closeInherited(&actions)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
