@@ -31,7 +31,8 @@ let package = Package(
             dependencies: [.product(name: "Logging", package: "swift-log")],
             swiftSettings: strictness + [.unsafeFlags(["-enable-library-evolution"])]
         ),
-        // What every channel driver needs and no protocol owns: backoff, timer tables, … (free of NIO).
+        // What every channel driver needs and no protocol owns (free of NIO): the driver skeleton, timers on
+        // the host clock, waiters, an ordered worker, the outbox, backoff, JSON, child-process descriptors.
         .target(
             name: "AttendantPluginKit",
             dependencies: ["AttendantPluginAPI"],

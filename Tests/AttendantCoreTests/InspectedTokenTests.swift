@@ -1,5 +1,6 @@
 @testable import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginKit
 import Testing
 
 /// Reading tokens without their key: JWT times, Twilio capabilities, opaque tokens, and every way a

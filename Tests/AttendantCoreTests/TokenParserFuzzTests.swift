@@ -1,5 +1,6 @@
 @testable import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginKit
 import TestSupport
 import Testing
 

@@ -1,3 +1,8 @@
+#if canImport(AttendantPluginKit)
+// The fuzz target (`Fuzz/JWT`) compiles this file together with the kit's JSONValue.swift, without the module.
+import AttendantPluginKit
+#endif
+
 /// A JSON Web Token (RFC 7519) in the JWS compact form `header.payload.signature`, read without its
 /// signing key: the daemon only needs to know when a token expires and what it allows, and the server
 /// checks the signature anyway.

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import AttendantPluginAPI
+import AttendantPluginKit
 import NIOCore
 import NIOHTTP1
 import Glibc

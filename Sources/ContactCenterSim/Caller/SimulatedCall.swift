@@ -112,8 +112,10 @@ public final class SimulatedCall: Sendable {
         }
     }
 
-    /// Sends CANCEL (same branch as the INVITE) and waits for its 200 and the INVITE's 487.
-    public func cancel(timeout: Duration = .seconds(5)) async throws {
+    /// Sends CANCEL (same branch as the INVITE) and waits for its 200 and the INVITE's 487, each for up to
+    /// `timeout`: by default timer F's 64·T1 = 32 s, as long as RFC 3261 gives a non-INVITE transaction
+    /// (a busy user agent answers late, not never).
+    public func cancel(timeout: Duration = .seconds(32)) async throws {
         try self.state.withLock { state throws(SimulatorError) in
             if let final = state.final {
                 throw SimulatorError(.callState, "cannot cancel call \(self.callID): it already ended with \(final.statusCode)")

@@ -1,9 +1,11 @@
-/// A JSON value (RFC 8259), as ``JSONValue/parse(_:)`` reads it.
+/// A JSON value (RFC 8259): ``parse(_:)`` reads one, ``encoded()`` writes one.
 ///
-/// The token manager reads JWT headers and claims and token endpoints' answers with it. It is a small
-/// parser of its own, with a nesting limit, so that it depends on nothing and can be fuzzed alone
-/// (`Fuzz/`): any input gives a value or a ``ParseError``, never a crash.
-enum JSONValue: Sendable, Hashable {
+/// The one JSON type of the host and its plugins: the token manager reads JWT headers and claims and
+/// token endpoints' answers with it, and a plugin speaking a JSON protocol can build and read its
+/// messages with it. The parser is small and of its own, with a nesting limit, so that it depends on
+/// nothing and can be fuzzed alone (`Fuzz/`): any input gives a value or a ``ParseError``, never a crash.
+/// Numbers are `Double`s, exact for integers up to 2⁵³.
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
@@ -12,17 +14,22 @@ enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 
     /// Deeper nesting is refused rather than recursed into.
-    static let maximumDepth = 64
+    public static let maximumDepth = 64
 
-    struct ParseError: Error, Hashable, CustomStringConvertible {
-        var problem: String
+    public struct ParseError: Error, Hashable, CustomStringConvertible {
+        public var problem: String
         /// The byte offset where it went wrong.
-        var offset: Int
-        var description: String { "\(self.problem) at byte \(self.offset)" }
+        public var offset: Int
+        public var description: String { "\(self.problem) at byte \(self.offset)" }
+
+        public init(problem: String, offset: Int) {
+            self.problem = problem
+            self.offset = offset
+        }
     }
 
     /// Parses a whole document: one value with optional whitespace around it.
-    static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
+    public static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
         var parser = Parser(bytes: Array(bytes))
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
@@ -32,12 +39,12 @@ enum JSONValue: Sendable, Hashable {
     }
 
     /// The member `key` of an object; nil for other values.
-    subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         if case .object(let members) = self { members[key] } else { nil }
     }
 
     /// For messages: "a string", "an object", …
-    var typeDescription: String {
+    public var typeDescription: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -253,5 +260,81 @@ enum JSONValue: Sendable, Hashable {
             }
             return value
         }
+    }
+}
+
+// MARK: Reading and writing
+
+extension JSONValue {
+    /// The string, or nil for other values.
+    public var stringValue: String? { if case .string(let value) = self { value } else { nil } }
+    /// The number, or nil for other values.
+    public var numberValue: Double? { if case .number(let value) = self { value } else { nil } }
+    /// The number if it is a whole one that fits, or nil.
+    public var integerValue: Int64? {
+        guard case .number(let value) = self, value.rounded() == value, abs(value) <= 9_007_199_254_740_992 else { return nil }
+        return Int64(value)
+    }
+    public var boolValue: Bool? { if case .bool(let value) = self { value } else { nil } }
+    public var arrayValue: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
+
+    /// The value as compact JSON text (UTF-8), members in key order so the same value gives the same text.
+    public func encoded() -> [UInt8] {
+        var output: [UInt8] = []
+        self.write(to: &output)
+        return output
+    }
+
+    /// ``encoded()`` as a string.
+    public var text: String { String(decoding: self.encoded(), as: UTF8.self) }
+
+    private func write(to output: inout [UInt8]) {
+        switch self {
+        case .null: output += Array("null".utf8)
+        case .bool(let value): output += Array((value ? "true" : "false").utf8)
+        case .number(let value): output += Array(Self.format(value).utf8)
+        case .string(let value): Self.write(value, to: &output)
+        case .array(let values):
+            output.append(UInt8(ascii: "["))
+            for (index, value) in values.enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                value.write(to: &output)
+            }
+            output.append(UInt8(ascii: "]"))
+        case .object(let members):
+            output.append(UInt8(ascii: "{"))
+            for (index, key) in members.keys.sorted().enumerated() {
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(key, to: &output)
+                output.append(UInt8(ascii: ":"))
+                members[key]!.write(to: &output)
+            }
+            output.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Whole numbers without a fraction; JSON has no NaN or infinity, so those become null.
+    private static func format(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value.rounded() == value, abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    private static func write(_ string: String, to output: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        output.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): output += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: output += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: output += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x00..<0x20: output += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
     }
 }

@@ -1,0 +1,230 @@
+import AttendantPluginAPI
+import AttendantPluginKit
+import AttendantPluginTestKit
+import Synchronization
+import Testing
+
+/// The plugin kit's driver parts (timers on the host clock, waiters, the ordered worker, the outbox, the
+/// locked step) on the test kit's manual clock and in-memory store.
+@Suite(.timeLimit(.minutes(1))) struct DriverKitTests {
+    // MARK: ChannelTimers
+
+    @Test func aTimerFiresOnceAfterItsDelayAndAStaleFiringIsRefused() async throws {
+        let clock = ManualClock()
+        let timers = ChannelTimers<String>(clock: clock)
+        let fired = Recorded<TimerID<String>>()
+        timers.arm("ping", after: .seconds(30)) { fired.add($0) }
+        await clock.waitForSleepers(atLeast: 1)
+        clock.advance(by: .seconds(29))
+        #expect(fired.all.isEmpty)
+        clock.advance(by: .seconds(1))
+        let first = try await fired.next()
+        #expect(first.kind == "ping")
+        #expect(timers.consume(first))
+        #expect(!timers.consume(first), "used up")
+        #expect(!timers.isArmed("ping"))
+
+        // A firing that comes in after the key was armed again belongs to the old arming.
+        timers.arm("ping", after: .seconds(5)) { fired.add($0) }
+        #expect(!timers.consume(first))
+        #expect(timers.isArmed("ping"))
+    }
+
+    @Test func armingAgainReplacesAndCancelStops() async throws {
+        let clock = ManualClock()
+        let timers = ChannelTimers<Int>(clock: clock)
+        let fired = Recorded<TimerID<Int>>()
+        timers.arm(1, after: .seconds(10)) { fired.add($0) }
+        timers.arm(1, after: .seconds(20)) { fired.add($0) }
+        timers.arm(2, after: .seconds(5)) { fired.add($0) }
+        timers.cancel(2)
+        await clock.waitForSleepers(where: { $0.count == 1 })
+        clock.advance(by: .seconds(20))
+        let only = try await fired.next()
+        #expect(only.kind == 1 && timers.consume(only))
+        timers.arm(3, after: .seconds(1)) { fired.add($0) }
+        timers.cancelAll()
+        await clock.waitForSleepers(where: { $0.isEmpty })
+        clock.advance(by: .seconds(60))
+        #expect(fired.all.count == 1)
+    }
+
+    // MARK: Waiters
+
+    @Test func waitersSettleWhenTheirConditionIsMetAndExpireAtTheirDeadline() async throws {
+        let clock = ManualClock()
+        let waiters = Waiters<Int, String>(clock: clock)
+        let expired = Recorded<UInt64>()
+        let three = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 3) } }
+        let late = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 99, timeout: .seconds(5)) { expired.add($0) } } }
+        while waiters.count < 2 { await Task.yield() }
+        await clock.waitForSleepers(atLeast: 1)
+        // A step got to 2: nobody's condition.
+        #expect(waiters.settle { $0 <= 2 ? .success("at \($0)") : nil }.isEmpty)
+        // Then to 3.
+        waiters.settle { $0 <= 3 ? .success("at 3") : nil }.resume()
+        #expect(try await three.value == "at 3")
+        clock.advance(by: .seconds(5))
+        let id = try await expired.next()
+        waiters.remove(id) { condition in .failure(Refusal(text: "no \(condition) within 5 s")) }?.resume()
+        await #expect(throws: Refusal(text: "no 99 within 5 s")) { try await late.value }
+        #expect(waiters.isEmpty)
+        #expect(waiters.remove(id) { _ in .success("again") } == nil, "gone already")
+    }
+
+    @Test func stoppingFailsEveryWaiter() async throws {
+        let waiters = Waiters<Int, String>(clock: ManualClock())
+        let one = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 1) } }
+        let two = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 2) } }
+        while waiters.count < 2 { await Task.yield() }
+        waiters.removeAll(throwing: Refusal(text: "stopping")).resume()
+        await #expect(throws: Refusal(text: "stopping")) { try await one.value }
+        await #expect(throws: Refusal(text: "stopping")) { try await two.value }
+    }
+
+    // MARK: OrderedWorker
+
+    @Test func theWorkerDoesItemsInOrderAndDrainWaitsForThem() async {
+        let worker = OrderedWorker<Int>()
+        let done = Mutex<[Int]>([])
+        for item in 1...3 { worker.enqueue(item) }
+        let running = Task {
+            await worker.run { item in
+                await Task.yield()
+                done.withLock { $0.append(item) }
+            }
+        }
+        worker.enqueue(4)
+        await worker.drain()
+        #expect(done.withLock { $0 } == [1, 2, 3, 4])
+        worker.enqueue(5)
+        worker.finish()
+        await running.value
+        #expect(done.withLock { $0 } == [1, 2, 3, 4, 5], "what was queued before finish() is still done")
+        worker.enqueue(6)
+        await worker.drain()
+        #expect(done.withLock { $0 } == [1, 2, 3, 4, 5], "nothing after")
+    }
+
+    @Test func cancellingTheWorkerDropsWhatIsQueuedAndReleasesDrains() async {
+        let worker = OrderedWorker<Int>()
+        let gate = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let done = Mutex<[Int]>([])
+        let running = Task {
+            await worker.run { item in
+                if item == 1 { await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } } }
+                done.withLock { $0.append(item) }
+            }
+        }
+        worker.enqueue(1)
+        worker.enqueue(2)
+        let draining = Task { await worker.drain() }
+        while gate.withLock({ $0 == nil }) { await Task.yield() }
+        running.cancel()
+        gate.withLock { $0 }?.resume()
+        await running.value
+        await draining.value
+        #expect(done.withLock { $0 } == [1])
+    }
+
+    // MARK: Outbox
+
+    struct Message: Codable, Sendable, Hashable {
+        var id: String
+        var text: String
+    }
+
+    @Test func theOutboxKeepsEntriesUntilDeliveredAcrossALoad() async throws {
+        let host = InMemoryChannelHost()
+        let outbox = Outbox<Message>(store: host.store) { $0.id }
+        try await outbox.add(Message(id: "m1", text: "Hello"))
+        try await outbox.add(Message(id: "m2", text: "Are you there?"))
+        _ = try await host.store.enqueue("not json")
+        #expect(try await outbox.remove("m1"))
+        #expect(try await !outbox.remove("m1"), "once")
+
+        // The daemon restarts: a new outbox over the same store finds what is left.
+        let again = Outbox<Message>(store: host.store) { $0.id }
+        let (entries, unreadable) = try await again.load()
+        #expect(entries == [Message(id: "m2", text: "Are you there?")])
+        #expect(unreadable.count == 1)
+        try await again.discard(unreadable)
+        #expect(again.keys == ["m2"])
+        #expect(try await again.remove("m2"))
+        #expect(try await host.store.pendingOutbox().isEmpty)
+    }
+
+    // MARK: ChannelDriver
+
+    final class Counter: ChannelDriver {
+        let driverState = DriverState(0)
+        let performed = Mutex<[String]>([])
+
+        func perform(_ effect: String) {
+            // After the lock: the state can be read again here.
+            let now = self.withState { $0 }
+            self.performed.withLock { $0.append("\(effect) at \(now)") }
+        }
+    }
+
+    @Test func aStepsEffectsRunInOrderAfterItsLock() {
+        let counter = Counter()
+        let result = counter.step { state, effects in
+            state += 1
+            effects.append("first")
+            state += 1
+            effects.append("second")
+            return state
+        }
+        #expect(result == 2)
+        #expect(counter.performed.withLock { $0 } == ["first at 2", "second at 2"])
+    }
+
+    // MARK: JSONValue
+
+    @Test func jsonIsWrittenCompactlyWithSortedKeysAndReadsBackTheSame() throws {
+        let value = JSONValue.object([
+            "channel": .string("/meta/connect"),
+            "id": .number(7),
+            "advice": .object(["timeout": .number(30_000), "reconnect": .string("retry")]),
+            "ext": .object(["transcriptPosition": .number(12)]),
+            "text": .string("line\nwith \"quotes\" \\ and \u{01}"),
+            "ratio": .number(0.25),
+            "list": .array([.bool(true), .null]),
+        ])
+        #expect(
+            value.text
+                == #"{"advice":{"reconnect":"retry","timeout":30000},"channel":"/meta/connect","ext":{"transcriptPosition":12},"id":7,"list":[true,null],"ratio":0.25,"text":"line\nwith \"quotes\" \\ and \u0001"}"#
+        )
+        #expect(try JSONValue.parse(value.encoded()) == value)
+        #expect(value["id"]?.integerValue == 7 && value["ratio"]?.integerValue == nil)
+        #expect(value["channel"]?.stringValue == "/meta/connect")
+        #expect(JSONValue.number(.infinity).text == "null")
+    }
+}
+
+struct Refusal: Error, Equatable {
+    var text: String
+}
+
+/// Values handed over from other tasks, awaited one by one.
+final class Recorded<Value: Sendable>: Sendable {
+    private let state = Mutex<(values: [Value], taken: Int)>(([], 0))
+
+    func add(_ value: Value) { self.state.withLock { $0.values.append(value) } }
+
+    var all: [Value] { self.state.withLock { $0.values } }
+
+    func next(within seconds: Int = 30) async throws -> Value {
+        for _ in 0..<(seconds * 200) {
+            let value = self.state.withLock { state -> Value? in
+                guard state.taken < state.values.count else { return nil }
+                defer { state.taken += 1 }
+                return state.values[state.taken]
+            }
+            if let value { return value }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw Refusal(text: "nothing within \(seconds) s")
+    }
+}
