@@ -1,6 +1,6 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import SIPCore
-import Synchronization
 
 /// What goes into a REGISTER (credentials from the channel's token, the instance ID, Contact and Via), and the
 /// `registration` report of what is registered where.
@@ -32,7 +32,7 @@ extension SIPVoiceChannel {
         case .digest:
             return .digest(DigestCredentials(username: self.configuration.username, password: token.value))
         case .ephemeral:
-            return self.state.withLock { self.ephemeral(secret: token.value, state: &$0) }
+            return self.withState { self.ephemeral(secret: token.value, state: &$0) }
         case .none:
             return .none
         }
@@ -50,7 +50,7 @@ extension SIPVoiceChannel {
         if let configured = self.configuration.instanceID { return configured }
         do {
             if let stored = try await self.host.store.value(forKey: "instance-id") { return stored }
-            let made = self.state.withLock { $0.identifiers.instanceID() }
+            let made = self.withState { $0.identifiers.instanceID() }
             try await self.host.store.setValue(made, forKey: "instance-id")
             return made
         } catch {
@@ -85,7 +85,7 @@ extension SIPVoiceChannel {
     }
 
     func registrationReport() -> [String: String] {
-        self.state.withLock { state in
+        self.withState { state in
             var fields: [String: String] = [
                 "listening": state.listening ? "yes" : "no",
                 "phase": state.machine.map { "\($0.phase)" } ?? "idle",

@@ -1,22 +1,21 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import SIPCore
-import Synchronization
 
 /// What arrives from the transport: responses for the registration machine, requests (calls and the
 /// rest) answered where they came from, and the transport's own news (pongs, garbage, ICMP errors, a
 /// closed flow).
 extension SIPVoiceChannel {
-    func arrived(_ arrival: SIPTransport.Arrival, flow: UInt64) {
-        let effects = self.state.withLock { state -> [Effect] in
-            guard state.flow == flow else { return [] }
-            var effects: [Effect] = []
+    func arrived(_ arrival: SIPTransport.Arrival, flow: Generation) {
+        self.step { state, effects in
+            guard state.flow == flow else { return }
             switch arrival {
             case .message(.response(let response), _):
                 self.drive(&state, &effects) { $0.receive(response) }
             case .message(.request(let request), let origin):
                 self.received(request, from: origin, &state, &effects)
             case .pong:
-                self.cancel(.pongTimeout, &state)
+                self.timers.cancel(.pongTimeout)
                 self.armPing(&state)
             case .garbage(let error, let from, let closed):
                 let closing = closed ? "; closed that connection" : ""
@@ -26,14 +25,12 @@ extension SIPVoiceChannel {
             case .unreachable(let reason):
                 // Only an answer we wait for makes it news: a REGISTER that cannot arrive fails now rather
                 // than after timer F's 32 s.
-                guard state.machine?.isAwaitingResponse == true else { return [] }
+                guard state.machine?.isAwaitingResponse == true else { return }
                 self.drive(&state, &effects) { $0.transportFailed("nothing answers at \(self.configuration.registrarDescription) (\(reason))") }
             case .closed(let reason):
                 self.drive(&state, &effects) { $0.transportFailed(reason) }
             }
-            return effects
         }
-        self.run(effects)
     }
 
     func received(_ request: SIPRequest, from origin: SIPTransport.Origin, _ state: inout State, _ effects: inout [Effect]) {

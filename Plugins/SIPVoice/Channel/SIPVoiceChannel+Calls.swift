@@ -1,6 +1,6 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import SIPCore
-import Synchronization
 
 /// Incoming calls: an INVITE rings (a contact, then 100 and 180), Accept redirects it, Decline refuses it,
 /// and each call's INVITE server transaction decides the rest (CANCEL, ring timeout, ACKs).
@@ -8,7 +8,7 @@ extension SIPVoiceChannel {
     // MARK: Accept and decline
 
     func accept(_ id: String) async throws -> ChannelReply {
-        let call = try self.state.withLock { state throws(ChannelError) -> Call in
+        let call = try self.withState { state throws(ChannelError) -> Call in
             guard var call = state.calls[id], call.transaction.state == .proceeding else {
                 throw ChannelError(.illegalState, "\(self.prefix): call \(id) is not ringing (any more)")
             }
@@ -29,13 +29,13 @@ extension SIPVoiceChannel {
                     "ATTENDANT_CALLEE_URI": call.transaction.callee.uri.description,
                 ])
             } catch {
-                self.state.withLock { $0.calls[id]?.answering = false }
+                self.withState { $0.calls[id]?.answering = false }
                 throw ChannelError(.server, "\(self.prefix): the call keeps ringing: \(error)")
             }
         } else if let contact = self.configuration.softphoneContact {
             target = contact
         } else {
-            self.state.withLock { $0.calls[id]?.answering = false }
+            self.withState { $0.calls[id]?.answering = false }
             throw ChannelError(.configuration, "\(self.prefix): there is nowhere to send an accepted call; set softphone-contact or answer-command in [channel.sip-voice]")
         }
         try self.finish(id, verb: "accept") { $0.accept(redirectingTo: target) }
@@ -43,18 +43,15 @@ extension SIPVoiceChannel {
     }
 
     func finish(_ id: String, verb: String, _ decide: (inout InviteServerTransaction) -> [InviteServerTransaction.Action]) throws {
-        let effects = try self.state.withLock { state throws(ChannelError) -> [Effect] in
+        try self.step { state, effects throws(ChannelError) in
             guard var call = state.calls[id], call.transaction.state == .proceeding else {
                 throw ChannelError(.illegalState, "\(self.prefix): cannot \(verb) call \(id): it is not ringing (the caller may have hung up)")
             }
-            var effects: [Effect] = []
             let actions = decide(&call.transaction)
             call.answering = false
             state.calls[id] = call
             self.applyCall(id, actions, &state, &effects)
-            return effects
         }
-        self.run(effects)
     }
 
     /// A new INVITE: the contact is raised first (the user sees it as soon as possible), then 100 and 180
@@ -114,9 +111,7 @@ extension SIPVoiceChannel {
                     effects.append(.emit(.contactEnded(contactID: id, outcome: .missed)))
                 }
             }
-            for key in state.timers.keys {
-                if case .call(id, _) = key { self.cancel(key, &state) }
-            }
+            self.timers.cancelAll { if case .call(id, _) = $0 { true } else { false } }
         }
         state.calls = [:]
     }
@@ -127,9 +122,9 @@ extension SIPVoiceChannel {
             case .send(let response):
                 if let transport = state.transport { effects.append(.send(transport, .response(response), to: state.calls[id]?.origin)) }
             case .setTimer(let timer, let delay):
-                self.arm(.call(id, timer), after: delay, &state)
+                self.arm(.call(id, timer), after: delay)
             case .cancelTimer(let timer):
-                self.cancel(.call(id, timer), &state)
+                self.timers.cancel(.call(id, timer))
             case .ended(let outcome):
                 let (result, how) = Self.describe(outcome)
                 effects.append(.emit(.contactEnded(contactID: id, outcome: result)))

@@ -1,6 +1,6 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import SIPCore
-import Synchronization
 
 /// Failures, and when to try again: the registrar's `Retry-After` (RFC 3261 sections 20.33 and 21.5.4) is
 /// the earliest next try; a registrar that does not answer at all (no response, ICMP unreachable, a
@@ -38,12 +38,12 @@ extension SIPVoiceChannel {
         state.listening = false
         state.grant = nil
         state.registeredAt = nil
-        self.cancel(.ping, &state)
-        self.cancel(.pongTimeout, &state)
+        self.timers.cancel(.ping)
+        self.timers.cancel(.pongTimeout)
         self.endCalls(&state, &effects, statusCode: nil, reason: "")
         if let transport = state.transport {
             state.transport = nil
-            state.flow += 1
+            state.flow.advance()
             effects.append(.close(transport))
         }
         if let waiter = state.listenWaiter {

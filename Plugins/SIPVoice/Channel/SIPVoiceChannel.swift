@@ -1,29 +1,33 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import SIPCore
-import Synchronization
 
 /// A SIP user agent that stays registered and turns incoming INVITEs into contacts.
 ///
 /// Everything protocol-shaped is decided by SIPCore's pure machines (``RegistrationStateMachine`` and one
 /// ``InviteServerTransaction`` per call); this class is their driver. It keeps their state under one lock,
 /// feeds them what arrives on the flow, what the host asks and the timers that fire, and carries out what
-/// they return: it sends on the flow, arms timers on the host's clock (so tests compress hours into
-/// milliseconds) and reports to the host. Work that must not happen under the lock (sending, emitting,
-/// resuming a waiting `listen()`) is collected as ``Effect``s and done after it is released.
+/// they return: it sends on the flow, arms timers on the host's clock (the kit's ``ChannelTimers``, so
+/// tests compress hours into milliseconds) and reports to the host. Each of these is a step of the kit's
+/// ``ChannelDriver``: work that must not happen under the lock (sending, emitting, resuming a waiting
+/// `listen()`) is listed as ``Effect``s and done after it is released, on the caller's thread (an INVITE's
+/// 180 goes out without a hop).
 ///
 /// Registration follows the host's cycle: `listen()` registers with `Expires` equal to the cycle
 /// (`register-expires`, 600 s); the machine refreshes at 90 % of what the registrar granted, so a binding
 /// never lapses between cycles; `keepAlive()` re-registers when the binding has lived half its time or
 /// more (normally: the refresh timer already renewed it, and the keep-alive only confirms it is fresh);
 /// a renewed token re-registers at once, the old binding staying valid until the new one is in place.
-final class SIPVoiceChannel: Channel {
+final class SIPVoiceChannel: Channel, ChannelDriver {
     let configuration: SIPVoiceConfiguration
     let host: any ChannelHost
-    let state = Mutex(State())
+    let driverState = DriverState(State())
+    let timers: ChannelTimers<TimerKey>
 
     init(configuration: SIPVoiceConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
+        self.timers = ChannelTimers(clock: host.clock)
     }
 
     // MARK: State
@@ -52,13 +56,12 @@ final class SIPVoiceChannel: Channel {
         var machine: RegistrationStateMachine?
         var transport: SIPTransport?
         /// Which flow is current; arrivals from an older one are ignored.
-        var flow: UInt64 = 0
+        var flow = Generation()
         var listening = false
         var listenWaiter: CheckedContinuation<Void, any Error>?
         var refreshWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiter: UInt64 = 0
         var stopWaiter: CheckedContinuation<Void, Never>?
-        var timers: [TimerKey: Task<Void, Never>] = [:]
         /// Ringing and recently ended calls, by Call-ID (the contact's id).
         var calls: [String: Call] = [:]
         var grant: RegistrationGrant?
@@ -90,15 +93,14 @@ final class SIPVoiceChannel: Channel {
     // MARK: Channel
 
     func listen() async throws {
-        self.state.withLock { $0.pendingListens += 1 }
-        defer { self.state.withLock { $0.pendingListens -= 1 } }
+        self.withState { $0.pendingListens += 1 }
+        defer { self.withState { $0.pendingListens -= 1 } }
         let credentials = try await self.credentials(for: await self.host.tokenState())
         let instanceID = try await self.instanceID()
 
-        let (flow, previous) = self.state.withLock { state -> (UInt64, SIPTransport?) in
-            state.flow += 1
+        let (flow, previous) = self.withState { state -> (Generation, SIPTransport?) in
             defer { state.transport = nil }
-            return (state.flow, state.transport)
+            return (state.flow.advance(), state.transport)
         }
         await previous?.close()
 
@@ -111,15 +113,16 @@ final class SIPVoiceChannel: Channel {
                 network: self.host.network
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
-            let delay = self.state.withLock { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
+            let delay = self.withState { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
             throw ChannelError(.transient, "\(self.prefix): \(error)", retryAfter: delay)
         }
 
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let effects = self.state.withLock { state -> [Effect] in
+                self.step { state, effects in
                     guard state.flow == flow, !Task.isCancelled else {
-                        return [.close(transport), .resume(continuation, ChannelError(.transient, "\(self.prefix): listening was cancelled"))]
+                        effects += [.close(transport), .resume(continuation, ChannelError(.transient, "\(self.prefix): listening was cancelled"))]
+                        return
                     }
                     state.transport = transport
                     let registration = self.registrationConfiguration(transport: transport, instanceID: instanceID)
@@ -130,11 +133,8 @@ final class SIPVoiceChannel: Channel {
                         state.machine = RegistrationStateMachine(configuration: registration, credentials: credentials, hashing: self.host.hashing, identifiers: state.identifiers)
                     }
                     state.listenWaiter = continuation
-                    var effects: [Effect] = []
                     self.drive(&state, &effects) { $0.start() }
-                    return effects
                 }
-                self.run(effects)
             }
         } onCancel: {
             self.abandonListening(flow: flow)
@@ -143,27 +143,23 @@ final class SIPVoiceChannel: Channel {
 
     func stopListening() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let effects = self.state.withLock { state -> [Effect] in
-                var effects: [Effect] = []
+            self.step { state, effects in
                 state.listening = false
                 self.endCalls(&state, &effects, statusCode: 480, reason: "Temporarily Unavailable")
                 guard let phase = state.machine?.phase, phase == .registered || phase == .registering else {
                     effects.append(.resumeStop(continuation))
-                    return effects
+                    return
                 }
                 state.stopWaiter = continuation
-                self.arm(.stopDeadline, after: .seconds(2), &state)
+                self.arm(.stopDeadline, after: .seconds(2))
                 self.drive(&state, &effects) { $0.stop() }
-                return effects
             }
-            self.run(effects)
         }
-        let transport = self.state.withLock { state -> SIPTransport? in
-            state.flow += 1
+        let transport = self.withState { state -> SIPTransport? in
+            state.flow.advance()
             state.listening = false
             state.grant = nil
-            for timer in state.timers.values { timer.cancel() }
-            state.timers = [:]
+            self.timers.cancelAll()
             state.machine = nil
             defer { state.transport = nil }
             return state.transport
@@ -173,17 +169,17 @@ final class SIPVoiceChannel: Channel {
 
     func keepAlive() async throws {
         let token = self.configuration.authentication == .ephemeral ? await self.host.currentToken() : nil
-        let waiter = self.state.withLock { state -> UInt64 in
+        let waiter = self.withState { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let effects = self.state.withLock { state -> [Effect] in
+                self.step { state, effects in
                     guard state.listening, state.machine?.phase == .registered, let grant = state.grant else {
-                        return [.resume(continuation, ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)"))]
+                        effects.append(.resume(continuation, ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)")))
+                        return
                     }
-                    var effects: [Effect] = []
                     let now = self.host.now()
                     var renewed: RegistrationCredentials?
                     if let token, let expiry = state.ephemeralExpiry,
@@ -192,16 +188,15 @@ final class SIPVoiceChannel: Channel {
                         // Ephemeral credentials that would not outlive the next cycle: derive new ones.
                         renewed = self.ephemeral(secret: token.value, state: &state)
                     } else if let registeredAt = state.registeredAt, (now - registeredAt).seconds < Double(grant.expires) / 2 {
-                        return [.resume(continuation, nil)]
+                        effects.append(.resume(continuation, nil))
+                        return
                     }
                     state.refreshWaiters[waiter] = continuation
                     self.drive(&state, &effects) { machine in renewed.map { machine.credentialsChanged($0) } ?? machine.refresh() }
-                    return effects
                 }
-                self.run(effects)
             }
         } onCancel: {
-            let continuation = self.state.withLock { $0.refreshWaiters.removeValue(forKey: waiter) }
+            let continuation = self.withState { $0.refreshWaiters.removeValue(forKey: waiter) }
             continuation?.resume(throwing: ChannelError(.transient, "\(self.prefix): the keep-alive was cancelled"))
         }
     }
@@ -214,24 +209,18 @@ final class SIPVoiceChannel: Channel {
             self.host.logger.warning("\(self.prefix): the renewed token cannot be used: \(error)")
             return
         }
-        let effects = self.state.withLock { state -> [Effect] in
-            var effects: [Effect] = []
+        self.step { state, effects in
             self.drive(&state, &effects) { $0.credentialsChanged(credentials) }
-            return effects
         }
-        self.run(effects)
     }
 
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
         guard applicationState == .foreground else { return }
         // Back from sleep or lock: a flow may have died meanwhile. One REGISTER tells at once.
-        let effects = self.state.withLock { state -> [Effect] in
-            guard state.listening else { return [] }
-            var effects: [Effect] = []
+        self.step { state, effects in
+            guard state.listening else { return }
             self.drive(&state, &effects) { $0.refresh() }
-            return effects
         }
-        self.run(effects)
     }
 
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
@@ -269,13 +258,13 @@ final class SIPVoiceChannel: Channel {
             case .send(let request):
                 if let transport = state.transport { effects.append(.send(transport, .request(request))) }
             case .setTimer(let id, let delay):
-                self.arm(.registration(id), after: delay, &state)
+                self.arm(.registration(id), after: delay)
             case .cancelTimer(let id):
-                self.cancel(.registration(id), &state)
+                self.timers.cancel(.registration(id))
             case .registered(let grant):
                 self.registered(grant, &state, &effects)
             case .unregistered:
-                self.cancel(.stopDeadline, &state)
+                self.timers.cancel(.stopDeadline)
                 if let waiter = state.stopWaiter {
                     state.stopWaiter = nil
                     effects.append(.resumeStop(waiter))
@@ -301,51 +290,37 @@ final class SIPVoiceChannel: Channel {
         state.refreshWaiters = [:]
         let outbound = grant.outbound ? ", RFC 5626 outbound" + (grant.flowTimer.map { " with flow timer \($0) s" } ?? "") : ""
         effects.append(.log(first ? .info : .debug, "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"))
-        if grant.outbound, state.transport?.kind == .tcp, state.timers[.ping] == nil, state.timers[.pongTimeout] == nil {
+        if grant.outbound, state.transport?.kind == .tcp, !self.timers.isArmed(.ping), !self.timers.isArmed(.pongTimeout) {
             self.armPing(&state)
         }
     }
 
     // MARK: Timers
 
-    func arm(_ key: TimerKey, after delay: Duration, _ state: inout State) {
-        state.timers[key]?.cancel()
-        let clock = self.host.clock
-        state.timers[key] = Task { [weak self] in
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
-            }
-            self?.timerFired(key)
-        }
-    }
-
-    func cancel(_ key: TimerKey, _ state: inout State) {
-        state.timers.removeValue(forKey: key)?.cancel()
+    func arm(_ key: TimerKey, after delay: Duration) {
+        self.timers.arm(key, after: delay) { [weak self] id in self?.timerFired(id) }
     }
 
     func armPing(_ state: inout State) {
         let interval = SIPOutbound.keepAliveInterval(flowTimer: state.grant?.flowTimer, using: &state.random)
-        self.arm(.ping, after: interval, &state)
+        self.arm(.ping, after: interval)
     }
 
-    func timerFired(_ key: TimerKey) {
-        let effects = self.state.withLock { state -> [Effect] in
-            guard state.timers.removeValue(forKey: key) != nil else { return [] }
-            var effects: [Effect] = []
-            switch key {
+    func timerFired(_ id: TimerID<TimerKey>) {
+        self.step { state, effects in
+            guard self.timers.consume(id) else { return }
+            switch id.kind {
             case .registration(let id):
                 self.drive(&state, &effects) { $0.timerFired(id) }
             case .call(let id, let timer):
-                guard var call = state.calls[id] else { return [] }
+                guard var call = state.calls[id] else { return }
                 let actions = call.transaction.timerFired(timer)
                 state.calls[id] = call
                 self.applyCall(id, actions, &state, &effects)
             case .ping:
-                guard let transport = state.transport else { return [] }
+                guard let transport = state.transport else { return }
                 effects.append(.ping(transport))
-                self.arm(.pongTimeout, after: SIPOutbound.pongTimeout, &state)
+                self.arm(.pongTimeout, after: SIPOutbound.pongTimeout)
             case .pongTimeout:
                 let seconds = SIPOutbound.pongTimeout.components.seconds
                 self.drive(&state, &effects) { $0.transportFailed("no answer to an RFC 5626 keep-alive within \(seconds) s") }
@@ -356,35 +331,30 @@ final class SIPVoiceChannel: Channel {
                     effects.append(.log(.notice, "\(self.prefix): the registrar did not confirm the unregistration; leaving anyway"))
                 }
             }
-            return effects
         }
-        self.run(effects)
     }
 
     // MARK: Effects
 
-    func run(_ effects: [Effect]) {
-        for effect in effects {
-            switch effect {
-            case .send(let transport, let message, let origin): transport.send(message, to: origin)
-            case .ping(let transport): transport.ping()
-            case .emit(let event): self.host.emit(event)
-            case .resume(let waiter, nil): waiter.resume()
-            case .resume(let waiter, let error?): waiter.resume(throwing: error)
-            case .resumeStop(let waiter): waiter.resume()
-            case .close(let transport): transport.closeNow()
-            case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
-            }
+    func perform(_ effect: Effect) {
+        switch effect {
+        case .send(let transport, let message, let origin): transport.send(message, to: origin)
+        case .ping(let transport): transport.ping()
+        case .emit(let event): self.host.emit(event)
+        case .resume(let waiter, nil): waiter.resume()
+        case .resume(let waiter, let error?): waiter.resume(throwing: error)
+        case .resumeStop(let waiter): waiter.resume()
+        case .close(let transport): transport.closeNow()
+        case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
         }
     }
 
-    func abandonListening(flow: UInt64) {
-        let (waiter, transport) = self.state.withLock { state -> (CheckedContinuation<Void, any Error>?, SIPTransport?) in
+    func abandonListening(flow: Generation) {
+        let (waiter, transport) = self.withState { state -> (CheckedContinuation<Void, any Error>?, SIPTransport?) in
             guard state.flow == flow else { return (nil, nil) }
-            state.flow += 1
+            state.flow.advance()
             state.machine = nil
-            for timer in state.timers.values { timer.cancel() }
-            state.timers = [:]
+            self.timers.cancelAll()
             defer {
                 state.listenWaiter = nil
                 state.transport = nil

@@ -38,8 +38,8 @@ extension ChannelDriver {
     }
 
     /// Reads or changes the state under the lock, with no effects.
-    public func withState<Result>(_ body: (inout State) -> Result) -> Result {
-        self.driverState.withLock(body)
+    public func withState<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        try self.driverState.withLock(body)
     }
 }
 

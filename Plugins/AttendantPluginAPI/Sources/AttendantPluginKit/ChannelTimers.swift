@@ -59,13 +59,13 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
         self.state.withLock { $0.armed.removeValue(forKey: key) }?.task.cancel()
     }
 
-    /// Cancels every timer.
-    public func cancelAll() {
-        let armed = self.state.withLock { state in
-            defer { state.armed = [:] }
-            return state.armed.values.map(\.task)
+    /// Cancels every timer, or those whose key passes `filter`.
+    public func cancelAll(where filter: (Key) -> Bool = { _ in true }) {
+        let cancelled = self.state.withLock { state in
+            let keys = state.armed.keys.filter(filter)
+            return keys.compactMap { state.armed.removeValue(forKey: $0)?.task }
         }
-        for task in armed { task.cancel() }
+        for task in cancelled { task.cancel() }
     }
 
     /// Whether `id` is the live arming of its key; if so it is used up (the key is no longer armed).
