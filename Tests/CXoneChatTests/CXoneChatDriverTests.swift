@@ -14,6 +14,8 @@ import Testing
         let simulator: ContactCenterSimulator
         let host: InMemoryChannelHost
         let channel: any Channel
+        /// The channel's own work, as the host runs it for the channel's life.
+        let running: Task<Void, Never>
 
         static func start() async throws -> Rig {
             let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration())
@@ -27,11 +29,12 @@ import Testing
                 "first-name": .string("Grace"),
             ])
             let channel = try CXoneChatPlugin.factory.makeChannel(settings: settings, host: host)
-            return Rig(simulator: simulator, host: host, channel: channel)
+            return Rig(simulator: simulator, host: host, channel: channel, running: Task { await channel.run() })
         }
 
         func stop() async {
             await self.channel.stopListening()
+            self.running.cancel()
             await self.simulator.stop()
         }
 

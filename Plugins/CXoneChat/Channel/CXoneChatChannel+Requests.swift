@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import Synchronization
 
@@ -43,16 +44,8 @@ extension CXoneChatChannel {
             state.listening = false
             return machine.disconnect()
         }
-        let waiters = self.state.withLock { state -> [Waiter] in
-            defer { state.waiters = [:] }
-            for timer in state.timers.values { timer.cancel() }
-            state.timers = [:]
-            return Array(state.waiters.values)
-        }
-        for waiter in waiters {
-            waiter.deadline?.cancel()
-            waiter.continuation.resume(throwing: ChannelError(.transient, "\(self.prefix): the channel is stopping"))
-        }
+        self.timers.cancelAll()
+        self.waiters.removeAll(throwing: ChannelError(.transient, "\(self.prefix): the channel is stopping")).resume()
         await self.drain()
     }
 
@@ -272,7 +265,6 @@ extension CXoneChatChannel {
     /// returns says.
     func wait(timeout: Duration, _ begin: (inout ChatStateMachine, inout State) throws(ChatError) -> Pending) async throws -> ChannelReply {
         let prefix = self.prefix
-        let clock = self.host.clock
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChannelReply, any Error>) in
             let outcome = self.state.withLock { state -> Result<[Resumption], ChannelError> in
                 guard var machine = state.machine else { return .failure(ChannelError(.transient, "\(prefix): the chat is not loaded")) }
@@ -283,45 +275,30 @@ extension CXoneChatChannel {
                     return .failure(Self.channelError(error))
                 }
                 state.machine = machine
-                state.nextWaiter += 1
-                let id = state.nextWaiter
-                let deadline = Task { [weak self] in
-                    do {
-                        try await clock.sleep(for: timeout)
-                    } catch {
-                        return
-                    }
-                    self?.expire(id, after: timeout)
+                let id = self.waiters.add(continuation, until: Awaited(settle: pending.settle, timedOut: pending.timedOut), timeout: timeout) {
+                    [weak self] id in self?.expire(id, after: timeout)
                 }
-                state.waiters[id] = Waiter(settle: pending.settle, continuation: continuation, deadline: deadline, timedOut: pending.timedOut)
                 var resumptions = self.handle(pending.actions, &state)
                 // Already there (connect while ready): settle with no reports.
-                if let waiter = state.waiters[id], let result = waiter.settle(machine, []) {
-                    state.waiters.removeValue(forKey: id)
-                    deadline.cancel()
-                    resumptions.append((continuation, result))
-                }
+                if let already = self.waiters.settle(id, { $0.settle(machine, [])?.mapError { $0 } }) { resumptions.append(already) }
                 return .success(resumptions)
             }
             switch outcome {
-            case .success(let resumptions): Self.resume(resumptions)
+            case .success(let resumptions): resumptions.resume()
             case .failure(let error): continuation.resume(throwing: error)
             }
         }
     }
 
     func expire(_ id: UInt64, after timeout: Duration) {
-        guard let (waiter, machine) = self.state.withLock({ state -> (Waiter, ChatStateMachine?)? in
-            guard let waiter = state.waiters.removeValue(forKey: id) else { return nil }
-            return (waiter, state.machine)
-        }) else { return }
-        if let timedOut = waiter.timedOut, let machine {
-            Self.resume([(waiter.continuation, timedOut(machine))])
-            return
+        let machine = self.state.withLock { $0.machine }
+        let resumption = self.waiters.remove(id) { awaited -> Result<ChannelReply, any Error> in
+            if let timedOut = awaited.timedOut, let machine { return timedOut(machine).mapError { $0 } }
+            let phase = machine?.state ?? .initial
+            let seconds = timeout.components.seconds
+            return .failure(ChannelError(.transient, "\(self.prefix): no answer from \(self.configuration.gatewayDescription) within \(seconds) s (the chat is \(phase))"))
         }
-        let phase = machine?.state ?? .initial
-        let seconds = timeout.components.seconds
-        waiter.continuation.resume(throwing: ChannelError(.transient, "\(self.prefix): no answer from \(self.configuration.gatewayDescription) within \(seconds) s (the chat is \(phase))"))
+        resumption?.resume()
     }
 
     // MARK: Errors

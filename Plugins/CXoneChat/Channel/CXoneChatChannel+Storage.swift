@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import FoundationEssentials
 import Synchronization
@@ -21,7 +22,7 @@ extension CXoneChatChannel {
     }
 
     /// An outbox entry as stored (JSON).
-    struct StoredOutboxEntry: Codable {
+    struct StoredOutboxEntry: Codable, Sendable {
         var messageID: String
         var threadID: String
         var text: String
@@ -79,7 +80,6 @@ extension CXoneChatChannel {
     func loadIfNeeded() async throws {
         guard self.state.withLock({ $0.machine == nil }) else { return }
         var stored = ChatStateMachine.StoredValues()
-        var outboxIDs: [String: Int64] = [:]
         var contactThreads: [String: Bool] = [:]
         let decoder = JSONDecoder()
         do {
@@ -103,15 +103,10 @@ extension CXoneChatChannel {
             for (key, value) in values where key.hasPrefix(Key.contactPrefix) {
                 contactThreads[String(key.dropFirst(Key.contactPrefix.count))] = value == "ended"
             }
-            for item in try await self.host.store.pendingOutbox() {
-                guard let record = try? decoder.decode(StoredOutboxEntry.self, from: Data(item.payload.utf8)) else {
-                    self.host.logger.warning("\(self.prefix): dropped an outbox entry that cannot be read (id \(item.id))")
-                    try await self.host.store.markDelivered(item.id)
-                    continue
-                }
-                stored.outbox.append(record.entry)
-                outboxIDs[record.messageID.lowercased()] = item.id
-            }
+            let (entries, unreadable) = try await self.outbox.load()
+            for id in unreadable { self.host.logger.warning("\(self.prefix): dropped an outbox entry that cannot be read (id \(id))") }
+            try await self.outbox.discard(unreadable)
+            stored.outbox = entries.map(\.entry)
         } catch {
             throw ChannelError(.transient, "\(self.prefix): cannot read the channel's state: \(error)")
         }
@@ -131,7 +126,6 @@ extension CXoneChatChannel {
         self.state.withLock { state in
             guard state.machine == nil else { return }
             state.machine = machine
-            state.outboxIDs = outboxIDs
             state.contactThreads = contactThreads
         }
     }
@@ -160,20 +154,17 @@ extension CXoneChatChannel {
 
     func persist(_ entry: ChatStateMachine.OutboxEntry) async {
         do {
-            let payload = String(decoding: try JSONEncoder().encode(StoredOutboxEntry(entry)), as: UTF8.self)
-            let item = try await self.host.store.enqueue(payload)
             // The worker does the machine's actions in order, so a confirmation's removeFromOutbox comes
-            // after this and finds the id.
-            self.state.withLock { $0.outboxIDs[entry.messageID.lowercased()] = item.id }
+            // after this and finds the entry.
+            try await self.outbox.add(StoredOutboxEntry(entry))
         } catch {
             self.host.logger.error("\(self.prefix): could not keep message \(entry.messageID) in the outbox: \(error); it is sent but would be lost if the daemon stopped now")
         }
     }
 
     func removeFromOutbox(_ messageID: String) async {
-        guard let id = self.state.withLock({ $0.outboxIDs.removeValue(forKey: messageID.lowercased()) }) else { return }
         do {
-            try await self.host.store.markDelivered(id)
+            try await self.outbox.remove(messageID.lowercased())
         } catch {
             self.host.logger.error("\(self.prefix): could not remove message \(messageID) from the outbox: \(error)")
         }

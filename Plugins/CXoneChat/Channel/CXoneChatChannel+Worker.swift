@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import FoundationEssentials
 import Synchronization
@@ -37,8 +38,6 @@ extension CXoneChatChannel {
             self.host.emit(event)
         case .log(let level, let message):
             self.host.logger.log(level: level, "\(message)")
-        case .barrier(let continuation):
-            continuation.resume()
         }
     }
 
@@ -162,8 +161,6 @@ extension CXoneChatChannel {
 
     /// Waits until the worker has done everything queued so far.
     func drain() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            self.work.yield(.barrier(continuation))
-        }
+        await self.worker.drain()
     }
 }

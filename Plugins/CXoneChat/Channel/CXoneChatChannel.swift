@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import FoundationEssentials
 import Synchronization
@@ -11,7 +12,7 @@ import Synchronization
 /// - at once, under the lock: timers (on the host's clock, so tests compress time), the socket's
 ///   generation (frames from a socket the machine closed are dropped), frames to send (encoded with the
 ///   current customer and visitor), and the waiters of user operations;
-/// - in order, by one worker task: REST calls (started as tasks of their own, their answers fed back as
+/// - in order, by the kit's ``OrderedWorker``, which ``run()`` runs for the channel's life: REST calls (started as tasks of their own, their answers fed back as
 ///   inputs), writes to the socket, the state store and secrets, and events for the host.
 /// Keeping the second kind in one ordered queue means a message is in the outbox (committed to the state
 /// database) before its frame is written, and events reach the host in the machine's order.
@@ -23,7 +24,12 @@ final class CXoneChatChannel: Channel {
     let host: any ChannelHost
     let rest: CXoneREST
     let state = Mutex(State())
-    let work: AsyncStream<Work>.Continuation
+    let worker = OrderedWorker<Work>()
+    let timers: ChannelTimers<ChatTimerID>
+    /// User operations waiting for the machine to get somewhere.
+    let waiters: Waiters<Awaited, ChannelReply>
+    /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
+    let outbox: Outbox<StoredOutboxEntry>
 
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -31,18 +37,14 @@ final class CXoneChatChannel: Channel {
         self.rest = CXoneREST(
             network: host.network, endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits
         )
-        let (stream, continuation) = AsyncStream.makeStream(of: Work.self)
-        self.work = continuation
-        Task { [weak self] in
-            for await item in stream {
-                guard let self else { return }
-                await self.carryOut(item)
-            }
-        }
+        self.timers = ChannelTimers(clock: host.clock)
+        self.waiters = Waiters(clock: host.clock)
+        self.outbox = Outbox(store: host.store) { $0.messageID.lowercased() }
     }
 
-    deinit {
-        self.work.finish()
+    /// The worker, for as long as the host keeps the channel.
+    func run() async {
+        await self.worker.run { item in await self.carryOut(item) }
     }
 
     // MARK: State
@@ -52,16 +54,11 @@ final class CXoneChatChannel: Channel {
         var machine: ChatStateMachine?
         var socket: CXoneSocket?
         /// Which socket is current; events from an older one are dropped.
-        var socketGeneration: UInt64 = 0
-        var timers: [ChatTimerID: Task<Void, Never>] = [:]
+        var socketGeneration = Generation()
         /// Requests whose answers name no thread (LoadThreadMetadata, RecoverThread), by `eventId`.
         var requests: [CXoneID: ChatWireInput.Request] = [:]
         /// EventInS3 notices by URL, until their body is downloaded.
         var largeEvents: [String: CXoneWire.EventInS3] = [:]
-        var waiters: [UInt64: Waiter] = [:]
-        var nextWaiter: UInt64 = 0
-        /// The outbox's store ids by message id (lower case).
-        var outboxIDs: [String: Int64] = [:]
         /// `listen()` succeeded and no loss has been reported since.
         var listening = false
         /// The desktop is in the background: the disconnect that brings is not a loss.
@@ -78,12 +75,10 @@ final class CXoneChatChannel: Channel {
         var contactThreads: [String: Bool] = [:]
     }
 
-    /// A user operation waiting for the machine to get somewhere.
-    struct Waiter: Sendable {
+    /// What a user operation waits for.
+    struct Awaited: Sendable {
         /// The reply or error once the machine is there; nil to keep waiting.
         var settle: @Sendable (ChatStateMachine, [Report]) -> Result<ChannelReply, ChannelError>?
-        var continuation: CheckedContinuation<ChannelReply, any Error>
-        var deadline: Task<Void, Never>?
         /// The outcome when the deadline passes; nil for the "no answer" error.
         var timedOut: (@Sendable (ChatStateMachine) -> Result<ChannelReply, ChannelError>)? = nil
     }
@@ -91,17 +86,16 @@ final class CXoneChatChannel: Channel {
     /// Work done in order by the worker task.
     enum Work: Sendable {
         case action(Action)
-        case openSocket(url: String, generation: UInt64)
+        case openSocket(url: String, generation: Generation)
         case closeSocket(CXoneSocket)
-        case write(generation: UInt64, [UInt8])
+        case write(generation: Generation, [UInt8])
         case emit(ChannelEvent)
         case log(Logger.Level, String)
-        case barrier(CheckedContinuation<Void, Never>)
     }
 
     var prefix: String { "cxone-chat" }
 
-    typealias Resumption = (CheckedContinuation<ChannelReply, any Error>, Result<ChannelReply, ChannelError>)
+    typealias Resumption = AttendantPluginKit.Resumption<ChannelReply>
 
     // MARK: Driving the machine
 
@@ -113,7 +107,7 @@ final class CXoneChatChannel: Channel {
             state.machine = machine
             return self.handle(actions, &state)
         }
-        Self.resume(resumptions)
+        resumptions.resume()
     }
 
     /// A step whose body cannot throw.
@@ -124,16 +118,7 @@ final class CXoneChatChannel: Channel {
             state.machine = machine
             return self.handle(actions, &state)
         }
-        Self.resume(resumptions)
-    }
-
-    static func resume(_ resumptions: [Resumption]) {
-        for (continuation, result) in resumptions {
-            switch result {
-            case .success(let reply): continuation.resume(returning: reply)
-            case .failure(let error): continuation.resume(throwing: error)
-            }
-        }
+        resumptions.resume()
     }
 
     /// Handles a step's actions under the lock; returns the waiters that are settled.
@@ -142,15 +127,15 @@ final class CXoneChatChannel: Channel {
         for action in actions {
             switch action {
             case .setTimer(let id, let delay):
-                self.arm(id, after: delay, &state)
+                self.timers.arm(id, after: delay) { [weak self] armed in self?.timerFired(armed) }
             case .cancelTimer(let id):
-                state.timers.removeValue(forKey: id)?.cancel()
+                self.timers.cancel(id)
             case .openSocket(let brandID, let channelID, let visitorID):
                 self.dropSocket(&state)
                 let url = self.configuration.endpoints.webSocket(
                     brandId: brandID, channelId: channelID, visitorId: CXoneID(visitorID), sdkVersion: CXoneChatConfiguration.sdkVersion
                 )
-                self.work.yield(.openSocket(url: url, generation: state.socketGeneration))
+                self.worker.enqueue(.openSocket(url: url, generation: state.socketGeneration))
             case .closeSocket:
                 self.dropSocket(&state)
             case .send(let command):
@@ -158,14 +143,14 @@ final class CXoneChatChannel: Channel {
             case .report(let report):
                 reports.append(report)
                 if case .error(let error) = report { state.lastError = error }
-                self.work.yield(.action(action))
+                self.worker.enqueue(.action(action))
             default:
-                self.work.yield(.action(action))
+                self.worker.enqueue(.action(action))
             }
         }
         if reports.contains(.stateChanged(.connecting)), let machine = state.machine, machine.reconnectAttempt > 0 {
             let reason = machine.lastLossReason.map { ": \($0)" } ?? ""
-            self.work.yield(.log(.notice, "\(self.prefix): lost the connection to \(self.configuration.gatewayDescription)\(reason); reconnecting (attempt \(machine.reconnectAttempt))"))
+            self.worker.enqueue(.log(.notice, "\(self.prefix): lost the connection to \(self.configuration.gatewayDescription)\(reason); reconnecting (attempt \(machine.reconnectAttempt))"))
         }
         self.noticeLoss(&state)
         return self.settleWaiters(&state, reports)
@@ -178,29 +163,22 @@ final class CXoneChatChannel: Channel {
         guard ![.connecting, .connected, .ready, .closed].contains(machine.state) else { return }
         state.listening = false
         let reason = state.lastError.map(\.message) ?? "the chat is \(machine.state)"
-        self.work.yield(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
+        self.worker.enqueue(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
     }
 
     func settleWaiters(_ state: inout State, _ reports: [Report]) -> [Resumption] {
-        guard !state.waiters.isEmpty, let machine = state.machine else { return [] }
-        var resumptions: [Resumption] = []
-        for (id, waiter) in state.waiters {
-            guard let result = waiter.settle(machine, reports) else { continue }
-            state.waiters.removeValue(forKey: id)
-            waiter.deadline?.cancel()
-            resumptions.append((waiter.continuation, result))
-        }
-        return resumptions
+        guard let machine = state.machine, !self.waiters.isEmpty else { return [] }
+        return self.waiters.settle { $0.settle(machine, reports)?.mapError { $0 } }
     }
 
     /// Forgets the current socket (closing it) and starts a new generation.
     func dropSocket(_ state: inout State) {
-        state.socketGeneration += 1
+        state.socketGeneration.advance()
         state.requests = [:]
         state.largeEvents = [:]
         if let socket = state.socket {
             state.socket = nil
-            self.work.yield(.closeSocket(socket))
+            self.worker.enqueue(.closeSocket(socket))
         }
     }
 
@@ -228,37 +206,26 @@ final class CXoneChatChannel: Channel {
         }
         do {
             let bytes = try ChatWireOutput.frame(for: command, context: context, eventID: eventID).encoded()
-            self.work.yield(.write(generation: state.socketGeneration, bytes))
+            self.worker.enqueue(.write(generation: state.socketGeneration, bytes))
         } catch {
-            self.work.yield(.log(.error, "\(self.prefix): could not encode a frame: \(error)"))
+            self.worker.enqueue(.log(.error, "\(self.prefix): could not encode a frame: \(error)"))
         }
     }
 
     // MARK: Timers
 
-    func arm(_ id: ChatTimerID, after delay: Duration, _ state: inout State) {
-        state.timers[id]?.cancel()
-        let clock = self.host.clock
-        state.timers[id] = Task { [weak self] in
-            do {
-                try await clock.sleep(for: delay)
-            } catch {
-                return
-            }
-            self?.timerFired(id)
-        }
-    }
-
-    func timerFired(_ id: ChatTimerID) {
+    /// The machine's timers are its own ``TimerID``s: the machine's table and the channel's both guard
+    /// against a stale firing.
+    func timerFired(_ armed: TimerID<ChatTimerID>) {
         self.feed { machine, state in
-            guard state.timers.removeValue(forKey: id) != nil else { return [] }
-            return machine.timerFired(id)
+            guard self.timers.consume(armed) else { return [] }
+            return machine.timerFired(armed.kind)
         }
     }
 
     // MARK: The socket
 
-    func socketEvent(_ event: CXoneSocket.Event, generation: UInt64) {
+    func socketEvent(_ event: CXoneSocket.Event, generation: Generation) {
         switch event {
         case .opened:
             self.feed { machine, state in
@@ -269,7 +236,7 @@ final class CXoneChatChannel: Channel {
             self.feed { machine, state in
                 guard state.socketGeneration == generation else { return [] }
                 state.socket = nil
-                self.work.yield(.log(.info, "\(self.prefix): the connection to \(self.configuration.gatewayDescription) ended: \(reason)"))
+                self.worker.enqueue(.log(.info, "\(self.prefix): the connection to \(self.configuration.gatewayDescription) ended: \(reason)"))
                 return machine.handle(.socketClosed(reason: reason))
             }
         case .text(let bytes):
@@ -278,7 +245,7 @@ final class CXoneChatChannel: Channel {
     }
 
     /// One frame from the gateway: decoded (outside the lock), matched to its request, handed to the machine.
-    func received(_ bytes: [UInt8], generation: UInt64) {
+    func received(_ bytes: [UInt8], generation: Generation) {
         let inbound: CXoneInbound
         do {
             inbound = try CXoneInbound.decode(bytes, limits: self.configuration.limits)
@@ -301,7 +268,7 @@ final class CXoneChatChannel: Channel {
                 // An event type this version does not know is worth a line; known ones it does not use are not.
                 var unknown = false
                 if case .unknown? = inbound.receivedEvent { unknown = true }
-                self.work.yield(.log(unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored)"))
+                self.worker.enqueue(.log(unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored)"))
             }
             guard let input else { return [] }
             return machine.handle(input)

@@ -71,6 +71,16 @@ public final class Waiters<Condition: Sendable, Value: Sendable>: Sendable {
         }
     }
 
+    /// Takes out waiter `id` if `decide` gives its outcome (it may be there already when it starts).
+    public func settle(_ id: UInt64, _ decide: (Condition) -> Result<Value, any Error>?) -> Resumption<Value>? {
+        self.state.withLock { state in
+            guard let entry = state.entries[id], let result = decide(entry.condition) else { return nil }
+            state.entries[id] = nil
+            entry.deadline?.cancel()
+            return Resumption(continuation: entry.continuation, result: result)
+        }
+    }
+
     /// Takes out one waiter (its deadline passed, or its caller was cancelled): its condition and a
     /// resumption with `outcome` for it. Nil when it is gone already.
     public func remove(_ id: UInt64, outcome: (Condition) -> Result<Value, any Error>) -> Resumption<Value>? {
