@@ -76,43 +76,20 @@ package struct AttendantDaemon {
         let loader = PluginLoader(searchPath: searchPath)
         // The session bus: desktop alerts and the control API. Without one the daemon still runs.
         let session = try await self.openSessionBus()
-        var presenters: [any AlertPresenter] = self.options.terminalAlerts ? [TerminalAlertPresenter()] : []
-        let late = LatePresenter()
-        let fleetBox = Late<ChannelFleet>()
-        var desktop: DesktopServices? = nil
-        if let session {
-            let alertLogger = self.logger
-            let alerts = DesktopAlertCenter(
-                connection: session,
-                planner: AlertPlanner(configuration),
-                logger: self.logger,
-                perform: { route in
-                    guard let supervisor = fleetBox.get?.supervisor(named: route.channel) else {
-                        alertLogger.warning("\(route.request) chosen on a notification, but channel \(route.channel) is not running")
-                        return
-                    }
-                    do {
-                        _ = try await supervisor.perform(DesktopServices.request(for: route))
-                    } catch {
-                        alertLogger.warning("\(route.request) failed: \(error)", metadata: ["channel": "\(route.channel)"])
-                    }
-                }
-            )
-            desktop = DesktopServices(alerts: alerts)
-            presenters += [alerts, late]
+        // Built in dependency order; where parts talk back to each other, through the links made first.
+        let links = DaemonLinks()
+        let alerts = session.map { session in
+            DesktopAlertCenter(connection: session, planner: AlertPlanner(configuration), logger: self.logger) { route in
+                links.chosenActions.continuation.yield(route)
+            }
         }
+        let presenters: [any AlertPresenter] =
+            (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, links.forwarder] } ?? [])
         let router = EventRouter(store: store, logger: self.logger, presenters: presenters)
-        let notifier = ServiceNotifier()
-        let controllerBox = Mutex<DaemonController?>(nil)
         let fleet = ChannelFleet(
             environment: .init(loader: loader, store: store, router: router, processEnvironment: self.options.environment, logger: self.logger),
-            onStatusChange: { [desktop] in
-                controllerBox.withLock { $0 }?.statusChanged()
-                desktop?.statusChanged()
-            }
+            onStatusChange: { links.statusChanged() }
         )
-        fleetBox.set(fleet)
-        desktop?.fleet.set(fleet)
         let sessionMonitor = SessionMonitor(
             address: self.options.systemBus,
             fleet: fleet,
@@ -123,31 +100,31 @@ package struct AttendantDaemon {
         let file = self.options.configurationFile
         let controller = DaemonController(
             fleet: fleet,
-            notifier: notifier,
+            notifier: ServiceNotifier(),
             logger: self.logger,
             configuration: configuration,
             watchdogInterval: ServiceWatchdog.interval(),
+            statusChanges: links.controllerStatus.stream,
             reloadConfiguration: {
                 guard let file else { return configuration }
                 return try AttendantConfiguration.load(from: file)
             },
-            onConfiguration: { [desktop] configuration in
-                desktop?.alerts.apply(AlertPlanner.Configuration(configuration))
+            onConfiguration: { [alerts] configuration in
+                alerts?.apply(AlertPlanner.Configuration(configuration))
                 sessionMonitor.update(configuration.session)
             }
         )
-        controllerBox.withLock { $0 = controller }
-        if let session, let desktop {
+        var desktop: DesktopServices? = nil
+        if let session, let alerts {
             let control = ControlBus(
                 connection: session,
-                target: .init(fleet: fleet, store: store, alerts: desktop.alerts, version: self.options.version) {
+                target: .init(fleet: fleet, store: store, alerts: alerts, version: self.options.version) {
                     try await controller.reload()
                 },
                 logger: self.logger
             )
             try await control.export()
-            desktop.control.set(control)
-            late.target.set(control)
+            desktop = DesktopServices(alerts: alerts, fleet: fleet, control: control, links: links, logger: self.logger)
         }
 
         var groupConfiguration = ServiceGroupConfiguration(

@@ -14,6 +14,7 @@ package final class DaemonController: Service {
     private let reloadConfiguration: @Sendable () throws -> AttendantConfiguration
     private let onConfiguration: @Sendable (AttendantConfiguration) -> Void
     private let watchdogInterval: Duration?
+    private let statusChanges: AsyncStream<Void>
 
     package init(
         fleet: ChannelFleet,
@@ -21,6 +22,7 @@ package final class DaemonController: Service {
         logger: Logger,
         configuration: AttendantConfiguration,
         watchdogInterval: Duration?,
+        statusChanges: AsyncStream<Void>,
         reloadConfiguration: @escaping @Sendable () throws -> AttendantConfiguration,
         onConfiguration: @escaping @Sendable (AttendantConfiguration) -> Void = { _ in }
     ) {
@@ -29,13 +31,16 @@ package final class DaemonController: Service {
         self.logger = logger
         self.initialConfiguration = configuration
         self.watchdogInterval = watchdogInterval
+        self.statusChanges = statusChanges
         self.reloadConfiguration = reloadConfiguration
         self.onConfiguration = onConfiguration
     }
 
-    /// Publishes the channels' status line; call on every status change.
-    package func statusChanged() {
-        self.notifier.status(StatusLine.summarize(self.fleet.statuses))
+    /// Publishes the channels' status line on every status change.
+    private func publishStatuses() async {
+        for await _ in self.statusChanges.cancelOnGracefulShutdown() {
+            self.notifier.status(StatusLine.summarize(self.fleet.statuses))
+        }
     }
 
     package func run() async {
@@ -46,6 +51,7 @@ package final class DaemonController: Service {
                     group.addTask { await self.pingWatchdog(every: interval / 2) }
                 }
                 group.addTask { await self.handleReloads() }
+                group.addTask { await self.publishStatuses() }
             }
         } onGracefulShutdown: {
             self.notifier.stopping(status: "stopping: " + StatusLine.summarize(self.fleet.statuses))

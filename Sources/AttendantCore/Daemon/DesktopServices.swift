@@ -2,62 +2,80 @@ import AttendantControl
 package import AttendantPluginAPI
 package import ServiceLifecycle
 package import Systemd
-import Synchronization
 
-/// A value set once after construction, for parts that refer to each other (the alert center routes
-/// actions to the fleet, which routes events to the alert center).
-final class Late<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
-    func set(_ newValue: Value) { self.value.withLock { $0 = newValue } }
-    var get: Value? { self.value.withLock { $0 } }
+/// The links between parts of the daemon that talk back to each other, made before any of them. Each link
+/// is a stream that one part writes and a part built later reads, so the composition root builds every
+/// part after what it needs and sets nothing afterwards: the alert center sends chosen actions towards
+/// the fleet it cannot know, the fleet announces status changes to the controller and the desktop
+/// services built after it, and the router hands events to the control bus built after it.
+package struct DaemonLinks: Sendable {
+    /// Actions chosen on notifications: the alert center writes, ``DesktopServices`` carries them to the fleet.
+    let chosenActions = AsyncStream.makeStream(of: AlertRoute.self)
+    /// Channel status changes: the fleet writes; the controller (`STATUS=`) and the desktop services
+    /// (signals, sign-in alerts) each read their own. Only the newest matters.
+    let controllerStatus = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let desktopStatus = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// Channel events for the control bus's signals: the router writes (through ``forwarder``), the
+    /// desktop services hand them to the bus in order.
+    let busEvents = AsyncStream.makeStream(of: (ChannelEvent, String).self)
+
+    package init() {}
+
+    /// Called by the fleet on every status change (from any thread).
+    func statusChanged() {
+        self.controllerStatus.continuation.yield()
+        self.desktopStatus.continuation.yield()
+    }
+
+    /// The presenter the router hands events to for the control bus.
+    var forwarder: some AlertPresenter { EventForwarder(sink: self.busEvents.continuation) }
 }
 
-/// Hands events to a presenter that is made later (the control bus needs the fleet, which needs the
-/// router that holds this).
-final class LatePresenter: AlertPresenter {
-    let target = Late<any AlertPresenter>()
-    func present(_ event: ChannelEvent, channel: String) async {
-        await self.target.get?.present(event, channel: channel)
-    }
+/// Passes the router's events on to a stream (see ``DaemonLinks/busEvents``).
+struct EventForwarder: AlertPresenter {
+    let sink: AsyncStream<(ChannelEvent, String)>.Continuation
+    func present(_ event: ChannelEvent, channel: String) async { self.sink.yield((event, channel)) }
 }
 
 /// The session-bus side of the daemon: the alert center's loop, and channel status changes turned
 /// into `ChannelStateChanged` signals and sign-in alerts.
 final class DesktopServices: Service {
     let alerts: DesktopAlertCenter
-    let control: Late<ControlBus>
-    let fleet: Late<ChannelFleet>
-    private let statusChanges: AsyncStream<Void>
-    private let statusContinuation: AsyncStream<Void>.Continuation
+    private let fleet: ChannelFleet
+    private let control: ControlBus
+    private let links: DaemonLinks
+    private let logger: Logger
 
-    init(alerts: DesktopAlertCenter) {
+    init(alerts: DesktopAlertCenter, fleet: ChannelFleet, control: ControlBus, links: DaemonLinks, logger: Logger) {
         self.alerts = alerts
-        self.control = Late()
-        self.fleet = Late()
-        (self.statusChanges, self.statusContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.fleet = fleet
+        self.control = control
+        self.links = links
+        self.logger = logger
     }
-
-    /// Called on every channel status change (from any thread).
-    func statusChanged() { self.statusContinuation.yield() }
 
     func run() async {
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.alerts.run() }
                 group.addTask { await self.followStatuses() }
+                group.addTask { await self.performChosenActions() }
+                group.addTask { await self.signalEvents() }
             }
         } onGracefulShutdown: {
+            // Started first, stopped last: the channels have stopped and the router has drained.
             self.alerts.finish()
-            self.statusContinuation.finish()
+            self.links.desktopStatus.continuation.finish()
+            self.links.chosenActions.continuation.finish()
+            self.links.busEvents.continuation.finish()
         }
     }
 
     private func followStatuses() async {
         var signInShown: Set<String> = []
-        for await _ in self.statusChanges {
-            guard let fleet = self.fleet.get else { continue }
-            let statuses = fleet.statuses
-            await self.control.get?.statusesChanged(statuses)
+        for await _ in self.links.desktopStatus.stream {
+            let statuses = self.fleet.statuses
+            await self.control.statusesChanged(statuses)
             for status in statuses {
                 if status.state == .failed, status.failure == .signInNeeded {
                     if signInShown.insert(status.name).inserted { self.alerts.signInNeeded(channel: status.name, message: status.detail ?? "") }
@@ -65,6 +83,31 @@ final class DesktopServices: Service {
                     self.alerts.channelListening(status.name)
                 }
             }
+        }
+    }
+
+    /// Each chosen action goes to its channel at once, beside the others (an answer command may take seconds).
+    private func performChosenActions() async {
+        await withDiscardingTaskGroup { group in
+            for await route in self.links.chosenActions.stream {
+                group.addTask {
+                    guard let supervisor = self.fleet.supervisor(named: route.channel) else {
+                        self.logger.warning("\(route.request) chosen on a notification, but channel \(route.channel) is not running")
+                        return
+                    }
+                    do {
+                        _ = try await supervisor.perform(Self.request(for: route))
+                    } catch {
+                        self.logger.warning("\(route.request) failed: \(error)", metadata: ["channel": "\(route.channel)"])
+                    }
+                }
+            }
+        }
+    }
+
+    private func signalEvents() async {
+        for await (event, channel) in self.links.busEvents.stream {
+            await self.control.present(event, channel: channel)
         }
     }
 
