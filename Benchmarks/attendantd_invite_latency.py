@@ -22,39 +22,14 @@ Usage: Benchmarks/attendantd_invite_latency.py [calls] [pause-ms] [--binary PATH
   pause-ms waits between calls; the plugins are found in the folder of the binary)
 It reports figures; it asserts nothing.
 """
-import argparse, os, re, secrets, select, shutil, signal, socket, subprocess, sys, tempfile, time
+import argparse, os, re, select, shutil, socket, sys, tempfile, time
 
 from baresip_invite_latency import WARM_UP, header, invite, report
+from voice_idle import BenchError, launch_attendantd, start_bus, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXPIRES = 600
 SILENCE = 5  # seconds without any answer before a call counts as lost
-
-
-class BenchError(Exception):
-    pass
-
-
-def stop(process, timeout=10):
-    if process is None or process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-
-
-def start_bus(scratch):
-    """A private dbus-daemon (it forks; its pid is printed too); returns (pid, address)."""
-    result = subprocess.run(
-        ["dbus-daemon", "--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1",
-         f"--address=unix:path={scratch}/bus"], capture_output=True, text=True, timeout=20)
-    lines = result.stdout.split()
-    if result.returncode != 0 or len(lines) < 2:
-        raise BenchError(f"dbus-daemon did not start: {result.stderr.strip()}")
-    return int(lines[1]), lines[0]
 
 
 def start_attendantd(binary, scratch, registrar_port, bus_address):
@@ -79,16 +54,7 @@ register-expires = "{EXPIRES}s"
 ring-timeout = "30s"
 softphone-contact = "<sip:softphone@127.0.0.1:5999>"
 """)
-    env = dict(os.environ, XDG_RUNTIME_DIR=scratch + "/run", XDG_STATE_HOME=scratch + "/state",
-               XDG_CONFIG_HOME=scratch + "/config", DBUS_SESSION_BUS_ADDRESS=bus_address,
-               DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={scratch}/no-system-bus")
-    for key in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"):
-        env.pop(key, None)
-    for folder in ("run", "state", "config"):
-        os.makedirs(os.path.join(scratch, folder), mode=0o700, exist_ok=True)
-    log = open(os.path.join(scratch, "attendantd.log"), "w")
-    return subprocess.Popen([binary, "--config", config], env=env, stdin=subprocess.DEVNULL,
-                            stdout=log, stderr=subprocess.STDOUT)
+    return launch_attendantd(binary, scratch, config, bus_address)
 
 
 # ---------------------------------------------------------------------------------------------- SIP
@@ -191,10 +157,10 @@ def main():
         sys.exit(f"{args.binary} is not there: build it first (release build into .build-release)")
 
     scratch = tempfile.mkdtemp(prefix="attendant-invite-latency-")
-    bus_pid = daemon = None
+    bus = daemon = None
     try:
         registrar = Registrar()
-        bus_pid, address = start_bus(scratch)
+        bus, address = start_bus(scratch)
         daemon = start_attendantd(args.binary, scratch, registrar.port, address)
         deadline = time.monotonic() + 30
         while registrar.contact is None:
@@ -271,11 +237,7 @@ def main():
         sys.exit(1)
     finally:
         stop(daemon)
-        if bus_pid:
-            try:
-                os.kill(bus_pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        stop(bus)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -152,6 +152,12 @@ address-of-record = "sip:alice@127.0.0.1"
 authentication = "ephemeral"
 softphone-contact = "<sip:softphone@127.0.0.1:5999>"
 """)
+    return launch_attendantd(binary, scratch, config, bus_address)
+
+
+def launch_attendantd(binary, scratch, config, bus_address):
+    """attendantd with the configuration file `config`, on the session bus at `bus_address`, with scratch
+    XDG folders, no system bus and nothing of systemd's; its log goes to scratch/attendantd.log."""
     env = dict(os.environ, XDG_RUNTIME_DIR=scratch + "/run", XDG_STATE_HOME=scratch + "/state",
                XDG_CONFIG_HOME=scratch + "/config", DBUS_SESSION_BUS_ADDRESS=bus_address,
                DBUS_SYSTEM_BUS_ADDRESS=f"unix:path={scratch}/no-system-bus")
