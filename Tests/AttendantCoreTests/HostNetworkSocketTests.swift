@@ -2,6 +2,7 @@ import AttendantCore
 import AttendantPluginAPI
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// The UDP and TCP flows the daemon lends its channels (``HostNetwork``), against plain sockets on
@@ -202,29 +203,6 @@ import Testing
 }
 
 /// Collects what a flow delivers, and waits (bounded) for the next of it.
-final class Recorder<Event: Sendable>: Sendable {
-    private let state = Mutex<(events: [Event], taken: Int)>(([], 0))
-
-    func add(_ event: Event) { self.state.withLock { $0.events.append(event) } }
-
-    var all: [Event] { self.state.withLock { $0.events } }
-
-    func next(within seconds: Double = 30) async throws -> Event {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(seconds)
-        while clock.now < deadline {
-            let event = self.state.withLock { state -> Event? in
-                guard state.taken < state.events.count else { return nil }
-                defer { state.taken += 1 }
-                return state.events[state.taken]
-            }
-            if let event { return event }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw SocketPeer.Failure("nothing arrived within \(seconds) s")
-    }
-}
-
 /// A ``StreamReceiver`` that writes down what it hears: the bytes as text, and `closed: <reason>`.
 final class RecordingReceiver: StreamReceiver {
     let connection: any StreamConnection

@@ -2,6 +2,7 @@ import AttendantPluginAPI
 import AttendantPluginKit
 import AttendantPluginTestKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// The plugin kit's driver parts (timers on the host clock, waiters, the ordered worker, the outbox, the
@@ -12,7 +13,7 @@ import Testing
     @Test func aTimerFiresOnceAfterItsDelayAndAStaleFiringIsRefused() async throws {
         let clock = ManualClock()
         let timers = ChannelTimers<String>(clock: clock)
-        let fired = Recorded<TimerID<String>>()
+        let fired = Recorder<TimerID<String>>()
         timers.arm("ping", after: .seconds(30)) { fired.add($0) }
         await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .seconds(29))
@@ -33,7 +34,7 @@ import Testing
     @Test func armingAgainReplacesAndCancelStops() async throws {
         let clock = ManualClock()
         let timers = ChannelTimers<Int>(clock: clock)
-        let fired = Recorded<TimerID<Int>>()
+        let fired = Recorder<TimerID<Int>>()
         timers.arm(1, after: .seconds(10)) { fired.add($0) }
         timers.arm(1, after: .seconds(20)) { fired.add($0) }
         timers.arm(2, after: .seconds(5)) { fired.add($0) }
@@ -54,7 +55,7 @@ import Testing
     @Test func waitersSettleWhenTheirConditionIsMetAndExpireAtTheirDeadline() async throws {
         let clock = ManualClock()
         let waiters = Waiters<Int, String>(clock: clock)
-        let expired = Recorded<UInt64>()
+        let expired = Recorder<UInt64>()
         let three = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 3) } }
         let late = Task { try await withCheckedThrowingContinuation { waiters.add($0, until: 99, timeout: .seconds(5)) { expired.add($0) } } }
         while waiters.count < 2 { await Task.yield() }
@@ -205,26 +206,4 @@ import Testing
 
 struct Refusal: Error, Equatable {
     var text: String
-}
-
-/// Values handed over from other tasks, awaited one by one.
-final class Recorded<Value: Sendable>: Sendable {
-    private let state = Mutex<(values: [Value], taken: Int)>(([], 0))
-
-    func add(_ value: Value) { self.state.withLock { $0.values.append(value) } }
-
-    var all: [Value] { self.state.withLock { $0.values } }
-
-    func next(within seconds: Int = 30) async throws -> Value {
-        for _ in 0..<(seconds * 200) {
-            let value = self.state.withLock { state -> Value? in
-                guard state.taken < state.values.count else { return nil }
-                defer { state.taken += 1 }
-                return state.values[state.taken]
-            }
-            if let value { return value }
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        throw Refusal(text: "nothing within \(seconds) s")
-    }
 }

@@ -18,14 +18,10 @@ import Synchronization
 /// }
 /// ```
 public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
-    private struct Armed {
-        var id: TimerID<Key>
-        var task: Task<Void, Never>
-    }
-
     private struct State {
-        var armed: [Key: Armed] = [:]
-        var generation: UInt64 = 0
+        /// Which arming of each key is live (the same bookkeeping a pure machine keeps).
+        var table = TimerTable<Key>()
+        var tasks: [Key: Task<Void, Never>] = [:]
     }
 
     private let clock: any Clock<Duration>
@@ -39,10 +35,9 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
     public func arm(_ key: Key, after delay: Duration, fire: @escaping @Sendable (TimerID<Key>) -> Void) {
         let clock = self.clock
         self.state.withLock { state in
-            state.generation += 1
-            let id = TimerID(key, state.generation)
-            state.armed[key]?.task.cancel()
-            let task = Task {
+            let id = state.table.arm(key)
+            state.tasks[key]?.cancel()
+            state.tasks[key] = Task {
                 do {
                     try await clock.sleep(for: delay)
                 } catch {
@@ -50,20 +45,24 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
                 }
                 fire(id)
             }
-            state.armed[key] = Armed(id: id, task: task)
         }
     }
 
     /// Cancels `key`'s timer, if armed.
     public func cancel(_ key: Key) {
-        self.state.withLock { $0.armed.removeValue(forKey: key) }?.task.cancel()
+        self.state.withLock { state in
+            _ = state.table.disarm(key)
+            return state.tasks.removeValue(forKey: key)
+        }?.cancel()
     }
 
     /// Cancels every timer, or those whose key passes `filter`.
     public func cancelAll(where filter: (Key) -> Bool = { _ in true }) {
         let cancelled = self.state.withLock { state in
-            let keys = state.armed.keys.filter(filter)
-            return keys.compactMap { state.armed.removeValue(forKey: $0)?.task }
+            state.table.armedKinds.filter(filter).compactMap { key -> Task<Void, Never>? in
+                _ = state.table.disarm(key)
+                return state.tasks.removeValue(forKey: key)
+            }
         }
         for task in cancelled { task.cancel() }
     }
@@ -71,14 +70,14 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
     /// Whether `id` is the live arming of its key; if so it is used up (the key is no longer armed).
     public func consume(_ id: TimerID<Key>) -> Bool {
         self.state.withLock { state in
-            guard state.armed[id.kind]?.id == id else { return false }
-            state.armed[id.kind] = nil
+            guard state.table.fire(id) else { return false }
+            state.tasks[id.kind] = nil
             return true
         }
     }
 
     public func isArmed(_ key: Key) -> Bool {
-        self.state.withLock { $0.armed[key] != nil }
+        self.state.withLock { $0.table.isArmed(key) }
     }
 
     deinit {
