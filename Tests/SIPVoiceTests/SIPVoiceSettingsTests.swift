@@ -1,0 +1,47 @@
+import AttendantPluginAPI
+import AttendantPluginTestKit
+import Testing
+
+/// Settings: every mistake is named with its key and what to write instead.
+@Suite struct SIPVoiceSettingsTests {
+    static func error(_ values: [String: SettingValue]) -> String? {
+        var all: [String: SettingValue] = ["registrar": .string("sip:pbx.example.org"), "address-of-record": .string("sip:alice@example.org")]
+        all.merge(values) { $1 }
+        for (key, value) in all where value == .string("-") { all[key] = nil }
+        do {
+            _ = try SIPVoicePlugin.factory.makeChannel(settings: ChannelSettings(all, scope: "[channel.sip-voice]"), host: InMemoryChannelHost())
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test(arguments: [
+        (["registrar": "-"], "registrar\" in [channel.sip-voice]: is missing; give the registrar's SIP URI, such as \"sip:pbx.example.org;transport=tcp\""),
+        (["registrar": "pbx.example.org"], "is not a SIP URI"),
+        (["registrar": "sips:pbx.example.org"], "only sip: URIs are supported (no TLS yet, so no sips:)"),
+        (["registrar": "sip:pbx.example.org;transport=sctp"], "transport \"sctp\" is not supported; use udp or tcp"),
+        (["address-of-record": "sip:example.org"], "needs a user part: sip:USER@DOMAIN"),
+        (["authentication": "kerberos"], "expected one of \"bearer\", \"digest\", \"ephemeral\", \"none\", found \"kerberos\""),
+        (["outbound": "true"], "RFC 5626 keep-alives need a TCP registrar here"),
+        (["answer-command": "relative"], "must start with an absolute program path"),
+        (["softphone-contact": "tel:+441234"], "is not a sip: or sips: address"),
+    ] as [([String: String], String)])
+    func refusesBadSettings(values: [String: String], message: String) {
+        var settings: [String: SettingValue] = [:]
+        for (key, value) in values {
+            switch (key, value) {
+            case ("outbound", "true"): settings[key] = .bool(true)
+            case ("answer-command", let program): settings[key] = .array([.string(program)])
+            default: settings[key] = .string(value)
+            }
+        }
+        let error = Self.error(settings)
+        #expect(error?.contains(message) == true, "\(String(describing: error))")
+    }
+
+    @Test func goodSettingsAreAccepted() {
+        #expect(Self.error([:]) == nil)
+        #expect(Self.error(["registrar": .string("sip:127.0.0.1:5070;transport=tcp"), "ring-timeout": .string("45s"), "register-expires": .integer(900)]) == nil)
+    }
+}
