@@ -52,24 +52,30 @@ final class HostDatagramFlow: DatagramFlow {
 
     private func sendConnected(_ bytes: [UInt8], to destination: SocketAddress) {
         guard !self.latch.isClosed else { return }
-        let socket = self.connected.withLock { connected -> EventLoopFuture<any NIOCore.Channel>? in
+        // The socket itself when it is open (an INVITE's answers go out with no hop from the event loop),
+        // else the one being opened again.
+        let (socket, reopening) = self.connected.withLock { connected -> ((any NIOCore.Channel)?, EventLoopFuture<any NIOCore.Channel>?) in
             switch connected {
             case .open(let socket) where socket.isActive:
-                return socket.eventLoop.makeSucceededFuture(socket)
+                return (socket, nil)
             case .open(let closed):
                 let reopening = self.reopen()
                 connected = .reopening(reopening, closed: closed)
                 reopening.whenComplete { result in self.reopened(result) }
-                return reopening
+                return (nil, reopening)
             case .reopening(let reopening, _):
-                return reopening
+                return (nil, reopening)
             }
         }
-        socket?.whenSuccess { socket in
-            Self.write(bytes, to: destination, on: socket).whenFailure { error in
-                guard !self.latch.isClosed, let error = error as? IOError, error.errnoCode == ECONNREFUSED else { return }
-                self.receive(.unreachable(SocketFailure.describe(error)))
-            }
+        if let socket { return self.writeConnected(bytes, to: destination, on: socket) }
+        reopening?.whenSuccess { socket in self.writeConnected(bytes, to: destination, on: socket) }
+    }
+
+    /// A write that finds the ICMP error of an earlier one pending fails with ECONNREFUSED: a refusal.
+    private func writeConnected(_ bytes: [UInt8], to destination: SocketAddress, on socket: any NIOCore.Channel) {
+        Self.write(bytes, to: destination, on: socket).whenFailure { error in
+            guard !self.latch.isClosed, let error = error as? IOError, error.errnoCode == ECONNREFUSED else { return }
+            self.receive(.unreachable(SocketFailure.describe(error)))
         }
     }
 
