@@ -228,6 +228,11 @@ let package = Package(
         ),
 
         .testTarget(
+            name: "AttendantExecutorTests",
+            dependencies: ["AttendantExecutor"],
+            swiftSettings: strictness
+        ),
+        .testTarget(
             name: "AttendantCoreTests",
             dependencies: [
                 "TestSupport",

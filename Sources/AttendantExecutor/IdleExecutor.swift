@@ -6,7 +6,9 @@
 // Jobs come from any thread (swift-nio's event loops, the sd-bus thread resume continuations); they are
 // queued under a lock and the loop is woken through an eventfd only when it is asleep. Delayed jobs
 // (Task.sleep) wait in one heap per clock, each with a timerfd armed for its earliest deadline, so a timer
-// costs one wake-up when it is due and nothing before.
+// costs one wake-up when it is due and nothing before. A job of a cancelled `Task.sleep` cannot be taken
+// back (the SPI has no call for it) and still wakes the loop once at its deadline; `IdleClock`'s sleeps
+// are actions that cancellation removes from the heap, so they never wake anything.
 import CAttendantExecutor
 @_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Glibc
@@ -31,6 +33,8 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
     private let timerFDs: [Int32]
     /// The thread running `run()`, for isolation checks (0 before it starts).
     private let loopThread = Atomic<UInt>(0)
+    /// How often the loop came back from poll(2): for tests, which count wake-ups.
+    let wakeups = Atomic<Int>(0)
     /// Deadline each timerfd is armed for; touched only by the loop thread.
     private var armed: [Int64] = [0, 0]
 
@@ -74,14 +78,42 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
         let (seconds, attoseconds) = duration.components
         let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
         let deadline = Self.now(kind) &+ nanoseconds
-        let unowned = UnownedJob(job)
-        let wake = self.shared.withLock { shared in
+        _ = self.schedule(.job(UnownedJob(job)), at: deadline, on: kind)
+    }
+
+    // MARK: Cancellable timers (IdleClock)
+
+    /// A scheduled action, for `cancel(_:)`.
+    struct TimerID: Sendable {
+        fileprivate var kind: ClockKind
+        fileprivate var sequence: UInt64
+    }
+
+    /// Runs `action` on the loop's thread once `deadline` (nanoseconds on `kind`'s clock) has come.
+    func schedule(at deadline: Int64, on kind: ClockKind, _ action: @escaping @Sendable () -> Void) -> TimerID {
+        TimerID(kind: kind, sequence: self.schedule(.action(action), at: deadline, on: kind))
+    }
+
+    /// Takes a scheduled action back before it runs; false when it already ran or was taken back. When the
+    /// loop is asleep with its timerfd armed for this deadline, it wakes once then and finds nothing; from
+    /// the loop's own thread (where tasks run) the timerfd is re-armed before the next sleep instead.
+    @discardableResult
+    func cancel(_ timer: TimerID) -> Bool {
+        self.shared.withLock { $0.timers[timer.kind.rawValue].remove(sequence: timer.sequence) }
+    }
+
+    /// Delayed jobs and actions not yet due, for tests.
+    var scheduledCount: Int { self.shared.withLock { $0.timers.reduce(0) { $0 + $1.count } } }
+
+    private func schedule(_ work: TimerHeap.Work, at deadline: Int64, on kind: ClockKind) -> UInt64 {
+        let (sequence, wake) = self.shared.withLock { shared in
             shared.sequence &+= 1
-            shared.timers[kind.rawValue].push(.init(deadline: deadline, sequence: shared.sequence, job: unowned))
+            shared.timers[kind.rawValue].push(.init(deadline: deadline, sequence: shared.sequence, work: work))
             // An asleep loop must re-arm its timerfd if this deadline comes first.
-            return shared.sleeping
+            return (shared.sequence, shared.sleeping)
         }
         if wake { self.wake() }
+        return sequence
     }
 
     // MARK: SerialExecutor (the main actor runs here too)
@@ -104,23 +136,33 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
     public func run() throws {
         self.loopThread.store(UInt(pthread_self()), ordering: .releasing)
         var batch: [UnownedJob] = []
+        var due: [TimerHeap.Work] = []
         while true {
             let now = [Self.now(.continuous), Self.now(.suspending)]
             let (stop, deadlines) = self.shared.withLock { shared -> (Bool, [Int64?]) in
                 if shared.stopping { return (true, []) }
                 swap(&batch, &shared.ready)
-                for kind in 0..<2 { shared.timers[kind].popExpired(now: now[kind], into: &batch) }
-                shared.sleeping = batch.isEmpty
+                for kind in 0..<2 { shared.timers[kind].popExpired(now: now[kind], into: &due) }
+                shared.sleeping = batch.isEmpty && due.isEmpty
                 return (false, shared.timers.map(\.earliestDeadline))
             }
             if stop { return }
-            if batch.isEmpty {
+            if batch.isEmpty && due.isEmpty {
                 self.sleep(until: deadlines)
                 self.shared.withLock { $0.sleeping = false }
                 continue
             }
             for job in batch { ExecutorJob(job).runSynchronously(on: self.asUnownedSerialExecutor()) }
+            // Timers after the ready jobs, as before: an action resumes a continuation, which enqueues its
+            // task for the next turn of the loop.
+            for work in due {
+                switch work {
+                case .job(let job): ExecutorJob(job).runSynchronously(on: self.asUnownedSerialExecutor())
+                case .action(let action): action()
+                }
+            }
             batch.removeAll(keepingCapacity: true)
+            due.removeAll(keepingCapacity: true)
         }
     }
 
@@ -146,6 +188,7 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
             pollfd(fd: self.timerFDs[1], events: Int16(POLLIN), revents: 0),
         ]
         let result = poll(&fds, nfds_t(fds.count), -1)
+        self.wakeups.add(1, ordering: .relaxed)
         guard result > 0 else { return }  // EINTR: look at the queues again
         var counter: UInt64 = 0
         for index in fds.indices where fds[index].revents != 0 {

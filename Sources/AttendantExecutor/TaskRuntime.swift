@@ -27,6 +27,13 @@ public enum TaskRuntime {
         return .installed
     }
 
+    /// The clock for the daemon's timers: an ``IdleClock`` on the idle executor (its cancelled sleeps wake
+    /// nothing), `ContinuousClock` on the runtime's own executors. The same time either way.
+    public static var clock: any Clock<Duration> {
+        if let executor = MainActor.executor as? IdleExecutor { return IdleClock(executor: executor) }
+        return ContinuousClock()
+    }
+
     /// Runs the main executor's loop on this thread; it returns only after `stop()` (the daemon exits
     /// from a task instead). With the runtime's own executors this is `dispatchMain()`.
     public static func runMainLoop() throws -> Never {

@@ -1,12 +1,20 @@
-// The delayed jobs of one clock, earliest deadline first. Equal deadlines run in the order they were
-// scheduled (the sequence number), as a FIFO would.
+// The delayed work of one clock, earliest deadline first: jobs from `Task.sleep`, and the cancellable
+// actions of `IdleClock`. Equal deadlines run in the order they were scheduled (the sequence number), as a
+// FIFO would.
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 struct TimerHeap {
+    enum Work {
+        /// A job `Task.sleep` handed to the executor; it cannot be taken back.
+        case job(UnownedJob)
+        /// An `IdleClock` sleep's wake-up, removed again when the sleep is cancelled.
+        case action(@Sendable () -> Void)
+    }
+
     struct Entry {
         var deadline: Int64  // nanoseconds on the heap's clock
         var sequence: UInt64
-        var job: UnownedJob
+        var work: Work
 
         func precedes(_ other: Entry) -> Bool {
             self.deadline < other.deadline || (self.deadline == other.deadline && self.sequence < other.sequence)
@@ -17,27 +25,47 @@ struct TimerHeap {
 
     var isEmpty: Bool { self.entries.isEmpty }
 
+    var count: Int { self.entries.count }
+
     var earliestDeadline: Int64? { self.entries.first?.deadline }
 
     mutating func push(_ entry: Entry) {
         self.entries.append(entry)
-        var child = self.entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard self.entries[child].precedes(self.entries[parent]) else { break }
-            self.entries.swapAt(child, parent)
-            child = parent
+        self.siftUp(from: self.entries.count - 1)
+    }
+
+    /// Removes and hands over all work whose deadline is at or before `now`, earliest first.
+    mutating func popExpired(now: Int64, into work: inout [Work]) {
+        while let first = self.entries.first, first.deadline <= now {
+            work.append(first.work)
+            self.remove(at: 0)
         }
     }
 
-    /// Removes and hands over every job whose deadline is at or before `now`, earliest first.
-    mutating func popExpired(now: Int64, into jobs: inout [UnownedJob]) {
-        while let first = self.entries.first, first.deadline <= now {
-            jobs.append(first.job)
-            let last = self.entries.removeLast()
-            guard !self.entries.isEmpty else { break }
-            self.entries[0] = last
-            self.siftDown(from: 0)
+    /// Removes the entry scheduled as `sequence`; false when it is not here (it ran, or was removed).
+    mutating func remove(sequence: UInt64) -> Bool {
+        // A linear search: the heap holds a handful of timers per channel, and a cancellation is rare
+        // next to the wake-up it saves.
+        guard let index = self.entries.firstIndex(where: { $0.sequence == sequence }) else { return false }
+        self.remove(at: index)
+        return true
+    }
+
+    private mutating func remove(at index: Int) {
+        let last = self.entries.removeLast()
+        guard index < self.entries.count else { return }
+        self.entries[index] = last
+        self.siftDown(from: index)
+        self.siftUp(from: index)
+    }
+
+    private mutating func siftUp(from index: Int) {
+        var child = index
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard self.entries[child].precedes(self.entries[parent]) else { return }
+            self.entries.swapAt(child, parent)
+            child = parent
         }
     }
 

@@ -82,6 +82,7 @@ struct Attendantd: AsyncParsableCommand {
         var options = AttendantDaemon.Options(configurationFile: file, configuration: configuration, environment: environment)
         options.terminalAlerts = self.terminalAlerts || self.demo
         options.version = Self.configuration.version
+        options.clock = TaskRuntime.clock
         options.desktopIsOptional = self.demo
         if self.demo {
             let directory = try DemoConfiguration.makeStateDirectory()

@@ -24,6 +24,9 @@ package struct AttendantDaemon {
         /// Run without the desktop when another daemon owns the bus name (the demo beside a running
         /// service) instead of refusing to start.
         package var desktopIsOptional = false
+        /// The clock of every timer: channels' (`host.clock`), token and listen timeouts, logind's delay
+        /// lock. `attendantd` passes the idle executor's clock, whose cancelled sleeps wake nothing.
+        package var clock: any Clock<Duration> = ContinuousClock()
 
         package init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
             self.configurationFile = configurationFile
@@ -87,7 +90,14 @@ package struct AttendantDaemon {
             (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, links.forwarder] } ?? [])
         let router = EventRouter(store: store, logger: self.logger, presenters: presenters)
         let fleet = ChannelFleet(
-            environment: .init(loader: loader, store: store, router: router, processEnvironment: self.options.environment, logger: self.logger),
+            environment: .init(
+                loader: loader,
+                store: store,
+                router: router,
+                clock: self.options.clock,
+                processEnvironment: self.options.environment,
+                logger: self.logger
+            ),
             onStatusChange: { links.statusChanged() }
         )
         let sessionMonitor = SessionMonitor(
@@ -95,7 +105,8 @@ package struct AttendantDaemon {
             fleet: fleet,
             settings: configuration.session,
             environment: self.options.environment,
-            logger: self.logger
+            logger: self.logger,
+            clock: self.options.clock
         )
         let file = self.options.configurationFile
         let controller = DaemonController(

@@ -1,0 +1,100 @@
+@testable import AttendantExecutor
+import Foundation
+import Synchronization
+import Testing
+
+/// An `IdleExecutor` of the test's own, running its loop on a thread of its own (the test process keeps
+/// Swift's default executors; the daemon installs this one as both).
+private final class Loop: Sendable {
+    let executor = IdleExecutor()
+
+    init() {
+        Thread.detachNewThread { [executor] in try? executor.run() }
+    }
+
+    deinit { self.executor.stop() }
+
+    /// Nanoseconds from now on the continuous clock.
+    func deadline(in milliseconds: Int64) -> Int64 {
+        IdleExecutor.now(.continuous) + milliseconds * 1_000_000
+    }
+
+    /// Runs `body` as a task on the loop's thread, as every task of the daemon runs.
+    func task<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) -> Task<T, any Error> {
+        Task(executorPreference: self.executor) { try await body() }
+    }
+
+    func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while !condition() {
+            try #require(clock.now < deadline, "timed out waiting for \(what)")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+
+@Suite struct IdleClockTests {
+    @Test func aSleepEndsAtItsDeadline() async throws {
+        let loop = Loop()
+        let clock = IdleClock(executor: loop.executor)
+        let start = ContinuousClock.now
+        try await loop.task { try await clock.sleep(for: .milliseconds(50)) }.value
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        #expect(loop.executor.scheduledCount == 0)
+    }
+
+    @Test func aCancelledSleepThrowsAtOnceAndNeverWakesTheLoop() async throws {
+        let loop = Loop()
+        let clock = IdleClock(executor: loop.executor)
+        let sleeper = loop.task { try await clock.sleep(for: .milliseconds(400)) }
+        try await loop.waitUntil("the sleep's timer") { loop.executor.scheduledCount == 1 }
+        // Cancelled from a task on the loop's thread, as the daemon's timers are.
+        _ = try await loop.task { sleeper.cancel() }.value
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(loop.executor.scheduledCount == 0, "the cancelled sleep is still in the timer heap")
+
+        // Nothing runs on the loop from here on: past the old deadline it must not have woken.
+        let before = loop.executor.wakeups.load(ordering: .relaxed)
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(loop.executor.wakeups.load(ordering: .relaxed) == before, "the loop woke for a cancelled sleep")
+    }
+
+    @Test func aSleepInACancelledTaskThrowsWithoutScheduling() async throws {
+        let loop = Loop()
+        let clock = IdleClock(executor: loop.executor)
+        let result = await loop.task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(60))
+        }.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(loop.executor.scheduledCount == 0)
+    }
+
+    /// Why `IdleClock` exists: a cancelled `Task.sleep` leaves its job with the executor until the old
+    /// deadline (Swift 6.3's custom-executor SPI has no call to take it back). Should a toolchain start
+    /// dropping them, this fails, and `IdleClock` can go.
+    @Test func aCancelledTaskSleepStaysScheduledUntilItsDeadline() async throws {
+        let loop = Loop()
+        let sleeper = loop.task { try await Task.sleep(for: .milliseconds(300)) }
+        try await loop.waitUntil("Task.sleep's job") { loop.executor.scheduledCount == 1 }
+        _ = try await loop.task { sleeper.cancel() }.value
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(loop.executor.scheduledCount == 1)
+        try await loop.waitUntil("the old deadline") { loop.executor.scheduledCount == 0 }
+    }
+
+    @Test func timersRunInDeadlineOrderAndACancelledOneNeverRuns() async throws {
+        let loop = Loop()
+        let ran = Mutex<[Int]>([])
+        var timers: [IdleExecutor.TimerID] = []
+        for (name, delay) in [(3, 60), (1, 20), (4, 80), (2, 40), (5, 80)] as [(Int, Int64)] {
+            timers.append(loop.executor.schedule(at: loop.deadline(in: delay), on: .continuous) { ran.withLock { $0.append(name) } })
+        }
+        #expect(loop.executor.cancel(timers[3]))  // the one named 2
+        #expect(!loop.executor.cancel(timers[3]), "a timer is taken back only once")
+        try await loop.waitUntil("four timers") { ran.withLock { $0.count } == 4 }
+        #expect(ran.withLock { $0 } == [1, 3, 4, 5])
+        #expect(!loop.executor.cancel(timers[1]), "a timer that ran cannot be taken back")
+    }
+}
