@@ -209,6 +209,14 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The GMSChat plugin's pure layer (issue 12): Bayeux 1.0 client machine, GMS chat wire, transcript.
+        .target(
+            name: "GMSCore",
+            dependencies: [pluginAPI],
+            path: "Plugins/GMSChat/GMSCore",
+            swiftSettings: strictness
+        ),
+
         // The SIPVoice channel plugin: SIPCore's machines driven over the UDP and TCP flows the host lends
         // it (ChannelHost.network); it links no network library of its own.
         .target(
@@ -227,6 +235,11 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        .testTarget(
+            name: "GMSCoreTests",
+            dependencies: ["GMSCore", pluginAPI],
+            swiftSettings: strictness
+        ),
         .testTarget(
             name: "AttendantExecutorTests",
             dependencies: ["AttendantExecutor"],

@@ -1,0 +1,396 @@
+public import AttendantPluginKit
+
+// What the driver reports: batches that arrived, requests that failed, timers that fired.
+extension BayeuxClientStateMachine {
+    /// A batch arrived, from either lane: replies are matched to requests, events are delivered.
+    public mutating func received(_ messages: [BayeuxMessage], now: Duration) -> [Action] {
+        var actions: [Action] = []
+        for message in messages {
+            actions += self.receive(message, now: now)
+        }
+        return actions
+    }
+
+    /// The connect's request failed at the transport (connection refused or reset, HTTP error, closed
+    /// socket) or was abandoned at its deadline.
+    public mutating func connectFailed(_ failure: BayeuxFailure, now: Duration) -> [Action] {
+        guard self.connectInFlight != nil else { return [] }
+        self.connectInFlight = nil
+        var actions = self.cancel(.connectDeadline)
+        actions += self.interrupted(failure)
+        return actions + self.retryConnect(now: now)
+    }
+
+    /// A control request (handshake, publish, subscribe, disconnect) failed at the transport.
+    public mutating func requestFailed(ids: [String], _ failure: BayeuxFailure, now: Duration) -> [Action] {
+        var actions: [Action] = []
+        for id in ids {
+            actions += self.fail(id: id, failure, now: now)
+        }
+        return actions
+    }
+
+    /// The WebSocket closed: everything outstanding on it failed.
+    public mutating func transportLost(_ failure: BayeuxFailure, now: Duration) -> [Action] {
+        var ids = Array(self.inFlight.keys.filter { id in !self.queued.contains { $0.id == id } }).sorted()
+        switch self.phase {
+        case .handshaking(let id), .disconnecting(let id): ids.insert(id, at: 0)
+        default: break
+        }
+        var actions = self.requestFailed(ids: ids, failure, now: now)
+        actions += self.connectFailed(failure, now: now)
+        return actions
+    }
+
+    public mutating func timerFired(_ id: TimerID<TimerKind>, now: Duration) -> [Action] {
+        guard self.timers.fire(id) else { return [.note("stale timer \(id)")] }
+        switch id.kind {
+        case .handshake:
+            guard case .waitingToHandshake = self.phase else { return [] }
+            return self.handshake()
+        case .connect:
+            guard case .session = self.phase, self.connectInFlight == nil else { return [] }
+            if self.serverForgotClient(now: now) {
+                return self.rehandshake(after: .zero, because: BayeuxFailure("no connect reached the server within its maxInterval"))
+            }
+            return self.sendConnect()
+        case .connectDeadline:
+            guard self.connectInFlight != nil else { return [] }
+            return [.abandonConnect] + self.connectFailed(.timedOut, now: now)
+        case .reply(let messageID):
+            return self.fail(id: messageID, .timedOut, now: now)
+        }
+    }
+
+    // MARK: Replies and events
+
+    private mutating func receive(_ message: BayeuxMessage, now: Duration) -> [Action] {
+        guard message.isReply, let id = message.id else {
+            if message.isMeta { return [.note("ignored \(message.channel) without a reply's id and successful")] }
+            return [.deliver(message)]
+        }
+        switch message.channel {
+        case "/meta/handshake":
+            guard case .handshaking(let pending) = self.phase, pending == id else { return [.note("stale handshake reply \(id)")] }
+            return self.handshakeReplied(message, now: now)
+        case "/meta/connect":
+            guard self.connectInFlight == id else { return [.note("stale connect reply \(id)")] }
+            return self.connectReplied(message, now: now)
+        case "/meta/disconnect":
+            guard case .disconnecting(let pending) = self.phase, pending == id else { return [.note("stale disconnect reply \(id)")] }
+            return self.finishDisconnect(id: id)
+        default:
+            guard let request = self.inFlight.removeValue(forKey: id) else {
+                // A reply to nothing of ours; with a `data` field it is an event that kept its publisher's id.
+                return message.data != nil ? [.deliver(message)] : [.note("reply \(id) on \(message.channel) matches no request")]
+            }
+            var actions = self.cancel(.reply(id))
+            let failure = BayeuxFailure.refused(Self.describe(request, message.channel), error: message.error)
+            switch request {
+            case .publish:
+                actions.append(.published(id: id, message.successful == true ? .success(message) : .failure(failure)))
+            case .subscribe(let channel), .unsubscribe(let channel):
+                if message.successful != true { actions.append(.subscriptionFailed(channel: channel, failure)) }
+            }
+            if message.successful != true, message.advice?.reconnect == .handshake {
+                actions += self.adopt(message.advice)
+                actions += self.rehandshake(after: self.advice.interval ?? .zero, because: failure)
+            }
+            return actions
+        }
+    }
+
+    private mutating func handshakeReplied(_ message: BayeuxMessage, now: Duration) -> [Action] {
+        let id = message.id ?? ""
+        var actions = self.cancel(.reply(id))
+        actions += self.adopt(message.advice)
+        guard message.successful == true, let clientID = message.clientID, !clientID.isEmpty else {
+            let failure = BayeuxFailure.refused("handshake", error: message.error)
+            if self.advice.reconnect == BayeuxAdvice.Reconnect.none { return actions + self.stop(failure) }
+            return actions + self.interrupted(failure) + self.waitToHandshake()
+        }
+        if let offered = message.supportedConnectionTypes, !offered.isEmpty, !offered.contains(self.connectionType.rawValue) {
+            guard offered.contains(BayeuxConnectionType.longPolling.rawValue) else {
+                return actions + self.stop(.noCommonConnectionType)
+            }
+            self.connectionType = .longPolling
+            actions.append(.useConnectionType(.longPolling))
+        }
+        self.phase = .session
+        self.clientID = clientID
+        self.handshakeAt = now
+        self.lastContact = now
+        self.failures = 0
+        actions.append(.handshook(clientID: clientID))
+        actions += self.sendConnect(first: true)
+        if !self.subscriptions.isEmpty { actions += self.sendSubscribe(self.subscriptions) }
+        if !self.queued.isEmpty {
+            let waiting = self.queued.map { message in
+                var bound = message
+                bound.clientID = clientID
+                return bound
+            }
+            self.queued.removeAll()
+            actions += self.sendControl(waiting)
+        }
+        return actions
+    }
+
+    private mutating func connectReplied(_ message: BayeuxMessage, now: Duration) -> [Action] {
+        self.connectInFlight = nil
+        var actions = self.cancel(.connectDeadline)
+        actions += self.adopt(message.advice)
+        guard message.successful == true else {
+            let failure = BayeuxFailure.refused("connect", error: message.error)
+            switch self.advice.reconnect {
+            case .handshake?:
+                return actions + self.rehandshake(after: self.advice.interval ?? .zero, because: failure)
+            case BayeuxAdvice.Reconnect.none?:
+                return actions + self.stop(failure)
+            default:
+                return actions + self.interrupted(failure) + self.retryConnect(now: now)
+            }
+        }
+        self.lastContact = now
+        self.failures = 0
+        if !self.connected {
+            self.connected = true
+            actions.append(.connected)
+        }
+        switch self.advice.reconnect {
+        case .handshake?:
+            return actions + self.rehandshake(after: self.advice.interval ?? .zero, because: BayeuxFailure("the server advised a new handshake"))
+        case BayeuxAdvice.Reconnect.none?:
+            return actions + self.stop(nil)
+        default:
+            let interval = self.advice.interval ?? .zero
+            guard interval >= .zero else { return actions + self.stop(BayeuxFailure("the server advised a negative interval: do not reconnect")) }
+            if interval == .zero { return actions + self.sendConnect() }
+            return actions + self.arm(.connect, after: interval)
+        }
+    }
+
+    private mutating func fail(id: String, _ failure: BayeuxFailure, now: Duration) -> [Action] {
+        switch self.phase {
+        case .handshaking(let pending) where pending == id:
+            var actions = self.cancel(.reply(id))
+            actions += self.interrupted(failure)
+            return actions + self.waitToHandshake()
+        case .disconnecting(let pending) where pending == id:
+            return self.finishDisconnect(id: id)
+        default:
+            break
+        }
+        guard let request = self.inFlight.removeValue(forKey: id) else { return [] }
+        var actions = self.cancel(.reply(id))
+        self.queued.removeAll { $0.id == id }
+        switch request {
+        case .publish: actions.append(.published(id: id, .failure(failure)))
+        case .subscribe(let channel), .unsubscribe(let channel): actions.append(.subscriptionFailed(channel: channel, failure))
+        }
+        return actions
+    }
+
+    private static func describe(_ request: Request, _ channel: String) -> String {
+        switch request {
+        case .publish: "publish on \(channel)"
+        case .subscribe(let name): "subscription to \(name)"
+        case .unsubscribe(let name): "unsubscription from \(name)"
+        }
+    }
+}
+
+// MARK: - Steps
+
+extension BayeuxClientStateMachine {
+    mutating func makeID() -> String {
+        self.nextMessageID += 1
+        return String(self.nextMessageID)
+    }
+
+    mutating func handshake() -> [Action] {
+        var actions = self.cancel(.handshake)
+        actions += self.cancel(.connect)
+        actions += self.cancel(.connectDeadline)
+        if self.connectInFlight != nil {
+            self.connectInFlight = nil
+            actions.append(.abandonConnect)
+        }
+        let id = self.makeID()
+        self.phase = .handshaking(id: id)
+        self.clientID = nil
+        self.connected = false
+        var message = BayeuxMessage(channel: "/meta/handshake", id: id, ext: self.configuration.handshakeExt)
+        message.version = "1.0"
+        message.minimumVersion = "1.0"
+        // The fallback stays on offer, so a server without WebSocket still agrees on a type.
+        message.supportedConnectionTypes =
+            self.connectionType == .webSocket ? [BayeuxConnectionType.webSocket.rawValue, BayeuxConnectionType.longPolling.rawValue] : [BayeuxConnectionType.longPolling.rawValue]
+        actions.append(.send([message], on: .control))
+        actions += self.arm(.reply(id), after: self.configuration.networkDelay)
+        return actions
+    }
+
+    mutating func sendConnect(first: Bool = false) -> [Action] {
+        guard let clientID = self.clientID else { return [] }
+        let id = self.makeID()
+        var message = BayeuxMessage(channel: "/meta/connect", id: id, clientID: clientID)
+        message.connectionType = self.connectionType.rawValue
+        var hold = self.advice.timeout ?? .zero
+        if first {
+            // Asks for an immediate answer, so the session is known to work at once (CometD's client does
+            // the same); servers that ignore it (Faye holds every connect) are covered by the deadline.
+            message.advice = BayeuxAdvice(timeout: .zero)
+            hold = .zero
+        }
+        self.connectInFlight = id
+        var actions: [Action] = [.send([message], on: .connect)]
+        // A server that holds the first connect anyway (Faye does) still answers within its timeout.
+        actions += self.arm(.connectDeadline, after: max(hold, self.advice.timeout ?? .zero) + self.configuration.networkDelay)
+        return actions
+    }
+
+    mutating func sendSubscribe(_ channels: [String]) -> [Action] {
+        guard let clientID = self.clientID else { return [] }
+        var actions: [Action] = []
+        var messages: [BayeuxMessage] = []
+        for channel in channels {
+            let id = self.makeID()
+            var message = BayeuxMessage(channel: "/meta/subscribe", id: id, clientID: clientID)
+            message.subscription = [channel]
+            self.inFlight[id] = .subscribe(channel)
+            messages.append(message)
+        }
+        actions += self.sendControl(messages)
+        return actions
+    }
+
+    /// Sends on the control lane, each message with a reply deadline.
+    mutating func sendControl(_ messages: [BayeuxMessage]) -> [Action] {
+        var actions: [Action] = [.send(messages, on: .control)]
+        for message in messages {
+            if let id = message.id { actions += self.arm(.reply(id), after: self.configuration.networkDelay) }
+        }
+        return actions
+    }
+
+    mutating func retryConnect(now: Duration) -> [Action] {
+        guard case .session = self.phase else { return [] }
+        if self.serverForgotClient(now: now) {
+            return self.rehandshake(after: self.nextBackoff(), because: BayeuxFailure("no connect reached the server within its maxInterval"))
+        }
+        let delay = max(self.advice.interval ?? .zero, self.nextBackoff())
+        return self.arm(.connect, after: delay)
+    }
+
+    /// Whether the server has had no connect for longer than it keeps a client.
+    func serverForgotClient(now: Duration) -> Bool {
+        guard let lastContact = self.lastContact, let maxInterval = self.advice.maxInterval else { return false }
+        return now - lastContact > maxInterval
+    }
+
+    mutating func rehandshake(after delay: Duration, because failure: BayeuxFailure) -> [Action] {
+        switch self.phase {
+        case .handshaking, .waitingToHandshake, .stopped, .idle, .disconnecting:
+            return []
+        case .session:
+            break
+        }
+        var actions = self.interrupted(failure)
+        actions += self.cancel(.connect)
+        actions += self.cancel(.connectDeadline)
+        if self.connectInFlight != nil {
+            self.connectInFlight = nil
+            actions.append(.abandonConnect)
+        }
+        self.clientID = nil
+        if delay <= .zero { return actions + self.handshake() }
+        self.phase = .waitingToHandshake
+        return actions + self.arm(.handshake, after: delay)
+    }
+
+    mutating func waitToHandshake() -> [Action] {
+        self.phase = .waitingToHandshake
+        self.clientID = nil
+        return self.arm(.handshake, after: max(self.advice.interval ?? .zero, self.nextBackoff()))
+    }
+
+    /// No wait after the first failure, then growing jittered waits.
+    mutating func nextBackoff() -> Duration {
+        self.failures += 1
+        guard self.failures > 1 else { return .zero }
+        return self.configuration.backoff.delay(attempt: self.failures - 2, using: &self.random)
+    }
+
+    mutating func adopt(_ advice: BayeuxAdvice?) -> [Action] {
+        if let advice { self.advice = self.configuration.defaultAdvice.merging(advice) }
+        return []
+    }
+
+    mutating func interrupted(_ failure: BayeuxFailure) -> [Action] {
+        let wasConnected = self.connected
+        self.connected = false
+        return wasConnected || self.failures == 0 ? [.connectionInterrupted(failure)] : []
+    }
+
+    mutating func stop(_ failure: BayeuxFailure?) -> [Action] {
+        var actions = self.stopTimers()
+        if self.connectInFlight != nil {
+            self.connectInFlight = nil
+            actions.append(.abandonConnect)
+        }
+        actions += self.failAll(failure ?? .disconnected)
+        self.phase = .stopped
+        self.clientID = nil
+        self.connected = false
+        return actions + [.stopped(failure)]
+    }
+
+    mutating func finishDisconnect(id: String) -> [Action] {
+        var actions = self.stopSessionTimers()
+        actions += self.cancel(.reply(id))
+        self.phase = .stopped
+        actions.append(.stopped(nil))
+        return actions
+    }
+
+    /// Fails the publishes still waiting for a session; those on the wire keep waiting for their replies.
+    mutating func failQueued(_ failure: BayeuxFailure) -> [Action] {
+        let queued = self.queued.compactMap(\.id)
+        self.queued.removeAll()
+        return queued.compactMap { id in
+            guard case .publish? = self.inFlight.removeValue(forKey: id) else { return nil }
+            return .published(id: id, .failure(failure))
+        }
+    }
+
+    /// Fails every request, sent or not: the session is over.
+    mutating func failAll(_ failure: BayeuxFailure) -> [Action] {
+        var actions: [Action] = []
+        for (id, request) in self.inFlight.sorted(by: { Int($0.key) ?? 0 < Int($1.key) ?? 0 }) {
+            if case .publish = request { actions.append(.published(id: id, .failure(failure))) }
+        }
+        self.inFlight.removeAll()
+        self.queued.removeAll()
+        return actions
+    }
+
+    mutating func stopTimers() -> [Action] {
+        self.timers.armedKinds.compactMap { kind in self.timers.disarm(kind).map(Action.cancel) }
+    }
+
+    /// Cancels the session's own timers (handshake, connect); request deadlines stay.
+    mutating func stopSessionTimers() -> [Action] {
+        [.handshake, .connect, .connectDeadline].flatMap { self.cancel($0) }
+    }
+
+    mutating func arm(_ kind: TimerKind, after delay: Duration) -> [Action] {
+        var actions = self.cancel(kind)
+        actions.append(.arm(self.timers.arm(kind), after: delay))
+        return actions
+    }
+
+    mutating func cancel(_ kind: TimerKind) -> [Action] {
+        self.timers.disarm(kind).map { [.cancel($0)] } ?? []
+    }
+}

@@ -1,0 +1,239 @@
+public import AttendantPluginKit
+
+/// A Bayeux 1.0 client with no I/O: it takes what happened (a batch arrived, a request failed, a timer
+/// fired) and returns the ``Action``s its driver carries out. Time comes in as the elapsed time on the
+/// channel's clock, so tests walk hours of connects in microseconds.
+///
+/// What it guarantees (CometD's Bayeux specification and the failures real clients hit, gms-cometd.md §4):
+/// - one handshake in flight, and one `/meta/connect` outstanding, sent on a lane of its own and never
+///   batched with anything else;
+/// - the server's advice decides: `handshake` re-handshakes (whatever the error text: GMS says
+///   `402::Unknown client`, CometD 4 `402::session_unknown`, Faye `401::Unknown client`), `retry`
+///   connects again after `interval`, `none` stops;
+/// - a connect that fails at the transport is retried at once and then with growing, jittered waits; once
+///   the server must have forgotten the client (`maxInterval` without a connect), it handshakes instead;
+/// - replies are matched by `id` and `successful` together, because events may carry their publisher's id;
+/// - subscriptions are made again after every handshake, and publishes wait for a session.
+public struct BayeuxClientStateMachine: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        public var connectionType: BayeuxConnectionType = .longPolling
+        /// Advice until the server gives its own: CometD's defaults (connect held 60 s by the client's
+        /// reckoning, the server forgets a client 10 s after its last connect ended).
+        public var defaultAdvice = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(60), maxInterval: .seconds(10))
+        /// Added to `advice.timeout` for a connect's deadline, and the deadline of every other request
+        /// (CometD's `maxNetworkDelay`).
+        public var networkDelay: Duration = .seconds(10)
+        /// Waits between failed attempts after the first, which is immediate.
+        public var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(30), jitter: .full)
+        /// Extension fields for every handshake.
+        public var handshakeExt: [String: JSONValue]? = nil
+
+        public init() {}
+    }
+
+    /// Which request lane a batch goes on. Over long-polling each is its own HTTP connection, so a held
+    /// `/meta/connect` never queues a publish behind it; over WebSocket both share the socket.
+    public enum Lane: Sendable, Hashable {
+        case connect
+        case control
+    }
+
+    public enum TimerKind: Sendable, Hashable {
+        /// Wait before the next handshake attempt.
+        case handshake
+        /// Wait before the next connect (`advice.interval`, or backoff).
+        case connect
+        /// The outstanding connect's deadline.
+        case connectDeadline
+        /// The deadline of a handshake, publish, subscribe or disconnect, by its message id.
+        case reply(String)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case send([BayeuxMessage], on: Lane)
+        case arm(TimerID<TimerKind>, after: Duration)
+        case cancel(TimerID<TimerKind>)
+        /// Give up the outstanding connect: cancel its request, or close the WebSocket.
+        case abandonConnect
+        /// Use this connection type from now on (the server does not offer the one asked for).
+        case useConnectionType(BayeuxConnectionType)
+        /// A new session: the application binds what it needs to the new client id (GMS: ask for the
+        /// chat's notifications again, from the stored transcript position).
+        case handshook(clientID: String)
+        /// A connect came back successful after none had (or after the first handshake).
+        case connected
+        /// Connects are failing; the machine is retrying.
+        case connectionInterrupted(BayeuxFailure)
+        /// An event on a channel: the application's data.
+        case deliver(BayeuxMessage)
+        case published(id: String, Result<BayeuxMessage, BayeuxFailure>)
+        case subscriptionFailed(channel: String, BayeuxFailure)
+        /// Stopped for good (`reconnect: none`), or after ``disconnect(ext:now:)``; ``start(now:)`` begins a
+        /// new session.
+        case stopped(BayeuxFailure?)
+        /// Something the driver should log at debug level: a stale reply, an ignored message.
+        case note(String)
+    }
+
+    public struct Status: Sendable, Hashable {
+        public var clientID: String?
+        /// When the session's handshake succeeded (elapsed time), for its age.
+        public var handshakeAt: Duration?
+        public var connectionType: BayeuxConnectionType
+        public var advice: BayeuxAdvice
+        public var connected: Bool
+        public var failures: Int
+    }
+
+    enum Phase: Sendable, Hashable {
+        case idle
+        case waitingToHandshake
+        case handshaking(id: String)
+        case session
+        case disconnecting(id: String)
+        case stopped
+    }
+
+    enum Request: Sendable, Hashable {
+        case publish
+        case subscribe(String)
+        case unsubscribe(String)
+    }
+
+    let configuration: Configuration
+    var phase: Phase = .idle
+    var connectionType: BayeuxConnectionType
+    var clientID: String?
+    var handshakeAt: Duration?
+    var advice: BayeuxAdvice
+    var connectInFlight: String?
+    /// Whether the latest connect succeeded (false from the handshake until the first one does).
+    var connected = false
+    /// Consecutive failures of the current kind of attempt, for the backoff.
+    var failures = 0
+    /// When the server last heard a connect end well: past `maxInterval` it has forgotten the client.
+    var lastContact: Duration?
+    var nextMessageID: UInt64 = 0
+    var subscriptions: [String] = []
+    var inFlight: [String: Request] = [:]
+    var queued: [BayeuxMessage] = []
+    var timers = TimerTable<TimerKind>()
+    var random: any RandomNumberGenerator & Sendable
+
+    public init(configuration: Configuration = Configuration(), random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+        self.configuration = configuration
+        self.connectionType = configuration.connectionType
+        self.advice = configuration.defaultAdvice
+        self.random = random
+    }
+
+    public var status: Status {
+        Status(
+            clientID: self.clientID,
+            handshakeAt: self.handshakeAt,
+            connectionType: self.connectionType,
+            advice: self.advice,
+            connected: self.connected,
+            failures: self.failures
+        )
+    }
+
+    /// The deadline the driver gives the outstanding connect's request: the server's hold plus the
+    /// network's delay (HTTP timeouts above `advice.timeout`).
+    public var connectRequestTimeout: Duration {
+        (self.advice.timeout ?? .zero) + self.configuration.networkDelay
+    }
+
+    // MARK: Application inputs
+
+    /// Begins a session: handshake, connect, subscribe. Does nothing while one is running.
+    public mutating func start(now: Duration) -> [Action] {
+        switch self.phase {
+        case .idle, .stopped:
+            self.failures = 0
+            return self.handshake()
+        case .waitingToHandshake, .handshaking, .session, .disconnecting:
+            return []
+        }
+    }
+
+    /// The transport changed (a WebSocket upgrade failed, so long-polling it is); the next handshake and
+    /// connect say so.
+    public mutating func use(_ connectionType: BayeuxConnectionType) {
+        self.connectionType = connectionType
+    }
+
+    /// Subscribes to `channel` now and after every handshake.
+    public mutating func subscribe(_ channel: String) -> [Action] {
+        guard !self.subscriptions.contains(channel) else { return [] }
+        self.subscriptions.append(channel)
+        guard case .session = self.phase, self.clientID != nil else { return [] }
+        return self.sendSubscribe([channel])
+    }
+
+    /// Publishes `data` on `channel`; the reply comes as ``Action/published(id:_:)`` with the returned id.
+    /// Without a session the message waits for the next handshake.
+    public mutating func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) -> (id: String, actions: [Action]) {
+        let id = self.makeID()
+        let message = BayeuxMessage(channel: channel, id: id, data: data, ext: ext)
+        self.inFlight[id] = .publish
+        guard case .session = self.phase, let clientID = self.clientID else {
+            self.queued.append(message)
+            return (id, [])
+        }
+        var bound = message
+        bound.clientID = clientID
+        return (id, self.sendControl([bound]))
+    }
+
+    /// Ends the session with `/meta/disconnect` (carrying `ext`, such as GMS's transcript position), and
+    /// stops. Publishes still waiting fail.
+    public mutating func disconnect(ext: [String: JSONValue]? = nil, now: Duration) -> [Action] {
+        var actions = self.stopSessionTimers()
+        actions += self.failQueued(.disconnected)
+        guard case .session = self.phase, let clientID = self.clientID else {
+            self.phase = .stopped
+            self.clientID = nil
+            self.connected = false
+            return actions + [.stopped(nil)]
+        }
+        let id = self.makeID()
+        let message = BayeuxMessage(channel: "/meta/disconnect", id: id, clientID: clientID, ext: ext)
+        self.phase = .disconnecting(id: id)
+        self.clientID = nil
+        self.connected = false
+        // The server ends the held connect itself; its answer no longer matters.
+        self.connectInFlight = nil
+        actions += self.sendControl([message])
+        return actions
+    }
+}
+
+/// A connection type a Bayeux client and server agree on at handshake.
+public struct BayeuxConnectionType: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public static let longPolling = BayeuxConnectionType("long-polling")
+    public static let webSocket = BayeuxConnectionType("websocket")
+
+    public var description: String { self.rawValue }
+}
+
+/// Why a request or the session failed.
+public struct BayeuxFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+
+    public init(_ description: String) { self.description = description }
+
+    /// The server's refusal, with its error text (`402::Unknown client`).
+    public static func refused(_ what: String, error: String?) -> BayeuxFailure {
+        BayeuxFailure("the server refused the \(what)" + (error.map { ": \($0)" } ?? " without saying why"))
+    }
+
+    public static func transport(_ what: String) -> BayeuxFailure { BayeuxFailure(what) }
+
+    public static let timedOut = BayeuxFailure("no reply in time")
+    public static let disconnected = BayeuxFailure("the session was disconnected before the message went out")
+    public static let noCommonConnectionType = BayeuxFailure("the server offers none of this client's connection types")
+}
