@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "attendant-loopback", type: .dynamic, targets: ["Loopback"]),
         .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
         .library(name: "attendant-cxone-chat", type: .dynamic, targets: ["CXoneChat"]),
+        .library(name: "attendant-gms-chat", type: .dynamic, targets: ["GMSChat"]),
     ],
     dependencies: [
         .package(path: "Plugins/AttendantPluginAPI"),
@@ -217,6 +218,23 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The GMSChat plugin's Bayeux client: GMSCore's machine driven over long-polling or a WebSocket on the
+        // network the host lends. A target of its own so the Faye conformance tests run it in-process.
+        .target(
+            name: "GMSBayeux",
+            dependencies: [pluginAPI, "GMSCore"],
+            path: "Plugins/GMSChat/BayeuxClient",
+            swiftSettings: strictness
+        ),
+
+        // The GMSChat channel plugin: a Genesys GMS chat (API v1 or v2) over the Bayeux client.
+        .target(
+            name: "GMSChat",
+            dependencies: [pluginAPI, "GMSCore", "GMSBayeux"],
+            path: "Plugins/GMSChat/Channel",
+            swiftSettings: strictness
+        ),
+
         // The SIPVoice channel plugin: SIPCore's machines driven over the UDP and TCP flows the host lends
         // it (ChannelHost.network); it links no network library of its own.
         .target(
@@ -238,6 +256,12 @@ let package = Package(
         .testTarget(
             name: "GMSCoreTests",
             dependencies: ["GMSCore", pluginAPI],
+            swiftSettings: strictness
+        ),
+        // The GMSChat plugin's Bayeux client against Faye (a real Bayeux server) over both transports.
+        .testTarget(
+            name: "GMSBayeuxTests",
+            dependencies: ["GMSBayeux", "GMSCore", "AttendantCore", "TestSupport", "DaemonTestSupport", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -10,10 +10,10 @@ struct PluginAPIVersionTests {
     }
 
     @Test func packsMajorAboveMinor() {
-        let version = PluginAPIVersion(major: 1, minor: 4)
-        #expect(version.packed == 0x0001_0004)
+        let version = PluginAPIVersion(major: 1, minor: 5)
+        #expect(version.packed == 0x0001_0005)
         #expect(PluginAPIVersion(packed: 0x0002_0001) == PluginAPIVersion(major: 2, minor: 1))
-        #expect(PluginAPIVersion(major: 1, minor: 3) < version)
-        #expect(version.description == "1.4")
+        #expect(PluginAPIVersion(major: 1, minor: 4) < version)
+        #expect(version.description == "1.5")
     }
 }

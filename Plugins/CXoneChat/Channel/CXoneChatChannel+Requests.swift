@@ -109,12 +109,16 @@ extension CXoneChatChannel {
             return .fields(self.statusFields())
         case .custom("pre-chat-form", _):
             return .fields(self.preChatFormFields())
+        case .typing(let threadID, let started):
+            var arguments = ["state": started ? "started" : "stopped"]
+            arguments["thread"] = threadID
+            return try self.reportTyping(arguments)
         case .custom("chat-typing", let arguments):
             return try self.reportTyping(arguments)
         default:
             throw ChannelError(
                 .unsupported,
-                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, chat-status, chat-typing and pre-chat-form"
+                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

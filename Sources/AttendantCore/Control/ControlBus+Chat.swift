@@ -54,13 +54,25 @@ extension ControlBus {
             method(m.channelRequest, [A("command", "s"), A("arguments", "a{ss}")], [A("fields", "a{ss}")]) { arguments throws(BusMethodError) in
                 let command = Self.string(arguments, 1)
                 let values = (arguments.dropFirst(2).first?.stringDictionary ?? [:]).compactMapValues(\.string)
-                let request = ChannelRequest.custom(command: command, arguments: values)
+                let request = Self.request(command, values)
                 let reply = try await Self.chat(arguments, target: target, request)
+                if case .typing(let thread, let started) = request, case .done = reply {
+                    let fields = ["typing": started ? "started" : "stopped"].merging(thread.map { ["thread": $0] } ?? [:]) { $1 }
+                    return [.dictionary(key: "s", value: "s", fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) })]
+                }
                 guard case .fields(let fields) = reply else { throw Self.unexpected(reply, arguments, request) }
                 let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
                 return [.dictionary(key: "s", value: "s", entries)]
             },
         ]
+    }
+
+    /// A plugin's request by name. `chat-typing` (`state` started or stopped, `thread`) is the API's
+    /// typed ``ChannelRequest/typing(threadID:started:)`` since 1.5; any other state is the channel's to refuse.
+    private static func request(_ command: String, _ values: [String: String]) -> ChannelRequest {
+        let state = values["state"] ?? "started"
+        guard command == "chat-typing", state == "started" || state == "stopped" else { return .custom(command: command, arguments: values) }
+        return .typing(threadID: values["thread"], started: state == "started")
     }
 
     private static func string(_ arguments: [BusValue], _ index: Int) -> String {

@@ -17,6 +17,9 @@ public enum ChannelRequest: Sendable, Hashable {
     case openThread(threadID: String)
     case sendMessage(threadID: String?, text: String)
     case endConversation(threadID: String?)
+    /// The person at the desk started or stopped typing in a thread (nil: the current one); the channel
+    /// tells the agent (CXone SenderTypingStarted/Ended, GMS startTyping/stopTyping; since API 1.5).
+    case typing(threadID: String?, started: Bool)
 
     // In-app actions
     case dismiss(actionID: String?)
@@ -39,6 +42,7 @@ public enum ChannelRequest: Sendable, Hashable {
         case .openThread: "open-thread"
         case .sendMessage: "send-message"
         case .endConversation: "end-conversation"
+        case .typing: "typing"
         case .dismiss: "dismiss"
         case .suppress: "suppress"
         case .unsuppress: "unsuppress"

@@ -67,6 +67,10 @@ public struct ChatMessage: Sendable, Hashable {
     /// When the agent read this message of the person at the desk, when the channel knows it (a read
     /// receipt; since API 1.3; nil before).
     public var readByAgentAt: UnixTime? = nil
+    /// The event's place in the conversation's transcript, for channels whose protocol numbers every
+    /// event (Genesys GMS's transcript positions; since API 1.5; nil when the protocol has none). A
+    /// replayed event keeps its position, so the host can tell it from a new one.
+    public var transcriptPosition: Int? = nil
 
     public init(
         id: String,
@@ -111,10 +115,13 @@ public struct ChatMessage: Sendable, Hashable {
         public static let pushURL = Kind("push-url")
         /// A server-defined notice (GMS `Notice.Custom`).
         public static let custom = Kind("custom")
+        /// The contact centre warns that the conversation is idle and will close, or closed it for
+        /// idleness (GMS v2 `IdleAlert`, `IdleClose`; since API 1.5).
+        public static let idleAlert = Kind("idle-alert")
 
         /// Every kind this version of the API defines, in the order above.
         public static let allKnown: [Kind] = [
-            .message, .typingStarted, .typingStopped, .joined, .left, .pushURL, .custom,
+            .message, .typingStarted, .typingStopped, .joined, .left, .pushURL, .custom, .idleAlert,
         ]
 
         public var description: String { self.rawValue }

@@ -30,19 +30,20 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// 1.3 adds ``ChannelHost/tokenState()``, ``ChannelError/retryAfter``, ``Contact/threadID``,
     /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``;
     /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``), ``ChannelHost/hashing``, ``Channel/run()``,
-    /// ``PluginExport/builtAgainstVersion()`` and the AttendantPluginKit module.
-    public static let current = PluginAPIVersion(major: 1, minor: 4)
+    /// ``PluginExport/builtAgainstVersion()`` and the AttendantPluginKit module; 1.5 adds
+    /// ``ChatMessage/transcriptPosition``, ``ChatMessage/Kind/idleAlert`` and ``ChannelRequest/typing(threadID:started:)``.
+    public static let current = PluginAPIVersion(major: 1, minor: 5)
 
     /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
     /// value is fixed into a plugin when the plugin is compiled, in debug builds too. A plugin exports it
     /// through ``PluginExport`` and the host compares it with ``current``.
     @_alwaysEmitIntoClient
-    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 4) }
+    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 5) }
 
     /// Kept for plugins built for 1.3 or older; in a debug build it is not inlined and answers with the
     /// library's version. Use ``builtAgainst``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 4) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 5) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.

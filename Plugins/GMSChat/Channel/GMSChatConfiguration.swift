@@ -1,0 +1,94 @@
+import AttendantPluginAPI
+import GMSCore
+import Synchronization
+
+/// The settings of one GMSChat channel (`[channel.gms-chat]`); see ``GMSChatPluginFactory``.
+struct GMSChatConfiguration: Sendable {
+    /// Which of GMS's chat APIs: 1 (HTTP operations, events on `/_genesys`, the seed's) or 2 (everything
+    /// over CometD on `/service/chatV2/<service>`).
+    var apiVersion: Int
+    /// GMS's base, `https://gms.example.com:8443/genesys`: v1's REST calls hang off it.
+    var baseURL: String
+    /// The CometD endpoint: `<base>/cometd` unless `cometd-url` says otherwise.
+    var cometdURL: String
+    /// v2: the chat service's name (`/service/chatV2/<service>`); v1: the service `request-chat` asks for.
+    var service: String
+    /// The connection type tried first; WebSocket falls back to long-polling when its upgrade fails.
+    var transport: BayeuxConnectionType
+    var nickname: String?
+    var firstName: String?
+    var lastName: String?
+    var email: String?
+    var subject: String?
+    /// v1: the `gms_user` header on every request, CometD's included.
+    var gmsUser: String
+    /// `listen()` starts a chat when there is none; off, `attendantctl chat connect` (or the first
+    /// `chat send`) starts one.
+    var autoStart: Bool
+    /// The Bayeux client's timings.
+    var machine = BayeuxClientStateMachine.Configuration()
+
+    init(_ settings: ChannelSettings, channelName: String) throws {
+        let version = try settings.integer("api-version") ?? 2
+        guard version == 1 || version == 2 else {
+            throw settings.error("api-version", "must be 1 (the chat over HTTP, events over CometD) or 2 (the chat over CometD), not \(version)")
+        }
+        self.apiVersion = version
+        guard var base = try settings.string("url") else {
+            throw settings.error("url", "is missing; give GMS's base URL, such as \"https://gms.example.com:8443/genesys\"")
+        }
+        try Self.check(settings, "url", base, schemes: ["http", "https"])
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        if let cometd = try settings.string("cometd-url") {
+            try Self.check(settings, "cometd-url", cometd, schemes: ["http", "https"])
+            self.cometdURL = cometd
+        } else {
+            self.cometdURL = base + "/cometd"
+        }
+        let service = try settings.string("service") ?? (version == 2 ? "customer-support" : "request-chat")
+        guard !service.isEmpty, service.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw settings.error("service", "\"\(service)\" is not a GMS service name (letters, digits, '-', '_' and '.')")
+        }
+        self.service = service
+        switch try settings.string("transport") ?? "websocket" {
+        case "websocket": self.transport = .webSocket
+        case "long-polling": self.transport = .longPolling
+        case let other: throw settings.error("transport", "\"\(other)\" is neither \"websocket\" (falls back to long-polling) nor \"long-polling\"")
+        }
+        self.nickname = try settings.string("nickname")
+        self.firstName = try settings.string("first-name")
+        self.lastName = try settings.string("last-name")
+        if self.nickname == nil, (self.firstName == nil) != (self.lastName == nil) {
+            throw settings.error(self.firstName == nil ? "first-name" : "last-name", "is missing; GMS takes a nickname, or both first-name and last-name")
+        }
+        self.email = try settings.string("email")
+        self.subject = try settings.string("subject")
+        self.gmsUser = try settings.string("gms-user") ?? channelName
+        guard !self.gmsUser.isEmpty else { throw settings.error("gms-user", "must not be empty") }
+        self.autoStart = try settings.bool("auto-start") ?? false
+        if let delay = try settings.duration("network-delay") {
+            guard delay >= .milliseconds(500) else { throw settings.error("network-delay", "must be at least 0.5 s") }
+            self.machine.networkDelay = delay
+        }
+        self.machine.connectionType = self.transport
+    }
+
+    private static func check(_ settings: ChannelSettings, _ key: String, _ url: String, schemes: [String]) throws {
+        guard let colon = url.firstIndex(of: ":"), schemes.contains(url[..<colon].lowercased()), url[colon...].hasPrefix("://"),
+              url.count > url.distance(from: url.startIndex, to: colon) + 3
+        else {
+            throw settings.error(key, "\"\(url)\" is not a \(schemes.joined(separator: " or ")) URL")
+        }
+    }
+
+    /// v2's service channel.
+    var serviceChannel: String { "/service/chatV2/\(self.service)" }
+
+    /// The name GMS shows the agent: the nickname, else first and last name, else "Customer".
+    var displayName: String {
+        if let nickname = self.nickname { return nickname }
+        if let first = self.firstName, let last = self.lastName { return "\(first) \(last)" }
+        return "Customer"
+    }
+}
