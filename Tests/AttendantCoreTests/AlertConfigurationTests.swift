@@ -39,6 +39,32 @@ import Testing
         #expect(configuration.alerts.doNotDisturb)
     }
 
+    /// A plugin's own default title (GMS's "New message from Agent") applies where the channel sets none.
+    @Test func aPluginsDefaultTitleAppliesOnlyWhereTheChannelSetsNone() throws {
+        let configuration = try AttendantConfiguration(
+            toml: """
+                [[channel]]
+                name = "gms"
+                plugin = "gms-chat"
+
+                [[channel]]
+                name = "titled"
+                plugin = "gms-chat"
+                chat-alert-title = "{sender} in {channel}"
+
+                [[channel]]
+                name = "cxone"
+                plugin = "cxone-chat"
+                """,
+            file: self.file
+        )
+        let alerts = AlertPlanner.Configuration(configuration) { plugin in plugin == "gms-chat" ? "New message from Agent" : nil }
+        let names = ["sender": "Ada", "channel": "gms", "thread": "t"]
+        #expect(alerts.chat(for: "gms").title.render(names) == "New message from Agent")
+        #expect(alerts.chat(for: "titled").title.render(names) == "Ada in gms")
+        #expect(alerts.chat(for: "cxone").title.render(names) == "New message from Ada")
+    }
+
     @Test func anEmptyEventListTurnsChatAlertsOffAndZeroCoalesceIsAllowed() throws {
         let configuration = try AttendantConfiguration(
             toml: "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\nchat-alert-events = []\n[alerts]\ncoalesce = 0\n",
@@ -64,7 +90,7 @@ import Testing
             chat-alert-title = ""
             """
         )
-        let kinds = "\"message\", \"typing-started\", \"typing-stopped\", \"joined\", \"left\", \"push-url\", \"custom\""
+        let kinds = "\"message\", \"typing-started\", \"typing-stopped\", \"joined\", \"left\", \"push-url\", \"custom\", \"idle-alert\""
         #expect(
             problems.map(\.description) == [
                 "\(self.file):4: key \"chat-alert-events\" in [[channel]] number 1: unknown chat event \"typing\"; expected some of \(kinds)",

@@ -37,6 +37,9 @@ public final class GMSChatPluginFactory: ChannelPluginFactory {
     public let kind = ChannelKind.chat
     public let version = "1.0.0"
 
+    /// The seed's push title: GMS's `New message from Agent`, whoever the agent is.
+    public let defaultChatAlertTitle: String? = "New message from Agent"
+
     public init() {}
 
     public func makeChannel(settings: ChannelSettings, host: any ChannelHost) throws -> any Channel {

@@ -43,11 +43,19 @@ package struct AlertPlanner: Sendable {
 
         package init() {}
 
-        /// The `[alerts]` table and every channel's `chat-alert-*` keys.
-        package init(_ configuration: AttendantConfiguration) {
+        /// The `[alerts]` table and every channel's `chat-alert-*` keys; `pluginTitle` gives a plugin's own
+        /// default title (``AttendantPluginAPI/ChannelPluginFactory/defaultChatAlertTitle``) for channels
+        /// that set none.
+        package init(_ configuration: AttendantConfiguration, pluginTitle: (String) -> String? = { _ in nil }) {
             self.coalesce = configuration.alerts.coalesce
             for channel in configuration.channels {
-                self.chatByChannel[channel.name] = channel.chatAlerts
+                var chat = channel.chatAlerts
+                if !chat.titleIsSet, let text = pluginTitle(channel.plugin),
+                    let title = try? AlertTemplate(text, known: AlertTemplate.chatPlaceholders)
+                {
+                    chat.title = title
+                }
+                self.chatByChannel[channel.name] = chat
             }
         }
 
@@ -72,8 +80,8 @@ package struct AlertPlanner: Sendable {
     }
 
     /// A planner for a parsed configuration, with its initial "do not disturb" state.
-    package init(_ configuration: AttendantConfiguration) {
-        self.init(configuration: Configuration(configuration), doNotDisturb: configuration.alerts.doNotDisturb)
+    package init(_ configuration: AttendantConfiguration, pluginTitle: (String) -> String? = { _ in nil }) {
+        self.init(configuration: Configuration(configuration, pluginTitle: pluginTitle), doNotDisturb: configuration.alerts.doNotDisturb)
     }
 
     /// True when notifications are shown: a server is present and "do not disturb" is off.

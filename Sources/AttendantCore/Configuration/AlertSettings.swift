@@ -32,6 +32,8 @@ package struct ChatAlertSettings: Sendable, Equatable {
     package var events: Set<ChatMessage.Kind> = Self.defaultEvents
     /// The notification's summary; placeholders ``AlertTemplate/chatPlaceholders``.
     package var title: AlertTemplate = .defaultChatTitle
+    /// Whether the channel set `chat-alert-title`; if not, its plugin's default title (if it has one) wins.
+    package var titleIsSet = false
     /// How many of the thread's last transcript lines the body shows, as `Sender: text`.
     package var lines = 3
 

@@ -345,6 +345,7 @@ extension TableReader {
             } else {
                 do {
                     chat.title = try AlertTemplate(title, known: AlertTemplate.chatPlaceholders)
+                    chat.titleIsSet = true
                 } catch {
                     self.problem(.invalidValue, "chat-alert-title", "\(error)")
                 }

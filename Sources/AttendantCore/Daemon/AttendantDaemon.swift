@@ -81,8 +81,11 @@ package struct AttendantDaemon {
         let session = try await self.openSessionBus()
         // Built in dependency order; where parts talk back to each other, through the links made first.
         let links = DaemonLinks()
+        // A plugin's own chat alert title, for channels that set none (a plugin that fails to load is
+        // reported when the fleet starts its channel).
+        let pluginTitle: @Sendable (String) -> String? = { plugin in try? loader.load(plugin).factory.defaultChatAlertTitle }
         let alerts = session.map { session in
-            DesktopAlertCenter(connection: session, planner: AlertPlanner(configuration), logger: self.logger) { route in
+            DesktopAlertCenter(connection: session, planner: AlertPlanner(configuration, pluginTitle: pluginTitle), logger: self.logger) { route in
                 links.chosenActions.continuation.yield(route)
             }
         }
@@ -121,7 +124,7 @@ package struct AttendantDaemon {
                 return try AttendantConfiguration.load(from: file)
             },
             onConfiguration: { [alerts] configuration in
-                alerts?.apply(AlertPlanner.Configuration(configuration))
+                alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))
                 sessionMonitor.update(configuration.session)
             }
         )

@@ -27,6 +27,15 @@ public protocol ChannelPluginFactory: AnyObject, Sendable {
     /// - Throws: ``SettingsError`` for bad settings (the error names the key), or any other error when
     ///   the channel cannot be made; the host reports it and keeps running the other channels.
     func makeChannel(settings: ChannelSettings, host: any ChannelHost) throws -> any Channel
+
+    /// The title of the desktop alerts for this plugin's chat messages when a channel sets no
+    /// `chat-alert-title` (since API 1.5; nil, the default, keeps the host's "New message from {sender}").
+    /// It may use the same placeholders as that key: `{sender}`, `{channel}`, `{thread}`.
+    var defaultChatAlertTitle: String? { get }
+}
+
+extension ChannelPluginFactory {
+    public var defaultChatAlertTitle: String? { nil }
 }
 
 /// The kind of contacts a channel carries.
