@@ -1,0 +1,175 @@
+import DaemonTestSupport
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// The Genesys seed through the real `attendantd` with the GMSChat plugin against the real `attendant-sim`
+/// GMS server, with the real desktop: dunst shows what alerts, python-dbusmock's logind sends the machine
+/// to sleep (see DesktopSession), and the daemon's `ChannelEvent` signals show what the channel reported.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct GMSChatDaemonTests {
+    typealias Simulator = SimulatorDaemonTests.Simulator
+
+    /// A gms-chat channel named "chat" for the simulator's GMS server, starting its chat on its own.
+    static func configuration(_ simulator: Simulator, apiVersion: Int = 2, transport: String = "websocket", extra: String = "") -> String {
+        """
+        [[channel]]
+        name = "chat"
+        plugin = "gms-chat"
+        chat-alert-lines = 20
+        \(extra)
+
+        [channel.gms-chat]
+        url = "\(simulator.announcement["gms_base"] as? String ?? "")"
+        api-version = \(apiVersion)
+        service = "\(apiVersion == 2 ? simulator.announcement["gms_service"] as? String ?? "" : "request-chat")"
+        transport = "\(transport)"
+        nickname = "Grace"
+        auto-start = true
+        """
+    }
+
+    /// The daemon's `message-received` signals for channel "chat": (text, direction), in order.
+    static func messages(_ desktop: DesktopSession) -> [(text: String, direction: String)] {
+        desktop.sessionBus.signals("ChannelEvent").compactMap { signal in
+            guard signal.arguments.count == 3, signal.arguments[0].string == "chat", signal.arguments[1].string == "message-received" else { return nil }
+            let details = signal.arguments[2]
+            return (details["Text"]?["data"]?.string ?? "", details["Direction"]?["data"]?.string ?? "")
+        }
+    }
+
+    static func agentTexts(_ desktop: DesktopSession) -> [String] {
+        self.messages(desktop).filter { $0.direction == "from-agent" }.map(\.text)
+    }
+
+    static func gmsStatus(_ simulator: Simulator) throws -> [String: Any] {
+        try simulator.controlJSON("GET", "/control/gms/status")
+    }
+
+    static func gmsChats(_ simulator: Simulator) throws -> [[String: Any]] {
+        try simulator.controlJSON("GET", "/control/gms/chats")["chats"] as? [[String: Any]] ?? []
+    }
+
+    static func escaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+
+    /// The daemon on the desktop with the chat channel, once the chat started and the agent greeted.
+    static func greetedDaemon(_ simulator: Simulator, desktop: DesktopSession, scratch: Scratch, apiVersion: Int, transport: String) async throws -> DaemonProcess {
+        let config = try scratch.write("attendant.toml", Self.configuration(simulator, apiVersion: apiVersion, transport: transport))
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+        try await eventually("the agent's greeting") { Self.agentTexts(desktop).contains("Hello, this is Ada. How can I help you?") }
+        return daemon
+    }
+
+    func chatStatus(_ desktop: DesktopSession) throws -> [String: String] {
+        let (_, output) = try run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
+    }
+
+    // MARK: The seed, step by step
+
+    /// Sleep: `/meta/disconnect` with the highest position, inside the delay lock; the server flags the
+    /// customer away and tells the agent. 20 agent messages while asleep. Resume: a new session replays
+    /// exactly those 20, once and in order, as one alert updated in place, titled as the seed's push.
+    @Test(arguments: [(2, "websocket"), (1, "long-polling")])
+    func sleepWithTwentyAgentMessagesThenResumeShowsExactlyThoseOnceInOrder(apiVersion: Int, transport: String) async throws {
+        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: apiVersion, transport: transport)
+        // The greeting's alert: the seed's title, the last transcript lines as the body.
+        try await eventually("the greeting in dunst") { desktop.printed.contains { $0.summary == "New message from Agent" } }
+        let position = try #require(try self.chatStatus(desktop)["transcript-position"])
+
+        // Sleep: the disconnect carries the position, as a string; the delay lock is released after it.
+        try await desktop.prepareForSleep(true)
+        try await eventually("the background disconnect") { (try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.isEmpty == false }
+        let disconnect = try #require((try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.last)
+        #expect(disconnect["transcript_position"] as? String == position, "\(disconnect)")
+        try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
+        let chat = try #require(try Self.gmsChats(simulator).last)
+        #expect(chat["online"] as? Bool == false)
+        #expect((chat["agent_notices"] as? [String] ?? []).contains("customer is not online"))
+        // Background is not a loss: the channel still counts as listening.
+        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+        #expect(channels.contains(#""state":"listening""#), "\(channels)")
+
+        let away = (1...20).map { "While you slept \($0)" }
+        for text in away { _ = try simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))") }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!Self.agentTexts(desktop).contains("While you slept 1"), "nothing arrives while asleep")
+        let callsBefore = desktop.notifyCalls.count
+
+        // Resume: a new session, and everything after the position, once and in order.
+        try await desktop.prepareForSleep(false)
+        try await eventually("the 20 messages") { Self.agentTexts(desktop).filter { $0.hasPrefix("While you slept") }.count >= 20 }
+        try await Task.sleep(for: .seconds(1))
+        #expect(Self.agentTexts(desktop).filter { $0.hasPrefix("While you slept") } == away)
+        #expect(try Self.gmsChats(simulator).last?["online"] as? Bool == true)
+        // One alert for the burst, updated in place, whose body ends with the last lines of the transcript.
+        try await eventually("the burst in dunst") { desktop.printed.contains { $0.body.contains("While you slept 20") } }
+        let burst = desktop.notifyCalls.dropFirst(callsBefore).filter { $0.summary == "New message from Agent" }
+        #expect(!burst.isEmpty && burst.count <= 3, "one alert per burst (shown, then updated): \(burst.count) Notify calls")
+        #expect(Set(burst.map(\.replacesID)).subtracting([0]).count <= 1, "updated in place")
+        let last = try #require(burst.last)
+        #expect(last.body.contains("Ada Lovelace: While you slept 20"), "\(last.body)")
+        #expect(!last.body.contains("While you slept 1\n"), "20 lines at most: \(last.body)")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
+    /// The filter (default: all but typing) and the title; the customer's own lines are not alerts.
+    @Test func typingNoticesDoNotAlertAndTheCustomersOwnLinesAreNotAlerts() async throws {
+        let simulator = try Simulator(["--gms-greeting-delay", "0.2", "--gms-auto-reply"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: 2, transport: "websocket")
+        try await eventually("the greeting in dunst") { desktop.printed.contains { $0.summary == "New message from Agent" } }
+        let calls = desktop.notifyCalls.count
+        _ = try simulator.control("POST", "/control/gms/typing?state=started")
+        try await eventually("the typing notice reported") {
+            Self.messages(desktop).contains { $0.direction == "notice" }
+        }
+        try await Task.sleep(for: .milliseconds(800))
+        #expect(desktop.notifyCalls.count == calls, "a typing notice raises no alert")
+        let (status, output) = try run(TokenDaemonTests.attendantctl, ["chat", "send", "Hello <b>Ada</b>"], environment: desktop.toolEnvironment)
+        #expect(status == 0, "\(output)")
+        try await eventually("the agent's reply in dunst") { desktop.printed.contains { $0.body.contains("Hello <b>Ada</b>") || $0.body.contains("Hello &lt;b&gt;Ada") } }
+        let shown = try #require(desktop.notifyCalls.last { $0.summary == "New message from Agent" })
+        let text = try await desktop.shownText(shown.body)
+        #expect(!text.contains("Grace:"), "the customer's own line is not in the alert: \(text)")
+        #expect(!daemon.stderr.contains("Hello <b>Ada</b>"), "message text stays out of the log")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
+    // MARK: Resilience
+
+    /// The held long-poll cut, then GMS restarted (it forgets the client: `402::Unknown client`): the
+    /// channel connects again at once, handshakes again, asks for the events after its position, and
+    /// nothing is lost or doubled.
+    @Test(arguments: ["long-polling", "websocket"])
+    func aCutConnectionOrARestartedServerLosesAndDoublesNothing(transport: String) async throws {
+        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: 2, transport: transport)
+        var expected: [String] = []
+        for (round, fault) in ["drop", "restart", "drop", "restart"].enumerated() {
+            _ = try simulator.control("POST", "/control/gms/fault?kind=\(fault)")
+            let text = "After \(fault) \(round)"
+            expected.append(text)
+            _ = try simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))")
+            try await eventually(text) { Self.agentTexts(desktop).contains(text) }
+        }
+        try await Task.sleep(for: .seconds(1))
+        #expect(Self.agentTexts(desktop).filter { $0.hasPrefix("After ") } == expected)
+        #expect(try Self.gmsStatus(simulator)["unknown_client_replies"] as? Int ?? 0 >= 1)
+        try await eventually("connected") { try self.chatStatus(desktop)["connected"] == "yes" }
+        #expect(daemon.stderr.contains("the connection to GMS at"), "\(daemon.stderr)")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+}
