@@ -157,10 +157,31 @@ let package = Package(
         ),
 
         // Benchmarks (run with -c release; see Benchmarks/README.md).
+        // What the benchmarks share: a private bus with a notification server that times each Notify.
+        .target(
+            name: "AttendantBenchSupport",
+            dependencies: ["Systemd"],
+            path: "Benchmarks/Support",
+            swiftSettings: strictness
+        ),
         .executableTarget(
             name: "attendant-notify-latency",
-            dependencies: ["AttendantCore", "Systemd", pluginAPI],
+            dependencies: ["AttendantCore", "AttendantBenchSupport", "Systemd", pluginAPI],
             path: "Benchmarks/NotifyLatency",
+            swiftSettings: strictness
+        ),
+        .executableTarget(
+            name: "attendant-gms-chat-bench",
+            dependencies: [
+                "GMSChat",
+                "AttendantCore",
+                "AttendantBenchSupport",
+                "ContactCenterSim",
+                "Systemd",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            path: "Benchmarks/GMSChat",
             swiftSettings: strictness
         ),
         .executableTarget(
@@ -351,6 +372,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strictness
+        ),
+        // The GMSChat driver in-process against the simulator's GMS server, loaded from libattendant-gms-chat.so.
+        .testTarget(
+            name: "GMSChatTests",
+            dependencies: [
+                "GMSCore",
+                "AttendantCore",
+                "ContactCenterSim",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
             ],
             swiftSettings: strictness
         ),

@@ -12,18 +12,19 @@ extension GMSChatChannel {
             // A chat is not bound to a new client id by itself: ask for everything after the stored position.
             if self.state.withLock({ $0.phase == .active && $0.keys != nil }) { self.requestNotifications() }
         case .connected:
-            let (waiters, createV1) = self.state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool) in
+            let (waiters, createV1, askAgain) = self.state.withLock { state -> ([CheckedContinuation<Void, any Error>], Bool, Bool) in
                 state.connected = true
                 state.lastError = nil
                 let waiters = state.connectWaiters
                 state.connectWaiters = []
                 let create = self.configuration.apiVersion == 1 && state.phase == .starting && state.keys?.serviceID != nil && !state.v1Creating
                 if create { state.v1Creating = true }
-                return (waiters, create)
+                return (waiters, create, state.notificationsRequest == .failed && state.phase == .active)
             }
             self.worker.enqueue(.log(.info, "\(self.prefix): connected to \(self.serverDescription) over \(self.bayeux.status.machine.connectionType)"))
             for waiter in waiters { waiter.resume() }
             if createV1 { Task { await self.createV1Interaction() } }
+            if askAgain { self.requestNotifications() }
         case .interrupted(let failure):
             self.state.withLock { state in
                 state.connected = false
@@ -236,19 +237,28 @@ extension GMSChatChannel {
     /// Asks GMS for every transcript event after the stored position: v2 `requestNotifications` from the
     /// next position, v1 `refresh` after the highest one.
     func requestNotifications() {
-        let (keys, shown) = self.state.withLock { ($0.keys, $0.ledger.shown) }
+        let (keys, shown) = self.state.withLock { state in
+            state.notificationsRequest = .inFlight
+            return (state.keys, state.ledger.shown)
+        }
         guard let keys, let secureKey = keys.secureKey else { return }
         Task {
+            let succeeded: Bool
             if self.configuration.apiVersion == 1 {
-                await self.refreshV1(after: shown)
-                return
+                succeeded = await self.refreshV1(after: shown)
+            } else {
+                var data = self.v2Operation("requestNotifications", keys: keys, secureKey: secureKey)
+                data["transcriptPosition"] = .number(Double(shown + 1))
+                do {
+                    _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: .object(data))
+                    succeeded = true
+                } catch {
+                    self.worker.enqueue(.log(.warning, "\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(shown) failed: \(error); asking again once connected"))
+                    succeeded = false
+                }
             }
-            var data = self.v2Operation("requestNotifications", keys: keys, secureKey: secureKey)
-            data["transcriptPosition"] = .number(Double(shown + 1))
-            do {
-                _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: .object(data))
-            } catch {
-                self.worker.enqueue(.log(.warning, "\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(shown) failed: \(error)"))
+            self.state.withLock { state in
+                if state.notificationsRequest == .inFlight { state.notificationsRequest = succeeded ? .none : .failed }
             }
         }
     }

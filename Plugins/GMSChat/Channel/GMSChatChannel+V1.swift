@@ -62,16 +62,17 @@ extension GMSChatChannel {
         }
     }
 
-    /// `refresh` with the highest position shown: GMS answers with the rows after it.
-    func refreshV1(after position: Int) async {
-        let now = self.host.now()
+    /// `refresh` with the highest position shown: GMS answers with the rows after it. Whether it worked.
+    func refreshV1(after position: Int) async -> Bool {
         do {
             let reply = try await self.postV1Form(operation: "refresh", fields: ["transcriptPosition": String(position), "_verbose": "true"])
-            guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else { return }
+            guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else { return true }
             let event = try GMSChatV1Event(decoding: .object(["tag": .string("service.chat.refresh.\(serviceID)"), "message": .object(reply)]))
             self.received(event)
+            return true
         } catch {
-            self.worker.enqueue(.log(.warning, "\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error)"))
+            self.worker.enqueue(.log(.warning, "\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error); asking again once connected"))
+            return false
         }
     }
 

@@ -66,6 +66,9 @@ final class GMSChatChannel: Channel {
         var storedPosition = 0
         /// The gap a replay was asked for; if it is still open when the replay's time is up, it is skipped.
         var replayAskedFor: Int?
+        /// The last request for the chat's events after the stored position; one that failed is made again
+        /// when the session connects again.
+        var notificationsRequest = RequestState.none
         var listening = false
         var background = false
         var connected = false
@@ -77,6 +80,12 @@ final class GMSChatChannel: Channel {
         var lastError: String?
         var eventsRejected = 0
         var eventsIgnored = 0
+    }
+
+    enum RequestState: Sendable {
+        case none
+        case inFlight
+        case failed
     }
 
     enum TimerKey: Hashable, Sendable {
