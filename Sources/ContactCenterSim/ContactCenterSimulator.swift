@@ -2,9 +2,10 @@ public import CXoneCore
 import SIPCore
 import Synchronization
 
-/// A loopback contact centre for voice: an HS256 token endpoint, a SIP registrar that checks Bearer
-/// tokens (UDP and TCP on one port), a caller that INVITEs registered users, faults to inject, and an HTTP
-/// control API for tests in another process.
+/// A loopback contact centre: for voice an HS256 token endpoint, a SIP registrar that checks Bearer
+/// tokens (UDP and TCP on one port) and a caller that INVITEs registered users; for chat a CXone gateway
+/// (``cxone``) and a GMS chat server (``gms``); faults to inject, and an HTTP control API for tests in
+/// another process.
 ///
 /// ```swift
 /// let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration())

@@ -66,6 +66,21 @@ import Testing
         #expect(chat.rows.map(\.index) == Array(1...11))
     }
 
+    @Test func theAgentAutoReplies() async throws {
+        var settings = GMSServerSettings(greetingDelay: .milliseconds(50), autoReply: true)
+        settings.autoReplyDelay = .milliseconds(10)
+        let (simulator, client) = try await GMSChatServerTests.start(settings)
+        defer { Task { await simulator.stop() } }
+        let (clientID, secureKey, _) = try await Self.startChat(simulator, client)
+        _ = try await client.publish(clientID, Self.channel, #"{"operation":"sendMessage","secureKey":"\#(secureKey)","message":"ping"}"#)
+        let events = try await client.events(clientID, on: Self.channel) { events in
+            events.flatMap(\.v2Messages).contains { $0["text"] as? String == "You said: ping" }
+        }
+        let reply = try #require(events.flatMap(\.v2Messages).last)
+        #expect((reply["from"] as? [String: Any])?["type"] as? String == "Agent")
+        #expect(reply["index"] as? Int == 5)
+    }
+
     @Test func aBadSecureKeyIsStatusCode2() async throws {
         let (simulator, client) = try await GMSChatServerTests.start()
         defer { Task { await simulator.stop() } }

@@ -91,6 +91,23 @@ import Testing
         #expect(woken.dropFirst().first?.data["n"] as? Int == 1)
     }
 
+    @Test func disconnectEndsTheHeldConnect() async throws {
+        let (simulator, client) = try await Self.start(GMSServerSettings(connectHold: .seconds(60)))
+        defer { Task { await simulator.stop() } }
+        let clientID = try await client.handshake()
+        _ = try await client.connect(clientID)
+        let held = Task { try await client.post(GMSTestClient.connectBody(clientID, id: "h")).body }
+        _ = try await poll(seconds: 30) { simulator.gms.counters.connects >= 2 ? true : nil }
+        let bye = try await client.send(#"{"channel":"/meta/disconnect","clientId":"\#(clientID)","id":"d"}"#)
+        #expect(bye.first?["successful"] as? Bool == true)
+        #expect(bye.first?["id"] as? String == "d")
+        let answered = try GMSTestClient.parse(try await held.value)
+        #expect(answered.first?["id"] as? String == "h")
+        #expect(simulator.gms.counters.disconnects.map(\.clientID) == [clientID])
+        #expect(simulator.gms.counters.disconnects.first?.transcriptPosition == nil)
+        #expect(simulator.gms.counters.clientsAlive == 0)
+    }
+
     @Test func restartForgetsClientsWhoGet402AndHandshakeAdvice() async throws {
         let (simulator, client) = try await Self.start()
         defer { Task { await simulator.stop() } }
