@@ -1,6 +1,3 @@
-import NIOCore
-import NIOWebSocket
-
 /// One Bayeux client (a handshake's `clientId`) as the GMS server holds it.
 struct BayeuxClient {
     let id: String
@@ -56,44 +53,4 @@ enum BayeuxPollOutcome: Sendable {
     case answer([GMSJSON])
     /// No answer: the connection is closed (a fault, a restart).
     case drop
-}
-
-/// Work to do once the state's lock is released.
-enum GMSEffect: Sendable {
-    case resume(CheckedContinuation<BayeuxPollOutcome, Never>, BayeuxPollOutcome)
-    case send(BayeuxSocket, [GMSJSON])
-    case closeLink(HTTPConnectionLink)
-    case dropSocket(BayeuxSocket)
-    /// Destroy the client unless a connect with a later epoch came within the client window.
-    case expireLater(client: String, epoch: Int)
-    /// Answer the held connect of this epoch after `hold`, if it is still held.
-    case answerHeldLater(client: String, epoch: Int, hold: Duration)
-    /// Watch a held long-poll's connection: if it closes while held, the long-poll has ended.
-    case watchClose(HTTPConnectionLink, client: String, epoch: Int)
-    /// The agent joins and greets after the greeting delay.
-    case greetLater(chat: String)
-    /// The agent answers a customer message after the auto-reply delay.
-    case autoReplyLater(chat: String, text: String)
-}
-
-/// One CometD WebSocket: text frames, each a JSON array of messages.
-final class BayeuxSocket: Sendable {
-    let id: Int
-    /// The `gms_user` header of the upgrade request.
-    let gmsUser: String?
-    private let channel: any Channel
-
-    init(id: Int, gmsUser: String?, channel: any Channel) {
-        self.id = id
-        self.gmsUser = gmsUser
-        self.channel = channel
-    }
-
-    func send(_ messages: [GMSJSON]) {
-        let frame = WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: GMSJSON.array(messages).encoded))
-        self.channel.writeAndFlush(frame, promise: nil)
-    }
-
-    /// Closes the TCP connection without a close frame.
-    func drop() { self.channel.close(promise: nil) }
 }
