@@ -99,4 +99,30 @@ import Testing
         let left = try await rest.post("", to: "/\(serviceID)/ixn/chat/disconnect", contentType: Self.form)
         #expect(try Self.json(left.body)["chatIxnState"] as? String == "DISCONNECTED")
     }
+
+    /// A client restoring a saved chat (the app was killed): a raw disconnect of its old, forgotten
+    /// clientId with the position and its gms_user still flags the chat away, and a new session catches up.
+    @Test func aDisconnectOfAForgottenClientWithGmsUserFlagsTheChatAway() async throws {
+        let (simulator, _) = try await GMSChatServerTests.start(GMSServerSettings(greeting: nil, greetingDelay: .seconds(3600)))
+        defer { Task { await simulator.stop() } }
+        let rest = GMSTestClient(url: simulator.gms.baseURL + "/1/service", gmsUser: "bo")
+        let comet = GMSTestClient(url: simulator.gms.cometdURL, gmsUser: "bo")
+        let serviceID = try #require(try Self.json(try await rest.post("", to: "/request-chat", contentType: Self.form).body)["_id"] as? String)
+        _ = try await rest.post("firstName=Bo&lastName=Ek", to: "/\(serviceID)/ixn/chat", contentType: Self.form)
+        let old = try await comet.handshake()
+        simulator.gms.restart()
+        let bye = try await comet.send(#"{"channel":"/meta/disconnect","clientId":"\#(old)","ext":{"transcriptPosition":1},"id":"7"}"#)
+        #expect(bye.first?["error"] as? String == "402::Unknown client")
+        #expect(simulator.gms.chats.first?.isOnline == false)
+        #expect(simulator.gms.agentNotices() == ["customer is not online"])
+        #expect(simulator.gms.counters.disconnects.last?.transcriptPosition == "1")
+        try simulator.gms.agentSays("still there?")
+
+        let back = try await comet.handshake()
+        _ = try await comet.subscribe(back, "/_genesys")
+        let replies = try await comet.connect(back)
+        let catchUp = replies.filter { $0["channel"] as? String == "/_genesys" }
+        #expect(catchUp.count == 1)
+        #expect(Self.rows(catchUp).map { $0[2] } == ["has joined the session", "still there?"])
+    }
 }
