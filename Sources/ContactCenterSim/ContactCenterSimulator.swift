@@ -2,9 +2,10 @@ public import CXoneCore
 import SIPCore
 import Synchronization
 
-/// A loopback contact centre for voice: an HS256 token endpoint, a SIP registrar that checks Bearer
-/// tokens (UDP and TCP on one port), a caller that INVITEs registered users, faults to inject, and an HTTP
-/// control API for tests in another process.
+/// A loopback contact centre: for voice an HS256 token endpoint, a SIP registrar that checks Bearer
+/// tokens (UDP and TCP on one port) and a caller that INVITEs registered users; for chat a CXone gateway
+/// (``cxone``) and a GMS chat server (``gms``); faults to inject, and an HTTP control API for tests in
+/// another process.
 ///
 /// ```swift
 /// let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration())
@@ -21,6 +22,8 @@ public final class ContactCenterSimulator: Sendable {
     let http: SimulatorHTTPServer
     /// The CXone chat gateway: REST and WebSocket on the HTTP port.
     public let cxone: CXoneGateway
+    /// The GMS chat server: CometD (Bayeux) and Chat API v1/v2 on the HTTP port.
+    public let gms: GMSChatServer
     private let tokens = Mutex(TokenState())
     private let calls = Mutex(CallState())
 
@@ -43,6 +46,9 @@ public final class ContactCenterSimulator: Sendable {
         self.cxone = CXoneGateway(settings: configuration.cxone, now: configuration.now) { [host = configuration.host] in
             "http://\(host):\(http.port)"
         }
+        self.gms = GMSChatServer(settings: configuration.gms, now: configuration.now) { [host = configuration.host] in
+            "http://\(host):\(http.port)"
+        }
     }
 
     /// Opens the SIP sockets and the HTTP endpoint.
@@ -58,7 +64,7 @@ public final class ContactCenterSimulator: Sendable {
             try await simulator.http.start(route: { [weak simulator] request in
                 guard let simulator else { return .error(503, "the simulator is stopping") }
                 return await simulator.route(request)
-            }, webSocket: webSocket)
+            }, webSockets: [webSocket, simulator.gms.webSocketEndpoint])
         } catch {
             await simulator.transport.stop()
             throw error
@@ -69,6 +75,7 @@ public final class ContactCenterSimulator: Sendable {
     /// Closes every socket and stops every call's timers.
     public func stop() async {
         for call in self.calls.withLock({ $0.all }) { call.stopTimers() }
+        self.gms.shutdown()
         await self.transport.stop()
         await self.http.stop()
     }

@@ -20,6 +20,8 @@ public struct SimulatorConfiguration: Sendable {
     public var accountSID: String = "ACsimulator"
     /// The CXone chat gateway's brand, channel and behaviour.
     public var cxone = CXoneGatewaySettings()
+    /// The GMS chat server's service, scripted agent and CometD timings.
+    public var gms = GMSServerSettings()
     /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
     /// test can move time without sleeping.
     public var now: @Sendable () -> Double
@@ -33,6 +35,7 @@ public struct SimulatorConfiguration: Sendable {
         tokenLifetime: Duration = .seconds(3600),
         accountSID: String = "ACsimulator",
         cxone: CXoneGatewaySettings = CXoneGatewaySettings(),
+        gms: GMSServerSettings = GMSServerSettings(),
         now: @escaping @Sendable () -> Double = SimulatorConfiguration.wallClock
     ) {
         self.host = host
@@ -43,6 +46,7 @@ public struct SimulatorConfiguration: Sendable {
         self.tokenLifetime = tokenLifetime
         self.accountSID = accountSID
         self.cxone = cxone
+        self.gms = gms
         self.now = now
     }
 

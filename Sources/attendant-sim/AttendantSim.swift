@@ -9,11 +9,11 @@ import UnixSignals
 struct AttendantSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendant-sim",
-        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, and a CXone chat gateway.",
+        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway and a GMS chat server.",
         discussion: """
             On start it prints one JSON line on stdout: sip_port, http_port, token_url, \
-            registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand and \
-            cxone_channel.
+            registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand, \
+            cxone_channel, gms_cometd, gms_base and gms_service.
 
             Tokens (HS256 JWTs, Twilio-style grants):
               GET or POST /token?identity=NAME
@@ -54,6 +54,39 @@ struct AttendantSim: AsyncParsableCommand {
               GET  /control/cxone/threads    threads with their messages
               GET  /control/cxone/status     connections, online, down, visitors, analytics,
                                              received event types, connected customers
+
+            GMS chat server (Genesys Mobile Services), on the same HTTP port:
+              POST /genesys/cometd[/TYPE]    Bayeux 1.0 long-polling (JSON array, or the form
+                                             field message=); WebSocket on the same path.
+                                             Unknown clients get 402::Unknown client with
+                                             advice reconnect=handshake; a client whose
+                                             long-poll ended and that does not connect again
+                                             within --gms-client-window is destroyed (its chats
+                                             stay)
+              /service/chatV2/SERVICE        Chat API v2 operations (requestChat, sendMessage,
+                                             startTyping, stopTyping, requestNotifications,
+                                             pushUrl, customNotice, updateNickname, updateData,
+                                             disconnect); answers are events on the channel
+              POST /genesys/1/service/request-chat, …/ID/ixn/chat[/send|refresh|startTyping|
+                   stopTyping|disconnect]    Chat API v1 (form bodies; gms_user header required;
+                                             events on /_genesys to CometD clients carrying the
+                                             same gms_user)
+              A /meta/disconnect with ext.transcriptPosition flags the customer not online
+              (the agent gets "customer is not online"); a new session catches up: v2 by
+              requestNotifications from a position, v1 by one /_genesys event after subscribing.
+              POST /control/gms/agent?text=TEXT[&chat=ID]      the agent writes
+              POST /control/gms/typing?state=started|stopped[&chat=ID]
+              POST /control/gms/push-url?url=URL[&chat=ID]
+              POST /control/gms/notice?text=TEXT[&chat=ID]     a custom notice
+              POST /control/gms/leave[?chat=ID]                the agent leaves
+              POST /control/gms/end[?chat=ID]                  the chat ends
+                   (without chat=: the newest open chat; 409 when there is none)
+              POST /control/gms/fault?kind=restart|drop|down|up
+                   restart: every CometD client forgotten (chats kept); drop: held
+                   long-polls and WebSockets cut unanswered; down: 503 on /genesys/…
+              GET  /control/gms/chats        chats with transcripts, online flags, agent notices
+              GET  /control/gms/status       handshakes, connects, clients alive and expired,
+                                             402 replies, disconnects with their ext positions
 
             SIGTERM or SIGINT stops it (exit status 0).
             """
@@ -113,6 +146,27 @@ struct AttendantSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The CXone agent opens a thread with this message 2 s after a customer without a thread authorizes (the demo's conversation).", valueName: "text"))
     var cxoneGreeting: String?
 
+    @Option(help: ArgumentHelp("GMS chat service name (the v2 channel /service/chatV2/NAME; others are served too).", valueName: "name"))
+    var gmsService: String = "customer-support"
+
+    @Option(help: ArgumentHelp("How long GMS holds a /meta/connect without events (Bayeux advice.timeout).", valueName: "seconds"))
+    var gmsConnectHold: Double = 30
+
+    @Option(help: ArgumentHelp("How long GMS keeps a CometD client whose long-poll ended without a new connect (maxInterval).", valueName: "seconds"))
+    var gmsClientWindow: Double = 10
+
+    @Option(help: ArgumentHelp("How long after a GMS chat starts the agent joins and greets.", valueName: "seconds"))
+    var gmsGreetingDelay: Double = 0.5
+
+    @Option(help: ArgumentHelp("What the GMS agent says on joining (empty: nothing).", valueName: "text"))
+    var gmsGreeting: String = GMSServerSettings().greeting ?? ""
+
+    @Option(help: ArgumentHelp("The GMS agent's nickname.", valueName: "name"))
+    var gmsAgentName: String = "Ada Lovelace"
+
+    @Flag(help: "The GMS agent answers each customer message.")
+    var gmsAutoReply = false
+
     func validate() throws {
         guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
             throw ValidationError("ports must be between 0 and 65535")
@@ -121,6 +175,10 @@ struct AttendantSim: AsyncParsableCommand {
         guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
         guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
         if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
+        guard !self.gmsService.isEmpty, !self.gmsService.contains("/") else { throw ValidationError("--gms-service must be a non-empty name without '/'") }
+        guard self.gmsConnectHold >= 0, self.gmsClientWindow > 0, self.gmsGreetingDelay >= 0 else {
+            throw ValidationError("--gms-connect-hold and --gms-greeting-delay must be 0 or more seconds, --gms-client-window more than 0")
+        }
     }
 
     func run() async throws {
@@ -142,6 +200,15 @@ struct AttendantSim: AsyncParsableCommand {
         )
         if self.cxonePreChatForm { configuration.cxone.preContactForm = CXoneGatewaySettings.samplePreChatForm }
         configuration.cxone.greeting = self.cxoneGreeting
+        configuration.gms = GMSServerSettings(
+            serviceName: self.gmsService,
+            agentNickname: self.gmsAgentName,
+            greeting: self.gmsGreeting.isEmpty ? nil : self.gmsGreeting,
+            greetingDelay: .milliseconds(Int(self.gmsGreetingDelay * 1000)),
+            autoReply: self.gmsAutoReply,
+            connectHold: .milliseconds(Int(self.gmsConnectHold * 1000)),
+            clientWindow: .milliseconds(Int(self.gmsClientWindow * 1000))
+        )
         if let file = self.signingKeyFile {
             guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
                 throw ValidationError("cannot read the signing key file \(file); check the path and its permissions")
@@ -163,6 +230,9 @@ struct AttendantSim: AsyncParsableCommand {
             "cxone_chat": simulator.cxoneEndpoints.chat,
             "cxone_brand": self.cxoneBrand,
             "cxone_channel": self.cxoneChannel,
+            "gms_cometd": simulator.gms.cometdURL,
+            "gms_base": simulator.gms.baseURL,
+            "gms_service": self.gmsService,
         ]
         let data = try JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes])
         FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -76,8 +76,11 @@ final class CollectedText: Sendable {
         let sim = try SimulatorProcess(["--token-lifetime", "120"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let keys = Set(sim.announcement.keys)
-        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand", "cxone_channel"])
+        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand", "cxone_channel", "gms_cometd", "gms_base", "gms_service"])
         let httpPort = try #require((sim.announcement["http_port"] as? String).flatMap { Int($0) })
+        #expect(sim.announcement["gms_cometd"] as? String == "http://127.0.0.1:\(httpPort)/genesys/cometd")
+        #expect(sim.announcement["gms_base"] as? String == "http://127.0.0.1:\(httpPort)/genesys")
+        #expect(sim.announcement["gms_service"] as? String == "customer-support")
         let sipPort = try #require((sim.announcement["sip_port"] as? String).flatMap { Int($0) })
         #expect(sim.announcement["token_url"] as? String == "http://127.0.0.1:\(httpPort)/token?identity=")
         #expect(sim.announcement["registrar_tcp"] as? String == "sip:127.0.0.1:\(sipPort);transport=tcp")

@@ -1,4 +1,5 @@
-/// The HTTP endpoints: `/token`, `/control/…`, and the CXone gateway's (see ``CXoneGateway/route(_:)``).
+/// The HTTP endpoints: `/token`, `/control/…`, the CXone gateway's (see ``CXoneGateway/route(_:)``) and
+/// GMS's (``GMSChatServer/route(_:)``, ``GMSChatServer/controlRoute(_:)``).
 extension ContactCenterSimulator {
     func route(_ request: HTTPRouteRequest) async -> HTTPReply {
         switch (request.method, request.path) {
@@ -60,6 +61,8 @@ extension ContactCenterSimulator {
             return .json(["register_count": self.registerCount, "tokens_issued": self.tokensIssued])
         default:
             if let reply = self.cxone.route(request) { return reply }
+            if let reply = self.gms.controlRoute(request) { return reply }
+            if let reply = await self.gms.route(request) { return reply }
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
         }
     }

@@ -5,12 +5,17 @@ import NIOPosix
 import NIOWebSocket
 import Synchronization
 
-/// An HTTP request as the routes see it: method, path, decoded query parameters and the body.
+/// An HTTP request as the routes see it: method, path, decoded query parameters, headers and the body.
 struct HTTPRouteRequest: Sendable {
     var method: String
     var path: String
     var query: [String: String]
+    /// Header values by lower-cased name; repeated headers joined with ", ".
+    var headers: [String: String] = [:]
     var body: [UInt8] = []
+    /// The connection the request came on, for a route that holds its answer (a Bayeux long-poll) and
+    /// must learn that the peer went away, or cut the connection without answering.
+    var connection: HTTPConnectionLink?
 
     /// The path's segments after the leading `/`, each percent-decoded.
     var segments: [String] {
@@ -21,22 +26,57 @@ struct HTTPRouteRequest: Sendable {
         self.method = method
         let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         self.path = String(parts.first ?? "")
-        var query: [String: String] = [:]
-        if parts.count == 2 {
-            for pair in parts[1].split(separator: "&") {
-                let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
-                query[decode(nameValue[0])] = nameValue.count == 2 ? decode(nameValue[1]) : ""
-            }
-        }
-        self.query = query
+        self.query = parts.count == 2 ? Self.formFields(parts[1]) : [:]
     }
+
+    init(head: HTTPRequestHead, connection: HTTPConnectionLink? = nil) {
+        self.init(method: head.method.rawValue, uri: head.uri)
+        for (name, value) in head.headers {
+            let key = name.lowercased()
+            self.headers[key] = self.headers[key].map { "\($0), \(value)" } ?? value
+        }
+        self.connection = connection
+    }
+
+    /// `a=1&b=two+words` (a query string or an `application/x-www-form-urlencoded` body), decoded.
+    static func formFields(_ text: Substring) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let nameValue = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (text: Substring) in String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text) }
+            fields[decode(nameValue[0])] = nameValue.count == 2 ? decode(nameValue[1]) : ""
+        }
+        return fields
+    }
+
+    /// The body as form fields (an `application/x-www-form-urlencoded` body).
+    var formBody: [String: String] { Self.formFields(Substring(String(decoding: self.body, as: UTF8.self))) }
+}
+
+/// The connection an HTTP request came on: a held answer watches it close, a fault cuts it.
+struct HTTPConnectionLink: Sendable {
+    fileprivate let channel: any Channel
+
+    /// Calls `body` once the connection has closed (at once if it already has).
+    func onClose(_ body: @escaping @Sendable () -> Void) {
+        self.channel.closeFuture.whenComplete { _ in body() }
+    }
+
+    /// Closes the connection without an answer: a dropped connection, as the peer sees it.
+    func close() { self.channel.close(promise: nil) }
 }
 
 /// A JSON answer.
 struct HTTPReply: Sendable {
     var status: Int
     var body: String
+    /// Headers besides Content-Type and Content-Length (`Set-Cookie`, say).
+    var headers: [(name: String, value: String)] = []
+    /// Close the connection instead of answering (the held long-poll of a dropped client).
+    var closesWithoutAnswer = false
+
+    /// The answer a route gives when the connection must be cut unanswered.
+    static let dropConnection = HTTPReply(status: 500, body: "", closesWithoutAnswer: true)
 
     /// A JSON object, keys sorted.
     static func json(_ object: [String: any Sendable], status: Int = 200) -> HTTPReply {
@@ -58,12 +98,18 @@ struct HTTPReply: Sendable {
 /// on its event loop.
 struct WebSocketEndpoint: Sendable {
     var path: String
+    /// Also upgrade requests for paths below ``path`` (`/genesys/cometd/connect`).
+    var includesSubpaths = false
     /// The largest frame the peer may send.
     var maxFrameSize: Int = 1 << 22
     /// Whether to upgrade a request for ``path`` now. A refused request is not upgraded but handed to the
     /// routes like any other, so it gets a real answer (the CXone gateway's 503 while it is down).
     var accepts: @Sendable (HTTPRouteRequest) -> Bool = { _ in true }
     var install: @Sendable (HTTPRouteRequest, any Channel) throws -> Void
+
+    func matches(_ path: String) -> Bool {
+        path == self.path || (self.includesSubpaths && path.hasPrefix(self.path + "/"))
+    }
 }
 
 enum JSONText {
@@ -75,8 +121,8 @@ enum JSONText {
     }
 }
 
-/// The HTTP/1.1 listener of the token endpoint, the control API, the CXone REST endpoints and (by upgrade)
-/// the CXone WebSocket gateway.
+/// The HTTP/1.1 listener of the token endpoint, the control API, the CXone REST endpoints, GMS, and (by
+/// upgrade) the CXone WebSocket gateway and GMS's CometD WebSocket.
 final class SimulatorHTTPServer: Sendable {
     typealias Route = @Sendable (HTTPRouteRequest) async -> HTTPReply
 
@@ -91,31 +137,15 @@ final class SimulatorHTTPServer: Sendable {
 
     var port: Int { self.channel.withLock { $0?.localAddress?.port } ?? self.requestedPort }
 
-    func start(route: @escaping Route, webSocket: WebSocketEndpoint? = nil) async throws {
+    func start(route: @escaping Route, webSockets: [WebSocketEndpoint] = []) async throws {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    var upgrade: NIOHTTPServerUpgradeSendableConfiguration?
-                    if let webSocket {
-                        let upgrader = NIOWebSocketServerUpgrader(
-                            maxFrameSize: webSocket.maxFrameSize,
-                            shouldUpgrade: { channel, head in
-                                let request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
-                                let upgrade = request.path == webSocket.path && webSocket.accepts(request)
-                                return channel.eventLoop.makeSucceededFuture(upgrade ? HTTPHeaders() : nil)
-                            },
-                            upgradePipelineHandler: { channel, head in
-                                channel.eventLoop.makeCompletedFuture {
-                                    try webSocket.install(HTTPRouteRequest(method: head.method.rawValue, uri: head.uri), channel)
-                                }
-                            }
-                        )
-                        upgrade = (upgraders: [upgrader], completionHandler: { context in
-                            context.pipeline.removeHandler(name: HTTPRouteHandler.name, promise: nil)
-                        })
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    if !webSockets.isEmpty {
+                        try channel.pipeline.syncOperations.addHandler(HTTPWebSocketUpgrader(endpoints: webSockets))
                     }
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withServerUpgrade: upgrade)
                     try channel.pipeline.syncOperations.addHandler(HTTPRouteHandler(route: route), name: HTTPRouteHandler.name)
                 }
             }
@@ -131,7 +161,7 @@ final class SimulatorHTTPServer: Sendable {
 }
 
 /// Collects one request at a time and answers it with the route's reply.
-private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
     static let name = "route"
@@ -145,7 +175,7 @@ private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHan
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch self.unwrapInboundIn(data) {
         case .head(let head):
-            self.request = HTTPRouteRequest(method: head.method.rawValue, uri: head.uri)
+            self.request = HTTPRouteRequest(head: head, connection: HTTPConnectionLink(channel: context.channel))
             self.keepAlive = head.isKeepAlive
         case .body(var buffer):
             if let bytes = buffer.readBytes(length: buffer.readableBytes) { self.request?.body += bytes }
@@ -163,7 +193,12 @@ private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     private func write(_ reply: HTTPReply, keepAlive: Bool, context: ChannelHandlerContext) {
+        if reply.closesWithoutAnswer {
+            context.close(promise: nil)
+            return
+        }
         var headers = HTTPHeaders()
+        for header in reply.headers { headers.add(name: header.name, value: header.value) }
         headers.add(name: "Content-Type", value: "application/json")
         headers.add(name: "Content-Length", value: "\(reply.body.utf8.count)")
         if !keepAlive { headers.add(name: "Connection", value: "close") }
@@ -178,10 +213,6 @@ private final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHan
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // The WebSocket upgrader reports an upgrade it refuses (``WebSocketEndpoint/accepts`` said no, a
-        // path without an endpoint, a bad Sec-WebSocket-Key) as an error, then hands the request on, not
-        // upgraded, to this handler, which answers it: the connection must stay open for that answer.
-        if error is NIOWebSocketUpgradeError { return }
         context.close(promise: nil)
     }
 }
