@@ -18,11 +18,16 @@ struct GMSChatRig {
         transport: String = "websocket",
         server: GMSServerSettings = GMSServerSettings(),
         host: InMemoryChannelHost? = nil,
-        simulator: ContactCenterSimulator? = nil
+        simulator given: ContactCenterSimulator? = nil
     ) async throws -> GMSChatRig {
         var configuration = SimulatorConfiguration()
         configuration.gms = server
-        let simulator = try await simulator ?? ContactCenterSimulator.start(configuration)
+        let simulator: ContactCenterSimulator
+        if let given {
+            simulator = given
+        } else {
+            simulator = try await ContactCenterSimulator.start(configuration)
+        }
         let host = host ?? InMemoryChannelHost(channelName: "gms", network: HostNetwork(logger: Logger(label: "test")))
         let settings = ChannelSettings([
             "url": .string(simulator.gms.baseURL),

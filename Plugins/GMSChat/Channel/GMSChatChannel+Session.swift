@@ -19,7 +19,8 @@ extension GMSChatChannel {
                 state.connectWaiters = []
                 let create = self.configuration.apiVersion == 1 && state.phase == .starting && state.keys?.serviceID != nil && !state.v1Creating
                 if create { state.v1Creating = true }
-                return (waiters, create, state.notificationsRequest == .failed && state.phase == .active)
+                let ask = state.phase == .active && (state.notificationsRequest == .failed || (state.replayOnConnect && state.notificationsRequest == .none))
+                return (waiters, create, ask)
             }
             self.worker.enqueue(.log(.info, "\(self.prefix): connected to \(self.serverDescription) over \(self.bayeux.status.machine.connectionType)"))
             for waiter in waiters { waiter.resume() }
@@ -28,6 +29,7 @@ extension GMSChatChannel {
         case .interrupted(let failure):
             self.state.withLock { state in
                 state.connected = false
+                state.replayOnConnect = true
                 state.lastError = failure.description
             }
             self.worker.enqueue(.log(.notice, "\(self.prefix): the connection to \(self.serverDescription) was interrupted: \(failure); reconnecting"))
@@ -239,6 +241,7 @@ extension GMSChatChannel {
     func requestNotifications() {
         let (keys, shown) = self.state.withLock { state in
             state.notificationsRequest = .inFlight
+            state.replayOnConnect = false
             return (state.keys, state.ledger.shown)
         }
         guard let keys, let secureKey = keys.secureKey else { return }

@@ -69,6 +69,10 @@ final class GMSChatChannel: Channel {
         /// The last request for the chat's events after the stored position; one that failed is made again
         /// when the session connects again.
         var notificationsRequest = RequestState.none
+        /// The session was interrupted since the last request: events pushed to a connection that died
+        /// may be lost (CometD has no delivery guarantee without its ack extension), so the chat's events
+        /// after the stored position are asked for again once a connect succeeds.
+        var replayOnConnect = false
         var listening = false
         var background = false
         var connected = false

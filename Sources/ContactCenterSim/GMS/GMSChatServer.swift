@@ -146,10 +146,13 @@ public final class GMSChatServer: Sendable {
     }
 
     /// Takes every held connect: a held long-poll's connection is closed unanswered; a socket's held
-    /// connect is forgotten (the socket is dropped by the caller).
+    /// connect is forgotten (the socket is dropped by the caller). The clients lose their sockets now, not
+    /// when the close is reported, so an event from now on waits in the queue instead of going to a socket
+    /// that is being closed.
     static func cutConnections(_ state: inout State) -> [GMSEffect] {
         var effects: [GMSEffect] = []
         for id in Array(state.clients.keys) {
+            state.clients[id]?.socket = nil
             guard let held = state.clients[id]?.held else { continue }
             state.clients[id]?.held = nil
             if case .longPoll(let continuation, let link) = held.waiter {
