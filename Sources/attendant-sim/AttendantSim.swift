@@ -81,6 +81,8 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/gms/leave[?chat=ID]                the agent leaves
               POST /control/gms/end[?chat=ID]                  the chat ends
                    (without chat=: the newest open chat; 409 when there is none)
+              POST /control/gms/push          the request body, as is, to every CometD client
+                                             (a held long-poll's answer, or a text frame)
               POST /control/gms/fault?kind=restart|drop|down|up
                    restart: every CometD client forgotten (chats kept); drop: held
                    long-polls and WebSockets cut unanswered; down: 503 on /genesys/…

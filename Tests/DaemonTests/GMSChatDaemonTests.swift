@@ -147,6 +147,49 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    // MARK: Bad input
+
+    /// A batch that is not JSON, one that is not Bayeux, a GMS event of the wrong shape, an event on a
+    /// channel the chat does not use, and a batch over the size limit: each is named in the log (size and
+    /// problem, never content), and the chat goes on.
+    @Test(arguments: ["websocket", "long-polling"])
+    func badInputIsNamedWithoutItsContentAndTheChatGoesOn(transport: String) async throws {
+        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: 2, transport: transport)
+        let service = simulator.announcement["gms_service"] as? String ?? ""
+        func push(_ body: String) async throws {
+            let file = try scratch.write("batch", body)
+            // Each goes to a held long-poll or the socket; wait until the client has one again.
+            try await eventually("a client to push to") {
+                let (status, output) = try run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/gms/push"])
+                return status == 0 && output.contains(#""clients":1"#)
+            }
+        }
+        try await push("{not json SECRET-1")
+        try await push(#"[{"data":{"text":"SECRET-2"}}]"#)
+        try await push(#"[{"channel":"/service/chatV2/\#(service)","data":{"messages":"SECRET-3"}}]"#)
+        try await push(#"[{"channel":"/chat/elsewhere","data":{"text":"SECRET-4"}}]"#)
+        try await push("[{\"channel\":\"/chat/elsewhere\",\"data\":\"" + String(repeating: "S", count: 5_000_000) + "\"}]")
+        try await eventually("all five named") {
+            let log = daemon.stderr
+            return log.contains("bayeux: ignored a batch from") && log.contains("not JSON")
+                && log.contains("field \"channel\" is missing")
+                && log.contains("ignored an event on /service/chatV2/\(service)") && log.contains("field \"messages\" is a string, expected an array")
+                && log.contains("ignored an event on /chat/elsewhere, which this chat does not use")
+                && (log.contains("answered with more than") || log.contains("larger than the limit"))
+        }
+        #expect(!daemon.stderr.contains("SECRET"), "content stays out of the log")
+        // The chat goes on.
+        _ = try simulator.control("POST", "/control/gms/agent?text=Still%20here")
+        try await eventually("the agent's next message") { Self.agentTexts(desktop).contains("Still here") }
+        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+        #expect(channels.contains(#""state":"listening""#), "\(channels)")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Resilience
 
     /// The held long-poll cut, then GMS restarted (it forgets the client: `402::Unknown client`): the

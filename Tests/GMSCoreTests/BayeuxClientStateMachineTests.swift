@@ -197,6 +197,20 @@ struct Rig {
         _ = retry
     }
 
+    /// A long-poll answered without the connect's reply ends that connect; a stale answer for an older
+    /// connect leaves the current one alone.
+    @Test func aConnectEndedWithoutItsReplyIsRetriedAndAStaleOneIgnored() throws {
+        var rig = Rig()
+        let first = try #require(rig.handshake().sent(on: "/meta/connect").first)
+        let ended = rig.machine.connectFailed(id: try #require(first.id), .transport("no reply"), now: .seconds(1))
+        let timer = try #require(ended.timer(.connect))
+        let second = try #require(rig.machine.timerFired(timer, now: .seconds(1)).sent(on: "/meta/connect").first)
+        #expect(second.id != first.id)
+        #expect(rig.machine.connectFailed(id: try #require(first.id), .transport("late"), now: .seconds(2)).isEmpty)
+        let reply = rig.machine.received([Rig.reply(to: second)], now: .seconds(2))
+        #expect(reply.contains(.connected))
+    }
+
     @Test func aConnectPastItsDeadlineIsAbandonedAndRetried() throws {
         var rig = Rig()
         let handshook = rig.handshake()

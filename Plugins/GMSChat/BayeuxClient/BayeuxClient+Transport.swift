@@ -41,6 +41,9 @@ extension BayeuxClient {
             case .success(let response):
                 self.failed(BayeuxFailure("the server answered HTTP \(response.status) \(response.reason)"), ids: ids, lane: lane)
             case .failure(let error):
+                // An answer over the size limit is bad input: named even while the session is already
+                // known to be interrupted (those failures are reported once).
+                if error.kind == .tooLarge { self.logger.warning("bayeux: ignored an answer from \(self.configuration.url): \(error.message)") }
                 self.failed(BayeuxFailure(error.message), ids: ids, lane: lane)
             }
         }
@@ -53,7 +56,8 @@ extension BayeuxClient {
     func failed(_ failure: BayeuxFailure, ids: [String], lane: BayeuxClientStateMachine.Lane) {
         let now = self.now()
         self.step { machine in
-            lane == .connect ? machine.connectFailed(failure, now: now) : machine.requestFailed(ids: ids, failure, now: now)
+            if lane == .connect { return ids.first.map { machine.connectFailed(id: $0, failure, now: now) } ?? [] }
+            return machine.requestFailed(ids: ids, failure, now: now)
         }
     }
 

@@ -238,7 +238,8 @@ public final class BayeuxClient: Sendable {
                 state.batchesRejected += 1
                 guard let lane else { return [] }
                 let failure = BayeuxFailure("the server's answer is not a Bayeux batch: \(error)")
-                return lane.connect ? machine.connectFailed(failure, now: now) : machine.requestFailed(ids: lane.ids, failure, now: now)
+                if lane.connect { return lane.ids.first.map { machine.connectFailed(id: $0, failure, now: now) } ?? [] }
+                return machine.requestFailed(ids: lane.ids, failure, now: now)
             }
             return
         }
@@ -246,7 +247,12 @@ public final class BayeuxClient: Sendable {
         self.step { machine, state in
             if let generation, generation != state.transport { return [] }
             state.batchesReceived += 1
-            return machine.received(messages, now: now)
+            var actions = machine.received(messages, now: now)
+            // A long-poll's answer ends its connect, with the connect's reply or without.
+            if let lane, lane.connect, let id = lane.ids.first, !messages.contains(where: { $0.channel == "/meta/connect" && $0.id == id && $0.isReply }) {
+                actions += machine.connectFailed(id: id, BayeuxFailure("the server answered the connect without its reply"), now: now)
+            }
+            return actions
         }
     }
 }

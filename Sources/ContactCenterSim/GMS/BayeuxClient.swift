@@ -53,4 +53,6 @@ enum BayeuxPollOutcome: Sendable {
     case answer([GMSJSON])
     /// No answer: the connection is closed (a fault, a restart).
     case drop
+    /// These bytes as the body, whatever they are (the bad-input fault: not JSON, not Bayeux, too large).
+    case raw([UInt8])
 }

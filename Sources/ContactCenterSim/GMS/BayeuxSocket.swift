@@ -19,6 +19,11 @@ final class BayeuxSocket: Sendable {
         self.channel.writeAndFlush(frame, promise: nil)
     }
 
+    /// One text frame of `bytes` as they are (the bad-input fault).
+    func send(raw bytes: [UInt8]) {
+        self.channel.writeAndFlush(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: bytes)), promise: nil)
+    }
+
     /// Closes the TCP connection without a close frame.
     func drop() { self.channel.close(promise: nil) }
 }

@@ -27,6 +27,8 @@ extension GMSChatServer {
                 try self.agentLeaves(chatID: chat)
             case ("POST", "end"):
                 try self.endChat(chatID: chat)
+            case ("POST", "push"):
+                return .json(["clients": self.pushRaw(request.body)])
             case ("POST", "fault"):
                 switch request.query["kind"] ?? "" {
                 case "restart": self.restart()

@@ -37,6 +37,8 @@ extension GMSChatServer {
         switch await self.handle(messages, origin: .longPoll(request.connection), gmsUser: request.headers["gms_user"]) {
         case .drop:
             return .dropConnection
+        case .raw(let bytes):
+            return .encoded(bytes)
         case .answer(let replies):
             var reply = GMSJSON.array(replies).reply()
             let handshook = replies.contains { $0["channel"]?.string == "/meta/handshake" && $0["successful"] == true }
@@ -66,6 +68,7 @@ extension GMSChatServer {
         }
         switch outcome {
         case .drop: return .drop
+        case .raw(let bytes): return .raw(bytes)
         case .answer(let connectReplies): return .answer(replies + connectReplies)
         }
     }
@@ -151,6 +154,8 @@ extension GMSChatServer {
                 continuation.resume(returning: outcome)
             case .send(let socket, let messages):
                 socket.send(messages)
+            case .sendRaw(let socket, let bytes):
+                socket.send(raw: bytes)
             case .closeLink(let link):
                 link.close()
             case .dropSocket(let socket):

@@ -128,6 +128,26 @@ public final class GMSChatServer: Sendable {
         self.perform(self.state.withLock { state in Self.cutConnections(&state) + state.sockets.values.map { .dropSocket($0) } })
     }
 
+    /// Sends `bytes` as they are to every client: as the answer to its held long-poll, or as a text frame
+    /// on its socket (the bad-input fault: not JSON, not Bayeux, oversized). Returns how many it reached.
+    @discardableResult
+    public func pushRaw(_ bytes: [UInt8]) -> Int {
+        let effects = self.state.withLock { state -> [GMSEffect] in
+            var effects: [GMSEffect] = []
+            for id in Array(state.clients.keys) {
+                if let held = state.clients[id]?.held, case .longPoll(let continuation, _) = held.waiter {
+                    state.clients[id]?.held = nil
+                    effects += [.resume(continuation, .raw(bytes)), .expireLater(client: id, epoch: held.epoch)]
+                } else if let socket = state.clients[id]?.socket {
+                    effects.append(.sendRaw(socket, bytes))
+                }
+            }
+            return effects
+        }
+        self.perform(effects)
+        return effects.filter { if case .expireLater = $0 { false } else { true } }.count
+    }
+
     /// While down every GMS path (CometD, WebSocket upgrades, v1 REST) answers 503, and open
     /// connections are cut at once; clients and chats stay.
     public func setDown(_ down: Bool) {

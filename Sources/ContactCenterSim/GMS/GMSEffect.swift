@@ -2,6 +2,8 @@
 enum GMSEffect: Sendable {
     case resume(CheckedContinuation<BayeuxPollOutcome, Never>, BayeuxPollOutcome)
     case send(BayeuxSocket, [GMSJSON])
+    /// One text frame of these bytes, whatever they are.
+    case sendRaw(BayeuxSocket, [UInt8])
     case closeLink(HTTPConnectionLink)
     case dropSocket(BayeuxSocket)
     /// Destroy the client unless a connect with a later epoch came within the client window.

@@ -21,6 +21,14 @@ extension BayeuxClientStateMachine {
         return actions + self.retryConnect(now: now)
     }
 
+    /// The request that carried connect `id` ended without the connect's reply (a long-poll answered with
+    /// other messages, or with something that is not Bayeux): that connect is over. A connect sent since is
+    /// not touched.
+    public mutating func connectFailed(id: String, _ failure: BayeuxFailure, now: Duration) -> [Action] {
+        guard self.connectInFlight == id else { return [] }
+        return self.connectFailed(failure, now: now)
+    }
+
     /// A control request (handshake, publish, subscribe, disconnect) failed at the transport.
     public mutating func requestFailed(ids: [String], _ failure: BayeuxFailure, now: Duration) -> [Action] {
         var actions: [Action] = []
