@@ -41,7 +41,7 @@ import Testing
         #expect(channel.verifiesTLS)
         #expect(channel.settings == ["contact-interval": .integer(30)])
         #expect(channel.settingLines == ["contact-interval": 11])
-        #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom])
+        #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom, .idleAlert])
         #expect(channel.chatAlerts.title.text == "New message from {sender}")
         #expect(channel.chatAlerts.lines == 3)
         #expect(configuration.alerts.coalesce == .milliseconds(250))

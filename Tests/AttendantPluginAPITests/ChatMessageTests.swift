@@ -20,7 +20,7 @@ import Testing
     @Test func kindsUseTheConfigurationSpelling() {
         #expect(
             ChatMessage.Kind.allKnown.map(\.rawValue) == [
-                "message", "typing-started", "typing-stopped", "joined", "left", "push-url", "custom",
+                "message", "typing-started", "typing-stopped", "joined", "left", "push-url", "custom", "idle-alert",
             ]
         )
         #expect(ChatMessage.Kind("push-url") == .pushURL)
