@@ -169,6 +169,9 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "The GMS agent answers each customer message.")
     var gmsAutoReply = false
 
+    @Flag(help: "GMS refuses WebSocket upgrades and offers long-polling only (as behind a proxy that does not pass them).")
+    var gmsNoWebsocket = false
+
     func validate() throws {
         guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
             throw ValidationError("ports must be between 0 and 65535")
@@ -211,6 +214,7 @@ struct AttendantSim: AsyncParsableCommand {
             connectHold: .milliseconds(Int(self.gmsConnectHold * 1000)),
             clientWindow: .milliseconds(Int(self.gmsClientWindow * 1000))
         )
+        configuration.gms.webSocket = !self.gmsNoWebsocket
         if let file = self.signingKeyFile {
             guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
                 throw ValidationError("cannot read the signing key file \(file); check the path and its permissions")

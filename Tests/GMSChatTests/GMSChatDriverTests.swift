@@ -97,6 +97,22 @@ import Testing
         await rig.stop()
     }
 
+    /// A server (or a proxy) that refuses the WebSocket upgrade: the channel falls back to long-polling for
+    /// good and the chat works.
+    @Test func aRefusedWebSocketUpgradeFallsBackToLongPolling() async throws {
+        var server = GMSServerSettings()
+        server.webSocket = false
+        let rig = try await GMSChatRig.start(transport: "websocket", server: server)
+        try await rig.channel.listen()
+        _ = try await rig.channel.perform(.connect)
+        try await rig.until("the greeting") { !rig.agentTexts.isEmpty }
+        #expect(try await rig.status()["transport"] == "long-polling")
+        #expect(rig.host.logRecords.all.contains { $0.message.contains("did not open") && $0.message.contains("using long-polling") })
+        _ = try await rig.channel.perform(.sendMessage(threadID: nil, text: "Over long-polling"))
+        _ = try await rig.simulator.gms.waitForCustomerMessage(containing: "Over long-polling", timeout: .seconds(30))
+        await rig.stop()
+    }
+
     /// The chat's keys live in the secrets only; the store holds the position and a local thread id. A new
     /// channel on the same host (the daemon restarted) resumes the chat without showing anything again.
     @Test func theChatsKeysAreSecretsAndAResumedChatShowsOnlyWhatIsNew() async throws {

@@ -44,7 +44,7 @@ extension GMSChatServer {
 
     func handshake(_ message: GMSJSON, gmsUser: String?, origin: BayeuxOrigin, _ state: inout State) -> (GMSJSON, [GMSEffect]) {
         let offered = message["supportedConnectionTypes"]?.array?.compactMap(\.string) ?? []
-        let supported = ["long-polling", "websocket"]
+        let supported = self.settings.webSocket ? ["long-polling", "websocket"] : ["long-polling"]
         guard offered.contains(where: supported.contains) else {
             let error = "400::no connection type shared: the client offers \(offered), GMS supports \(supported)"
             return (Self.reply(to: message, [

@@ -114,7 +114,7 @@ extension GMSChatServer {
 
     /// The CometD WebSocket: `ws://HOST:PORT/genesys/cometd` (and paths below it), no subprotocol.
     var webSocketEndpoint: WebSocketEndpoint {
-        WebSocketEndpoint(path: Self.cometdPath, includesSubpaths: true, accepts: { [weak self] _ in self?.isDown == false }) { [weak self] request, channel in
+        WebSocketEndpoint(path: Self.cometdPath, includesSubpaths: true, accepts: { [weak self] _ in self?.isDown == false && self?.settings.webSocket == true }) { [weak self] request, channel in
             guard let self else { throw ChannelError.ioOnClosedChannel }
             let socket = BayeuxSocket(id: self.nextSocketID(), gmsUser: request.headers["gms_user"], channel: channel)
             try channel.pipeline.syncOperations.addHandler(

@@ -20,6 +20,9 @@ public struct GMSServerSettings: Sendable {
     public var clientWindow: Duration = .seconds(10)
     /// The `Notice.Custom` text the agent sees when a `/meta/disconnect` carries `ext.transcriptPosition`.
     public var notOnlineNotice: String = "customer is not online"
+    /// Off, WebSocket upgrades on the CometD path are refused (as behind a proxy that does not pass them)
+    /// and the handshake offers long-polling only.
+    public var webSocket: Bool = true
 
     public init(
         serviceName: String = "customer-support",
