@@ -11,6 +11,7 @@
 //    held long-poll or the socket) to the `Notify` call arriving at a notification server on a private
 //    bus, through the daemon's own DesktopAlertCenter (coalescing off, so every message is shown at once).
 //    Median, p90, p99, max after 50 warm-up messages.
+// 3. Recovery inside GMS's 10-second window: see below.
 import AttendantBenchSupport
 import AttendantCore
 import AttendantPluginAPI
@@ -102,6 +103,30 @@ for transport in ["websocket", "long-polling"] {
     }
     let sorted = runs.sorted()
     print("replay of \(replayEvents) transcript events to ready over \(transport) (5 runs): median \(milliseconds(sorted[2]))   min \(milliseconds(sorted[0]))")
+    await channel.stopListening()
+    try simulator.gms.endChat(chatID: chatID)
+}
+
+// 3. Recovery: the server cuts every held connection (drop) or forgets every client (restart, GMS then
+//    answers 402 Unknown client); the agent writes at once; the figure runs from the fault to that message
+//    handed to the host (a new connect, or a new handshake and requestNotifications).
+for transport in ["websocket", "long-polling"] {
+    let host = BenchHost()
+    let channel = try await startChat(simulator, transport: transport, host: host)
+    let chatID = try await simulator.gms.waitForChat(timeout: .seconds(30)).id
+    for fault in ["drop", "restart"] {
+        var runs: [Duration] = []
+        for number in 0..<20 {
+            try await Task.sleep(for: .milliseconds(100))
+            let target = host.agentMessages.load(ordering: .relaxed) + 1
+            let start = monotonicNow()
+            if fault == "drop" { simulator.gms.dropConnections() } else { simulator.gms.restart() }
+            try simulator.gms.agentSays("After \(fault) \(number)", chatID: chatID)
+            try await host.waitForAgentMessages(target)
+            runs.append(monotonicNow() - start)
+        }
+        print("\(fault) → the next agent message delivered over \(transport) (20 runs): " + Percentiles(runs).line)
+    }
     await channel.stopListening()
     try simulator.gms.endChat(chatID: chatID)
 }

@@ -202,6 +202,16 @@ import Testing
         #expect(value["channel"]?.stringValue == "/meta/connect")
         #expect(JSONValue.number(.infinity).text == "null")
     }
+
+    /// A number past Double's range is refused rather than read as infinity, which would be written back
+    /// as `null` (the Bayeux fuzz target found it: what is read must survive being written).
+    @Test func aNumberOutOfRangeIsRefused() throws {
+        for text in ["1e400", "-1e400", #"{"utcTime":1e432845088000}"#] {
+            #expect(throws: JSONValue.ParseError.self) { try JSONValue.parse(Array(text.utf8)) }
+        }
+        #expect(try JSONValue.parse(Array("1e308".utf8)) == .number(1e308))
+        #expect(try JSONValue.parse(Array("1e-400".utf8)) == .number(0))
+    }
 }
 
 struct Refusal: Error, Equatable {

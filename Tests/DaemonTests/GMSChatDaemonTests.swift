@@ -117,7 +117,26 @@ import Testing
         let last = try #require(burst.last)
         // chat-alert-lines = 20: exactly the 20 replayed lines, the greeting before them gone.
         #expect(last.body.components(separatedBy: "\n") == away.map { "Ada Lovelace: \($0)" }, "\(last.body)")
+
+        // The chat's keys are only in the 0600 secrets file: not in the state database, a log line, the
+        // channel's status or a D-Bus signal.
+        let secureKey = try #require(chat["secure_key"] as? String)
+        let chatID = try #require(chat["id"] as? String)
+        let secrets = try String(contentsOfFile: scratch.path + "/state/attendant/secrets.json", encoding: .utf8)
+        #expect(secrets.contains(secureKey))
+        var mode = stat()
+        #expect(stat(scratch.path + "/state/attendant/secrets.json", &mode) == 0 && mode.st_mode & 0o777 == 0o600)
+        let (_, status) = try run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
         await CXoneChatDaemonTests.stop(daemon)
+        var outputs = [daemon.stderr, status, "\(desktop.sessionBus.signals("ChannelEvent").map(\.raw))"]
+        for name in ["state.sqlite", "state.sqlite-wal"] {
+            if let data = FileManager.default.contents(atPath: scratch.path + "/state/attendant/" + name) {
+                outputs.append(String(decoding: data, as: UTF8.self))
+            }
+        }
+        for output in outputs {
+            #expect(!output.contains(secureKey) && !output.contains(chatID), "a key of the chat leaked")
+        }
     }
 
     /// The filter (default: all but typing) and the title; the customer's own lines are not alerts.

@@ -179,6 +179,8 @@ public enum JSONValue: Sendable, Hashable {
             }
             let text = String(decoding: self.bytes[start..<self.index], as: UTF8.self)
             guard let number = Double(text) else { throw ParseError(problem: "not a number", offset: start) }
+            // A number past Double's range would be infinity, which JSON cannot carry back out.
+            guard number.isFinite else { throw ParseError(problem: "a number out of range", offset: start) }
             return number
         }
 
