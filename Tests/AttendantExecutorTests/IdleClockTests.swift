@@ -24,9 +24,10 @@ private final class Loop: Sendable {
         Task(executorPreference: self.executor) { try await body() }
     }
 
+    /// Waits up to 30 s: the whole suite starting on 2 cores can hold a thread back for seconds.
     func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(10)
+        let deadline = clock.now + .seconds(30)
         while !condition() {
             try #require(clock.now < deadline, "timed out waiting for \(what)")
             try await Task.sleep(for: .milliseconds(5))
@@ -47,7 +48,9 @@ private final class Loop: Sendable {
     @Test func aCancelledSleepThrowsAtOnceAndNeverWakesTheLoop() async throws {
         let loop = Loop()
         let clock = IdleClock(executor: loop.executor)
-        let sleeper = loop.task { try await clock.sleep(for: .milliseconds(400)) }
+        // Long enough that a loaded machine still sees the timer before its deadline.
+        let oldDeadline = ContinuousClock.now + .seconds(3)
+        let sleeper = loop.task { try await clock.sleep(for: .seconds(3)) }
         try await loop.waitUntil("the sleep's timer") { loop.executor.scheduledCount == 1 }
         // Cancelled from a task on the loop's thread, as the daemon's timers are.
         _ = try await loop.task { sleeper.cancel() }.value
@@ -56,7 +59,7 @@ private final class Loop: Sendable {
 
         // Nothing runs on the loop from here on: past the old deadline it must not have woken.
         let before = loop.executor.wakeups.load(ordering: .relaxed)
-        try await Task.sleep(for: .milliseconds(700))
+        try await Task.sleep(until: oldDeadline + .milliseconds(300))
         #expect(loop.executor.wakeups.load(ordering: .relaxed) == before, "the loop woke for a cancelled sleep")
     }
 
@@ -76,7 +79,7 @@ private final class Loop: Sendable {
     /// dropping them, this fails, and `IdleClock` can go.
     @Test func aCancelledTaskSleepStaysScheduledUntilItsDeadline() async throws {
         let loop = Loop()
-        let sleeper = loop.task { try await Task.sleep(for: .milliseconds(300)) }
+        let sleeper = loop.task { try await Task.sleep(for: .seconds(3)) }
         try await loop.waitUntil("Task.sleep's job") { loop.executor.scheduledCount == 1 }
         _ = try await loop.task { sleeper.cancel() }.value
         await #expect(throws: CancellationError.self) { try await sleeper.value }
