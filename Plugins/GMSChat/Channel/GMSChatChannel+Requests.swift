@@ -147,10 +147,10 @@ extension GMSChatChannel {
 
     /// Starts a chat unless one is active, and returns once GMS gave its keys.
     func startChat() async throws {
+        // Whether this call sends the request (a start already under way is waited for, not repeated).
         let start = try self.state.withLock { state throws -> Bool in
             switch state.phase {
-            case .active: return false
-            case .starting: return false
+            case .active, .starting: return false
             case .none, .ended:
                 guard state.connected || state.listening else {
                     throw ChannelError(.illegalState, "\(self.prefix): not connected to \(self.serverDescription) yet")
@@ -160,8 +160,7 @@ extension GMSChatChannel {
                 return true
             }
         }
-        let already = self.state.withLock { $0.phase == .active }
-        if already { return }
+        if self.state.withLock({ $0.phase == .active }) { return }
         let timeout = self.configuration.machine.networkDelay * 2
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -263,12 +262,11 @@ extension GMSChatChannel {
                 fields["client-id-age"] = "\((status.now - handshakeAt).components.seconds) s"
             }
             let advice = status.machine.advice
-            var parts: [String] = []
-            if let reconnect = advice.reconnect { parts.append("reconnect=\(reconnect)") }
-            if let interval = advice.interval { parts.append("interval=\(interval.components.seconds * 1000 + interval.components.attoseconds / 1_000_000_000_000_000) ms") }
-            if let timeout = advice.timeout { parts.append("timeout=\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000) ms") }
-            if let maxInterval = advice.maxInterval { parts.append("maxInterval=\(maxInterval.components.seconds * 1000 + maxInterval.components.attoseconds / 1_000_000_000_000_000) ms") }
-            fields["advice"] = parts.joined(separator: " ")
+            func milliseconds(_ name: String, _ value: Duration?) -> String? {
+                value.map { "\(name)=\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
+            }
+            let parts = [advice.reconnect.map { "reconnect=\($0)" }, milliseconds("interval", advice.interval), milliseconds("timeout", advice.timeout), milliseconds("maxInterval", advice.maxInterval)]
+            fields["advice"] = parts.compactMap { $0 }.joined(separator: " ")
             if status.machine.failures > 0 { fields["failures"] = String(status.machine.failures) }
             if let gap = state.ledger.gap { fields["waiting-for-position"] = String(gap) }
             if let error = state.lastError { fields["last-error"] = error }

@@ -104,17 +104,15 @@ extension GMSChatChannel {
             } else if let key = reply.secureKey, let ours = state.keys?.secureKey, key != ours {
                 self.worker.enqueue(.log(.debug, "\(self.prefix): ignored an event of another chat"))
                 return ([], nil)
-            } else if state.keys != nil {
+            } else if let keys = state.keys {
                 // Keys GMS hands out later (the alias, the user id) are kept too.
-                var keys = state.keys!
                 let updated = GMSChatKeys(
                     secureKey: keys.secureKey, chatID: reply.chatID ?? keys.chatID, userID: reply.userID ?? keys.userID,
                     alias: reply.alias ?? keys.alias, serviceID: keys.serviceID
                 )
                 if updated != keys {
-                    keys = updated
-                    state.keys = keys
-                    self.worker.enqueue(.storeKeys(keys))
+                    state.keys = updated
+                    self.worker.enqueue(.storeKeys(updated))
                 }
             }
             guard state.phase == .active else { return (starters, nil) }
