@@ -74,6 +74,13 @@ import TestSupport
         }
         #expect(ack != nil, "no event came back on /chat/demo; events: \(rig.events.all)")
         #expect(rig.client.status.machine.connectionType == transport)
+        // Unsubscribed, its own publishes no longer come back.
+        rig.client.unsubscribe("/chat/demo")
+        try await Task.sleep(for: .seconds(1))  // the unsubscription is its own request: let Faye take it first
+        let before = rig.events.all.count
+        _ = try await rig.client.publish("/chat/demo", data: .object(["text": .string("after")]))
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!rig.events.all.dropFirst(before).contains { if case .delivered(let m) = $0 { m.channel == "/chat/demo" } else { false } })
         await rig.client.disconnect(ext: ["transcriptPosition": .string("4")])
         try await rig.wait(for: "stopped") { if case .stopped(let failure) = $0 { failure == nil ? true : nil } else { nil } }
     }

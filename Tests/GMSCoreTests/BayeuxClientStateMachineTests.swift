@@ -199,6 +199,28 @@ struct Rig {
 
     /// A long-poll answered without the connect's reply ends that connect; a stale answer for an older
     /// connect leaves the current one alone.
+    /// An unsubscription goes out on the control lane now, and the channel is not subscribed again after
+    /// the next handshake; its refusal is reported like a subscription's.
+    @Test func unsubscribingStopsTheSubscriptionNowAndAfterTheNextHandshake() throws {
+        var rig = Rig()
+        _ = rig.machine.subscribe("/chat/a")
+        _ = rig.machine.subscribe("/chat/b")
+        #expect(rig.handshake().sent(on: "/meta/subscribe").count == 2)
+        let actions = rig.machine.unsubscribe("/chat/a")
+        let unsubscribe = try #require(actions.sent(on: "/meta/unsubscribe").first)
+        #expect(unsubscribe.subscription == ["/chat/a"] && unsubscribe.clientID == "c1")
+        #expect(actions.sent.first?.lane == .control)
+        #expect(rig.machine.unsubscribe("/chat/a").isEmpty, "once")
+        let refused = rig.machine.received([Rig.reply(to: unsubscribe, successful: false) { $0.error = "403::denied" }], now: .zero)
+        #expect(refused.contains { if case .subscriptionFailed("/chat/a", _) = $0 { true } else { false } })
+        // A new session subscribes /chat/b only.
+        var again = Rig()
+        _ = again.machine.subscribe("/chat/a")
+        _ = again.machine.subscribe("/chat/b")
+        _ = again.machine.unsubscribe("/chat/a")
+        #expect(again.handshake().sent(on: "/meta/subscribe").map(\.subscription) == [["/chat/b"]])
+    }
+
     @Test func aConnectEndedWithoutItsReplyIsRetriedAndAStaleOneIgnored() throws {
         var rig = Rig()
         let first = try #require(rig.handshake().sent(on: "/meta/connect").first)

@@ -112,6 +112,11 @@ public final class BayeuxClient: Sendable {
         self.step { $0.subscribe(channel) }
     }
 
+    /// Stops subscribing to `channel`, now and after later handshakes.
+    public func unsubscribe(_ channel: String) {
+        self.step { $0.unsubscribe(channel) }
+    }
+
     /// Publishes `data` on `channel` and returns the server's acknowledgement (`successful: true`).
     /// Without a session the message waits for the next handshake.
     public func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) async throws(BayeuxFailure) -> BayeuxMessage {

@@ -171,6 +171,19 @@ public struct BayeuxClientStateMachine: Sendable {
         return self.sendSubscribe([channel])
     }
 
+    /// Stops subscribing to `channel`: `/meta/unsubscribe` now (in a session), and no subscription after
+    /// later handshakes.
+    public mutating func unsubscribe(_ channel: String) -> [Action] {
+        guard let index = self.subscriptions.firstIndex(of: channel) else { return [] }
+        self.subscriptions.remove(at: index)
+        guard case .session = self.phase, let clientID = self.clientID else { return [] }
+        let id = self.makeID()
+        var message = BayeuxMessage(channel: "/meta/unsubscribe", id: id, clientID: clientID)
+        message.subscription = [channel]
+        self.inFlight[id] = .unsubscribe(channel)
+        return self.sendControl([message])
+    }
+
     /// Publishes `data` on `channel`; the reply comes as ``Action/published(id:_:)`` with the returned id.
     /// Without a session the message waits for the next handshake.
     public mutating func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) -> (id: String, actions: [Action]) {
