@@ -57,6 +57,14 @@ import Testing
         let end = try #require(try Attendantctl.parseAsRoot(["chat", "end", "--thread", "t2"]) as? C.End)
         #expect(end.thread == "t2")
         #expect((try Attendantctl.parseAsRoot(["chat", "end"]) as? C.End)?.thread == nil)
+        let typing = try #require(try Attendantctl.parseAsRoot(["chat", "typing", "stopped", "--thread", "t1"]) as? C.Typing)
+        #expect(typing.state == "stopped" && typing.thread == "t1")
+        let nickname = try #require(try Attendantctl.parseAsRoot(["chat", "nickname", "Amazing Grace", "--channel", "gms"]) as? C.Nickname)
+        #expect(nickname.nickname == "Amazing Grace" && nickname.chat.channel == "gms")
+        let push = try #require(try Attendantctl.parseAsRoot(["chat", "push-url", "https://shop.example/7"]) as? C.PushURL)
+        #expect(push.url == "https://shop.example/7")
+        let notice = try #require(try Attendantctl.parseAsRoot(["chat", "notice", "order 7", "--json"]) as? C.Notice)
+        #expect(notice.text == "order 7" && notice.output.json)
     }
 
     @Test(arguments: [
@@ -76,6 +84,12 @@ import Testing
         ["chat", "end", "t1"],
         ["chat", "end", "--thread", ""],
         ["chat", "threads", "--thread", "t1"],
+        ["chat", "typing", "maybe"],
+        ["chat", "nickname"],
+        ["chat", "nickname", ""],
+        ["chat", "push-url", "ftp://shop.example"],
+        ["chat", "push-url"],
+        ["chat", "notice", ""],
     ])
     func badChatInputIsAUsageError(_ arguments: [String]) {
         do {

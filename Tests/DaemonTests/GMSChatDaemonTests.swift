@@ -163,6 +163,20 @@ import Testing
         let text = try await desktop.shownText(shown.body)
         #expect(!text.contains("Grace:"), "the customer's own line is not in the alert: \(text)")
         #expect(!daemon.stderr.contains("Hello <b>Ada</b>"), "message text stays out of the log")
+
+        // The customer's other v2 operations, through attendantctl.
+        func ctl(_ arguments: [String]) throws -> (Int32, String) {
+            try run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
+        }
+        #expect(try ctl(["nickname", "Amazing Grace"]) == (0, "The agent on chat now sees Amazing Grace.\n"))
+        #expect(try ctl(["push-url", "https://shop.example/orders/7", "--json"]) == (0, #"{"ok":true,"action":"chat-push-url","channel":"chat","url":"https://shop.example/orders/7"}"# + "\n"))
+        #expect(try ctl(["notice", "order 7"]).0 == 0)
+        try await eventually("the three operations at GMS") {
+            let rows = (try Self.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []).filter { $0["party"] as? String == "client" }
+            return rows.contains { $0["type"] as? String == "NicknameUpdated" && $0["text"] as? String == "Amazing Grace" }
+                && rows.contains { $0["type"] as? String == "PushUrl" && $0["text"] as? String == "https://shop.example/orders/7" }
+                && rows.contains { $0["type"] as? String == "CustomNotice" && $0["text"] as? String == "order 7" }
+        }
         await CXoneChatDaemonTests.stop(daemon)
     }
 

@@ -139,6 +139,35 @@ import Testing
         await again.stop()
     }
 
+    /// v2's other customer operations reach GMS's transcript; v1 has none and says so.
+    @Test func nicknamePushedURLAndCustomNoticeReachGMSOnV2Only() async throws {
+        let rig = try await GMSChatRig.start()
+        try await rig.channel.listen()
+        _ = try await rig.channel.perform(.connect)
+        try await rig.until("the greeting") { !rig.agentTexts.isEmpty }
+        _ = try await rig.channel.perform(.custom(command: "chat-nickname", arguments: ["nickname": "Amazing Grace"]))
+        _ = try await rig.channel.perform(.custom(command: "chat-push-url", arguments: ["url": "https://shop.example/orders/7"]))
+        _ = try await rig.channel.perform(.custom(command: "chat-notice", arguments: ["text": "order 7"]))
+        try await rig.until("the three rows at GMS") { (rig.simulator.gms.chats.last?.rows.count ?? 0) >= 5 }
+        let rows = try #require(rig.simulator.gms.chats.last?.rows).filter { $0.party == .client }
+        #expect(rows.contains { $0.kind == .nicknameUpdated && $0.text == "Amazing Grace" })
+        #expect(rows.contains { $0.kind == .pushURL && $0.text == "https://shop.example/orders/7" })
+        #expect(rows.contains { $0.kind == .customNotice && $0.text == "order 7" })
+        await rig.stop()
+
+        let v1 = try await GMSChatRig.start(apiVersion: 1)
+        try await v1.channel.listen()
+        _ = try await v1.channel.perform(.connect)
+        do {
+            _ = try await v1.channel.perform(.custom(command: "chat-push-url", arguments: ["url": "https://shop.example"]))
+            Issue.record("v1 has no pushUrl")
+        } catch let error as ChannelError {
+            #expect(error.code == .unsupported)
+            #expect(error.message == "gms-chat: GMS chat API v1 has no customer operation for a pushed URL; it needs api-version = 2")
+        }
+        await v1.stop()
+    }
+
     @Test func endingTheChatForgetsItsKeysAndClosesTheThread() async throws {
         let rig = try await GMSChatRig.start()
         try await rig.channel.listen()

@@ -137,10 +137,19 @@ extension GMSChatChannel {
             return .done
         case .custom("chat-status", _):
             return .fields(self.statusFields())
+        case .custom("chat-nickname", let arguments):
+            try await self.operateV2Only("updateNickname", ["nickname": arguments["nickname"] ?? ""], what: "a nickname change")
+            return .fields(["operation": "updateNickname"])
+        case .custom("chat-push-url", let arguments):
+            try await self.operateV2Only("pushUrl", ["pushUrl": arguments["url"] ?? ""], what: "a pushed URL")
+            return .fields(["operation": "pushUrl"])
+        case .custom("chat-notice", let arguments):
+            try await self.operateV2Only("customNotice", ["message": arguments["text"] ?? ""], what: "a custom notice")
+            return .fields(["operation": "customNotice"])
         default:
             throw ChannelError(
                 .unsupported,
-                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation and chat-status"
+                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
             )
         }
     }
@@ -238,6 +247,17 @@ extension GMSChatChannel {
         } catch {
             throw ChannelError(.transient, "\(self.prefix): \(v2) to \(self.serverDescription) failed: \(error)")
         }
+    }
+
+    /// An operation only chat API v2 has (v1's HTTP operations have no customer side for it).
+    func operateV2Only(_ operation: String, _ fields: [String: String], what: String) async throws {
+        guard self.configuration.apiVersion == 2 else {
+            throw ChannelError(.unsupported, "\(self.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
+        }
+        guard fields.values.allSatisfy({ !$0.isEmpty }) else {
+            throw ChannelError(.illegalState, "\(self.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
+        }
+        try await self.operate(v2: operation, v1: operation, fields: fields)
     }
 
     func statusFields() -> [String: String] {

@@ -60,7 +60,7 @@ extension Attendantctl {
                 seconds), and readByAgentAt once the agent read it), and when known assignedAgent and \
                 positionInQueue.
                 """,
-            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self]
+            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self, Nickname.self, PushURL.self, Notice.self]
         )
 
         struct Prepare: AsyncParsableCommand {
