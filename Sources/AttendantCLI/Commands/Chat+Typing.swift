@@ -6,7 +6,8 @@ extension Attendantctl.Chat {
         static let configuration = CommandConfiguration(
             abstract: "Tell the agent that the person started or stopped typing.",
             discussion: """
-                Sends the chat's typing event (CXone: SenderTypingStarted or SenderTypingEnded) for the \
+                Sends the chat's typing event (CXone: SenderTypingStarted or SenderTypingEnded; GMS: startTyping \
+                or stopTyping) for the \
                 thread. JSON: an object with the keys ok (true), action ("chat-typing"), channel, state, \
                 thread (null when not given: the current thread).
                 """
