@@ -180,6 +180,32 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    /// Without `auto-start` the daemon only listens; `attendantctl chat connect` starts the chat and
+    /// `chat end` ends it, each shown in `chat status`.
+    @Test func theUserStartsAndEndsTheChatWithAttendantctl() async throws {
+        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let config = try scratch.write(
+            "attendant.toml", Self.configuration(simulator).replacingOccurrences(of: "auto-start = true", with: "auto-start = false")
+        )
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+        #expect(try self.chatStatus(desktop)["chat"] == "none")
+        #expect(try Self.gmsChats(simulator).isEmpty)
+        let (status, output) = try run(TokenDaemonTests.attendantctl, ["chat", "connect"], environment: desktop.toolEnvironment)
+        #expect(status == 0, "\(output)")
+        try await eventually("the agent's greeting") { Self.agentTexts(desktop).contains("Hello, this is Ada. How can I help you?") }
+        let running = try self.chatStatus(desktop)
+        #expect(running["chat"] == "active" && running["connected"] == "yes" && running["transport"] == "websocket", "\(running)")
+        #expect(running["client-id-age"] != nil && running["advice"]?.contains("reconnect=retry") == true, "\(running)")
+        #expect(try run(TokenDaemonTests.attendantctl, ["chat", "end"], environment: desktop.toolEnvironment).0 == 0)
+        try await eventually("the chat ended") { try self.chatStatus(desktop)["chat"] == "ended" }
+        #expect(try Self.gmsChats(simulator).last?["ended"] as? Bool == true)
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Bad input
 
     /// A batch that is not JSON, one that is not Bayeux, a GMS event of the wrong shape, an event on a
