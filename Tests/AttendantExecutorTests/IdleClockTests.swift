@@ -24,10 +24,12 @@ private final class Loop: Sendable {
         Task(executorPreference: self.executor) { try await body() }
     }
 
-    /// Waits up to 30 s: the whole suite starting on 2 cores can hold a thread back for seconds.
+    /// Waits up to 60 s. While the whole suite runs, tests that block hold Swift's cooperative threads (two
+    /// on this machine) for seconds, so this poll may not run for a long while: what it waits to see must
+    /// stay true that long (the sleeps below are 20 s and longer).
     func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
         let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(30)
+        let deadline = clock.now + .seconds(60)
         while !condition() {
             try #require(clock.now < deadline, "timed out waiting for \(what)")
             try await Task.sleep(for: .milliseconds(5))
@@ -48,18 +50,17 @@ private final class Loop: Sendable {
     @Test func aCancelledSleepThrowsAtOnceAndNeverWakesTheLoop() async throws {
         let loop = Loop()
         let clock = IdleClock(executor: loop.executor)
-        // Long enough that a loaded machine still sees the timer before its deadline.
-        let oldDeadline = ContinuousClock.now + .seconds(3)
-        let sleeper = loop.task { try await clock.sleep(for: .seconds(3)) }
+        // Long enough that the timer is still there when a starved poll looks (see waitUntil).
+        let sleeper = loop.task { try await clock.sleep(for: .seconds(600)) }
         try await loop.waitUntil("the sleep's timer") { loop.executor.scheduledCount == 1 }
         // Cancelled from a task on the loop's thread, as the daemon's timers are.
         _ = try await loop.task { sleeper.cancel() }.value
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(loop.executor.scheduledCount == 0, "the cancelled sleep is still in the timer heap")
 
-        // Nothing runs on the loop from here on: past the old deadline it must not have woken.
+        // The timer left the heap, which is what arms the loop's timerfd; and nothing wakes the loop now.
         let before = loop.executor.wakeups.load(ordering: .relaxed)
-        try await Task.sleep(until: oldDeadline + .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(700))
         #expect(loop.executor.wakeups.load(ordering: .relaxed) == before, "the loop woke for a cancelled sleep")
     }
 
@@ -79,7 +80,7 @@ private final class Loop: Sendable {
     /// dropping them, this fails, and `IdleClock` can go.
     @Test func aCancelledTaskSleepStaysScheduledUntilItsDeadline() async throws {
         let loop = Loop()
-        let sleeper = loop.task { try await Task.sleep(for: .seconds(3)) }
+        let sleeper = loop.task { try await Task.sleep(for: .seconds(20)) }
         try await loop.waitUntil("Task.sleep's job") { loop.executor.scheduledCount == 1 }
         _ = try await loop.task { sleeper.cancel() }.value
         await #expect(throws: CancellationError.self) { try await sleeper.value }
