@@ -1,5 +1,5 @@
 import AttendantPluginAPI
-import AttendantPluginKit
+public import AttendantPluginKit
 import KarteCore
 
 enum Fixtures {

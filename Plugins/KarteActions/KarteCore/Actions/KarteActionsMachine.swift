@@ -50,12 +50,24 @@ public struct KarteActionsMachine: Sendable {
         public var actionID: String
         public var campaignID: String
         public var shortenID: String
+
+        public init(actionID: String, campaignID: String, shortenID: String) {
+            self.actionID = actionID
+            self.campaignID = campaignID
+            self.shortenID = shortenID
+        }
     }
 
     /// An action on screen: its message (whole JSON in ``KarteMessage/json``) and what is shown of it.
     public struct ShownAction: Sendable, Hashable {
         public var message: KarteMessage
         public var content: KarteActionContent
+
+        public init(message: KarteMessage, content: KarteActionContent) {
+            self.message = message
+            self.content = content
+        }
+
         public var ref: ActionRef {
             ActionRef(actionID: self.message.actionID, campaignID: self.message.campaignID, shortenID: self.message.shortenID)
         }
@@ -71,6 +83,13 @@ public struct KarteActionsMachine: Sendable {
         public var value: JSONValue
         public var campaignID: String
         public var shortenID: String
+
+        public init(name: String, value: JSONValue, campaignID: String, shortenID: String) {
+            self.name = name
+            self.value = value
+            self.campaignID = campaignID
+            self.shortenID = shortenID
+        }
     }
 
     public enum Action: Sendable, Hashable {
