@@ -27,7 +27,8 @@ struct Pair {
     }
 
     mutating func view(_ name: String) throws -> [Actions.Action] {
-        try self.tracking.view(name: name, now: self.now).pageChanges.flatMap { self.actions.pageChanged($0) }
+        // The view event is sent (and never answered), so later events open a new batching window.
+        try self.tracking.flushNow(self.tracking.view(name: name, now: self.now)).pageChanges.flatMap { self.actions.pageChanged($0) }
     }
 }
 

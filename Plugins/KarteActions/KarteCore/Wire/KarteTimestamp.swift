@@ -16,14 +16,14 @@ public enum KarteTimestamp {
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
         var fraction = 0.0
         if reader.take(".") {
-            var scale = 0.1
-            var count = 0
-            while let digit = reader.digit() {
-                fraction += Double(digit) * scale
-                scale /= 10
-                count += 1
+            var numerator = 0
+            var denominator = 1
+            while denominator <= 1_000_000_000, let digit = reader.digit() {
+                numerator = numerator * 10 + digit
+                denominator *= 10
             }
-            guard (1...9).contains(count) else { return nil }
+            guard denominator > 1, denominator <= 1_000_000_000 else { return nil }
+            fraction = Double(numerator) / Double(denominator)
         }
         var offsetSeconds = 0
         if reader.take("Z") {
