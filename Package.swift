@@ -239,6 +239,15 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The KarteActions plugin's pure layer (issue 13): KARTE track wire, the tracking machine (pv ids,
+        // batching, retries) and the actions machine (routing, suppress, display limit, resets).
+        .target(
+            name: "KarteCore",
+            dependencies: [pluginAPI],
+            path: "Plugins/KarteActions/KarteCore",
+            swiftSettings: strictness
+        ),
+
         // The GMSChat plugin's Bayeux client: GMSCore's machine driven over long-polling or a WebSocket on the
         // network the host lends. A target of its own so the Faye conformance tests run it in-process.
         .target(
@@ -277,6 +286,11 @@ let package = Package(
         .testTarget(
             name: "GMSCoreTests",
             dependencies: ["GMSCore", pluginAPI],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "KarteCoreTests",
+            dependencies: ["KarteCore", pluginAPI],
             swiftSettings: strictness
         ),
         // The GMSChat plugin's Bayeux client against Faye (a real Bayeux server) over both transports.

@@ -1,0 +1,198 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+/// KARTE's track client with no I/O: events in, requests out, answers classified. Time comes in as the
+/// event's wall-clock date (`now: UnixTime`) and as timers the driver runs, so tests need no sleeping.
+///
+/// What it guarantees (karte.md §1 and §3):
+/// - pv ids as the SDKs keep them: `original_pv_id` is fixed for the machine's life (one daemon run),
+///   `pv_id` starts equal to it and is renewed on every `view` **before** the view event is recorded, so
+///   the view already carries the new pv; ``markBoundary()`` renews without an event;
+/// - every event is stamped with (visitor, pv_id, original_pv_id) and its date when it is tracked;
+/// - batching as the SDKs: a request holds one keys group and at most
+///   ``Configuration/maximumEventsPerRequest`` events; events wait at most ``Configuration/batchWindow``
+///   (a full group goes at once);
+/// - 2xx answers are decoded and reported with ``Action/responseReceived(request:response:isRetry:)``;
+///   4xx answers drop the request; 5xx and network failures retry it after 0.5 s × 4ⁿ, up to
+///   ``Configuration/maximumRetries`` times, its events marked `_retry: true` (`_fetch_variables` is never
+///   retried). The response to a retry is reported with `isRetry: true`: it must never show anything.
+public struct KarteTrackingMachine: Sendable {
+    public struct Configuration: Sendable, Hashable {
+        public var appInfo: KarteAppInfo
+        public var maximumEventsPerRequest = 10
+        public var batchWindow: Duration = .milliseconds(100)
+        /// Android's `ExponentialBackoff(500, 4)`: 0.5 s, 2 s, 8 s.
+        public var retryBackoff = Backoff(base: .milliseconds(500), factor: 4, cap: .seconds(60), jitter: .none)
+        /// Retries after the first sending (Android's `MAX_RETRY_COUNT`).
+        public var maximumRetries = 3
+        /// A response body past this is refused unread.
+        public var responseSizeLimit = KarteTrackResponse.defaultSizeLimit
+
+        public init(appInfo: KarteAppInfo) {
+            self.appInfo = appInfo
+        }
+    }
+
+    public enum TimerKind: Sendable, Hashable {
+        /// The end of the batching window.
+        case flush
+        /// The wait before a failed request goes again.
+        case retry(requestID: UInt64)
+    }
+
+    public enum Action: Sendable, Hashable {
+        /// Run a timer; hand its id back to ``timerFired(_:)``.
+        case arm(TimerID<TimerKind>, after: Duration)
+        /// POST the body (gzipped) and report with ``requestCompleted(_:status:body:)`` or ``requestFailed(_:reason:)``.
+        case send(KarteTrackRequest, body: [UInt8])
+        /// A 2xx answer, decoded. Hand it to the actions machine unless `isRetry`.
+        case responseReceived(request: KarteTrackRequest, response: KarteTrackResponse, isRetry: Bool)
+        /// A 2xx answer that could not be read: log the error (it names no content).
+        case responseUnreadable(request: KarteTrackRequest, error: KarteDecodeError)
+        /// Given up: a 4xx answer, or the last retry failed. The reason names status or failure, no content.
+        case dropped(request: KarteTrackRequest, reason: String)
+        /// The pv_id changed; reset shown actions softly if ``KartePageChange/isReset``.
+        case pageChanged(KartePageChange)
+    }
+
+    public let configuration: Configuration
+    public private(set) var visitorID: String
+    public let originalPVID: String
+    public private(set) var pvID: String
+    /// Tracked events not yet in a request, in tracking order.
+    var pending: [KarteRecordedEvent] = []
+    /// Requests sent and not yet answered.
+    var inFlight: [UInt64: KarteTrackRequest] = [:]
+    /// Failed requests waiting for their retry timer.
+    var waitingToRetry: [UInt64: KarteTrackRequest] = [:]
+    var timers = TimerTable<TimerKind>()
+    var nextRequestID: UInt64 = 0
+    var random: any RandomNumberGenerator & Sendable
+
+    /// `visitorID` is the persisted one (or a new ``KarteID``); `original_pv_id` is drawn from `random`.
+    public init(configuration: Configuration, visitorID: String, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+        self.configuration = configuration
+        self.visitorID = visitorID
+        self.random = random
+        self.originalPVID = KarteID.random(using: &self.random)
+        self.pvID = self.originalPVID
+    }
+
+    /// The keys an event tracked now is stamped with.
+    public var keys: KarteKeys { KarteKeys(visitorID: self.visitorID, pvID: self.pvID, originalPVID: self.originalPVID) }
+
+    public var pendingEventCount: Int { self.pending.count }
+    public var requestsOutstanding: Int { self.inFlight.count + self.waitingToRetry.count }
+
+    /// Records an event after checking its field names; it goes out within the batching window.
+    public mutating func track(_ event: KarteEvent, now: UnixTime) throws(KarteFieldError) -> [Action] {
+        try event.validate()
+        return self.record(event, now: now)
+    }
+
+    /// Renews the pv_id without an event (a screen boundary the application marks itself, the ask of
+    /// plaidev/karte-android-sdk#30): always a soft reset.
+    public mutating func markBoundary() -> [Action] {
+        [.pageChanged(self.renewPV(reset: true))]
+    }
+
+    mutating func renewPV(reset: Bool) -> KartePageChange {
+        let previous = self.pvID
+        self.pvID = KarteID.random(using: &self.random)
+        return KartePageChange(previousPVID: previous, pvID: self.pvID, originalPVID: self.originalPVID, isReset: reset)
+    }
+
+    mutating func record(_ event: KarteEvent, now: UnixTime) -> [Action] {
+        let recorded = KarteRecordedEvent(event: event, keys: self.keys, date: now)
+        self.pending.append(recorded)
+        let group = self.pending.filter { $0.keys == recorded.keys }
+        if group.count >= self.configuration.maximumEventsPerRequest {
+            return self.flush(only: recorded.keys)
+        }
+        guard !self.timers.isArmed(.flush) else { return [] }
+        return [.arm(self.timers.arm(.flush), after: self.configuration.batchWindow)]
+    }
+
+    /// Sends the pending events (of one keys group, or all), grouped by keys in order of first tracking and
+    /// cut into requests of at most ``Configuration/maximumEventsPerRequest``.
+    mutating func flush(only keys: KarteKeys? = nil) -> [Action] {
+        var groups: [(KarteKeys, [KarteRecordedEvent])] = []
+        var kept: [KarteRecordedEvent] = []
+        for event in self.pending {
+            if let keys, event.keys != keys {
+                kept.append(event)
+            } else if let index = groups.firstIndex(where: { $0.0 == event.keys }) {
+                groups[index].1.append(event)
+            } else {
+                groups.append((event.keys, [event]))
+            }
+        }
+        self.pending = kept
+        var actions: [Action] = []
+        let size = self.configuration.maximumEventsPerRequest
+        for (keys, events) in groups {
+            for start in stride(from: 0, to: events.count, by: size) {
+                self.nextRequestID += 1
+                let request = KarteTrackRequest(id: self.nextRequestID, keys: keys, events: Array(events[start..<min(start + size, events.count)]))
+                actions.append(self.send(request))
+            }
+        }
+        return actions
+    }
+
+    mutating func send(_ request: KarteTrackRequest) -> Action {
+        self.inFlight[request.id] = request
+        return .send(request, body: request.body(appInfo: self.configuration.appInfo).encoded())
+    }
+
+    /// A timer the driver ran for this machine fired; a stale one does nothing.
+    public mutating func timerFired(_ id: TimerID<TimerKind>) -> [Action] {
+        guard self.timers.fire(id) else { return [] }
+        switch id.kind {
+        case .flush:
+            return self.flush()
+        case .retry(let requestID):
+            guard var request = self.waitingToRetry.removeValue(forKey: requestID) else { return [] }
+            request.attempt += 1
+            return [self.send(request)]
+        }
+    }
+
+    /// The server answered request `requestID` with an HTTP status and a body (already un-gzipped).
+    public mutating func requestCompleted(_ requestID: UInt64, status: Int, body: [UInt8]) -> [Action] {
+        guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        switch status {
+        case 200..<300:
+            do {
+                let response = try KarteTrackResponse.decode(body, sizeLimit: self.configuration.responseSizeLimit)
+                return [.responseReceived(request: request, response: response, isRetry: request.isRetry)]
+            } catch {
+                return [.responseUnreadable(request: request, error: error)]
+            }
+        case 400..<500:
+            return [.dropped(request: request, reason: "HTTP status \(status): the request is refused and not retried")]
+        default:
+            return self.retry(request, after: "HTTP status \(status)")
+        }
+    }
+
+    /// The request never got an answer (connection refused, timed out, reset).
+    public mutating func requestFailed(_ requestID: UInt64, reason: String) -> [Action] {
+        guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        return self.retry(request, after: reason)
+    }
+
+    mutating func retry(_ request: KarteTrackRequest, after failure: String) -> [Action] {
+        guard request.attempt < self.configuration.maximumRetries else {
+            return [.dropped(request: request, reason: "\(failure), after \(request.attempt) retries")]
+        }
+        var again = request
+        again.events.removeAll { $0.event.name == KarteEventName.fetchVariables }
+        guard !again.events.isEmpty else {
+            return [.dropped(request: request, reason: "\(failure); \(KarteEventName.fetchVariables) is not retried")]
+        }
+        self.waitingToRetry[again.id] = again
+        let delay = self.configuration.retryBackoff.ceiling(attempt: request.attempt)
+        return [.arm(self.timers.arm(.retry(requestID: again.id)), after: delay)]
+    }
+}
