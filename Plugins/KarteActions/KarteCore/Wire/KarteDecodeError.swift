@@ -1,4 +1,6 @@
+#if canImport(AttendantPluginKit)
 public import AttendantPluginKit
+#endif
 
 /// Why a track response could not be read. It names the size, the field path and the types involved,
 /// never the content, which may hold personal data and is at most a log level away from a journal.

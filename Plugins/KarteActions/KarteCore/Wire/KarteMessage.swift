@@ -1,4 +1,6 @@
+#if canImport(AttendantPluginKit)
 public import AttendantPluginKit
+#endif
 
 /// One of `response.messages`: an action, the campaign it belongs to and the trigger that fired it. The
 /// typed fields are the ones the SDKs read (karte.md §1, "Message keys the SDKs actually read"); the whole

@@ -1,4 +1,6 @@
+#if canImport(AttendantPluginKit)
 public import AttendantPluginAPI
+#endif
 
 /// KARTE's `response_timestamp`: `yyyy-MM-dd'T'HH:mm:ss.SSSZ` as the SDKs' format string says, which the
 /// server writes as `2019-11-24T02:05:12.616Z`.

@@ -1,4 +1,6 @@
+#if canImport(AttendantPluginKit)
 public import AttendantPluginKit
+#endif
 
 /// A track response, `{"success","status","response":{"messages","events","options"}}`, or an error body
 /// `{"success":0,"status":400,"error":"invalid request"}` (iOS `TrackResponse.swift` and its fixtures).
