@@ -80,11 +80,19 @@ private final class Loop: Sendable {
     /// dropping them, this fails, and `IdleClock` can go.
     @Test func aCancelledTaskSleepStaysScheduledUntilItsDeadline() async throws {
         let loop = Loop()
-        let sleeper = loop.task { try await Task.sleep(for: .seconds(20)) }
-        try await loop.waitUntil("Task.sleep's job") { loop.executor.scheduledCount == 1 }
-        _ = try await loop.task { sleeper.cancel() }.value
-        await #expect(throws: CancellationError.self) { try await sleeper.value }
-        #expect(loop.executor.scheduledCount == 1)
+        let executor = loop.executor
+        // Started, observed and cancelled on the loop's own thread: a test's polls run on Swift's cooperative
+        // threads, which blocking tests elsewhere in the suite can hold for longer than any sleep here.
+        let (scheduled, afterCancel) = try await loop.task { () -> (Int, Int) in
+            let sleeper = Task(executorPreference: executor) { try await Task.sleep(for: .seconds(20)) }
+            for _ in 0..<10_000 where executor.scheduledCount == 0 { await Task.yield() }
+            let scheduled = executor.scheduledCount
+            sleeper.cancel()
+            await #expect(throws: CancellationError.self) { try await sleeper.value }
+            return (scheduled, executor.scheduledCount)
+        }.value
+        #expect(scheduled == 1, "Task.sleep's job never reached the loop")
+        #expect(afterCancel == 1, "a cancelled Task.sleep left the executor: IdleClock may no longer be needed")
         try await loop.waitUntil("the old deadline") { loop.executor.scheduledCount == 0 }
     }
 
