@@ -51,9 +51,9 @@ struct CXoneChatConfiguration: Sendable {
             }
             self.endpoints = .region(region)
         case (nil, let socket?, let chat?):
-            try Self.check(settings, "socket-url", socket, schemes: ["ws", "wss"])
-            try Self.check(settings, "chat-url", chat, schemes: ["http", "https"])
-            if let hostURL { try Self.check(settings, "host-url", hostURL, schemes: ["http", "https"]) }
+            try settings.checkURL(socket, key: "socket-url", schemes: ["ws", "wss"])
+            try settings.checkURL(chat, key: "chat-url", schemes: ["http", "https"])
+            if let hostURL { try settings.checkURL(hostURL, key: "host-url", schemes: ["http", "https"]) }
             self.endpoints = CXoneEndpoints(socket: socket, chat: chat, host: hostURL)
         case (nil, nil, nil):
             throw settings.error("region", "is missing; give the channel's CXone region (such as \"eu1\"), or socket-url and chat-url")
@@ -99,14 +99,6 @@ struct CXoneChatConfiguration: Sendable {
         if let backoff = try settings.duration("max-backoff") {
             guard backoff >= .seconds(1) else { throw settings.error("max-backoff", "must be at least 1 s") }
             self.machine.maximumBackoff = backoff
-        }
-    }
-
-    private static func check(_ settings: ChannelSettings, _ key: String, _ url: String, schemes: [String]) throws {
-        guard let colon = url.firstIndex(of: ":"), schemes.contains(url[..<colon].lowercased()), url[colon...].hasPrefix("://"),
-              url.count > url.distance(from: url.startIndex, to: colon) + 3
-        else {
-            throw settings.error(key, "\"\(url)\" is not a \(schemes.joined(separator: " or ")) URL")
         }
     }
 

@@ -95,10 +95,6 @@ public final class BayeuxClient: Sendable {
         self.state = Mutex(State(machine: BayeuxClientStateMachine(configuration: configuration.machine, random: random)))
     }
 
-    deinit {
-        self.timers.cancelAll()
-    }
-
     // MARK: Using it
 
     /// Starts a session (handshake, connect, the subscriptions); does nothing while one runs.

@@ -37,7 +37,7 @@ extension GMSChatChannel {
         let now = self.host.now()
         do {
             let reply = try await self.postV1Form(path: "/1/service/\(serviceID)/ixn/chat", fields: fields, what: "the chat's creation")
-            let event = try GMSChatV1Event(decoding: .object(["tag": .string("service.chat.refresh.\(serviceID)"), "message": .object(reply)]))
+            let event = try Self.v1Event(reply, serviceID: serviceID)
             let starters = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
                 guard state.phase == .starting else { return [] }
                 let keys = GMSChatKeys(
@@ -67,7 +67,7 @@ extension GMSChatChannel {
         do {
             let reply = try await self.postV1Form(operation: "refresh", fields: ["transcriptPosition": String(position), "_verbose": "true"])
             guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else { return true }
-            let event = try GMSChatV1Event(decoding: .object(["tag": .string("service.chat.refresh.\(serviceID)"), "message": .object(reply)]))
+            let event = try Self.v1Event(reply, serviceID: serviceID)
             self.received(event)
             return true
         } catch {
@@ -83,7 +83,7 @@ extension GMSChatChannel {
         fields["_verbose"] = "true"
         let reply = try await self.postV1Form(operation: operation, fields: fields)
         if let serviceID = self.state.withLock({ $0.keys?.serviceID }),
-            let event = try? GMSChatV1Event(decoding: .object(["tag": .string("service.chat.refresh.\(serviceID)"), "message": .object(reply)]))
+            let event = try? Self.v1Event(reply, serviceID: serviceID)
         {
             self.received(event)
         }
@@ -132,6 +132,12 @@ extension GMSChatChannel {
             throw ChannelError((500..<600).contains(response.status) ? .transient : .server, "\(self.prefix): \(what) at \(self.serverDescription) was refused (HTTP \(response.status)): \(reason)")
         }
         return object
+    }
+
+    /// A REST reply read as the chat interaction it carries: the same `message` a `/_genesys` event of
+    /// the chat's service holds.
+    static func v1Event(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> GMSChatV1Event {
+        try GMSChatV1Event(decoding: .object(["tag": .string(GMSChatV1Event.tagPrefix + serviceID), "message": .object(reply)]))
     }
 
     /// `application/x-www-form-urlencoded`: unreserved characters as they are, spaces as `+`, the rest

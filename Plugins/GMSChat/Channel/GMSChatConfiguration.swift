@@ -37,11 +37,11 @@ struct GMSChatConfiguration: Sendable {
         guard var base = try settings.string("url") else {
             throw settings.error("url", "is missing; give GMS's base URL, such as \"https://gms.example.com:8443/genesys\"")
         }
-        try Self.check(settings, "url", base, schemes: ["http", "https"])
+        try settings.checkURL(base, key: "url", schemes: ["http", "https"])
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base
         if let cometd = try settings.string("cometd-url") {
-            try Self.check(settings, "cometd-url", cometd, schemes: ["http", "https"])
+            try settings.checkURL(cometd, key: "cometd-url", schemes: ["http", "https"])
             self.cometdURL = cometd
         } else {
             self.cometdURL = base + "/cometd"
@@ -72,14 +72,6 @@ struct GMSChatConfiguration: Sendable {
             self.machine.networkDelay = delay
         }
         self.machine.connectionType = self.transport
-    }
-
-    private static func check(_ settings: ChannelSettings, _ key: String, _ url: String, schemes: [String]) throws {
-        guard let colon = url.firstIndex(of: ":"), schemes.contains(url[..<colon].lowercased()), url[colon...].hasPrefix("://"),
-              url.count > url.distance(from: url.startIndex, to: colon) + 3
-        else {
-            throw settings.error(key, "\"\(url)\" is not a \(schemes.joined(separator: " or ")) URL")
-        }
     }
 
     /// v2's service channel.

@@ -90,6 +90,18 @@ public struct ChannelSettings: Sendable {
         }
     }
 
+    /// Checks that `url`, the value of `key`, is an absolute URL with one of `schemes` (`https`, `wss`, …)
+    /// and something after `://` (since API 1.5).
+    ///
+    /// - Throws: ``SettingsError`` naming the key: `"gms.example" is not a http or https URL`.
+    public func checkURL(_ url: String, key: String, schemes: [String]) throws {
+        guard let colon = url.firstIndex(of: ":"), schemes.contains(url[..<colon].lowercased()), url[colon...].hasPrefix("://"),
+              url.count > url.distance(from: url.startIndex, to: colon) + 3
+        else {
+            throw self.error(key, "\"\(url)\" is not a \(schemes.joined(separator: " or ")) URL")
+        }
+    }
+
     /// An error about `key` that the plugin found itself, such as a value out of range.
     public func error(_ key: String, _ problem: String) -> SettingsError {
         SettingsError(file: self.file, line: self.lines[key], key: key, scope: self.scope, problem: problem)

@@ -31,8 +31,8 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``;
     /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``), ``ChannelHost/hashing``, ``Channel/run()``,
     /// ``PluginExport/builtAgainstVersion()`` and the AttendantPluginKit module; 1.5 adds
-    /// ``ChatMessage/transcriptPosition``, ``ChatMessage/Kind/idleAlert``, ``ChannelRequest/typing(threadID:started:)`` and
-    /// ``ChannelPluginFactory/defaultChatAlertTitle``.
+    /// ``ChatMessage/transcriptPosition``, ``ChatMessage/Kind/idleAlert``, ``ChannelRequest/typing(threadID:started:)``,
+    /// ``ChannelPluginFactory/defaultChatAlertTitle`` and ``ChannelSettings/checkURL(_:key:schemes:)``.
     public static let current = PluginAPIVersion(major: 1, minor: 5)
 
     /// The version of the API the *calling code was compiled against*: emitted into the caller, so its

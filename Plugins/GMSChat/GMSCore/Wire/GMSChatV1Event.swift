@@ -18,7 +18,8 @@ public struct GMSChatV1Event: Sendable, Hashable {
     public var startedAt: String?
     public var rows: [GMSTranscriptEvent]
 
-    static let tagPrefix = "service.chat.refresh."
+    /// The tag of a chat refresh event, before the service id.
+    public static let tagPrefix = "service.chat.refresh."
 
     public init(serviceID: String?, chatSessionID: String?, state: String?, transcriptPosition: Int?, startedAt: String?, rows: [GMSTranscriptEvent]) {
         self.serviceID = serviceID
