@@ -27,12 +27,17 @@ extension GMSChatChannel {
             if createV1 { Task { await self.createV1Interaction() } }
             if askAgain { self.requestNotifications() }
         case .interrupted(let failure):
-            self.state.withLock { state in
+            // Ask for the chat's events after the stored position at once: the request goes out on a new
+            // connection and is answered there, while a new connect may be held by the server for its
+            // whole timeout. If it fails too, it is made again once a connect succeeds.
+            let ask = self.state.withLock { state -> Bool in
                 state.connected = false
                 state.replayOnConnect = true
                 state.lastError = failure.description
+                return state.phase == .active && state.notificationsRequest != .inFlight
             }
             self.worker.enqueue(.log(.notice, "\(self.prefix): the connection to \(self.serverDescription) was interrupted: \(failure); reconnecting"))
+            if ask { self.requestNotifications() }
         case .transportChanged(let type):
             self.worker.enqueue(.log(.notice, "\(self.prefix): \(self.serverDescription) is reached over \(type) from now on"))
         case .delivered(let message):
