@@ -48,6 +48,12 @@ let package = Package(
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // zlib, through pkg-config (Debian: zlib1g-dev): gzip bodies for the KARTE track API.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // sd_notify, the watchdog and sd-bus; no swift-log, so attendantctl does not link the plugin API.
         .target(
             name: "Systemd",
