@@ -26,10 +26,22 @@ public import Systemd
 /// ChatSendMessage(s channel, s thread, s text) → a{ss} delivery   thread "" = the channel's current thread;
 ///                                                  delivery: sent|queued, message, thread, reason (queued)
 /// ChatEndConversation(s channel, s thread)        thread "" = the channel's current thread
+/// ChannelRequest(s channel, s command, a{ss} arguments) → a{ss} fields     a plugin's own request
+///                                                  (`registration`, `chat-status`, `actions-view`, …)
+/// SetURLHandler(s name)                            the bus name asked ShouldOpenURL before every link a
+///                                                  channel opens ("" = none); see URLHandlerInterface
 ///
 /// signal ChannelEvent(s channel, s event, a{sv} details)       every channel event (EventRecord keys)
 /// signal ChannelStateChanged(s channel, s state, s detail)
 /// signal DoNotDisturbChanged(b on)
+/// signal ActionReceived(s channel, s action, s json)           an in-app action to show, whole, as the
+///                                                              service sent it (for viewers that render it)
+/// signal ActionWillAppear(s channel, s action, s campaign, s shorten, s reason)   reason "" for appear
+/// signal ActionDidAppear(s channel, s action, s campaign, s shorten, s reason)
+/// signal ActionWillDisappear(s channel, s action, s campaign, s shorten, s reason) reason soft, click,
+/// signal ActionDidDisappear(s channel, s action, s campaign, s shorten, s reason)  dismiss or hard
+/// signal ActionWindowPresented(s channel)                      the channel's first action opened
+/// signal ActionWindowDismissed(s channel)                      the channel's last action closed
 /// ```
 ///
 /// Errors are `org.attendant.Attendant1.Error.*` (see ``ControlError``), with a message for people.
@@ -58,12 +70,40 @@ public enum ControlInterface {
         public static let chatEndConversation = "ChatEndConversation"
         /// A plugin's own request (`registration`, `chat-status`, `pre-chat-form`, …), answered as fields.
         public static let channelRequest = "ChannelRequest"
+        /// Registers the bus name that ``URLHandlerInterface`` `ShouldOpenURL` is asked on.
+        public static let setURLHandler = "SetURLHandler"
     }
 
     public enum Signal {
         public static let channelEvent = "ChannelEvent"
         public static let channelStateChanged = "ChannelStateChanged"
         public static let doNotDisturbChanged = "DoNotDisturbChanged"
+        public static let actionReceived = "ActionReceived"
+        public static let actionWillAppear = "ActionWillAppear"
+        public static let actionDidAppear = "ActionDidAppear"
+        public static let actionWillDisappear = "ActionWillDisappear"
+        public static let actionDidDisappear = "ActionDidDisappear"
+        public static let actionWindowPresented = "ActionWindowPresented"
+        public static let actionWindowDismissed = "ActionWindowDismissed"
+    }
+}
+
+/// What a URL handler serves, on its own bus name, for the daemon to ask before it opens a link
+/// (the desktop form of the KARTE SDKs' `shouldOpenURL`):
+///
+/// ```
+/// object     /org/attendant/URLHandler1
+/// interface  org.attendant.URLHandler1
+/// ShouldOpenURL(s url) → b open      false: the handler takes care of the link; true: open it
+/// ```
+///
+/// The daemon waits `[links] handler-timeout` (2 s) for the answer; no answer means open.
+public enum URLHandlerInterface {
+    public static let objectPath = "/org/attendant/URLHandler1"
+    public static let interface = "org.attendant.URLHandler1"
+
+    public enum Method {
+        public static let shouldOpenURL = "ShouldOpenURL"
     }
 }
 
@@ -83,6 +123,9 @@ public enum ControlError {
     public static let illegalState = prefix + "IllegalState"
     /// The channel's server answered the request with an error; the message is the channel's.
     public static let serverError = prefix + "ServerError"
+    /// The request's input was refused (a bad event field name, values that are not a JSON object); the
+    /// message says which and why.
+    public static let invalidArgument = prefix + "InvalidArgument"
     /// The configuration could not be re-read; the daemon keeps the running one.
     public static let reloadFailed = prefix + "ReloadFailed"
     /// The token could not be renewed.

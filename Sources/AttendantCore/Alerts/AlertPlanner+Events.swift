@@ -29,7 +29,7 @@ extension AlertPlanner {
             return self.present(key)
         case .actionClosed(let actionID, _):
             return self.withdraw(.inAppAction(channel: channel, actionID: actionID))
-        case .stoppedListening, .chatStateChanged:
+        case .stoppedListening, .chatStateChanged, .actionLifecycle:
             return []
         @unknown default:
             return []

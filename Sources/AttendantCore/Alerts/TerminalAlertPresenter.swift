@@ -31,6 +31,12 @@ package struct TerminalAlertPresenter: AlertPresenter {
             }
         case .chatStateChanged(let state) where state == .ready || state == .offline:
             line = "   \(channel): chat \(state)"
+        case .actionReceived(let action):
+            let body = action.body.isEmpty ? "" : ": \(Self.printable(action.body))"
+            let links = action.links.isEmpty ? "" : "  [" + action.links.map { Self.printable($0.label) }.joined(separator: " | ") + "]"
+            line = "📣 \(Self.printable(action.title)) on \(channel)\(body)\(links)"
+        case .actionClosed(let id, let reason):
+            line = "   \(channel): action \(id) closed (\(reason))"
         case .threadUpdated(let thread) where thread.state == .closed:
             line = "   \(channel): conversation \(thread.id) closed"
         default:

@@ -83,10 +83,16 @@ extension AttendantConfiguration {
             session = sessionReader.sessionSettings()
             problems += sessionReader.finish(knownHint: "[session] takes")
         }
+        var links = LinkSettings()
+        if let table = reader.table("links") {
+            var linksReader = TableReader(table: table, path: "links", scope: "[links]", file: file, index: index)
+            links = linksReader.linkSettings()
+            problems += linksReader.finish(knownHint: "[links] takes")
+        }
         problems += reader.finish(knownHint: "the top level takes")
         guard problems.isEmpty else { throw ConfigurationError(problems) }
 
-        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, file: file)
+        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, file: file)
     }
 }
 
@@ -318,6 +324,40 @@ extension TableReader {
             }
         }
         return session
+    }
+
+    /// The `[links]` table.
+    mutating func linkSettings() -> LinkSettings {
+        var links = LinkSettings()
+        if let schemes = self.strings("schemes") {
+            for scheme in schemes {
+                let valid = scheme.first?.isLetter == true && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+                if valid {
+                    links.schemes.append(scheme.lowercased())
+                } else {
+                    self.problem(.invalidValue, "schemes", "\"\(scheme)\" is not a URL scheme; write schemes without \":\", such as \"mailto\"")
+                }
+            }
+        }
+        for key in ["command", "opener"] {
+            guard let words = self.strings(key) else { continue }
+            if words.first?.isEmpty ?? true {
+                self.problem(.invalidValue, key, "expected a program and its arguments, such as [\"xdg-open\"]")
+            } else if key == "command" {
+                links.command = words
+            } else {
+                links.opener = words
+            }
+        }
+        if let timeout = self.duration("handler-timeout") {
+            if timeout <= LinkSettings.longestHandlerTimeout {
+                links.handlerTimeout = timeout
+            } else {
+                let found = self.table["handler-timeout"].map { SettingValue(toml: $0).description } ?? "\(timeout)"
+                self.problem(.invalidValue, "handler-timeout", "expected a duration of at most 30 seconds, found \(found)")
+            }
+        }
+        return links
     }
 
     /// A channel's `chat-alert-*` keys.

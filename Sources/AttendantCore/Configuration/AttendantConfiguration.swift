@@ -1,12 +1,13 @@
 package import AttendantPluginAPI
 
 /// The daemon's configuration: the `[daemon]` table, one ``ChannelConfiguration`` per `[[channel]]` and
-/// the `[alerts]` and `[session]` tables.
+/// the `[alerts]`, `[session]` and `[links]` tables.
 package struct AttendantConfiguration: Sendable, Equatable {
     package var daemon: DaemonSettings
     package var channels: [ChannelConfiguration]
     package var alerts: AlertSettings
     package var session: SessionSettings
+    package var links: LinkSettings
     /// The file it was read from, if any.
     package var file: String?
 
@@ -15,9 +16,11 @@ package struct AttendantConfiguration: Sendable, Equatable {
         channels: [ChannelConfiguration] = [],
         alerts: AlertSettings = AlertSettings(),
         session: SessionSettings = SessionSettings(),
+        links: LinkSettings = LinkSettings(),
         file: String? = nil
     ) {
         self.session = session
+        self.links = links
         self.daemon = daemon
         self.channels = channels
         self.alerts = alerts

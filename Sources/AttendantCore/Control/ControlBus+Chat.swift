@@ -60,6 +60,8 @@ extension ControlBus {
                     let fields = ["typing": started ? "started" : "stopped"].merging(thread.map { ["thread": $0] } ?? [:]) { $1 }
                     return [.dictionary(key: "s", value: "s", fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) })]
                 }
+                // A typed request a plugin answers with done has nothing more to say.
+                if case .done = reply, !Self.isCustom(request) { return [.dictionary(key: "s", value: "s", [])] }
                 guard case .fields(let fields) = reply else { throw Self.unexpected(reply, arguments, request) }
                 let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
                 return [.dictionary(key: "s", value: "s", entries)]
@@ -69,10 +71,22 @@ extension ControlBus {
 
     /// A plugin's request by name. `chat-typing` (`state` started or stopped, `thread`) is the API's
     /// typed ``ChannelRequest/typing(threadID:started:)`` since 1.5; any other state is the channel's to refuse.
+    /// `actions-dismiss` (`action`: one, else all), `actions-suppress` and `actions-unsuppress` are the typed
+    /// in-app action requests.
     private static func request(_ command: String, _ values: [String: String]) -> ChannelRequest {
+        switch command {
+        case "actions-dismiss": return .dismiss(actionID: values["action"].flatMap { $0.isEmpty ? nil : $0 })
+        case "actions-suppress": return .suppress
+        case "actions-unsuppress": return .unsuppress
+        default: break
+        }
         let state = values["state"] ?? "started"
         guard command == "chat-typing", state == "started" || state == "stopped" else { return .custom(command: command, arguments: values) }
         return .typing(threadID: values["thread"], started: state == "started")
+    }
+
+    private static func isCustom(_ request: ChannelRequest) -> Bool {
+        if case .custom = request { true } else { false }
     }
 
     private static func string(_ arguments: [BusValue], _ index: Int) -> String {
@@ -92,6 +106,7 @@ extension ControlBus {
                 case .unsupported: ControlError.unsupported
                 case .illegalState: ControlError.illegalState
                 case .server: ControlError.serverError
+                case .invalidArgument: ControlError.invalidArgument
                 default: ControlError.channelFailed
                 }
             throw BusMethodError(name: name, message: "channel \(channel): \(error.message)")

@@ -13,13 +13,22 @@ package final class ControlBus: AlertPresenter {
         package var fleet: ChannelFleet
         package var store: StateStore
         package var alerts: DesktopAlertCenter?
+        package var links: LinkOpener?
         package var reload: @Sendable () async throws -> String
         package var version: String
 
-        package init(fleet: ChannelFleet, store: StateStore, alerts: DesktopAlertCenter?, version: String, reload: @escaping @Sendable () async throws -> String) {
+        package init(
+            fleet: ChannelFleet,
+            store: StateStore,
+            alerts: DesktopAlertCenter?,
+            links: LinkOpener? = nil,
+            version: String,
+            reload: @escaping @Sendable () async throws -> String
+        ) {
             self.fleet = fleet
             self.store = store
             self.alerts = alerts
+            self.links = links
             self.version = version
             self.reload = reload
         }
@@ -52,6 +61,32 @@ package final class ControlBus: AlertPresenter {
             member: ControlInterface.Signal.channelEvent,
             arguments: [.string(channel), .string(event.name), .vardict(Self.details(event))]
         )
+        if let (member, arguments) = Self.actionSignal(event, channel: channel) {
+            await self.connection.emit(path: ControlInterface.objectPath, interface: ControlInterface.interface, member: member, arguments: arguments)
+        }
+    }
+
+    /// The in-app action signals: the action whole, and its will/did appear/disappear and window steps.
+    static func actionSignal(_ event: ChannelEvent, channel: String) -> (String, [BusValue])? {
+        let signal = ControlInterface.Signal.self
+        switch event {
+        case .actionReceived(let action):
+            return (signal.actionReceived, [.string(channel), .string(action.id), .string(action.json)])
+        case .actionLifecycle(let step):
+            let member: String
+            switch step.phase {
+            case .windowPresented: return (signal.actionWindowPresented, [.string(channel)])
+            case .windowDismissed: return (signal.actionWindowDismissed, [.string(channel)])
+            case .willAppear: member = signal.actionWillAppear
+            case .didAppear: member = signal.actionDidAppear
+            case .willDisappear: member = signal.actionWillDisappear
+            case .didDisappear: member = signal.actionDidDisappear
+            default: return nil
+            }
+            return (member, [.string(channel), .string(step.actionID), .string(step.campaignID), .string(step.shortenID), .string(step.reason)])
+        default:
+            return nil
+        }
     }
 
     /// Emits `ChannelStateChanged` for every channel whose state or detail changed since the last call.
@@ -94,9 +129,17 @@ package final class ControlBus: AlertPresenter {
                 "Kind": .string(message.kind.rawValue), "Sender": .string(message.sender.displayName), "Text": .string(message.text),
             ]
         case .actionReceived(let action):
-            return ["ID": .string(action.id), "Campaign": .string(action.campaignID), "Title": .string(action.title), "Body": .string(action.body)]
+            return [
+                "ID": .string(action.id), "Campaign": .string(action.campaignID), "Shorten": .string(action.shortenID),
+                "Title": .string(action.title), "Body": .string(action.body), "Links": .strings(action.links.map(\.url)),
+            ]
         case .actionClosed(let id, let reason):
             return ["ID": .string(id), "Reason": .string(reason)]
+        case .actionLifecycle(let step):
+            return [
+                "Phase": .string(step.phase.rawValue), "ID": .string(step.actionID), "Campaign": .string(step.campaignID),
+                "Shorten": .string(step.shortenID), "Reason": .string(step.reason),
+            ]
         @unknown default:
             return [:]
         }
@@ -195,11 +238,29 @@ package final class ControlBus: AlertPresenter {
                     )
                     return []
                 },
+                .init(ControlInterface.Method.setURLHandler, inputs: [A("name", "s")]) { arguments throws(BusMethodError) in
+                    guard let links = target.links else {
+                        throw BusMethodError(name: ControlError.unsupported, message: "this attendantd opens no links")
+                    }
+                    let name = arguments.first?.string ?? ""
+                    guard name.isEmpty || name.hasPrefix(":") || name.contains(".") else {
+                        throw BusMethodError(name: ControlError.invalidArgument, message: "\"\(name)\" is not a D-Bus name; pass your unique name (:1.42) or a well-known one")
+                    }
+                    links.setHandler(name)
+                    return []
+                },
             ] + Self.chatMethods(target: target),
             signals: [
                 .init(ControlInterface.Signal.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
                 .init(ControlInterface.Signal.channelStateChanged, [A("channel", "s"), A("state", "s"), A("detail", "s")]),
                 .init(ControlInterface.Signal.doNotDisturbChanged, [A("on", "b")]),
+                .init(ControlInterface.Signal.actionReceived, [A("channel", "s"), A("action", "s"), A("json", "s")]),
+            ] + [
+                ControlInterface.Signal.actionWillAppear, ControlInterface.Signal.actionDidAppear,
+                ControlInterface.Signal.actionWillDisappear, ControlInterface.Signal.actionDidDisappear,
+            ].map { .init($0, [A("channel", "s"), A("action", "s"), A("campaign", "s"), A("shorten", "s"), A("reason", "s")]) } + [
+                .init(ControlInterface.Signal.actionWindowPresented, [A("channel", "s")]),
+                .init(ControlInterface.Signal.actionWindowDismissed, [A("channel", "s")]),
             ]
         )
     }

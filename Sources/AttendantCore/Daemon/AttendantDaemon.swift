@@ -92,6 +92,16 @@ package struct AttendantDaemon {
         let presenters: [any AlertPresenter] =
             (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, links.forwarder] } ?? [])
         let router = EventRouter(store: store, logger: self.logger, presenters: presenters)
+        // Links from in-app actions: only with a desktop session (someone to open them for).
+        let linkOpener = session.map { session in
+            LinkOpener(settings: configuration.links, askHandler: { name, url, timeout in
+                let reply = try? await session.call(
+                    destination: name, path: URLHandlerInterface.objectPath, interface: URLHandlerInterface.interface,
+                    member: URLHandlerInterface.Method.shouldOpenURL, arguments: [.string(url)], timeout: timeout
+                )
+                return reply?.first?.bool
+            }, logger: self.logger)
+        }
         let fleet = ChannelFleet(
             environment: .init(
                 loader: loader,
@@ -99,6 +109,7 @@ package struct AttendantDaemon {
                 router: router,
                 clock: self.options.clock,
                 processEnvironment: self.options.environment,
+                links: linkOpener,
                 logger: self.logger
             ),
             onStatusChange: { links.statusChanged() }
@@ -126,13 +137,14 @@ package struct AttendantDaemon {
             onConfiguration: { [alerts] configuration in
                 alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))
                 sessionMonitor.update(configuration.session)
+                linkOpener?.update(configuration.links)
             }
         )
         var desktop: DesktopServices? = nil
         if let session, let alerts {
             let control = ControlBus(
                 connection: session,
-                target: .init(fleet: fleet, store: store, alerts: alerts, version: self.options.version) {
+                target: .init(fleet: fleet, store: store, alerts: alerts, links: linkOpener, version: self.options.version) {
                     try await controller.reload()
                 },
                 logger: self.logger

@@ -23,6 +23,8 @@ package final class ChannelFleet: Service {
         package var factory: @Sendable (String) throws -> any ChannelPluginFactory
         /// Makes the token source of a channel with `token-*` keys; by default the configured one.
         package var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
+        /// Opens the links channels ask for; nil: links are refused (no desktop session).
+        package var links: LinkOpener?
 
         package init(
             loader: PluginLoader,
@@ -31,8 +33,10 @@ package final class ChannelFleet: Service {
             clock: any Clock<Duration> = ContinuousClock(),
             wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
             processEnvironment: [String: String] = [:],
+            links: LinkOpener? = nil,
             logger: Logger
         ) {
+            self.links = links
             self.loader = loader
             self.store = store
             self.router = router
@@ -297,7 +301,8 @@ package final class ChannelFleet: Service {
             secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
             router: self.environment.router,
-            network: HostNetwork(verifiesTLS: channel.verifiesTLS, logger: logger)
+            network: HostNetwork(verifiesTLS: channel.verifiesTLS, logger: logger),
+            links: self.environment.links
         )
         let made: any Channel
         let settings = channel.pluginSettings(file: file)

@@ -15,6 +15,7 @@ final class DaemonChannelHost: ChannelHost {
     private let tokens: any TokenKeeper
     private let wallClock: @Sendable () -> UnixTime
     private let router: EventRouter
+    private let links: LinkOpener?
     /// Set once the supervisor exists (the channel is made before its supervisor).
     private let supervisor = Mutex<ChannelSupervisor?>(nil)
 
@@ -28,8 +29,10 @@ final class DaemonChannelHost: ChannelHost {
         tokens: any TokenKeeper,
         router: EventRouter,
         network: any ChannelNetwork,
-        hashing: any ChannelHashing = HostHashing()
+        hashing: any ChannelHashing = HostHashing(),
+        links: LinkOpener? = nil
     ) {
+        self.links = links
         self.network = network
         self.hashing = hashing
         self.channelName = channelName
@@ -70,6 +73,11 @@ final class DaemonChannelHost: ChannelHost {
             // capability is a configuration problem).
             throw ChannelError(error)
         }
+    }
+
+    func openURL(_ url: String) async -> LinkOpenOutcome {
+        guard let links else { return .refused("this attendantd runs without a desktop session, so it opens no links") }
+        return await links.open(url, channel: self.channelName)
     }
 
     func emit(_ event: ChannelEvent) {

@@ -69,6 +69,31 @@ package final class EventRouter: Service {
             } catch {
                 logger.error("contact ended (\(outcome)): cannot record it in \(self.store.path): \(error)")
             }
+        case .actionReceived(let action):
+            // An in-app action is a contact of kind action in the history: from its campaign, its title
+            // as the summary (never the body: campaign text may be personal).
+            logger[metadataKey: "contact"] = .string(action.id)
+            var contact = Contact(id: action.id, kind: .action, from: Party(displayName: "", address: action.campaignID), summary: action.title, receivedAt: self.wallClock())
+            contact.actions = action.links.map { ContactAction(id: "link", label: $0.label) }
+            do {
+                try await self.store.recordIncoming(contact, channel: delivery.channel)
+                logger.notice("in-app action of campaign \(action.campaignID) (\(action.shortenID)): recorded")
+            } catch {
+                logger.error("in-app action of campaign \(action.campaignID): cannot record it in \(self.store.path): \(error)")
+            }
+        case .actionClosed(let actionID, let reason):
+            logger[metadataKey: "contact"] = .string(actionID)
+            // A link followed is the action taken; dismissed by the person (or suppress) is declined; a
+            // screen change closed it on its own.
+            let outcome: ContactOutcome = reason == "click" ? .answered : (reason == "dismiss" || reason == "hard") ? .declined : .completed
+            do {
+                try await self.store.recordOutcome(outcome, contactID: actionID, channel: delivery.channel, at: self.wallClock())
+                logger.info("in-app action closed (\(reason))")
+            } catch {
+                logger.error("in-app action closed (\(reason)): cannot record it in \(self.store.path): \(error)")
+            }
+        case .actionLifecycle(let step):
+            logger.debug("in-app action \(step.phase) \(step.actionID) \(step.reason)")
         case .stoppedListening:
             break  // the supervisor logs it with its recovery decision
         case .chatStateChanged(let state):

@@ -49,6 +49,9 @@ public struct ChannelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let illegalState = Code("illegal-state")
         /// The server answered the request with an error.
         public static let server = Code("server")
+        /// The request's input is refused (a bad field name, a value of the wrong type); the message says
+        /// which and why (since API 1.6).
+        public static let invalidArgument = Code("invalid-argument")
 
         public var description: String { self.rawValue }
     }

@@ -34,6 +34,10 @@ public enum ChannelEvent: Sendable {
     /// An in-app action was closed (reset by a view event, a link click or a dismissal).
     case actionClosed(actionID: String, reason: String)
 
+    /// An in-app action will or did appear or disappear, or the channel's action window was presented
+    /// or dismissed (since API 1.6). For D-Bus viewers; the host raises no alert of its own for it.
+    case actionLifecycle(InAppActionLifecycle)
+
     /// A short name for logs and D-Bus signals.
     public var name: String {
         switch self {
@@ -46,6 +50,7 @@ public enum ChannelEvent: Sendable {
         case .messageReceived: "message-received"
         case .actionReceived: "action-received"
         case .actionClosed: "action-closed"
+        case .actionLifecycle(let step): "action-\(step.phase.rawValue)"
         }
     }
 }

@@ -49,6 +49,12 @@ public protocol ChannelHost: Sendable {
 
     /// Hashes and HMACs (since API 1.4).
     var hashing: any ChannelHashing { get }
+
+    /// Opens a link for the person at the desk, as the desktop's policy says (since API 1.6): only
+    /// `http`, `https` and the schemes the user allowed; a registered URL handler (a D-Bus client or a
+    /// configured command) may claim it first; otherwise `xdg-open`. Every refused link is logged by the
+    /// host. Returns when the link was handed over (or not), within the handler's time limit.
+    func openURL(_ url: String) async -> LinkOpenOutcome
 }
 
 extension ChannelHost {

@@ -154,6 +154,11 @@ public struct InAppAction: Sendable, Hashable {
     public var links: [Link]
     /// Show only while the user is still on the screen (the last `view`) that triggered it.
     public var onlyOnSendingScreen: Bool
+    /// The campaign's short id (KARTE `action.shorten_id`), for viewers and signals; may be empty (since API 1.6).
+    public var shortenID: String = ""
+    /// The action as the service sent it, as JSON text, for desktop viewers that render the campaign
+    /// themselves (the daemon offers it whole on D-Bus); empty when the channel has none (since API 1.6).
+    public var json: String = ""
 
     public init(
         id: String,
@@ -174,9 +179,56 @@ public struct InAppAction: Sendable, Hashable {
     public struct Link: Sendable, Hashable {
         public var label: String
         public var url: String
+        /// Where the link opens (`_blank`, `_self`, …), as the campaign says; `_blank` keeps the action
+        /// shown after a click (since API 1.6).
+        public var target: String = "_self"
+
         public init(label: String, url: String) {
             self.label = label
             self.url = url
         }
+
+        /// A link with its target (since API 1.6).
+        public init(label: String, url: String, target: String) {
+            self.label = label
+            self.url = url
+            self.target = target
+        }
+    }
+}
+
+/// A step in an in-app action's life on screen, for D-Bus viewers (since API 1.6): will/did appear and
+/// disappear per action, and the window (all of the channel's actions) presented or dismissed.
+public struct InAppActionLifecycle: Sendable, Hashable {
+    public struct Phase: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let willAppear = Phase("will-appear")
+        public static let didAppear = Phase("did-appear")
+        public static let willDisappear = Phase("will-disappear")
+        public static let didDisappear = Phase("did-disappear")
+        /// The channel's first action opened (the SDKs' "window is presented").
+        public static let windowPresented = Phase("window-presented")
+        /// The channel's last action closed.
+        public static let windowDismissed = Phase("window-dismissed")
+
+        public var description: String { self.rawValue }
+    }
+
+    public var phase: Phase
+    /// Empty for the window phases.
+    public var actionID: String
+    public var campaignID: String
+    public var shortenID: String
+    /// Why an action disappears (`soft`, `click`, `dismiss`, `hard`); empty otherwise.
+    public var reason: String
+
+    public init(phase: Phase, actionID: String = "", campaignID: String = "", shortenID: String = "", reason: String = "") {
+        self.phase = phase
+        self.actionID = actionID
+        self.campaignID = campaignID
+        self.shortenID = shortenID
+        self.reason = reason
     }
 }

@@ -182,3 +182,26 @@ extension KarteActionsMachine.ActionRef {
         .object(["campaign_id": .string(self.campaignID), "shorten_id": .string(self.shortenID)])
     }
 }
+
+// MARK: Variables kept across restarts
+
+extension KarteActionsMachine {
+    /// The variables as `{"name": {"value": …, "campaign_id": …, "shorten_id": …}}`: what the driver
+    /// stores, and what `attendantctl actions variables` shows.
+    public static func json(of variables: [String: Variable]) -> JSONValue {
+        .object(variables.mapValues { variable in
+            .object(["value": variable.value, "campaign_id": .string(variable.campaignID), "shorten_id": .string(variable.shortenID)])
+        })
+    }
+
+    /// Takes back variables stored with ``json(of:)``; entries of another shape are skipped.
+    public mutating func restoreVariables(fromJSON text: String) {
+        guard case .object(let entries)? = try? JSONValue.parse(Array(text.utf8)) else { return }
+        for (name, entry) in entries {
+            guard let value = entry["value"] else { continue }
+            self.variables[name] = Variable(
+                name: name, value: value, campaignID: entry["campaign_id"]?.stringValue ?? "", shortenID: entry["shorten_id"]?.stringValue ?? ""
+            )
+        }
+    }
+}

@@ -196,3 +196,20 @@ public struct KarteTrackingMachine: Sendable {
         return [.arm(self.timers.arm(.retry(requestID: again.id)), after: delay)]
     }
 }
+
+extension KarteTrackingMachine {
+    /// Sends every pending event now, without waiting for the batching window (the channel is stopping).
+    public mutating func flushNow() -> [Action] {
+        _ = self.timers.disarm(.flush)
+        return self.flush()
+    }
+}
+
+extension KarteTrackingMachine {
+    /// The server answered request `requestID`, but its body could not even be unpacked (a damaged gzip
+    /// stream): the request is over, not retried, and nothing of the answer is used.
+    public mutating func requestUnreadable(_ requestID: UInt64, reason: String) -> [Action] {
+        guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        return [.dropped(request: request, reason: "the answer could not be read (\(reason))")]
+    }
+}
