@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
         .library(name: "attendant-cxone-chat", type: .dynamic, targets: ["CXoneChat"]),
         .library(name: "attendant-gms-chat", type: .dynamic, targets: ["GMSChat"]),
+        .library(name: "attendant-karte-actions", type: .dynamic, targets: ["KarteActions"]),
     ],
     dependencies: [
         .package(path: "Plugins/AttendantPluginAPI"),
@@ -268,6 +269,15 @@ let package = Package(
             name: "GMSChat",
             dependencies: [pluginAPI, "GMSCore", "GMSBayeux"],
             path: "Plugins/GMSChat/Channel",
+            swiftSettings: strictness
+        ),
+
+        // The KarteActions channel plugin: KARTE's track API and in-app actions, KarteCore's two machines
+        // driven on the host's network (gzip through the system zlib).
+        .target(
+            name: "KarteActions",
+            dependencies: [pluginAPI, "KarteCore", "CZlib"],
+            path: "Plugins/KarteActions/Channel",
             swiftSettings: strictness
         ),
 

@@ -124,7 +124,7 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             self.host.emit(event)
         case .store(let value, let key):
             do {
-                try await self.host.store.set(value, forKey: key)
+                try await self.host.store.setValue(value, forKey: key)
             } catch {
                 self.host.logger.error("karte-actions: cannot store \(key): \(error)")
             }
@@ -235,7 +235,7 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             if let stored = try await self.host.store.value(forKey: key), !stored.isEmpty { return stored }
             var random = SystemRandomNumberGenerator()
             let made = KarteID.random(using: &random)
-            try await self.host.store.set(made, forKey: key)
+            try await self.host.store.setValue(made, forKey: key)
             return made
         } catch {
             throw ChannelError(.configuration, "karte-actions: cannot read or keep the visitor id in the state database: \(error)")

@@ -43,8 +43,8 @@ enum LinuxMachineInfo {
     /// BCP 47 from the locale variables (`ja_JP.UTF-8` → `ja-JP`); `en-US` for the C and POSIX locales.
     static func language(_ environment: [String: String]) -> String {
         let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? "C"
-        let base = locale.split(separator: ".").first.map { $0.split(separator: "@").first ?? $0 } ?? "C"
-        guard base != "C", base != "POSIX" else { return "en-US" }
+        let base = String(locale.prefix { $0 != "." && $0 != "@" })
+        guard !base.isEmpty, base != "C", base != "POSIX" else { return "en-US" }
         return base.replacing("_", with: "-")
     }
 

@@ -1,5 +1,5 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+import AttendantPluginKit
 #endif
 
 /// Why a track response could not be read. It names the size, the field path and the types involved,

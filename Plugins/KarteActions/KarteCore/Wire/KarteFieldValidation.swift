@@ -1,4 +1,4 @@
-public import AttendantPluginKit
+import AttendantPluginKit
 
 /// Why an event was refused before it was queued. It names the event and the field, so the person who
 /// wrote `attendantctl actions track … size=3` learns which name to change.
