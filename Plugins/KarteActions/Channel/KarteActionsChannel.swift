@@ -153,6 +153,9 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             if let variables { state.actions.restoreVariables(fromJSON: variables) }
             self.handle(state.tracking!.launch(version: self.configuration.appVersion, previousVersion: previousVersion, now: now), state: &state, effects: &effects)
             if previousVersion != self.configuration.appVersion { effects.append(.store(self.configuration.appVersion, key: StoreKey.appVersion)) }
+            if let view = self.configuration.startView, let actions = try? state.tracking!.view(name: view, now: now) {
+                self.handle(actions, state: &state, effects: &effects)
+            }
             effects.append(.log(.info, "tracking to \(self.configuration.trackURL) as visitor \(visitorID)\(suppressed ? "; suppressed (kept from the last run)" : "")"))
         }
     }

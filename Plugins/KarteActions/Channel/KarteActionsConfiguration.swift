@@ -8,6 +8,9 @@ struct KarteActionsConfiguration: Sendable {
     var appVersion: String
     var suppressPersists: Bool
     var requestTimeout: Duration
+    /// A `view` tracked when the channel first listens, as an app opens on its first screen (so that
+    /// campaigns triggered by that screen show at start); nil: none.
+    var startView: String?
 
     static let defaultBaseURL = "https://b.karte.io"
 
@@ -24,6 +27,10 @@ struct KarteActionsConfiguration: Sendable {
             throw settings.error("request-timeout", "must be between 1 s and 120 s")
         }
         self.requestTimeout = timeout
+        if let view = try settings.string("start-view") {
+            guard !view.isEmpty else { throw settings.error("start-view", "must name a view, such as \"home\"") }
+            self.startView = view
+        }
     }
 
     var trackURL: String { self.baseURL + "/v0/native/track" }

@@ -23,7 +23,8 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 ///   `app-key` in the channel's entry of `secrets.json`;
 /// - `app-version` (default the plugin's version): `native_app_install`/`native_app_update` go by it;
 /// - `suppress-persists` (default false, as the SDKs): suppress survives a daemon restart;
-/// - `request-timeout` (default 10 s, Android's).
+/// - `request-timeout` (default 10 s, Android's);
+/// - `start-view`: a `view` tracked when the channel first starts, as an app opening on its first screen.
 public final class KarteActionsPluginFactory: ChannelPluginFactory {
     public let name = "karte-actions"
     public let kind = ChannelKind.actions

@@ -147,21 +147,32 @@ package struct AlertPlanner: Sendable {
     /// `NotificationClosed`: the user dismissed the notification, it expired, or something else closed
     /// it. The id is forgotten and the alert is not shown again. Unknown ids (including the ones the
     /// planner closed itself) are ignored.
-    package mutating func closedByServer(id: UInt32, reason: NotificationCloseReason) {
-        guard let key = self.key(forID: id), let alert = self.alerts[key] else { return }
-        if case .contact = alert.content {
+    /// `NotificationClosed`: forgets the notification. An in-app action the person dismissed (reason 2,
+    /// not after one of its buttons) is dismissed on its channel too, which tells the service
+    /// (`message_close`): the route says so.
+    @discardableResult
+    package mutating func closedByServer(id: UInt32, reason: NotificationCloseReason) -> AlertRoute? {
+        guard let key = self.key(forID: id), let alert = self.alerts[key] else { return nil }
+        switch alert.content {
+        case .contact:
             // Kept: its end may still raise a missed-call notice.
             self.alerts[key]?.id = nil
             self.alerts[key]?.dismissed = true
-        } else {
+            return nil
+        case .inAppAction where reason == .dismissed && !alert.invoked:
             self.remove(key)
+            return AlertRoute(channel: key.channel, key: key, request: "dismiss")
+        default:
+            self.remove(key)
+            return nil
         }
     }
 
     /// `ActionInvoked`: where the button with `actionKey` on notification `id` leads; nil for an unknown
     /// id or a key the notification does not have.
-    package func actionInvoked(id: UInt32, actionKey: String) -> AlertRoute? {
+    package mutating func actionInvoked(id: UInt32, actionKey: String) -> AlertRoute? {
         guard let key = self.key(forID: id), let alert = self.alerts[key] else { return nil }
+        self.alerts[key]?.invoked = true
         switch alert.content {
         case .contact(let contact):
             guard contact.actions.contains(where: { $0.id == actionKey }) else { return nil }
@@ -296,6 +307,8 @@ struct Alert: Sendable {
     var id: UInt32?
     /// Closed by the server or the user: not shown again.
     var dismissed = false
+    /// A button of it was chosen: the close that servers send after that is not the person dismissing it.
+    var invoked = false
 }
 
 /// What the planner knows of a chat thread, with or without an alert.

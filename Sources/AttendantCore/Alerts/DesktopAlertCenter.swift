@@ -172,7 +172,11 @@ package final class DesktopAlertCenter: AlertPresenter {
                     Task { await perform(route) }
                 }
             case .closed(let id, let reason):
-                planner.closedByServer(id: id, reason: NotificationCloseReason(reason))
+                if let route = planner.closedByServer(id: id, reason: NotificationCloseReason(reason)) {
+                    self.logger.info("the notification of \(route.key) was dismissed", metadata: ["channel": "\(route.channel)"])
+                    let perform = self.perform
+                    Task { await perform(route) }
+                }
             case .doNotDisturb(let on, let done):
                 commands = planner.setDoNotDisturb(on)
                 self.state.withLock { $0.doNotDisturb = on }
