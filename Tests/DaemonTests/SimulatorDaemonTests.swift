@@ -38,6 +38,16 @@ import Testing
             return output
         }
 
+        /// `curl` with a JSON body.
+        func control(_ method: String, _ path: String, body: String) throws -> String {
+            let (status, output) = try run(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "20", "-X", method, "-H", "Content-Type: application/json", "--data-binary", body, "http://127.0.0.1:\(self.httpPort)\(path)"]
+            )
+            guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
+            return output
+        }
+
         func controlJSON(_ method: String, _ path: String) throws -> [String: Any] {
             try JSONSerialization.jsonObject(with: Data(self.control(method, path).utf8)) as? [String: Any] ?? [:]
         }

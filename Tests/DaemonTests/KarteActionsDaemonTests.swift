@@ -1,0 +1,387 @@
+import DaemonTestSupport
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// KARTE in-app messaging through the real `attendantd` with the KarteActions plugin against the real
+/// `attendant-sim` KARTE endpoint, on the real desktop: dunst shows the actions (read back), the daemon's
+/// D-Bus signals show their lifecycle, `attendantctl actions` drives the channel, and the simulator's
+/// record of every event tracked is the proof of what went back to KARTE.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct KarteActionsDaemonTests {
+    typealias Simulator = SimulatorDaemonTests.Simulator
+
+    /// The simulator's default campaigns: a popup on every `view`, variables on `native_app_open`.
+    static let welcome = "Welcome back"
+
+    struct Setup {
+        let simulator: Simulator
+        let scratch: Scratch
+        let desktop: DesktopSession
+        let daemon: DaemonProcess
+        /// The file the test's opener appends every URL it is asked to open to.
+        let opened: String
+
+        var environment: [String: String] { self.desktop.toolEnvironment }
+
+        /// `attendantctl actions …` with --json, as an object.
+        @discardableResult
+        func actions(_ arguments: String...) throws -> [String: Any] {
+            let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
+            guard status == 0 else { throw FixtureError("attendantctl actions \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
+            return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        }
+
+        /// Every event the simulator recorded, oldest first.
+        func events() throws -> [[String: Any]] {
+            let text = try self.simulator.control("GET", "/control/karte/events")
+            return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
+        }
+
+        func events(named name: String) throws -> [[String: Any]] {
+            try self.events().filter { $0["event_name"] as? String == name }
+        }
+
+        /// The `values.message` of the events named `name`.
+        func messages(of name: String) throws -> [[String: Any]] {
+            try self.events(named: name).compactMap { ($0["values"] as? [String: Any])?["message"] as? [String: Any] }
+        }
+
+        /// The daemon's in-app action signals: (member, arguments as strings).
+        func actionSignals() -> [(String, [String])] {
+            self.desktop.sessionBus.messages.compactMap { message in
+                guard message.type == "signal", let member = message.member, member.hasPrefix("Action") else { return nil }
+                return (member, message.arguments.compactMap(\.string))
+            }
+        }
+
+        func urlsOpened() -> [String] {
+            ((try? String(contentsOfFile: self.opened, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        func stop() {
+            self.daemon.signal(SIGTERM)
+            _ = self.simulator.stop()
+        }
+    }
+
+    /// A karte-actions channel named "karte" on the simulator, its app key from a token file, links
+    /// opened by a recording script. `campaigns` replaces the simulator's defaults.
+    static func start(
+        campaigns: String? = nil,
+        simulatorArguments: [String] = [],
+        extra: String = "",
+        desktop: DesktopSession? = nil,
+        scratch: Scratch? = nil
+    ) async throws -> Setup {
+        let scratch = try scratch ?? Scratch()
+        var arguments = simulatorArguments
+        if let campaigns { arguments += ["--karte-campaigns", try scratch.write("campaigns.json", campaigns)] }
+        let simulator = try Simulator(arguments)
+        let desktop = if let desktop { desktop } else { try await DesktopSession() }
+        let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
+        let opened = scratch.path + "/opened"
+        let opener = try scratch.write("opener", "#!/bin/sh\necho \"$1\" >> \(opened)\n")
+        chmod(opener, 0o755)
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "karte"
+            plugin = "karte-actions"
+            token-file = "\(key)"
+
+            [channel.karte-actions]
+            url = "\(simulator.announcement["karte_base"] as? String ?? "")"
+            \(extra)
+
+            [links]
+            opener = ["\(opener)"]
+            """
+        )
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: karte listening"), "\(daemon.stderr)")
+        return Setup(simulator: simulator, scratch: scratch, desktop: desktop, daemon: daemon, opened: opened)
+    }
+
+    // MARK: Tracking
+
+    /// Start: `native_app_install` then `native_app_open`, gzipped, with the keys and the Linux app_info;
+    /// a restart of the same version sends only `native_app_open`, with the same visitor id.
+    @Test func startTracksInstallThenOpenAndTheVisitorIDPersists() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let setup = try await Self.start(desktop: desktop, scratch: scratch)
+        try await eventually("native_app_open") { try !setup.events(named: "native_app_open").isEmpty }
+        let first = try setup.events()
+        #expect(first.prefix(2).compactMap { $0["event_name"] as? String } == ["native_app_install", "native_app_open"])
+        let keys = try #require(first.first?["keys"] as? [String: Any])
+        let visitor = try #require(keys["visitor_id"] as? String)
+        #expect(keys["pv_id"] as? String == keys["original_pv_id"] as? String, "no view yet: pv_id is the original")
+        #expect(first.allSatisfy { $0["gzip"] as? Bool == true })
+        let requests = try JSONSerialization.jsonObject(with: Data(setup.simulator.control("GET", "/control/karte/requests").utf8)) as? [[String: Any]] ?? []
+        #expect(requests.allSatisfy { $0["app_key_ok"] as? Bool == true }, "\(requests)")
+
+        setup.daemon.signal(SIGTERM)
+        _ = await setup.daemon.waitForExit()
+        _ = try setup.simulator.control("DELETE", "/control/karte/events")
+        let config = setup.scratch.path + "/attendant.toml"
+        let again = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        defer { again.signal(SIGTERM) }
+        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
+        try await eventually("native_app_open again") { try !setup.events(named: "native_app_open").isEmpty }
+        let second = try setup.events()
+        #expect(second.compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") } == ["native_app_open"])
+        #expect((second.first?["keys"] as? [String: Any])?["visitor_id"] as? String == visitor)
+        _ = setup.simulator.stop()
+    }
+
+    /// A `view` renews the pv_id before it is recorded; the first view does not reset; events tracked
+    /// together go in one request; refused field names are refused with the SDK's rule.
+    @Test func viewsRenewThePageAndFieldNamesAreChecked() async throws {
+        let setup = try await Self.start(campaigns: "[]")
+        defer { setup.stop() }
+        let view = try setup.actions("view", "home", "--title", "Home")
+        let pv = try #require(view["pv_id"] as? String)
+        #expect(pv != view["original_pv_id"] as? String)
+        try setup.actions("track", "buy", "--value", "price=120", "--value", "item=tea")
+        try await eventually("view and buy") { try setup.events(named: "buy").count == 1 }
+        let events = try setup.events()
+        let home = try #require(events.first { $0["event_name"] as? String == "view" })
+        #expect((home["keys"] as? [String: Any])?["pv_id"] as? String == pv)
+        #expect((home["values"] as? [String: Any])?["view_name"] as? String == "home")
+        let buy = try #require(events.first { $0["event_name"] as? String == "buy" })
+        #expect((buy["values"] as? [String: Any])?["price"] as? Double == 120)
+        #expect((buy["keys"] as? [String: Any])?["pv_id"] as? String == pv)
+
+        let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
+        #expect(status != 0)
+        #expect(output.contains("count"), "\(output)")
+    }
+
+    // MARK: Showing, resets, events back
+
+    /// A view's campaign shows in dunst with its title, body and a button per link; the action's JSON goes
+    /// out on D-Bus with will/did-appear and window-presented; `message_open` goes back with the ids.
+    /// The next view resets it softly: closed, no `message_close`.
+    @Test func aViewsCampaignShowsAndTheNextViewResetsItSoftly() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try setup.actions("view", "home")
+        let call = try await setup.desktop.notifyCall(summary: Self.welcome)
+        #expect(call.body.contains("Your refund is on its way."))
+        #expect(call.actions.map(\.label).contains("Track refund"))
+        #expect(call.actions.map(\.label).contains("Open in new window"))
+        try await eventually("dunst showed it") { setup.desktop.printed.contains { $0.summary == Self.welcome } }
+        try await eventually("message_open") { try !setup.messages(of: "message_open").isEmpty }
+        let open = try #require(try setup.messages(of: "message_open").first)
+        #expect(open["campaign_id"] as? String != nil && open["shorten_id"] as? String != nil)
+
+        let members = setup.actionSignals().map(\.0)
+        #expect(Array(members.prefix(4)) == ["ActionWillAppear", "ActionWindowPresented", "ActionReceived", "ActionDidAppear"], "\(members)")
+        let received = try #require(setup.actionSignals().first { $0.0 == "ActionReceived" })
+        let json = try JSONSerialization.jsonObject(with: Data(received.1[2].utf8)) as? [String: Any]
+        #expect((json?["campaign"] as? [String: Any])?["_id"] as? String == open["campaign_id"] as? String)
+
+        try setup.actions("view", "cart")
+        try await eventually("the soft reset") { setup.actionSignals().contains { $0.0 == "ActionDidDisappear" } }
+        let disappear = try #require(setup.actionSignals().first { $0.0 == "ActionWillDisappear" })
+        #expect(disappear.1.last == "soft")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try setup.events(named: "message_close").isEmpty, "a soft reset sends no message_close")
+    }
+
+    /// Dismiss: `message_close` and a hard close; dismissing the notification in dunst does the same.
+    @Test func dismissSendsMessageCloseFromTheCLIAndFromDunst() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        let reply = try setup.actions("dismiss")
+        #expect(reply["dismissed"] as? String == "1")
+        try await eventually("message_close") { try setup.messages(of: "message_close").count == 1 }
+
+        try setup.actions("view", "cart")
+        try await eventually("the next action") { setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == 2 }
+        try await eventually("dunst shows it") { try await setup.desktop.displayedCount() >= 1 }
+        try await setup.desktop.closeAll()
+        try await eventually("message_close from dunst") { try setup.messages(of: "message_close").count == 2 }
+        #expect(try (setup.actions("list")["actions"] as? [Any])?.isEmpty == true)
+    }
+
+    /// A link button: `message_click`, the URL opened by the configured opener, and a soft reset unless
+    /// the link's target is `_blank`.
+    @Test func linksClickTrackOpenAndResetUnlessBlank() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        // `_blank` keeps the action shown.
+        let blank = try setup.actions("click", "--link", "1")
+        #expect(blank["opened"] as? String == "opened")
+        #expect(blank["reset"] as? String == "false")
+        #expect(try (setup.actions("list")["actions"] as? [Any])?.count == 1)
+        // The `_self` link, from the notification's button: opened, and the action closes.
+        _ = try await setup.desktop.invokeAction(label: "Track refund")
+        try await eventually("the click's reset") { try (setup.actions("list")["actions"] as? [Any])?.isEmpty == true }
+        try await eventually("both URLs opened") { setup.urlsOpened().count == 2 }
+        #expect(setup.urlsOpened() == ["https://example.com/help", "https://example.com/refund"])
+        try await eventually("two message_click") { try setup.events(named: "message_click").count == 2 }
+        #expect(try setup.messages(of: "message_close").isEmpty, "a click's reset is soft")
+        #expect(setup.actionSignals().contains { $0.0 == "ActionDidDisappear" && $0.1.last == "click" })
+    }
+
+    // MARK: Suppress
+
+    /// Suppress closes what is shown (message_close) and holds every later action back with
+    /// `_message_suppressed` and the SDK's reason; unsuppress shows them again. Not kept across a restart
+    /// by default; kept with `suppress-persists`.
+    @Test func suppressHoldsActionsBackUntilUnsuppress() async throws {
+        let setup = try await Self.start(extra: "suppress-persists = true")
+        defer { setup.stop() }
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        let suppressed = try setup.actions("suppress")
+        #expect(suppressed["dismissed"] as? String == "1")
+        try await eventually("message_close") { try setup.messages(of: "message_close").count == 1 }
+        let shownBefore = setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count
+        try setup.actions("view", "cart")
+        try await eventually("_message_suppressed") { try !setup.events(named: "_message_suppressed").isEmpty }
+        let event = try #require(try setup.events(named: "_message_suppressed").first)
+        #expect((event["values"] as? [String: Any])?["reason"] as? String == "The display is suppressed by suppress mode.")
+        #expect(setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == shownBefore)
+        #expect(try setup.actions("list")["suppressed"] as? Bool == true || (try setup.actions("list")["suppressed"] as? String) == "true")
+
+        // Kept across a restart (suppress-persists = true).
+        setup.daemon.signal(SIGTERM)
+        _ = await setup.daemon.waitForExit()
+        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        defer { again.signal(SIGTERM) }
+        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
+        try setup.actions("view", "after-restart")
+        try await eventually("suppressed after the restart") { try setup.events(named: "_message_suppressed").count == 2 }
+
+        try setup.actions("unsuppress")
+        try setup.actions("view", "home")
+        try await eventually("shown again") { setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == shownBefore + 1 }
+    }
+
+    // MARK: Only on the sending screen
+
+    /// A limit-mode campaign answered after the person moved on (`view` between the event and the
+    /// answer) is not shown: `_message_suppressed` with the display-limit reason. Without a view in
+    /// between, it shows.
+    @Test func aLimitModeActionShowsOnlyOnTheScreenThatSentTheEvent() async throws {
+        let campaigns = """
+            [{"id": "limited", "shorten_id": "lim1", "kind": "popup", "trigger": {"event_name": "buy"}, "limit_mode": true,
+              "delay_ms": 1500, "title": "Thanks for buying", "body": "Only here", "links": []}]
+            """
+        let setup = try await Self.start(campaigns: campaigns)
+        defer { setup.stop() }
+        try setup.actions("view", "a_page")
+        try setup.actions("track", "buy")
+        try await Task.sleep(for: .milliseconds(400))
+        try setup.actions("view", "another")
+        try await eventually("_message_suppressed") { try !setup.events(named: "_message_suppressed").isEmpty }
+        let event = try #require(try setup.events(named: "_message_suppressed").first)
+        #expect((event["values"] as? [String: Any])?["reason"] as? String == "The display is suppressed by native_app_display_limit_mode.")
+        #expect(!setup.desktop.notifyCalls.contains { $0.summary == "Thanks for buying" })
+
+        try setup.actions("track", "buy")
+        _ = try await setup.desktop.notifyCall(summary: "Thanks for buying")
+    }
+
+    // MARK: Variables, control group, expiry
+
+    /// remote_config: variables kept and shown by `actions variables`, `_message_ready` sent; a control
+    /// group is never shown; an action whose answer is older than 180 s shows without `message_open`.
+    @Test func variablesControlGroupAndMessageOpenExpiry() async throws {
+        let campaigns = """
+            [{"id": "vars", "shorten_id": "v1", "kind": "remote_config", "trigger": {"event_name": "native_app_open"},
+              "variables": [{"name": "greeting", "value": "Hello from KARTE"}]},
+             {"id": "control", "shorten_id": "c1", "kind": "popup", "control_group": true, "trigger": {"event_name": "view"}, "title": "Never shown"},
+             {"id": "old", "shorten_id": "o1", "kind": "popup", "age_s": 200, "trigger": {"event_name": "view"}, "title": "An old answer", "body": "b"}]
+            """
+        let setup = try await Self.start(campaigns: campaigns)
+        defer { setup.stop() }
+        try await eventually("_message_ready") { try !setup.events(named: "_message_ready").isEmpty }
+        let variables = try setup.actions("variables")
+        #expect(((variables["variables"] as? [String: Any])?["greeting"] as? [String: Any])?["value"] as? String == "Hello from KARTE")
+        let fetched = try setup.actions("variables", "--fetch")
+        #expect(fetched["fetched"] as? Bool == true || fetched["fetched"] as? String == "true")
+
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: "An old answer")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!setup.desktop.notifyCalls.contains { $0.summary == "Never shown" })
+        #expect(try setup.events(named: "message_open").isEmpty, "an answer older than 180 s sends no message_open")
+    }
+
+    // MARK: Failures
+
+    /// A 5xx is retried with `_retry: true`, and the answer to the retry shows nothing; a 4xx is dropped.
+    @Test func retriesAreMarkedAndTheirAnswersNeverShow() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try await eventually("started") { try !setup.events(named: "native_app_open").isEmpty }
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 500, "count": 1}"#)
+        try setup.actions("view", "home")
+        try await eventually("the retry") { try setup.events(named: "view").count == 2 }
+        let views = try setup.events(named: "view")
+        #expect(views.map { $0["retry"] as? Bool } == [false, true])
+        try await Task.sleep(for: .seconds(1))
+        #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "the answer to a retry shows nothing")
+
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 400, "count": 1}"#)
+        try setup.actions("view", "cart")
+        try await eventually("the 4xx logged") { setup.daemon.stderr.contains("HTTP status 400") }
+        try await Task.sleep(for: .seconds(1))
+        #expect(try setup.events(named: "view").count == 3, "a 4xx is not retried")
+    }
+
+    /// Bad answers are named in the log (size and reason, never content) and the channel keeps working.
+    @Test(arguments: ["malformed", "wrong-shape", "oversize", "fake-gzip"])
+    func aBadAnswerIsLoggedAndTheChannelKeepsWorking(mode: String) async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try await eventually("started") { try !setup.events(named: "native_app_open").isEmpty }
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "\#(mode)", "count": 1}"#)
+        try setup.actions("view", "home")
+        try await eventually("the bad answer logged") { setup.daemon.stderr.contains("was not used") || setup.daemon.stderr.contains("dropped") }
+        #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome })
+        #expect(!setup.daemon.stderr.contains("Your refund"), "the log never quotes the answer")
+        try setup.actions("view", "cart")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+    }
+
+    /// An answer with unknown fields everywhere is read as usual.
+    @Test func unknownFieldsAreIgnored() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try await eventually("started") { try !setup.events(named: "native_app_open").isEmpty }
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "unknown-fields", "count": 1}"#)
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+    }
+
+    // MARK: Secrets
+
+    /// The app key is never in the log, a D-Bus reply or signal, or the state database.
+    @Test func theAppKeyIsNeverLoggedSignalledOrStored() async throws {
+        let setup = try await Self.start()
+        let key = try #require(setup.simulator.announcement["karte_app_key"] as? String)
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        let replies = try [setup.actions("list"), setup.actions("variables")].map { "\($0)" }.joined()
+        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: setup.environment)
+        setup.stop()
+        #expect(!setup.daemon.stderr.contains(key))
+        #expect(!replies.contains(key) && !channels.contains(key))
+        #expect(!setup.desktop.sessionBus.messages.contains { message in message.arguments.contains { "\($0)".contains(key) } })
+        for file in try FileManager.default.subpathsOfDirectory(atPath: setup.scratch.path) where file.contains("state") && !file.hasSuffix("secrets.json") {
+            let path = setup.scratch.path + "/" + file
+            guard let data = FileManager.default.contents(atPath: path) else { continue }
+            #expect(data.range(of: Data(key.utf8)) == nil, "\(file) holds the app key")
+        }
+    }
+}
