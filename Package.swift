@@ -144,6 +144,8 @@ let package = Package(
                 "SIPCore",
                 // The CXone gateway speaks the plugin's own wire types (issue 5).
                 "CXoneCore",
+                // gzip track bodies for the KARTE endpoint, read with the simulator's own wrapper (not KarteCore's).
+                "CZlib",
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -396,6 +398,8 @@ let package = Package(
                 "TestSupport",
                 "SIPCore",
                 "CXoneCore",
+                // The KARTE tests gzip request bodies and read gzip answers with zlib of their own.
+                "CZlib",
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A loopback contact centre: for voice an HS256 token endpoint, a SIP registrar that checks Bearer
 /// tokens (UDP and TCP on one port) and a caller that INVITEs registered users; for chat a CXone gateway
-/// (``cxone``) and a GMS chat server (``gms``); faults to inject, and an HTTP control API for tests in
+/// (``cxone``) and a GMS chat server (``gms``); for in-app actions a KARTE track endpoint (``karte``); faults to inject, and an HTTP control API for tests in
 /// another process.
 ///
 /// ```swift
@@ -24,6 +24,8 @@ public final class ContactCenterSimulator: Sendable {
     public let cxone: CXoneGateway
     /// The GMS chat server: CometD (Bayeux) and Chat API v1/v2 on the HTTP port.
     public let gms: GMSChatServer
+    /// The KARTE track endpoint (`/v0/native/track`) with scripted campaigns, on the HTTP port.
+    public let karte: KarteTrackServer
     private let tokens = Mutex(TokenState())
     private let calls = Mutex(CallState())
 
@@ -47,6 +49,9 @@ public final class ContactCenterSimulator: Sendable {
             "http://\(host):\(http.port)"
         }
         self.gms = GMSChatServer(settings: configuration.gms, now: configuration.now) { [host = configuration.host] in
+            "http://\(host):\(http.port)"
+        }
+        self.karte = KarteTrackServer(settings: configuration.karte, now: configuration.now) { [host = configuration.host] in
             "http://\(host):\(http.port)"
         }
     }

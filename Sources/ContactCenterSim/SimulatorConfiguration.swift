@@ -22,6 +22,8 @@ public struct SimulatorConfiguration: Sendable {
     public var cxone = CXoneGatewaySettings()
     /// The GMS chat server's service, scripted agent and CometD timings.
     public var gms = GMSServerSettings()
+    /// The KARTE track endpoint's app key, campaigns and gzip answers.
+    public var karte = KarteServerSettings()
     /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
     /// test can move time without sleeping.
     public var now: @Sendable () -> Double
@@ -36,6 +38,7 @@ public struct SimulatorConfiguration: Sendable {
         accountSID: String = "ACsimulator",
         cxone: CXoneGatewaySettings = CXoneGatewaySettings(),
         gms: GMSServerSettings = GMSServerSettings(),
+        karte: KarteServerSettings = KarteServerSettings(),
         now: @escaping @Sendable () -> Double = SimulatorConfiguration.wallClock
     ) {
         self.host = host
@@ -47,6 +50,7 @@ public struct SimulatorConfiguration: Sendable {
         self.accountSID = accountSID
         self.cxone = cxone
         self.gms = gms
+        self.karte = karte
         self.now = now
     }
 

@@ -13,6 +13,10 @@ public struct SimulatorError: Error, Sendable, Hashable, CustomStringConvertible
         public static let transport = Code("transport")
         /// The operation does not fit the call's state (cancel after a final response, say).
         public static let callState = Code("call-state")
+        /// A KARTE campaign list is not valid JSON of the expected shape.
+        public static let karteCampaigns = Code("karte-campaigns")
+        /// A KARTE fault request names no known mode, or a bad parameter.
+        public static let karteFault = Code("karte-fault")
     }
 
     public var code: Code

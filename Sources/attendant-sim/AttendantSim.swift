@@ -9,11 +9,11 @@ import UnixSignals
 struct AttendantSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendant-sim",
-        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway and a GMS chat server.",
+        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway, a GMS chat server and a KARTE track endpoint.",
         discussion: """
             On start it prints one JSON line on stdout: sip_port, http_port, token_url, \
             registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand, \
-            cxone_channel, gms_cometd, gms_base and gms_service.
+            cxone_channel, gms_cometd, gms_base, gms_service, karte_base and karte_app_key.
 
             Tokens (HS256 JWTs, Twilio-style grants):
               GET or POST /token?identity=NAME
@@ -89,6 +89,35 @@ struct AttendantSim: AsyncParsableCommand {
               GET  /control/gms/chats        chats with transcripts, online flags, agent notices
               GET  /control/gms/status       handshakes, connects, clients alive and expired,
                                              402 replies, disconnects with their ext positions
+
+            KARTE track API (in-app actions and variables), on the same HTTP port:
+              POST /v0/native/track          X-KARTE-App-Key must be --karte-app-key (else 401);
+                                             Content-Encoding: gzip bodies are gunzipped (not
+                                             gzip: 400); answers are gzipped for Accept-Encoding:
+                                             gzip unless --karte-no-gzip-answers. Each scripted
+                                             campaign whose trigger matches an event answers
+                                             one message (remote_config ones also answer any
+                                             _fetch_variables)
+              Campaigns (--karte-campaigns FILE, a JSON array): {"id", "shorten_id",
+                   "kind": "popup"|"remote_config", "trigger": {"event_name", "values":
+                   {exact string values}}, "limit_mode", "control_group", "title", "body",
+                   "html", "links": [{"label","url","target"}], "variables":
+                   [{"name","value"}], "delay_ms" (hold the answer), "age_s" (date
+                   response_timestamp back), "times" (answer at most N times)}
+                   Default: popup "Welcome back" on every view; remote_config greeting and
+                   theme on native_app_open.
+              GET|DELETE /control/karte/events     recorded events: request, event_name,
+                                             values, keys, retry, gzip
+              GET|DELETE /control/karte/requests   request, status, gzip, events, app_key_ok, keys
+              GET  /control/karte/app-info   app_info of the newest request
+              GET|PUT /control/karte/campaigns     list or replace the campaigns (JSON array)
+              POST /control/karte/fault      {"mode": M, "count": N (default 1)}; M: "status"
+                                             (+ "status": 500|503|400|…), "hang" (+ "seconds",
+                                             default 60), "malformed", "wrong-shape", "oversize"
+                                             (10 MB), "fake-gzip", "unknown-fields"; faulted
+                                             requests are still recorded
+              DELETE /control/karte/fault    clear the fault
+              POST /control/karte/gzip-answers     {"on": true|false}
 
             SIGTERM or SIGINT stops it (exit status 0).
             """
@@ -172,6 +201,15 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "GMS refuses WebSocket upgrades and offers long-polling only (as behind a proxy that does not pass them).")
     var gmsNoWebsocket = false
 
+    @Option(help: ArgumentHelp("The app key KARTE track requests must carry in X-KARTE-App-Key (32 characters).", valueName: "key"))
+    var karteAppKey: String = KarteServerSettings.demoAppKey
+
+    @Option(help: ArgumentHelp("A JSON array of KARTE campaigns replacing the demo's (see the KARTE section below).", valueName: "path"))
+    var karteCampaigns: String?
+
+    @Flag(help: "KARTE answers are never gzipped, even for Accept-Encoding: gzip.")
+    var karteNoGzipAnswers = false
+
     func validate() throws {
         guard (0...65535).contains(self.sipPort), (0...65535).contains(self.httpPort) else {
             throw ValidationError("ports must be between 0 and 65535")
@@ -184,6 +222,7 @@ struct AttendantSim: AsyncParsableCommand {
         guard self.gmsConnectHold >= 0, self.gmsClientWindow > 0, self.gmsGreetingDelay >= 0 else {
             throw ValidationError("--gms-connect-hold and --gms-greeting-delay must be 0 or more seconds, --gms-client-window more than 0")
         }
+        guard self.karteAppKey.count == 32 else { throw ValidationError("--karte-app-key must be 32 characters, as KARTE app keys are") }
     }
 
     func run() async throws {
@@ -215,6 +254,17 @@ struct AttendantSim: AsyncParsableCommand {
             clientWindow: .milliseconds(Int(self.gmsClientWindow * 1000))
         )
         configuration.gms.webSocket = !self.gmsNoWebsocket
+        configuration.karte = KarteServerSettings(appKey: self.karteAppKey, gzipAnswers: !self.karteNoGzipAnswers)
+        if let file = self.karteCampaigns {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ValidationError("cannot read the KARTE campaigns file \(file); check the path and its permissions")
+            }
+            do throws(SimulatorError) {
+                configuration.karte.campaigns = try KarteCampaign.list(fromJSON: Array(data), source: file)
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
         if let file = self.signingKeyFile {
             guard var key = FileManager.default.contents(atPath: file).map(Array.init) else {
                 throw ValidationError("cannot read the signing key file \(file); check the path and its permissions")
@@ -239,6 +289,8 @@ struct AttendantSim: AsyncParsableCommand {
             "gms_cometd": simulator.gms.cometdURL,
             "gms_base": simulator.gms.baseURL,
             "gms_service": self.gmsService,
+            "karte_base": simulator.karte.baseURL,
+            "karte_app_key": simulator.karte.appKey,
         ]
         let data = try JSONSerialization.data(withJSONObject: announcement, options: [.sortedKeys, .withoutEscapingSlashes])
         FileHandle.standardOutput.write(data + Data("\n".utf8))

@@ -1,5 +1,6 @@
 /// The HTTP endpoints: `/token`, `/control/…`, the CXone gateway's (see ``CXoneGateway/route(_:)``) and
-/// GMS's (``GMSChatServer/route(_:)``, ``GMSChatServer/controlRoute(_:)``).
+/// GMS's (``GMSChatServer/route(_:)``, ``GMSChatServer/controlRoute(_:)``) and KARTE's
+/// (``KarteTrackServer/trackRoute(_:)``, ``KarteTrackServer/controlRoute(_:)``).
 extension ContactCenterSimulator {
     func route(_ request: HTTPRouteRequest) async -> HTTPReply {
         switch (request.method, request.path) {
@@ -63,6 +64,8 @@ extension ContactCenterSimulator {
             if let reply = self.cxone.route(request) { return reply }
             if let reply = self.gms.controlRoute(request) { return reply }
             if let reply = await self.gms.route(request) { return reply }
+            if let reply = self.karte.controlRoute(request) { return reply }
+            if let reply = await self.karte.trackRoute(request) { return reply }
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
         }
     }

@@ -64,12 +64,17 @@ struct HTTPConnectionLink: Sendable {
 
     /// Closes the connection without an answer: a dropped connection, as the peer sees it.
     func close() { self.channel.close(promise: nil) }
+
+    /// Whether the peer is still connected (a held answer stops waiting once it is not).
+    var isOpen: Bool { self.channel.isActive }
 }
 
 /// A JSON answer.
 struct HTTPReply: Sendable {
     var status: Int
     var body: String
+    /// Bytes to send instead of ``body``, when the body is not UTF-8 text (a gzipped answer).
+    var bytes: [UInt8]?
     /// Headers besides Content-Type and Content-Length (`Set-Cookie`, say).
     var headers: [(name: String, value: String)] = []
     /// Close the connection instead of answering (the held long-poll of a dropped client).
@@ -200,11 +205,12 @@ final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
         var headers = HTTPHeaders()
         for header in reply.headers { headers.add(name: header.name, value: header.value) }
         headers.add(name: "Content-Type", value: "application/json")
-        headers.add(name: "Content-Length", value: "\(reply.body.utf8.count)")
+        let body = reply.bytes.map { ByteBuffer(bytes: $0) } ?? ByteBuffer(string: reply.body)
+        headers.add(name: "Content-Length", value: "\(body.readableBytes)")
         if !keepAlive { headers.add(name: "Connection", value: "close") }
         let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status), headers: headers)
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-        context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: reply.body)))), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let done = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
         if !keepAlive {
             let channel = context.channel
