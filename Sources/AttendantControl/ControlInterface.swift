@@ -83,6 +83,9 @@ public enum ControlError {
     public static let illegalState = prefix + "IllegalState"
     /// The channel's server answered the request with an error; the message is the channel's.
     public static let serverError = prefix + "ServerError"
+    /// The request's input was refused before it reached the channel's server (a field name the
+    /// channel does not take, a value of the wrong kind); the message says which and why.
+    public static let invalidArgument = prefix + "InvalidArgument"
     /// The configuration could not be re-read; the daemon keeps the running one.
     public static let reloadFailed = prefix + "ReloadFailed"
     /// The token could not be renewed.
