@@ -27,7 +27,7 @@ struct KarteTestClient {
     var appKey: String
 
     static let keys = ["visitor_id": "vis-1", "pv_id": "pv-2", "original_pv_id": "opv-3"]
-    static let appInfo: [String: Any] = ["version_name": "1.0", "karte_sdk_version": "2.33.0", "system_info": ["os": "Linux"]]
+    nonisolated(unsafe) static let appInfo: [String: Any] = ["version_name": "1.0", "karte_sdk_version": "2.33.0", "system_info": ["os": "Linux"]]
 
     /// A track body with these events (`[name, values]`) and the fixed keys.
     static func body(_ events: [(String, [String: Any])], keys: [String: String] = Self.keys) throws -> [UInt8] {

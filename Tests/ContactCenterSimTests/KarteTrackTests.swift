@@ -1,5 +1,6 @@
 import ContactCenterSim
 import Foundation
+import NIOHTTP1
 import NIOCore
 import Testing
 

@@ -80,6 +80,7 @@ import Testing
         let simulator = try Simulator(arguments)
         let desktop = if let desktop { desktop } else { try await DesktopSession() }
         let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
+        chmod(key, 0o600)
         let opened = scratch.path + "/opened"
         let opener = try scratch.write("opener", "#!/bin/sh\necho \"$1\" >> \(opened)\n")
         chmod(opener, 0o755)
