@@ -78,6 +78,7 @@ import Testing
         campaigns: String? = nil,
         simulatorArguments: [String] = [],
         extra: String = "",
+        links: String = "",
         desktop: DesktopSession? = nil,
         scratch: Scratch? = nil
     ) async throws -> Setup {
@@ -105,6 +106,7 @@ import Testing
 
             [links]
             opener = ["\(opener)"]
+            \(links)
             """
         )
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)

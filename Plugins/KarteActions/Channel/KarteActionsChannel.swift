@@ -161,14 +161,23 @@ final class KarteActionsChannel: Channel, ChannelDriver {
     }
 
     func stopListening() async {
-        self.withState { $0.listening = false }
-        // What is tracked goes out before the channel is dropped: the batching window is short.
+        // What is tracked goes out before the channel is dropped (the batching window is short), and the
+        // daemon waits a little for the answers, so that a clean stop loses no event.
         self.step { state, effects in
+            state.listening = false
             guard let actions = state.tracking?.flushNow() else { return }
             self.handle(actions, state: &state, effects: &effects)
         }
+        var waited: Duration = .zero
+        while self.withState({ ($0.tracking?.requestsInFlight ?? 0) > 0 }), waited < Self.stopGrace {
+            try? await self.host.clock.sleep(for: .milliseconds(20))
+            waited += .milliseconds(20)
+        }
         await self.worker.drain()
     }
+
+    /// How long a stopping channel waits for its last requests' answers.
+    static let stopGrace: Duration = .seconds(3)
 
     func keepAlive() async throws {
         // Nothing to keep: the track API is request and answer. A refused app key shows in the answers.

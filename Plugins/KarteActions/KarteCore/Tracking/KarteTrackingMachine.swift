@@ -213,3 +213,8 @@ extension KarteTrackingMachine {
         return [.dropped(request: request, reason: "the answer could not be read (\(reason))")]
     }
 }
+
+extension KarteTrackingMachine {
+    /// Requests sent and not answered yet (those waiting for a retry are not counted).
+    public var requestsInFlight: Int { self.inFlight.count }
+}
