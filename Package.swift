@@ -194,6 +194,20 @@ let package = Package(
             swiftSettings: strictness
         ),
         .executableTarget(
+            name: "attendant-karte-bench",
+            dependencies: [
+                "KarteActions",
+                "AttendantCore",
+                "AttendantBenchSupport",
+                "ContactCenterSim",
+                "Systemd",
+                pluginAPI,
+                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+            ],
+            path: "Benchmarks/KarteActions",
+            swiftSettings: strictness
+        ),
+        .executableTarget(
             name: "attendant-invite-latency",
             dependencies: [
                 "SIPVoice",

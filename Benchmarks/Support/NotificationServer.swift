@@ -71,6 +71,11 @@ package final class NotificationServer: Sendable {
         self.arrivals.withLock { $0.first { $0.body.contains(text) }?.at }
     }
 
+    /// How many Notify calls arrived, and when the last one did.
+    package var latest: (count: Int, at: Duration?) {
+        self.arrivals.withLock { ($0.count, $0.last?.at) }
+    }
+
     package func stop() {
         kill(self.busPID, SIGKILL)
     }
