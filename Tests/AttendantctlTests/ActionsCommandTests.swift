@@ -166,6 +166,22 @@ import Testing
         await peer.stop()
     }
 
+    /// A reply whose JSON-text field is not JSON is the daemon's fault: said so, exit status 1.
+    @Test func aMalformedReplyIsAFailure() async throws {
+        let bus = try PrivateBus()
+        let peer = try await ControlPeer.start(on: bus.address)
+        await peer.set(reply: ["actions": "[{", "suppressed": "false"], for: "actions-list")
+        await peer.set(reply: ["variables": "[]"], for: "actions-variables")
+        for arguments in [["actions", "list"], ["actions", "list", "--json"]] {
+            let result = try await attendantctl(arguments + ["--channel", "app"], bus: bus.address)
+            #expect(result.status == 1, "\(result)")
+            #expect(result.stderr.hasPrefix("attendantctl: channel app answered actions-list, but its actions field is not JSON (expected"), "\(result)")
+        }
+        let variables = try await attendantctl(["actions", "variables", "--channel", "app"], bus: bus.address)
+        #expect(variables.status == 1 && variables.stderr.contains("its variables field is not an object"), "\(variables)")
+        await peer.stop()
+    }
+
     /// Without --channel: the only karte-actions channel among the others; none or several is a usage error.
     @Test func withoutChannelTheOnlyActionChannelIsUsed() async throws {
         let bus = try PrivateBus()

@@ -93,7 +93,7 @@ struct ActionsOptions: ParsableArguments {
     /// otherwise the lines `text` makes of the reply for people.
     func request(
         _ command: String, _ arguments: [String: String] = [:], json: Bool, keys: [String],
-        text: @escaping (ActionReply) throws(ControlClientError) -> [String]
+        text: (ActionReply) throws(ControlClientError) -> [String]
     ) async throws {
         try await self.run(json: json) { client, channel throws(ControlClientError) in
             let reply = try await ActionReply(command: command, channel: channel, fields: client.channelRequest(channel: channel, command: command, arguments: arguments))
