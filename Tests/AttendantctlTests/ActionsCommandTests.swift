@@ -241,8 +241,8 @@ import Testing
     /// The channel's refusals (InvalidArgument for a bad field name, and the others) print the
     /// channel's message and exit with status 1; --json prints the error object.
     @Test(arguments: [
-        (["actions", "track", "buy", "--value", "bad name=1"], ControlError.invalidArgument, #"channel app: field name "bad name": use letters, digits and _ only"#),
-        (["actions", "attribute", "--value", "_system=1"], ControlError.invalidArgument, #"channel app: field names starting with _ are KARTE's"#),
+        (["actions", "track", "buy", "--value", "size=3"], ControlError.invalidArgument, #"event "buy": field "size" is refused: the name is reserved by KARTE"#),
+        (["actions", "attribute", "--value", "a.b=1"], ControlError.invalidArgument, #"event "attribute": field "a.b" is refused: a field name must not contain '.'"#),
         (["actions", "click"], ControlError.illegalState, "channel app: no action is shown"),
         (["actions", "variables", "--fetch"], ControlError.serverError, "channel app: KARTE answered 503"),
         (["actions", "list"], ControlError.noSuchChannel, #"no running channel "app""#),

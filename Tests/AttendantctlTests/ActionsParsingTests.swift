@@ -47,6 +47,8 @@ import Testing
         ("tags=[1,\"two\"]", "tags", .array([.int(1), .string("two")])),
         (#"address={"city":"Tokyo","zip":null}"#, "address", .object([("city", .string("Tokyo")), ("zip", .null)])),
         ("sentence=hello world", "sentence", .string("hello world")),
+        ("card=12345678901234567890123", "card", .string("12345678901234567890123")),
+        ("big=1.5e300", "big", .double(1.5e300)),
         ("half={\"a\":", "half", .string("{\"a\":")),
     ])
     func valuePairs(_ pair: String, _ key: String, _ value: JSON) throws {

@@ -25,7 +25,8 @@ extension Attendantctl {
 
                 Values: --value KEY=VALUE (repeat for more) gives one field of the event; VALUE is read as \
                 JSON when it is JSON (30, 2.5, true, null, "quoted text", [1,2], {"a":1}) and as plain \
-                text otherwise, so --value plan=gold and --value age=30 both work. --values takes a JSON \
+                text otherwise, so --value plan=gold and --value age=30 both work (an integer too long \
+                for 64 bits stays text, so long ids keep their digits). --values takes a JSON \
                 object of fields; with both, --value wins. Field names are the channel's to check: a \
                 refused one fails with its message (exit status 1, D-Bus error InvalidArgument).
 
