@@ -19,6 +19,8 @@ actor ControlPeer {
     /// What the chat methods answer: `ChatListThreads` all, `ChatOpenThread` the one named,
     /// `ChatCreateThread` a new one named by its `name` field.
     var threads: [ChatThreadRecord] = Fixtures.threads
+    /// What `ChannelRequest` answers, by command; a command without a reply is Unsupported.
+    var replies: [String: [String: String]] = Fixtures.actionReplies
     /// Member → the error it answers with.
     var failures: [String: BusMethodError] = [:]
 
@@ -52,6 +54,8 @@ actor ControlPeer {
     func set(channels: [ChannelRecord]) { self.channels = channels }
 
     func set(threads: [ChatThreadRecord]) { self.threads = threads }
+
+    func set(reply fields: [String: String], for command: String) { self.replies[command] = fields }
 
     /// Leaves the bus, as a daemon that stops does.
     func stop() async { await self.connection.close() }
@@ -109,6 +113,12 @@ actor ControlPeer {
             let thread = ChatThreadRecord(id: "thread-\(self.threads.count + 1)", name: fields["name"] ?? "", state: "pending")
             self.threads.append(thread)
             return [thread.busValue]
+        case ControlInterface.Method.channelRequest:
+            let command = arguments[1].string ?? ""
+            guard let fields = self.replies[command] else {
+                throw BusMethodError(name: ControlError.unsupported, message: "channel \(arguments[0]): no \(command) requests here")
+            }
+            return [.dictionary(key: "s", value: "s", fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) })]
         default:  // Accept, Decline, RenewToken, the other chat methods: recorded, nothing to answer.
             return []
         }
@@ -144,6 +154,7 @@ actor ControlPeer {
                 method(m.chatCreateThread, [A("channel", "s"), A("fields", "a{ss}")], [A("thread", "a{sv}")]),
                 method(m.chatSendMessage, [A("channel", "s"), A("thread", "s"), A("text", "s")], [A("delivery", "a{ss}")]),
                 method(m.chatEndConversation, [A("channel", "s"), A("thread", "s")]),
+                method(m.channelRequest, [A("channel", "s"), A("command", "s"), A("arguments", "a{ss}")], [A("fields", "a{ss}")]),
             ],
             signals: [
                 .init(s.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
@@ -176,6 +187,28 @@ enum Fixtures {
             ]
         ),
         ChatThreadRecord(id: "t2", state: "closed"),
+    ]
+    /// The in-app action channel's replies (plugin karte-actions), by request.
+    static let actionReplies: [String: [String: String]] = [
+        "actions-view": ["event": "view", "pv_id": "pv-2", "original_pv_id": "pv-2"],
+        "actions-track": ["event": "buy", "pv_id": "pv-2"],
+        "actions-identify": ["event": "identify", "pv_id": "pv-2"],
+        "actions-attribute": ["event": "attribute", "pv_id": "pv-2"],
+        "actions-boundary": ["pv_id": "pv-3"],
+        "actions-list": [
+            "actions": #"[{"id":"a1","campaign_id":"c1","shorten_id":"s1","title":"Summer sale","body":"20 % off","links":[{"label":"Shop","url":"https://shop.example/sale","target":"_self"},{"label":"Later","url":"https://shop.example/later","target":"_blank"}]},{"id":"a2","campaign_id":"c2","shorten_id":"s2","title":"","body":"Hi","links":[]}]"#,
+            "suppressed": "false", "visitor_id": "vis-1", "pv_id": "pv-2", "original_pv_id": "pv-1",
+        ],
+        "actions-dismiss": ["dismissed": "2"],
+        "actions-suppress": ["suppressed": "true", "dismissed": "1"],
+        "actions-unsuppress": ["suppressed": "false"],
+        "actions-click": [
+            "action": "a1", "url": "https://shop.example/sale", "target": "_self", "opened": "opened", "detail": "opened by xdg-open", "reset": "true",
+        ],
+        "actions-variables": [
+            "variables": #"{"limit":{"value":3,"campaign_id":"c2","shorten_id":"s2"},"banner":{"value":"summer","campaign_id":"c1","shorten_id":"s1"}}"#,
+            "fetched": "true",
+        ],
     ]
     static let contacts = [
         ContactRecord(

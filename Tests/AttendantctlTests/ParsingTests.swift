@@ -136,6 +136,7 @@ import Testing
             for command in [
                 "status", "channels", "contacts", "accept", "decline", "token", "renew", "reload", "dnd", "monitor", "health",
                 "chat", "prepare", "connect", "view", "threads", "open", "create", "send", "end",
+                "actions", "track", "identify", "attribute", "boundary", "list", "click", "dismiss", "suppress", "unsuppress", "variables",
             ] {
                 #expect(script.contains(command), "\(shell) completion lacks \(command)")
             }

@@ -33,7 +33,7 @@ extension Attendantctl.Actions {
             if let title = self.title { arguments["title"] = title }
             if let values = try self.values.text() { arguments["values"] = values }
             try await self.actions.request("actions-view", arguments, json: self.output.json, keys: ["event", "pv_id", "original_pv_id"]) { reply in
-                ["Viewed \(self.name) on \(reply.channel)" + (reply.page.map { ": \($0)" } ?? "") + "."]
+                ["Viewed \(self.name) on \(reply.channel)" + (reply.pageIDs.map { ": page \($0)" } ?? "") + "."]
             }
         }
     }
@@ -59,7 +59,7 @@ extension Attendantctl.Actions {
             var arguments = ["event": self.event]
             if let values = try self.values.text() { arguments["values"] = values }
             try await self.actions.request("actions-track", arguments, json: self.output.json, keys: ["event", "pv_id"]) { reply in
-                ["Tracked \(reply["event"] ?? self.event) on \(reply.channel)" + (reply.page.map { " (\($0))" } ?? "") + "."]
+                ["Tracked \(reply["event"] ?? self.event) on \(reply.channel)" + reply.onPage + "."]
             }
         }
     }
@@ -85,7 +85,7 @@ extension Attendantctl.Actions {
             var arguments = ["user_id": self.userID]
             if let values = try self.values.text() { arguments["values"] = values }
             try await self.actions.request("actions-identify", arguments, json: self.output.json, keys: ["event", "pv_id"]) { reply in
-                ["Identified the person as \(self.userID) on \(reply.channel)" + (reply.page.map { " (\($0))" } ?? "") + "."]
+                ["Identified the person as \(self.userID) on \(reply.channel)" + reply.onPage + "."]
             }
         }
     }
@@ -110,7 +110,7 @@ extension Attendantctl.Actions {
             let fields = try self.values.fields()
             let arguments = ["values": JSON.object(fields).text]
             try await self.actions.request("actions-attribute", arguments, json: self.output.json, keys: ["event", "pv_id"]) { reply in
-                ["Set \(ActionReply.count(fields.count, "attribute")) on \(reply.channel)" + (reply.page.map { " (\($0))" } ?? "") + "."]
+                ["Set \(ActionReply.count(fields.count, "attribute")) on \(reply.channel)" + reply.onPage + "."]
             }
         }
     }
@@ -130,7 +130,7 @@ extension Attendantctl.Actions {
 
         func run() async throws {
             try await self.actions.request("actions-boundary", json: self.output.json, keys: ["pv_id"]) { reply in
-                ["Marked a screen boundary on \(reply.channel)" + (reply.page.map { ": \($0)" } ?? "") + "."]
+                ["Marked a screen boundary on \(reply.channel)" + (reply.pageIDs.map { ": page \($0)" } ?? "") + "."]
             }
         }
     }

@@ -32,7 +32,7 @@ extension Attendantctl.Actions {
                     lines = table.lines
                 }
                 lines.append("Suppressed: " + (reply.flag("suppressed") ? "yes" : "no"))
-                if let page = reply.page { lines.append("Page: " + page.dropFirst("page ".count)) }
+                if let page = reply.pageIDs { lines.append("Page: " + page) }
                 if let visitor = reply["visitor_id"], !visitor.isEmpty { lines.append("Visitor: " + visitor) }
                 return lines
             }

@@ -70,6 +70,15 @@ struct ActionValues: ParsableArguments {
             throw ValidationError("--value \"\(pair)\": the field name before = is empty; give KEY=VALUE, such as --value plan=gold")
         }
         let text = String(pair[pair.index(after: equals)...])
-        return (String(pair[..<equals]), (try? JSON.parse(text)) ?? .string(text))
+        let key = String(pair[..<equals])
+        switch try? JSON.parse(text) {
+        case .double? where !text.contains(where: { ".eE".contains($0) }):
+            // An integer too long for 64 bits (an id, a card number) would lose digits as a double.
+            return (key, .string(text))
+        case let value?:
+            return (key, value)
+        case nil:
+            return (key, .string(text))
+        }
     }
 }

@@ -25,7 +25,8 @@ extension Attendantctl {
 
                 Values: --value KEY=VALUE (repeat for more) gives one field of the event; VALUE is read as \
                 JSON when it is JSON (30, 2.5, true, null, "quoted text", [1,2], {"a":1}) and as plain \
-                text otherwise, so --value plan=gold and --value age=30 both work. --values takes a JSON \
+                text otherwise, so --value plan=gold and --value age=30 both work (an integer too long \
+                for 64 bits stays text, so long ids keep their digits). --values takes a JSON \
                 object of fields; with both, --value wins. Field names are the channel's to check: a \
                 refused one fails with its message (exit status 1, D-Bus error InvalidArgument).
 
@@ -93,7 +94,7 @@ struct ActionsOptions: ParsableArguments {
     /// otherwise the lines `text` makes of the reply for people.
     func request(
         _ command: String, _ arguments: [String: String] = [:], json: Bool, keys: [String],
-        text: @escaping (ActionReply) throws(ControlClientError) -> [String]
+        text: (ActionReply) throws(ControlClientError) -> [String]
     ) async throws {
         try await self.run(json: json) { client, channel throws(ControlClientError) in
             let reply = try await ActionReply(command: command, channel: channel, fields: client.channelRequest(channel: channel, command: command, arguments: arguments))

@@ -54,10 +54,13 @@ struct ActionReply {
     /// `count` and `noun`, plural when it is not 1: "1 action", "2 actions".
     static func count(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 
-    /// "page PV" or "page PV (original OPV)" when the original differs; nil without a pv_id.
-    var page: String? {
+    /// "PV" or "PV (original OPV)" when the original page differs; nil without a pv_id.
+    var pageIDs: String? {
         guard let pv = self["pv_id"], !pv.isEmpty else { return nil }
-        guard let original = self["original_pv_id"], !original.isEmpty, original != pv else { return "page \(pv)" }
-        return "page \(pv) (original \(original))"
+        guard let original = self["original_pv_id"], !original.isEmpty, original != pv else { return pv }
+        return "\(pv) (original \(original))"
     }
+
+    /// " (page PV)", or "" without a pv_id: the end of an event's line.
+    var onPage: String { self.pageIDs.map { " (page \($0))" } ?? "" }
 }
