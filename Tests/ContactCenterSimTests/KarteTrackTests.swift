@@ -1,6 +1,7 @@
 import ContactCenterSim
 import Foundation
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// The simulator's KARTE track endpoint over real HTTP on loopback: app key, gzip bodies, recorded events
