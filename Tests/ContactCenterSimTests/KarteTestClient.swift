@@ -26,8 +26,12 @@ struct KarteTestClient {
     var base: String
     var appKey: String
 
+    /// A client that leaves bodies as they come: `HTTPClient.shared` decompresses gzip itself (and asks
+    /// for it), which would hide what the simulator sent.
+    static let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(decompression: .disabled))
+
     static let keys = ["visitor_id": "vis-1", "pv_id": "pv-2", "original_pv_id": "opv-3"]
-    nonisolated(unsafe) static let appInfo: [String: Any] = ["version_name": "1.0", "karte_sdk_version": "2.33.0", "system_info": ["os": "Linux"]]
+    static var appInfo: [String: Any] { ["version_name": "1.0", "karte_sdk_version": "2.33.0", "system_info": ["os": "Linux"]] }
 
     /// A track body with these events (`[name, values]`) and the fixed keys.
     static func body(_ events: [(String, [String: Any])], keys: [String: String] = Self.keys) throws -> [UInt8] {
@@ -55,7 +59,7 @@ struct KarteTestClient {
         if let contentEncoding { request.headers.add(name: "Content-Encoding", value: contentEncoding) }
         if acceptGzip { request.headers.add(name: "Accept-Encoding", value: "gzip") }
         request.body = .bytes(bytes)
-        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+        let response = try await Self.http.execute(request, timeout: timeout)
         let bytes = try await response.body.collect(upTo: 64 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, bytes: Array(bytes.readableBytesView))
     }
@@ -71,7 +75,7 @@ struct KarteTestClient {
         var request = HTTPClientRequest(url: self.base + path)
         request.method = method
         if let json { request.body = .bytes(Array(json.utf8)) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await Self.http.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView), options: .fragmentsAllowed))
     }

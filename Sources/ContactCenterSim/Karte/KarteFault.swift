@@ -1,5 +1,7 @@
-/// How the track endpoint misbehaves on the next track requests with a valid app key. Their events are
-/// still recorded; only the answer changes.
+/// How the track endpoint misbehaves on the next track requests that have a valid app key and body (a
+/// wrong key still gets 401 and a bad body 400, and neither uses the fault up). Their events are still
+/// recorded; only the answer changes. Every 200 answer except `fakeGzip`'s is gzipped like a normal one
+/// when the client accepts gzip.
 public enum KarteFault: Sendable, Hashable {
     /// This HTTP status with an error JSON body (`{"success":0,"status":N,"error":…}`).
     case status(Int)

@@ -93,8 +93,8 @@ public final class KarteTrackServer: Sendable {
 
     // MARK: Faults
 
-    /// Makes the next `count` track requests with a valid app key misbehave (replacing any fault still
-    /// pending).
+    /// Makes the next `count` track requests with a valid app key and body misbehave (replacing any fault
+    /// still pending).
     public func inject(_ fault: KarteFault, count: Int = 1) {
         self.state.withLock { $0.fault = count > 0 ? (fault, count) : nil }
     }
