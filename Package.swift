@@ -140,7 +140,6 @@ let package = Package(
         .target(
             name: "ContactCenterSim",
             dependencies: [
-                "SIPCore",
                 // The CXone gateway speaks the plugin's own wire types (issue 5).
                 "CXoneCore",
                 .product(name: "NIOWebSocket", package: "swift-nio"),
