@@ -51,9 +51,9 @@ enum SimSIPParser {
     /// The start line and header fields; the body is left empty.
     static func parseHead(_ head: ArraySlice<UInt8>) throws(SimSIPParseError) -> SimSIPMessage {
         guard head.count <= Self.maximumHeadSize else { throw SimSIPParseError("the head exceeds \(Self.maximumHeadSize) bytes") }
-        let text = String(decoding: head, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-            line.last == "\r" ? line.dropLast() : line
+        // Split as bytes: in a Swift String, CRLF is one Character and would never match "\n".
+        var lines = head.split(separator: 10, omittingEmptySubsequences: false).map { line in
+            Substring(String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self))
         }
         while let last = lines.last, last.isEmpty { lines.removeLast() }
         guard let first = lines.first, !first.isEmpty else { throw SimSIPParseError("empty message") }
