@@ -141,7 +141,6 @@ let package = Package(
         .target(
             name: "ContactCenterSim",
             dependencies: [
-                "SIPCore",
                 // The CXone gateway speaks the plugin's own wire types (issue 5).
                 "CXoneCore",
                 // gzip track bodies for the KARTE endpoint, read with the simulator's own wrapper (not KarteCore's).

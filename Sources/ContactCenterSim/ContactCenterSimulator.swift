@@ -1,5 +1,4 @@
 public import CXoneCore
-import SIPCore
 import Synchronization
 
 /// A loopback contact centre: for voice an HS256 token endpoint, a SIP registrar that checks Bearer
@@ -115,11 +114,10 @@ public final class ContactCenterSimulator: Sendable {
     public func issueToken(identity: String, lifetime: Duration? = nil, incoming: Bool = true) -> String {
         let now = Int(self.configuration.now())
         let lifetime = (lifetime ?? self.configuration.tokenLifetime).wholeSeconds
-        var identifiers = SIPIdentifiers()
         let claims = SimulatorTokenClaims(
             iss: self.configuration.accountSID,
             sub: self.configuration.accountSID,
-            jti: "\(self.configuration.accountSID)-\(identifiers.callID())",
+            jti: "\(self.configuration.accountSID)-\(SimSIPText.random(20))",
             iat: now,
             nbf: now,
             exp: now + lifetime,
@@ -178,16 +176,17 @@ public final class ContactCenterSimulator: Sendable {
     /// Calls the user's newest binding: an INVITE over the flow it registered on.
     public func call(user: String, fromDisplayName: String, fromURI: String) async throws -> SimulatedCall {
         guard let binding = self.bindings(of: user).last else { throw SimulatorError.notRegistered(user) }
-        let from: SIPURI
-        do { from = try SIPURI(parsing: fromURI) } catch {
-            throw SimulatorError(.callState, "caller URI \(fromURI) is not a SIP URI: \(error.what)")
+        let from: SimSIPURI
+        do { from = try SimSIPURI(parsing: fromURI) } catch {
+            throw SimulatorError(.callState, "caller URI \(fromURI) is not a SIP URI: \(error)")
         }
-        var identifiers = SIPIdentifiers()
-        let branch = identifiers.branch()
+        let branch = SimSIPMessage.newBranch()
+        var parameters = SimSIPParameters()
+        parameters.set("tag", SimSIPMessage.newTag())
         let invite = self.makeInvite(
             to: binding,
-            from: SIPNameAddress(displayName: fromDisplayName, uri: from, parameters: [SIPParameter("tag", identifiers.tag())]),
-            callID: identifiers.callID(host: self.configuration.host),
+            from: SimSIPAddress(displayName: fromDisplayName, uri: from, parameters: parameters),
+            callID: SimSIPMessage.newCallID(host: self.configuration.host),
             branch: branch
         )
         let call = self.calls.withLock { state in
@@ -203,20 +202,22 @@ public final class ContactCenterSimulator: Sendable {
     /// Every call placed so far, oldest first.
     public var placedCalls: [SimulatedCall] { self.calls.withLock { $0.all } }
 
-    private func makeInvite(to binding: SimulatedBinding, from: SIPNameAddress, callID: String, branch: String) -> SIPRequest {
-        let transport = binding.transport.uppercased()
-        var headers = SIPHeaders()
-        headers.add(.via, SIPVia(transport: transport, host: self.configuration.host, port: self.sipPort, parameters: [SIPParameter("branch", branch), SIPParameter("rport")]).description)
-        headers.add(.maxForwards, "70")
-        headers.add(.from, from.description)
-        headers.add(.to, "<\(self.addressOfRecord(binding.user))>")
-        headers.add(.callID, callID)
-        headers.add(.cseq, SIPCSeq(1, .invite).description)
-        var contact = SIPURI(user: "sim", host: self.configuration.host, port: self.sipPort)
+    private func makeInvite(to binding: SimulatedBinding, from: SimSIPAddress, callID: String, branch: String) -> SimSIPMessage {
+        var via = SimSIPVia(transport: binding.transport.uppercased(), sentBy: "\(self.configuration.host):\(self.sipPort)")
+        via.parameters.set("branch", branch)
+        via.parameters.set("rport", nil)
+        var invite = SimSIPMessage.request("INVITE", binding.contact.uri.description)
+        invite.add("Via", via.description)
+        invite.add("Max-Forwards", "70")
+        invite.add("From", from.description)
+        invite.add("To", "<\(self.addressOfRecord(binding.user))>")
+        invite.add("Call-ID", callID)
+        invite.add("CSeq", SimSIPCSeq(1, "INVITE").description)
+        var contact = SimSIPURI(user: "sim", host: self.configuration.host, port: self.sipPort)
         if binding.transport == "tcp" { contact.parameters.set("transport", "tcp") }
-        headers.add(.contact, "<\(contact)>")
-        headers.add(.allow, "INVITE, ACK, CANCEL, BYE, OPTIONS")
-        headers.add(.contentType, "application/sdp")
+        invite.add("Contact", "<\(contact)>")
+        invite.add("Allow", "INVITE, ACK, CANCEL, BYE, OPTIONS")
+        invite.add("Content-Type", "application/sdp")
         let sdp = """
             v=0\r
             o=sim 1 1 IN IP4 \(self.configuration.host)\r
@@ -227,38 +228,39 @@ public final class ContactCenterSimulator: Sendable {
             a=rtpmap:0 PCMU/8000\r
 
             """
-        return SIPRequest(method: .invite, uri: binding.contact.uri, headers: headers, body: Array(sdp.utf8))
+        invite.body = Array(sdp.utf8)
+        return invite
     }
 
     // MARK: Inbound SIP
 
-    private func receive(_ message: SIPMessage, on flow: SIPFlow) {
-        switch message {
-        case .response(let response):
-            guard let branch = try? response.headers.topVia.branch else { return }
-            self.calls.withLock { $0.byBranch[branch] }?.receive(response)
-        case .request(let request):
-            guard (try? request.headers.topVia) != nil else { return }  // no way to address an answer
-            let answer: RegistrarAnswer
-            switch request.method {
-            case .register:
-                answer = self.registrar.handle(request, flow: flow)
-            case .ack:
-                answer = .silence
-            case .options:
-                answer = .respond(.answering(request, statusCode: 200, extraHeaders: [(.allow, Self.allowed)]))
-            case .cancel:
-                answer = .respond(.answering(request, statusCode: 481))
-            case .invite, .bye, .info, .update, .prack, .subscribe, .notify, .refer, .message, "PUBLISH":
-                answer = .respond(.answering(request, statusCode: 405, extraHeaders: [(.allow, Self.allowed)]))
-            default:
-                answer = .respond(.answering(request, statusCode: 501))
-            }
-            switch answer {
-            case .respond(let response): try? self.transport.send(response.serialized(), on: flow)
-            case .raw(let bytes): try? self.transport.send(bytes, on: flow)
-            case .silence: break
-            }
+    private func receive(_ message: SimSIPMessage, on flow: SIPFlow) {
+        guard let method = message.method else {
+            guard let branch = try? message.topVia().branch else { return }
+            self.calls.withLock { $0.byBranch[branch] }?.receive(message)
+            return
+        }
+        let request = message
+        guard (try? request.topVia()) != nil else { return }  // no way to address an answer
+        let answer: RegistrarAnswer
+        switch method {
+        case "REGISTER":
+            answer = self.registrar.handle(request, flow: flow)
+        case "ACK":
+            answer = .silence
+        case "OPTIONS":
+            answer = .respond(.answering(request, 200, extra: [SimSIPField("Allow", Self.allowed)]))
+        case "CANCEL":
+            answer = .respond(.answering(request, 481))
+        case "INVITE", "BYE", "INFO", "UPDATE", "PRACK", "SUBSCRIBE", "NOTIFY", "REFER", "MESSAGE", "PUBLISH":
+            answer = .respond(.answering(request, 405, extra: [SimSIPField("Allow", Self.allowed)]))
+        default:
+            answer = .respond(.answering(request, 501))
+        }
+        switch answer {
+        case .respond(let response): try? self.transport.send(response.serialized, on: flow)
+        case .raw(let bytes): try? self.transport.send(bytes, on: flow)
+        case .silence: break
         }
     }
 

@@ -39,7 +39,8 @@ import Testing
 
         let softphone = SIPNameAddress(uri: try SIPURI(parsing: "sip:softphone@192.0.2.7"))
         try await agent.answer(invite, status, contact: status == 302 ? softphone : nil)
-        let final = try await call.waitForFinal(timeout: .seconds(20))
+        // Read back with the plugin's parser: the simulator's serialiser and SIPCore must agree.
+        let final = try await call.waitForFinal(timeout: .seconds(20)).parsedBySIPCore()
         #expect(final.statusCode == status)
         if status == 302 {
             #expect(try final.headers.contacts.first?.uri.user == "softphone")

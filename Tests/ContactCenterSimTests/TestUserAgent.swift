@@ -237,3 +237,14 @@ private final class StreamReader: ChannelInboundHandler {
         self.box.agent.withLock { $0 }?.closed()
     }
 }
+
+extension SimSIPMessage {
+    /// The simulator's message serialised by its own codec and parsed by the plugin's (`SIPCore`): two
+    /// independent implementations must agree on the wire.
+    func parsedBySIPCore() throws -> SIPResponse {
+        guard case .response(let response) = try SIPMessageParser().parse(datagram: self.serialized) else {
+            throw TestUserAgent.Failure(description: "SIPCore read a request where the simulator wrote \(self.startLine)")
+        }
+        return response
+    }
+}

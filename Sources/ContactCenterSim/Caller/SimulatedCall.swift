@@ -1,4 +1,3 @@
-public import SIPCore
 import Synchronization
 
 /// An INVITE the simulator placed, as a UAC INVITE client transaction (RFC 3261 section 17.1.1): it
@@ -28,9 +27,9 @@ public final class SimulatedCall: Sendable {
     }
 
     private struct State {
-        var provisionals: [SIPResponse] = []
-        var final: SIPResponse?
-        var cancelResponse: SIPResponse?
+        var provisionals: [SimSIPMessage] = []
+        var final: SimSIPMessage?
+        var cancelResponse: SimSIPMessage?
         var cancelled = false
         var failure: SimulatorError?
         var timers: Task<Void, Never>?
@@ -38,7 +37,7 @@ public final class SimulatedCall: Sendable {
 
     public let callID: String
     /// The INVITE as sent.
-    public let invite: SIPRequest
+    public let invite: SimSIPMessage
     let number: Int
     let user: String
     let branch: String
@@ -46,11 +45,11 @@ public final class SimulatedCall: Sendable {
     private let transport: SIPTransport
     private let state = Mutex(State())
 
-    init(number: Int, user: String, invite: SIPRequest, branch: String, flow: SIPFlow, transport: SIPTransport) {
+    init(number: Int, user: String, invite: SimSIPMessage, branch: String, flow: SIPFlow, transport: SIPTransport) {
         self.number = number
         self.user = user
         self.invite = invite
-        self.callID = invite.headers[.callID] ?? ""
+        self.callID = invite.field("Call-ID") ?? ""
         self.branch = branch
         self.flow = flow
         self.transport = transport
@@ -58,7 +57,7 @@ public final class SimulatedCall: Sendable {
 
     /// Sends the INVITE and starts timers A (UDP only) and B.
     func send() throws {
-        try self.transport.send(self.invite.serialized(), on: self.flow)
+        try self.transport.send(self.invite.serialized, on: self.flow)
         let reliable = if case .tcp = self.flow { true } else { false }
         let task = Task { [self] in
             let clock = ContinuousClock()
@@ -68,7 +67,7 @@ public final class SimulatedCall: Sendable {
                 try? await Task.sleep(for: reliable ? .milliseconds(100) : interval)
                 if Task.isCancelled || self.hasResponse { return }
                 if !reliable {
-                    try? self.transport.send(self.invite.serialized(), on: self.flow)
+                    try? self.transport.send(self.invite.serialized, on: self.flow)
                     interval = interval * 2
                 }
             }
@@ -87,13 +86,13 @@ public final class SimulatedCall: Sendable {
 
     /// Waits for a provisional response with this status (180 Ringing by default).
     @discardableResult
-    public func waitForProvisional(_ status: Int = 180, timeout: Duration) async throws -> SIPResponse {
+    public func waitForProvisional(_ status: Int = 180, timeout: Duration) async throws -> SimSIPMessage {
         try await poll(timeout: timeout, failure: .timeout("no \(status) for call \(self.callID)", timeout)) {
             try self.state.withLock { state in
                 if let response = state.provisionals.first(where: { $0.statusCode == status }) { return response }
                 if let failure = state.failure { throw failure }
                 if let final = state.final {
-                    throw SimulatorError(.callState, "call \(self.callID) ended with \(final.statusCode) before a \(status)")
+                    throw SimulatorError(.callState, "call \(self.callID) ended with \(final.statusCode ?? 0) before a \(status)")
                 }
                 return nil
             }
@@ -102,7 +101,7 @@ public final class SimulatedCall: Sendable {
 
     /// Waits for the INVITE's final response (ACKed already when it is not a 2xx).
     @discardableResult
-    public func waitForFinal(timeout: Duration) async throws -> SIPResponse {
+    public func waitForFinal(timeout: Duration) async throws -> SimSIPMessage {
         try await poll(timeout: timeout, failure: .timeout("no final response for call \(self.callID)", timeout)) {
             try self.state.withLock { state in
                 if let final = state.final { return final }
@@ -118,25 +117,24 @@ public final class SimulatedCall: Sendable {
     public func cancel(timeout: Duration = .seconds(32)) async throws {
         try self.state.withLock { state throws(SimulatorError) in
             if let final = state.final {
-                throw SimulatorError(.callState, "cannot cancel call \(self.callID): it already ended with \(final.statusCode)")
+                throw SimulatorError(.callState, "cannot cancel call \(self.callID): it already ended with \(final.statusCode ?? 0)")
             }
             state.cancelled = true
         }
-        var headers = SIPHeaders()
-        for name in [SIPHeaderName.via, .from, .to, .callID] {
-            if let value = self.invite.headers[name] { headers.add(name, value) }
+        // RFC 3261 section 9.1: the INVITE's Request-URI, Call-ID, From, To, CSeq number and top Via.
+        var cancel = SimSIPMessage.request("CANCEL", self.invite.requestURI ?? "")
+        for name in ["Via", "From", "To", "Call-ID"] {
+            if let value = self.invite.field(name) { cancel.add(name, value) }
         }
-        headers.add(.maxForwards, "70")
-        let sequence = (try? self.invite.headers.cseq.number) ?? 1
-        headers.add(.cseq, SIPCSeq(sequence, .cancel).description)
-        let cancel = SIPRequest(method: .cancel, uri: self.invite.uri, headers: headers)
-        try self.transport.send(cancel.serialized(), on: self.flow)
+        cancel.add("Max-Forwards", "70")
+        cancel.add("CSeq", SimSIPCSeq((try? self.invite.cseq().number) ?? 1, "CANCEL").description)
+        try self.transport.send(cancel.serialized, on: self.flow)
         _ = try await poll(timeout: timeout, failure: .timeout("no 200 to CANCEL of call \(self.callID)", timeout)) {
             self.state.withLock { $0.cancelResponse }
         }
         let final = try await self.waitForFinal(timeout: timeout)
         guard final.statusCode == 487 else {
-            throw SimulatorError(.callState, "call \(self.callID) answered CANCEL, but the INVITE ended with \(final.statusCode), not 487")
+            throw SimulatorError(.callState, "call \(self.callID) answered CANCEL, but the INVITE ended with \(final.statusCode ?? 0), not 487")
         }
     }
 
@@ -154,7 +152,7 @@ public final class SimulatedCall: Sendable {
                 status = "calling"
             }
             let redirect = state.final.flatMap { final in
-                (300..<400).contains(final.statusCode) ? (try? final.headers.contacts.first)?.uri.description : nil
+                (300..<400).contains(final.statusCode ?? 0) ? (try? final.contacts().first)?.uri.description : nil
             }
             return Summary(
                 number: self.number,
@@ -178,13 +176,13 @@ public final class SimulatedCall: Sendable {
     // MARK: Responses
 
     /// A response whose top Via carries this call's branch.
-    func receive(_ response: SIPResponse) {
-        guard let cseq = try? response.headers.cseq else { return }
-        if cseq.method == .cancel {
+    func receive(_ response: SimSIPMessage) {
+        guard let cseq = try? response.cseq() else { return }
+        if cseq.method == "CANCEL" {
             self.state.withLock { $0.cancelResponse = $0.cancelResponse ?? response }
             return
         }
-        guard cseq.method == .invite else { return }
+        guard cseq.method == "INVITE" else { return }
         if response.isProvisional {
             self.state.withLock { state in
                 if state.final == nil { state.provisionals.append(response) }
@@ -195,30 +193,28 @@ public final class SimulatedCall: Sendable {
             if state.final == nil { state.final = response }
         }
         // Every final, retransmissions too, gets an ACK.
-        try? self.transport.send(self.acknowledgement(of: response).serialized(), on: self.flow)
+        try? self.transport.send(self.acknowledgement(of: response).serialized, on: self.flow)
     }
 
     /// The ACK for a final response: for non-2xx in the INVITE's transaction (RFC 3261 section 17.1.1.3),
     /// for 2xx a new transaction to the Contact (section 13.2.2.4).
-    private func acknowledgement(of response: SIPResponse) -> SIPRequest {
-        var headers = SIPHeaders()
-        var uri = self.invite.uri
+    private func acknowledgement(of response: SimSIPMessage) -> SimSIPMessage {
+        var fields: [SimSIPField] = []
+        var uri = self.invite.requestURI ?? ""
         if response.isSuccess {
-            var identifiers = SIPIdentifiers()
-            if var via = try? self.invite.headers.topVia {
-                via.parameters.set("branch", identifiers.branch())
-                headers.add(.via, via.description)
+            if var via = try? self.invite.topVia() {
+                via.parameters.set("branch", SimSIPMessage.newBranch())
+                fields.append(SimSIPField("Via", via.description))
             }
-            if let contact = try? response.headers.contacts.first { uri = contact.uri }
-        } else if let via = self.invite.headers[.via] {
-            headers.add(.via, via)
+            if let contact = try? response.contacts().first { uri = contact.uri.description }
+        } else if let via = self.invite.field("Via") {
+            fields.append(SimSIPField("Via", via))
         }
-        headers.add(.maxForwards, "70")
-        if let from = self.invite.headers[.from] { headers.add(.from, from) }
-        if let to = response.headers[.to] { headers.add(.to, to) }
-        headers.add(.callID, self.callID)
-        let sequence = (try? self.invite.headers.cseq.number) ?? 1
-        headers.add(.cseq, SIPCSeq(sequence, .ack).description)
-        return SIPRequest(method: .ack, uri: uri, headers: headers)
+        fields.append(SimSIPField("Max-Forwards", "70"))
+        if let from = self.invite.field("From") { fields.append(SimSIPField("From", from)) }
+        if let to = response.field("To") { fields.append(SimSIPField("To", to)) }
+        fields.append(SimSIPField("Call-ID", self.callID))
+        fields.append(SimSIPField("CSeq", SimSIPCSeq((try? self.invite.cseq().number) ?? 1, "ACK").description))
+        return .request("ACK", uri, fields: fields)
     }
 }

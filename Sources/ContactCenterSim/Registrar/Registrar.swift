@@ -1,9 +1,8 @@
-import SIPCore
 import Synchronization
 
 /// What the transport does with a REGISTER.
 enum RegistrarAnswer: Sendable {
-    case respond(SIPResponse)
+    case respond(SimSIPMessage)
     /// Send these bytes, which are not a SIP message.
     case raw([UInt8])
     /// Say nothing.
@@ -52,30 +51,29 @@ final class Registrar: Sendable {
 
     // MARK: REGISTER
 
-    func handle(_ request: SIPRequest, flow: SIPFlow) -> RegistrarAnswer {
+    func handle(_ request: SimSIPMessage, flow: SIPFlow) -> RegistrarAnswer {
         self.state.withLock { $0.registerCount += 1 }
-        let to: SIPNameAddress
-        let contacts: [SIPNameAddress]
+        let to: SimSIPAddress
+        let contacts: [SimSIPAddress]
         let headerExpires: UInt32?
         do {
-            to = try request.headers.to
-            contacts = try request.headers.contacts
-            headerExpires = try request.headers.expires
-            _ = try request.headers.callID
-            _ = try request.headers.cseq
+            to = try request.address("To")
+            contacts = try request.contacts()
+            headerExpires = try request.expires()
+            _ = try request.callID()
+            _ = try request.cseq()
         } catch {
-            return .respond(.answering(request, statusCode: 400, reasonPhrase: error.what))
+            return .respond(.answering(request, 400, reason: "Bad Request (\(error))"))
         }
         guard let user = to.uri.user else {
-            return .respond(.answering(request, statusCode: 404, reasonPhrase: "Not Found (To has no user)"))
+            return .respond(.answering(request, 404, reason: "Not Found (To has no user)"))
         }
         let requested = contacts.map { $0.expires ?? headerExpires ?? Self.maximumExpires }
 
         if let answer = self.takeFault(before: true, request: request, requested: requested) { return answer }
 
         // RFC 8898: Bearer only.
-        let credentials = (try? request.headers.authorization) ?? []
-        guard let bearer = credentials.first(where: { $0.isScheme("Bearer") }), let token = bearer.token else {
+        guard let bearer = request.credentials.first(where: { $0.isScheme("Bearer") }), let token = bearer.bearerToken else {
             return .respond(self.challenge(request, error: nil))
         }
         let claims: SimulatorTokenClaims
@@ -88,19 +86,19 @@ final class Registrar: Sendable {
             return .respond(self.challenge(request, error: "invalid_token", description: "the token is for another identity"))
         }
         guard claims.allowsIncoming else {
-            return .respond(.answering(request, statusCode: 403, reasonPhrase: "Forbidden (token grants no incoming calls)"))
+            return .respond(.answering(request, 403, reason: "Forbidden (token grants no incoming calls)"))
         }
 
         if let answer = self.takeFault(before: false, request: request, requested: requested) { return answer }
         if let shortest = requested.filter({ $0 > 0 }).min(), shortest < Self.minimumExpires {
-            return .respond(.answering(request, statusCode: 423, extraHeaders: [(.minExpires, String(Self.minimumExpires))]))
+            return .respond(.answering(request, 423, extra: [SimSIPField("Min-Expires", String(Self.minimumExpires))]))
         }
         return .respond(self.update(request, user: user, contacts: contacts, requested: requested, flow: flow, scheme: bearer.scheme))
     }
 
     /// The first injected fault that applies, consumed once. `before` picks the faults that act before the
     /// token check (all but ``RegistrarFault/intervalTooBrief(minExpires:)``).
-    private func takeFault(before: Bool, request: SIPRequest, requested: [UInt32]) -> RegistrarAnswer? {
+    private func takeFault(before: Bool, request: SimSIPMessage, requested: [UInt32]) -> RegistrarAnswer? {
         let fault: RegistrarFault? = self.state.withLock { state in
             for index in state.faults.indices {
                 let fault = state.faults[index].fault
@@ -121,43 +119,42 @@ final class Registrar: Sendable {
         guard let fault else { return nil }
         switch fault {
         case .intervalTooBrief(let minimum):
-            return .respond(.answering(request, statusCode: 423, extraHeaders: [(.minExpires, String(minimum))]))
+            return .respond(.answering(request, 423, extra: [SimSIPField("Min-Expires", String(minimum))]))
         case .challengeLoop:
-            let refused = ((try? request.headers.authorization) ?? []).contains { $0.isScheme("Bearer") }
+            let refused = request.credentials.contains { $0.isScheme("Bearer") }
             return .respond(self.challenge(request, error: refused ? "invalid_token" : nil, description: refused ? "the token was revoked" : nil))
         case .serviceUnavailable(let retryAfter):
-            var extra = SIPHeaders()
-            if let retryAfter { extra.add(.retryAfter, String(retryAfter)) }
-            return .respond(.answering(request, statusCode: 503, extraHeaders: extra))
+            let extra = retryAfter.map { [SimSIPField("Retry-After", String($0))] } ?? []
+            return .respond(.answering(request, 503, extra: extra))
         case .silence:
             return .silence
         case .malformed:
             return .raw(Array("SIP/2.0 two hundred OK\r\nthis is not a header\r\n\r\n".utf8))
         case .forbidden:
-            return .respond(.answering(request, statusCode: 403))
+            return .respond(.answering(request, 403))
         }
     }
 
     /// `401` with `WWW-Authenticate: Bearer realm="…"` (RFC 8898 section 2.1), plus `error` and
     /// `error_description` (RFC 6750 section 3).
-    private func challenge(_ request: SIPRequest, error: String?, description: String? = nil) -> SIPResponse {
-        var parameters: SIPParameters = [SIPParameter("realm", self.domain, quoted: true)]
-        if let error { parameters.append(SIPParameter("error", error, quoted: true)) }
-        if let description { parameters.append(SIPParameter("error_description", description, quoted: true)) }
-        let challenge = SIPAuthChallenge(scheme: "Bearer", parameters: parameters)
-        return .answering(request, statusCode: 401, toTag: Self.tag(), extraHeaders: [(.wwwAuthenticate, challenge.description)])
+    private func challenge(_ request: SimSIPMessage, error: String?, description: String? = nil) -> SimSIPMessage {
+        var parameters = ["realm=" + SimSIPText.quoted(self.domain)]
+        if let error { parameters.append("error=" + SimSIPText.quoted(error)) }
+        if let description { parameters.append("error_description=" + SimSIPText.quoted(description)) }
+        let challenge = "Bearer " + parameters.joined(separator: ", ")
+        return .answering(request, 401, toTag: SimSIPMessage.newTag(), extra: [SimSIPField("WWW-Authenticate", challenge)])
     }
 
     private func update(
-        _ request: SIPRequest,
+        _ request: SimSIPMessage,
         user: String,
-        contacts: [SIPNameAddress],
+        contacts: [SimSIPAddress],
         requested: [UInt32],
         flow: SIPFlow,
         scheme: String
-    ) -> SIPResponse {
+    ) -> SimSIPMessage {
         let now = self.now()
-        let wildcard = request.headers.isWildcardContact
+        let wildcard = request.isWildcardContact
         let current: [SimulatedBinding] = self.state.withLock { state in
             state.bindings.removeAll { $0.expiresAt <= now }
             if wildcard {
@@ -184,22 +181,17 @@ final class Registrar: Sendable {
             }
             return state.bindings.filter { $0.user == user }
         }
-        var extra = SIPHeaders()
+        var extra: [SimSIPField] = []
         for binding in current {
             var contact = binding.contact
             contact.parameters.set("expires", String(max(0, Int((binding.expiresAt - now).rounded()))))
-            extra.add(.contact, contact.description)
+            extra.append(SimSIPField("Contact", contact.description))
         }
-        let outbound = request.headers.announces("outbound") && contacts.contains { $0.registrationID != nil }
+        let outbound = request.announces("outbound") && contacts.contains { $0.registrationID != nil }
         if outbound, case .tcp = flow {
-            extra.add(.require, "outbound")
-            extra.add(.flowTimer, String(Self.flowTimer))
+            extra.append(SimSIPField("Require", "outbound"))
+            extra.append(SimSIPField("Flow-Timer", String(Self.flowTimer)))
         }
-        return .answering(request, statusCode: 200, toTag: Self.tag(), extraHeaders: extra)
-    }
-
-    private static func tag() -> String {
-        var identifiers = SIPIdentifiers()
-        return identifiers.tag()
+        return .answering(request, 200, toTag: SimSIPMessage.newTag(), extra: extra)
     }
 }

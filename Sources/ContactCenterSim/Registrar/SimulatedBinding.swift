@@ -1,11 +1,9 @@
-public import SIPCore
-
 /// One registered contact of a user, as the registrar stored it.
 public struct SimulatedBinding: Sendable, Hashable {
     /// The user part of the address of record (`alice`).
     public var user: String
     /// The Contact as registered, without its `expires` parameter.
-    public var contact: SIPNameAddress
+    public var contact: SimSIPAddress
     /// `udp` or `tcp`: how the REGISTER arrived.
     public var transport: String
     /// The REGISTER's source `host:port`.
@@ -25,7 +23,7 @@ public struct SimulatedBinding: Sendable, Hashable {
     public var contactURI: String { self.contact.uri.description }
 
     /// Whether a new Contact replaces this binding: same instance, or (without instances) the same URI.
-    func isReplaced(by contact: SIPNameAddress) -> Bool {
+    func isReplaced(by contact: SimSIPAddress) -> Bool {
         if let instanceID, let other = contact.instanceID { return instanceID == other }
         return self.contact.uri.isEquivalent(to: contact.uri)
     }

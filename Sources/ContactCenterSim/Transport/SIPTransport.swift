@@ -1,13 +1,12 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import SIPCore
 import Synchronization
 
 /// The simulator's SIP sockets: one UDP socket and one TCP listener on the same port, and the TCP
 /// connections accepted on it. Hands every message it reads to ``inbound`` with the flow it came on.
 final class SIPTransport: Sendable {
-    typealias Inbound = @Sendable (SIPMessage, SIPFlow) -> Void
+    typealias Inbound = @Sendable (SimSIPMessage, SIPFlow) -> Void
 
     private struct State {
         var udp: (any Channel)?
@@ -132,7 +131,7 @@ final class SIPTransport: Sendable {
         }
     }
 
-    fileprivate func deliver(_ message: SIPMessage, on flow: SIPFlow) {
+    fileprivate func deliver(_ message: SimSIPMessage, on flow: SIPFlow) {
         self.state.withLock { $0.inbound }?(message, flow)
     }
 
@@ -177,7 +176,6 @@ private final class DatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
     private let transport: SIPTransport
-    private let parser = SIPMessageParser()
 
     init(transport: SIPTransport) { self.transport = transport }
 
@@ -186,7 +184,7 @@ private final class DatagramHandler: ChannelInboundHandler {
         let bytes = Array(envelope.data.readableBytesView)
         guard let host = envelope.remoteAddress.ipAddress, let port = envelope.remoteAddress.port else { return }
         // A bare CRLFCRLF is an RFC 5626 keep-alive on UDP without STUN: nothing to do.
-        guard bytes.contains(where: { $0 != 13 && $0 != 10 }), let message = try? self.parser.parse(datagram: bytes) else { return }
+        guard bytes.contains(where: { $0 != 13 && $0 != 10 }), let message = try? SimSIPParser.parse(datagram: bytes) else { return }
         self.transport.deliver(message, on: .udp(host: host, port: port))
     }
 
@@ -196,13 +194,13 @@ private final class DatagramHandler: ChannelInboundHandler {
 }
 
 /// Frames one TCP connection, answers CRLFCRLF pings with a CRLF pong, and closes the connection when the
-/// framing is lost (after a 400 when the bytes were at least a readable head).
+/// framing is lost (after a 400 that says why).
 private final class StreamHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
     private let transport: SIPTransport
-    private var framer = SIPStreamFramer(role: .server)
+    private var reader = SimSIPStreamReader()
     private var flow: SIPFlow?
 
     init(transport: SIPTransport) { self.transport = transport }
@@ -223,19 +221,17 @@ private final class StreamHandler: ChannelInboundHandler {
         let buffer = self.unwrapInboundIn(data)
         guard let flow = self.flow else { return }
         do {
-            for item in try self.framer.receive(buffer.readableBytesView) {
+            for item in try self.reader.read(buffer.readableBytesView) {
                 switch item {
                 case .message(let message):
                     self.transport.deliver(message, on: flow)
-                case .keepAlivePing:
-                    context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: SIPStreamFramer.pong)), promise: nil)
-                case .keepAlivePong:
-                    break
+                case .ping:
+                    context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: SimSIPStreamReader.pong)), promise: nil)
                 }
             }
         } catch {
-            let response = SIPResponse(statusCode: 400, reasonPhrase: "Bad Request (\(error.what))")
-            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: response.serialized())), promise: nil)
+            let response = SimSIPMessage(.status(code: 400, reason: "Bad Request (\(error))"))
+            context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: response.serialized)), promise: nil)
             context.close(promise: nil)
         }
     }
