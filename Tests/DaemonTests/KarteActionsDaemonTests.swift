@@ -276,6 +276,22 @@ import Testing
         try await eventually("shown again") { setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == shownBefore + 1 }
     }
 
+    /// By default suppress lives in memory only, as in the SDKs: a restarted daemon shows actions again.
+    @Test func suppressIsForgottenOnRestartByDefault() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try setup.actions("suppress")
+        setup.daemon.signal(SIGTERM)
+        _ = await setup.daemon.waitForExit()
+        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        defer { again.signal(SIGTERM) }
+        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
+        #expect(try setup.actions("list")["suppressed"] as? String == "false")
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        #expect(try setup.events(named: "_message_suppressed").isEmpty)
+    }
+
     // MARK: Only on the sending screen
 
     /// A limit-mode campaign answered after the person moved on (`view` between the event and the
@@ -331,7 +347,7 @@ import Testing
 
     /// A 5xx is retried with `_retry: true`, and the answer to the retry shows nothing; a 4xx is dropped.
     @Test func retriesAreMarkedAndTheirAnswersNeverShow() async throws {
-        let setup = try await Self.start()
+        let setup = try await Self.start(extra: "request-timeout = \"1s\"")
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 500, "count": 1}"#)
@@ -347,6 +363,12 @@ import Testing
         try await eventually("the 4xx logged") { setup.daemon.stderr.contains("HTTP status 400") }
         try await Task.sleep(for: .seconds(1))
         #expect(try setup.events(named: "view").count == 3, "a 4xx is not retried")
+
+        // No answer within request-timeout (1 s here) is a network failure: retried, marked.
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 5, "count": 1}"#)
+        try setup.actions("view", "checkout")
+        try await eventually("the retry after the timeout") { try setup.events(named: "view").count == 5 }
+        #expect(try setup.events(named: "view").suffix(2).map { $0["retry"] as? Bool } == [false, true])
     }
 
     /// Bad answers are named in the log (size and reason, never content) and the channel keeps working.
