@@ -79,6 +79,7 @@ import Testing
         simulatorArguments: [String] = [],
         extra: String = "",
         links: String = "",
+        daemon: String = "",
         desktop: DesktopSession? = nil,
         scratch: Scratch? = nil
     ) async throws -> Setup {
@@ -95,6 +96,9 @@ import Testing
         let config = try scratch.write(
             "attendant.toml",
             """
+            [daemon]
+            \(daemon)
+
             [[channel]]
             name = "karte"
             plugin = "karte-actions"
@@ -391,14 +395,16 @@ import Testing
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
     }
 
-    /// An answer with unknown fields everywhere is read as usual.
+    /// An answer with unknown fields everywhere is read as usual; the fields of the envelope are named.
     @Test func unknownFieldsAreIgnored() async throws {
-        let setup = try await Self.start()
+        let setup = try await Self.start(daemon: "log-level = \"debug\"")
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "unknown-fields", "count": 1}"#)
         try setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
+        // Named (names only) at debug level.
+        #expect(await setup.daemon.waitForLog("field(s) this plugin does not read, ignored: response.messages[0].x_simulator_unknown, response.x_simulator_unknown, x_simulator_unknown"), "\(setup.daemon.stderr)")
     }
 
     // MARK: Secrets

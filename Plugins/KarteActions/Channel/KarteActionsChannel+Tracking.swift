@@ -18,6 +18,10 @@ extension KarteActionsChannel {
                 effects.append(.send(Send(requestID: request.id, body: body, appKey: appKey)))
             case .responseReceived(let request, let response, let isRetry):
                 state.counters.answers += 1
+                if !response.unknownFields.isEmpty {
+                    let named = response.unknownFields.prefix(10).joined(separator: ", ") + (response.unknownFields.count > 10 ? ", …" : "")
+                    effects.append(.log(.debug, "KARTE's answer to request \(request.id) has \(response.unknownFields.count) field(s) this plugin does not read, ignored: \(named)"))
+                }
                 self.settleFetch(request.id, answered: true, state: &state, effects: &effects)
                 // A retried request's answer never shows anything (karte.md §1): the machine ignores it too.
                 guard !isRetry, let tracking = state.tracking else { continue }

@@ -18,6 +18,10 @@ public struct KarteTrackResponse: Sendable, Hashable {
     public var events: [JSONValue]
     /// `response.options` (`user_id`, `session_id`, `response_timestamp`), kept as they came.
     public var options: [String: JSONValue]
+    /// Paths of fields in the envelope (the top level, `response`, each message) that the SDKs do not
+    /// read, sorted: they are ignored, and the driver names them (names only) in a debug log line. The
+    /// insides of `action` and `campaign` are not listed: KARTE puts many widget fields there.
+    public var unknownFields: [String] = []
 
     public init(success: Bool = true, status: Int = 200, error: String? = nil, messages: [KarteMessage] = [], events: [JSONValue] = [], options: [String: JSONValue] = [:]) {
         self.success = success
@@ -46,6 +50,7 @@ public struct KarteTrackResponse: Sendable, Hashable {
 
     public init(json: JSONValue) throws(KarteDecodeError) {
         guard case .object(let top) = json else { throw .wrong("(top level)", json, expected: "an object") }
+        var unknown = top.keys.filter { !Self.knownTop.contains($0) }
         switch top["success"] {
         case .bool(let value): self.success = value
         case .number(let value): self.success = value != 0
@@ -57,16 +62,25 @@ public struct KarteTrackResponse: Sendable, Hashable {
         self.messages = []
         self.events = []
         self.options = [:]
+        defer { self.unknownFields = unknown.sorted() }
         guard let responseValue = top["response"], responseValue != .null else { return }
         guard case .object(let response) = responseValue else { throw .wrong("response", responseValue, expected: "an object") }
+        unknown += response.keys.filter { !Self.knownResponse.contains($0) }.map { "response.\($0)" }
         if let messages = try JSONFields.array(response, "messages", path: "response.messages") {
             for (index, message) in messages.enumerated() {
-                self.messages.append(try KarteMessage(json: message, path: "response.messages[\(index)]"))
+                let path = "response.messages[\(index)]"
+                self.messages.append(try KarteMessage(json: message, path: path))
+                let keys = message.objectValue.map { Array($0.keys) } ?? []
+                unknown += keys.filter { !Self.knownMessage.contains($0) }.map { "\(path).\($0)" }
             }
         }
         self.events = try JSONFields.array(response, "events", path: "response.events") ?? []
         self.options = try JSONFields.object(response, "options", path: "response.options") ?? [:]
     }
+
+    static let knownTop: Set<String> = ["success", "status", "response", "error"]
+    static let knownResponse: Set<String> = ["status", "messages", "events", "options", "auto_track_definition"]
+    static let knownMessage: Set<String> = ["action", "campaign", "trigger"]
 }
 
 /// Optional typed members: absent or null gives nil, another type than expected an error naming the path.
