@@ -148,4 +148,22 @@ import Testing
             }
         }
     }
+
+    /// Where the two codecs part (issue 11's point: found by meeting, reported, not copied). The plugin keeps
+    /// JSON numbers as doubles, so an integer past 2^53 in a rich payload comes back changed, and it writes
+    /// an absent `payload` as `null`; the gateway echoes what the client sent.
+    @Test func richContentIsEchoedAsSent() throws {
+        let data: GMSJSON = [
+            "thread": ["idOnExternalPlatform": "T-1"], "idOnExternalPlatform": "m-1",
+            "messageContent": ["type": "PLUGIN", "fallbackText": "x", "payload": ["n": .int(9_007_199_254_740_993)], "extra": 1],
+        ]
+        let sent = try SimCXoneSentMessage.read(data, eventType: "SendMessage")
+        #expect(sent.content == ["type": "PLUGIN", "fallbackText": "x", "payload": ["n": .int(9_007_199_254_740_993)]], "only the SDK's members")
+        let message = CXoneGatewayMessage(id: "m-1", threadId: "T-1", createdAt: Self.at, direction: .inbound, content: ["type": "PLUGIN", "fallbackText": "x"], attachments: [])
+        #expect(message.json["messageContent"] == ["type": "PLUGIN", "fallbackText": "x"])
+        #expect(message.text == "x")
+
+        let theirs = try JSONDecoder().decode(CXoneWire.MessageContent.self, from: Data(#"{"type":"PLUGIN","payload":{"n":9007199254740993}}"#.utf8))
+        #expect(theirs.payload["n"] == .number(9_007_199_254_740_992), "the plugin's JSON rounds large integers to a double")
+    }
 }

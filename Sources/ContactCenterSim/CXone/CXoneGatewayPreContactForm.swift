@@ -17,25 +17,26 @@ public struct CXoneGatewayPreContactForm: Sendable, Hashable {
         /// `text`, `email`, `list`, …
         public var type: String
         public var isRequired: Bool
-        /// The choices of a `list` field: what is shown, and what is sent.
-        public var values: [(name: String, value: String)]
+        /// The choices of a `list` field.
+        public var values: [Choice]
 
-        public init(id: String, label: String, type: String, isRequired: Bool = false, values: [(name: String, value: String)] = []) {
+        public init(id: String, label: String, type: String, isRequired: Bool = false, values: [Choice] = []) {
             self.id = id
             self.label = label
             self.type = type
             self.isRequired = isRequired
             self.values = values
         }
+    }
 
-        public static func == (lhs: Field, rhs: Field) -> Bool {
-            lhs.id == rhs.id && lhs.label == rhs.label && lhs.type == rhs.type && lhs.isRequired == rhs.isRequired
-                && lhs.values.elementsEqual(rhs.values) { $0.name == $1.name && $0.value == $1.value }
-        }
+    /// A choice of a list field: what is shown (`name`) and what is sent back (`value`).
+    public struct Choice: Sendable, Hashable {
+        public var name: String
+        public var value: String
 
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(self.id)
-            hasher.combine(self.type)
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
         }
     }
 

@@ -60,7 +60,9 @@ public struct CXoneGatewaySettings: Sendable {
         name: "Before we start",
         fields: [
             .init(id: "email", label: "Your email", type: "email", isRequired: true),
-            .init(id: "topic", label: "Topic", type: "list", values: [("Billing", "billing"), ("Delivery", "delivery"), ("Other", "other")]),
+            .init(id: "topic", label: "Topic", type: "list", values: [
+                .init(name: "Billing", value: "billing"), .init(name: "Delivery", value: "delivery"), .init(name: "Other", value: "other"),
+            ]),
         ]
     )
 
