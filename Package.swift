@@ -141,8 +141,6 @@ let package = Package(
         .target(
             name: "ContactCenterSim",
             dependencies: [
-                // The CXone gateway speaks the plugin's own wire types (issue 5).
-                "CXoneCore",
                 // gzip track bodies for the KARTE endpoint, read with the simulator's own wrapper (not KarteCore's).
                 "CZlib",
                 .product(name: "NIOWebSocket", package: "swift-nio"),
@@ -157,7 +155,6 @@ let package = Package(
             name: "attendant-sim",
             dependencies: [
                 "ContactCenterSim",
-                "CXoneCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -440,7 +437,6 @@ let package = Package(
         .testTarget(
             name: "CXoneChatTests",
             dependencies: [
-                "CXoneCore",
                 "AttendantCore",
                 "ContactCenterSim",
                 pluginAPI,

@@ -1,9 +1,10 @@
 import CXoneCore
 import Foundation
 
-/// The frames the benchmark feeds the plugin's decoder, built as the gateway sends them
-/// (`Sources/ContactCenterSim/CXone`): `CXoneInbound(...).encoded()` of the wire types, one brand and
-/// channel, the simulator's scripted agent as author.
+/// The frames the benchmark feeds the plugin's decoder, in the shapes the simulator's gateway sends
+/// (`Sources/ContactCenterSim/CXone`, which has its own codec): encoded here with the plugin's wire types
+/// (`CXoneInbound(...).encoded()`), which `SimCXoneBodyTests` checks write the same bytes as the gateway;
+/// one brand and channel, the simulator's scripted agent as author.
 struct GatewayFrames {
     static let brandID = 1386
     static let channelID = "chat_sim"

@@ -1,4 +1,3 @@
-public import CXoneCore
 import Synchronization
 
 /// A loopback contact centre: for voice an HS256 token endpoint, a SIP registrar that checks Bearer
@@ -99,9 +98,9 @@ public final class ContactCenterSimulator: Sendable {
 
     /// Where the plugin finds the CXone gateway: socket `ws://HOST:PORT/chat-gateway`, chat
     /// `http://HOST:PORT/chat`, host `http://HOST:PORT`.
-    public var cxoneEndpoints: CXoneEndpoints {
+    public var cxoneEndpoints: CXoneGatewayEndpoints {
         let root = "\(self.configuration.host):\(self.httpPort)"
-        return CXoneEndpoints(socket: "ws://\(root)\(CXoneGateway.socketPath)", chat: "http://\(root)/chat", host: "http://\(root)")
+        return CXoneGatewayEndpoints(socket: "ws://\(root)\(CXoneGateway.socketPath)", chat: "http://\(root)/chat", host: "http://\(root)")
     }
 
     /// The token endpoint with the identity parameter last and empty: append the user's name.

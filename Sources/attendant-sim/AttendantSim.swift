@@ -1,6 +1,5 @@
 import ArgumentParser
 import ContactCenterSim
-import CXoneCore
 import Foundation
 import UnixSignals
 

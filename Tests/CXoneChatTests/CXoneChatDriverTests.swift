@@ -2,7 +2,6 @@ import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import ContactCenterSim
-import CXoneCore
 import Foundation
 import Testing
 
@@ -63,7 +62,7 @@ import Testing
         try await rig.channel.listen()
         try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
         let customer = try #require(rig.simulator.cxone.customerIDs.first)
-        try rig.simulator.cxone.agentOpensThread(customerID: CXoneID(customer), text: "Hello from Ada")
+        try rig.simulator.cxone.agentOpensThread(customerID: customer, text: "Hello from Ada")
         let message = try await rig.message("Hello from Ada")
         #expect(message.direction == .fromAgent)
         await rig.stop()
@@ -74,7 +73,7 @@ import Testing
         try await rig.channel.listen()
         _ = try await rig.channel.perform(.sendMessage(threadID: nil, text: "Where is my parcel?"))
         let deadline = ContinuousClock.now + .seconds(10)
-        while !rig.simulator.cxone.threads.contains(where: { $0.messages.contains { $0.messageContent.text == "Where is my parcel?" } }) {
+        while !rig.simulator.cxone.threads.contains(where: { $0.messages.contains { $0.text == "Where is my parcel?" } }) {
             guard ContinuousClock.now < deadline else {
                 Issue.record("the gateway never got the message: \(rig.simulator.cxone.receivedEventTypes)")
                 break
@@ -101,7 +100,7 @@ import Testing
         // One close, one reconnection.
         #expect(rig.host.events.count(.connecting) == 2)
         #expect(rig.simulator.cxone.connectionCount == 1)
-        try rig.simulator.cxone.agentOpensThread(customerID: CXoneID(customer), text: "Still there?")
+        try rig.simulator.cxone.agentOpensThread(customerID: customer, text: "Still there?")
         _ = try await rig.message("Still there?")
         await rig.stop()
     }

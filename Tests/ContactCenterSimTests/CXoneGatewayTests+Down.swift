@@ -8,7 +8,7 @@ import Testing
 extension CXoneGatewayTests {
     /// The four REST endpoints the fault covers, with what each sends.
     static func restStatuses(_ simulator: ContactCenterSimulator) async throws -> [Int] {
-        let endpoints = simulator.cxoneEndpoints
+        let endpoints = simulator.pluginEndpoints
         let visitorId = CXoneID.random()
         let visitor = try CXoneVisitor(customerIdentity: .init(idOnExternalPlatform: "cust-1")).encoded()
         let event = try CXoneWire.AnalyticsEvent.chatWindowOpened(visitId: .random(), destinationId: .random(), at: Date(timeIntervalSince1970: 1_800_000_000)).encoded()
@@ -28,7 +28,7 @@ extension CXoneGatewayTests {
         let threadId = CXoneID.random()
         let message = CXoneWire.SendMessage(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Before the outage"), idOnExternalPlatform: .random())
         _ = try await client.request(.sendMessage(message))
-        try simulator.cxone.agentSays(threadID: threadId, text: "Noted, one moment")
+        try simulator.cxone.agentSays(threadID: threadId.rawValue, text: "Noted, one moment")
         guard case .event(_, _, .messageCreated) = try await client.receive() else { Issue.record("no agent message"); return }
         #expect(try await Self.restStatuses(simulator) == [200, 200, 200, 202])
 
@@ -54,7 +54,7 @@ extension CXoneGatewayTests {
         #expect(status["connections"] as? Int == 0)
 
         // The agent keeps writing while the customer is away.
-        try simulator.cxone.agentSays(threadID: threadId, text: "Back with an answer")
+        try simulator.cxone.agentSays(threadID: threadId.rawValue, text: "Back with an answer")
 
         // Back: the customer connects again and recovers the thread with every message.
         #expect(try await Self.http(.POST, base + "/clear-faults").status == 200)

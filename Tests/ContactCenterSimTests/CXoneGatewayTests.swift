@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-/// The CXone gateway over its REST endpoints and its WebSocket, with the plugin's own wire types.
+/// The CXone gateway over its REST endpoints and its WebSocket, driven with the plugin's wire types
+/// (`CXoneCore`): the plugin's codec meets the simulator's own.
 @Suite struct CXoneGatewayTests {
     static let brand = 1386
     static let channel = "chat_sim"
@@ -33,10 +34,10 @@ import Testing
     // MARK: REST
 
     @Test func channelConfigurationAvailabilityAndUnknownChannel() async throws {
-        let form = CXoneChannelConfiguration.PreContactForm(name: "Before we start")
+        let form = CXoneGatewaySettings.samplePreChatForm
         let simulator = try await Self.start(CXoneGatewaySettings(isAuthorizationEnabled: true, hasMultipleThreadsPerEndUser: true, preContactForm: form))
         defer { Task { await simulator.stop() } }
-        let endpoints = simulator.cxoneEndpoints
+        let endpoints = simulator.pluginEndpoints
         #expect(endpoints.chat == "http://127.0.0.1:\(simulator.httpPort)/chat")
 
         let (status, body) = try await Self.http(.GET, endpoints.channelConfiguration(brandId: Self.brand, channelId: Self.channel))
@@ -44,7 +45,15 @@ import Testing
         let configuration = try CXoneChannelConfiguration.decode(body)
         #expect(configuration.isAuthorizationEnabled)
         #expect(configuration.chatMode == .multiThread)
-        #expect(configuration.preContactForm == form)
+        #expect(configuration.preContactForm?.name == "Before we start")
+        let fields = configuration.preContactForm?.customFields ?? []
+        #expect(fields.map { $0["definition"]?["fieldId"]?.string } == ["email", "topic"])
+        #expect(fields.first?["isRequired"] == .bool(true))
+        #expect(fields.last?["definition"]?["values"] == .array([
+            .object(["name": .string("Billing"), "value": .string("billing")]),
+            .object(["name": .string("Delivery"), "value": .string("delivery")]),
+            .object(["name": .string("Other"), "value": .string("other")]),
+        ]))
 
         let availability = endpoints.availability(brandId: Self.brand, channelId: Self.channel)
         #expect(try CXoneAvailability.decode(try await Self.http(.GET, availability).body).isOnline)
@@ -63,12 +72,14 @@ import Testing
     @Test func visitorAndAnalyticsEventsAreStored() async throws {
         let simulator = try await Self.start()
         defer { Task { await simulator.stop() } }
-        let endpoints = simulator.cxoneEndpoints
+        let endpoints = simulator.pluginEndpoints
         let visitorId = CXoneID.random()
         let visitor = CXoneVisitor(customerIdentity: .init(idOnExternalPlatform: "cust-1", firstName: "Grace"))
         let put = try await Self.http(.PUT, endpoints.visitor(brandId: Self.brand, visitorId: visitorId), body: try visitor.encoded())
         #expect(put.status == 200)
-        #expect(simulator.cxone.visitors[visitorId] == visitor)
+        let stored = try #require(simulator.cxone.visitors[visitorId.rawValue.lowercased()])
+        #expect(stored.customerId == "cust-1")
+        #expect(stored.firstName == "Grace")
 
         let event = CXoneWire.AnalyticsEvent.chatWindowOpened(visitId: .random(), destinationId: .random(), at: Date(timeIntervalSince1970: 1_800_000_000))
         let post = try await Self.http(.POST, endpoints.visitorEvents(brandId: Self.brand, visitorId: visitorId), body: try event.encoded())
@@ -158,14 +169,14 @@ import Testing
         let (again, _) = try await client.request(.sendMessage(message))
         guard case .event(_, _, .messageCreated(let second)) = again else { Issue.record("got \(again)"); return }
         #expect(second.message.idOnExternalPlatform == message.idOnExternalPlatform)
-        #expect(simulator.cxone.thread(threadId)?.messages.count == 1)
+        #expect(simulator.cxone.thread(threadId.rawValue)?.messages.count == 1)
 
         let outbound = CXoneWire.SendOutbound(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Proactive reply"), idOnExternalPlatform: .random())
         let (createdOutbound, _) = try await client.request(.sendOutbound(outbound))
         guard case .event(_, _, .messageCreated(let third)) = createdOutbound else { Issue.record("got \(createdOutbound)"); return }
         #expect(third.contact.id == contactId)
 
-        try simulator.cxone.agentSays(threadID: threadId, text: "How can I help?")
+        try simulator.cxone.agentSays(threadID: threadId.rawValue, text: "How can I help?")
         guard case .event(_, _, .messageCreated(let agent)) = try await client.receive() else { Issue.record("no agent message"); return }
         #expect(agent.message.direction == .outbound)
         #expect(agent.message.authorUser?.displayName == "Ada Lovelace")
@@ -238,7 +249,7 @@ import Testing
         _ = try await client.request(.sendMessage(message))
 
         let big = String(repeating: "0123456789abcdef", count: 9 * 1024)  // 144 KB
-        try simulator.cxone.agentSays(threadID: threadId, text: big)
+        try simulator.cxone.agentSays(threadID: threadId.rawValue, text: big)
         let notice = try await client.socket.next()
         #expect(notice.count < 1024)
         guard case .event(_, _, .eventInS3(let parked)) = try CXoneInbound.decode(notice) else { Issue.record("no EventInS3"); return }
@@ -304,7 +315,7 @@ struct CXoneTestClient {
     let customer: CXoneID
 
     static func connect(_ simulator: ContactCenterSimulator, customer: CXoneID = .random()) async throws -> CXoneTestClient {
-        let url = simulator.cxoneEndpoints.webSocket(brandId: CXoneGatewayTests.brand, channelId: CXoneGatewayTests.channel, visitorId: .random(), sdkVersion: "1.0")
+        let url = simulator.pluginEndpoints.webSocket(brandId: CXoneGatewayTests.brand, channelId: CXoneGatewayTests.channel, visitorId: .random(), sdkVersion: "1.0")
         let uri = String(url.dropFirst("ws://127.0.0.1:\(simulator.httpPort)".count))
         let socket = try await TestWebSocket.connect(port: simulator.httpPort, uri: uri)
         return CXoneTestClient(socket: socket, customer: customer)
@@ -336,4 +347,12 @@ func poll(_ condition: () -> Bool) async throws {
         try await Task.sleep(for: .milliseconds(10))
     }
     Issue.record("condition not met within 5 s")
+}
+
+extension ContactCenterSimulator {
+    /// The gateway's bases as the plugin's endpoint type: the plugin builds the paths, the simulator
+    /// routes them, so the two meet on the URLs too.
+    var pluginEndpoints: CXoneEndpoints {
+        CXoneEndpoints(socket: self.cxoneEndpoints.socket, chat: self.cxoneEndpoints.chat, host: self.cxoneEndpoints.host)
+    }
 }

@@ -1,7 +1,6 @@
-import CXoneCore
 import Synchronization
 
-/// The gateway's HTTP side: the chat REST endpoints as `CXoneEndpoints` builds them (chat base
+/// The gateway's HTTP side: the chat REST endpoints under the bases of ``CXoneGatewayEndpoints`` (chat
 /// `http://HOST:PORT/chat`, host `http://HOST:PORT`), EventInS3 bodies, and `/control/cxone/…`.
 extension CXoneGateway {
     /// The answer to a request for one of the gateway's paths; nil for any other path.
@@ -14,15 +13,15 @@ extension CXoneGateway {
         let segments = request.segments
         switch (request.method, segments.count, segments.first ?? "") {
         case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
-            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") { self.settings.channelConfiguration.encodedReply() }
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") { self.settings.channelConfiguration.reply() }
         case ("GET", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "availability":
             return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "availability") {
                 self.state.withLock { $0.availabilityRequests += 1 }
-                return CXoneAvailability(isOnline: self.isOnline).encodedReply()
+                return SimCXoneREST.availability(isOnline: self.isOnline).reply()
             }
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
              (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
-            return self.analyticsReply(request, brand: segments[3], visitor: CXoneID(segments[5]), isEvent: segments.count == 7)
+            return self.analyticsReply(request, brand: segments[3], visitor: segments[5], isEvent: segments.count == 7)
         case ("GET", 2, "s3"):
             if self.hasFault(.failingEventInS3) { return .error(500, "EventInS3 storage is failing (injected fault)") }
             guard let body = self.s3Object(segments[1]) else { return .error(404, "no stored event \(segments[1])") }
@@ -36,10 +35,10 @@ extension CXoneGateway {
 
     /// What the socket path and the REST endpoints answer while ``CXoneGatewayFault/down`` is on.
     static var downReply: HTTPReply {
-        CXoneServiceErrorBody(
-            errorCode: "ServiceUnavailable",
-            errorMessage: "the CXone gateway is down (injected fault); POST /control/cxone/clear-faults brings it back"
-        ).encodedReply(status: 503)
+        SimCXoneREST.serviceError(
+            "ServiceUnavailable",
+            "the CXone gateway is down (injected fault); POST /control/cxone/clear-faults brings it back"
+        ).reply(status: 503)
     }
 
     /// The 500 an endpoint with a ``CXoneGatewayFault/restError(endpoint:)`` fault answers.
@@ -51,41 +50,41 @@ extension CXoneGateway {
             }.first
         }
         guard let fault else { return nil }
-        return CXoneServiceErrorBody(errorCode: fault.code, errorMessage: "the \(endpoint) endpoint is failing (injected fault)").encodedReply(status: fault.status)
+        return SimCXoneREST.serviceError(fault.code, "the \(endpoint) endpoint is failing (injected fault)").reply(status: fault.status)
     }
 
     private func channelReply(brand: String, channel: String, endpoint: String, body: () -> HTTPReply) -> HTTPReply {
         if self.isDown { return Self.downReply }
         if let fault = self.restFault(endpoint) { return fault }
         guard Int(brand) == self.settings.brandId, channel == self.settings.channelId else {
-            return CXoneServiceErrorBody(errorCode: "ChannelNotFound", errorMessage: "no channel \(channel) in brand \(brand)").encodedReply(status: 404)
+            return SimCXoneREST.serviceError("ChannelNotFound", "no channel \(channel) in brand \(brand)").reply(status: 404)
         }
         return body()
     }
 
-    private func analyticsReply(_ request: HTTPRouteRequest, brand: String, visitor: CXoneID, isEvent: Bool) -> HTTPReply {
+    private func analyticsReply(_ request: HTTPRouteRequest, brand: String, visitor: String, isEvent: Bool) -> HTTPReply {
         if self.isDown { return Self.downReply }
         if let fault = self.restFault(isEvent ? "events" : "visitor") { return fault }
         guard Int(brand) == self.settings.brandId else {
-            return CXoneServiceErrorBody(errorCode: "TenantNotFound", errorMessage: "no brand \(brand)").encodedReply(status: 404)
+            return SimCXoneREST.serviceError("TenantNotFound", "no brand \(brand)").reply(status: 404)
         }
         switch (request.method, isEvent) {
         case ("PUT", false):
             do {
-                let body = try CXoneVisitor.decode(request.body)
+                let body = try CXoneGatewayVisitor.parse(request.body)
                 self.state.withLock { state in
-                    state.visitors[visitor] = body
+                    state.visitors[SimCXoneID.key(visitor)] = body
                     state.visitorWrites += 1
                 }
             } catch {
-                return CXoneServiceErrorBody(errorCode: "BadRequest", errorMessage: "\(error)").encodedReply(status: 400)
+                return SimCXoneREST.serviceError("BadRequest", "\(error)").reply(status: 400)
             }
         case ("POST", true):
             do {
-                let event = try CXoneWire.AnalyticsEvent.decode(request.body)
+                let event = try CXoneGatewayAnalyticsEvent.parse(request.body)
                 self.state.withLock { $0.analyticsEvents.append(event) }
             } catch {
-                return CXoneServiceErrorBody(errorCode: "BadRequest", errorMessage: "\(error)").encodedReply(status: 400)
+                return SimCXoneREST.serviceError("BadRequest", "\(error)").reply(status: 400)
             }
         default:
             return .error(405, "\(request.method) is not allowed on \(request.path)")
@@ -104,13 +103,13 @@ extension CXoneGateway {
                 text += String(repeating: ".", count: size - text.utf8.count)
             }
             do {
-                let message: CXoneWire.Message
+                let message: CXoneGatewayMessage
                 if let thread = request.query["thread"], !thread.isEmpty {
-                    message = try self.agentSays(threadID: CXoneID(thread), text: text, at: request.query["at"].flatMap(Double.init))
+                    message = try self.agentSays(threadID: thread, text: text, at: request.query["at"].flatMap(Double.init))
                 } else {
-                    message = try self.agentOpensThread(customerID: CXoneID(request.query["customer"] ?? ""), text: text)
+                    message = try self.agentOpensThread(customerID: request.query["customer"] ?? "", text: text)
                 }
-                return .json(["ok": true, "message_id": message.idOnExternalPlatform.rawValue, "thread_id": message.threadIdOnExternalPlatform.rawValue])
+                return .json(["ok": true, "message_id": message.id, "thread_id": message.threadId])
             } catch {
                 return .error(404, "\(error)")
             }
@@ -120,7 +119,7 @@ extension CXoneGateway {
             return .json(["sent": count])
         case ("POST", "s3"):
             // The body parked as an EventInS3 object; the answer names its URL (for notices pushed by hand).
-            let id = CXoneID.random().rawValue
+            let id = SimCXoneID.random()
             self.state.withLock { $0.s3Objects[id] = request.body }
             return .json(["url": "\(self.httpBase())/s3/\(id)"])
         case ("POST", "availability"):
@@ -151,7 +150,7 @@ extension CXoneGateway {
                 "analytics_types": self.analyticsEvents.map(\.type),
                 "received": self.receivedEventTypes,
                 "customers": self.customerIDs,
-                "contact_fields": Dictionary(uniqueKeysWithValues: self.contactFields.map { ($0.key.rawValue.lowercased(), $0.value) }),
+                "contact_fields": self.contactFields,
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
@@ -187,27 +186,19 @@ extension CXoneGateway {
     static func json(_ thread: CXoneGatewayThread) -> [String: any Sendable] {
         let messages: [[String: any Sendable]] = thread.messages.map { message in
             var object: [String: any Sendable] = [
-                "id": message.idOnExternalPlatform.rawValue,
+                "id": message.id,
                 "direction": message.direction.rawValue,
-                "text": message.messageContent.text ?? "",
+                "text": message.text ?? "",
             ]
-            if let agent = message.authorUser?.displayName { object["agent"] = agent }
+            if let agent = message.agent?.displayName { object["agent"] = agent }
             return object
         }
         return [
-            "id": thread.id.rawValue,
-            "customer": thread.customerId.rawValue,
-            "contact": thread.contact.id.rawValue,
-            "status": thread.contact.status ?? "",
+            "id": thread.id,
+            "customer": thread.customerId,
+            "contact": thread.contact.id,
+            "status": thread.contact.status,
             "messages": messages,
         ]
-    }
-}
-
-extension CXoneRESTBody {
-    /// The body as a reply.
-    func encodedReply(status: Int = 200) -> HTTPReply {
-        guard let bytes = try? self.encoded() else { return .error(500, "could not encode the \(Self.subject)") }
-        return .encoded(bytes, status: status)
     }
 }

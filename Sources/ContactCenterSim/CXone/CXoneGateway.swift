@@ -1,14 +1,14 @@
-public import CXoneCore
 import Foundation
 import Synchronization
 
-/// The simulator's CXone chat gateway: the channel's REST endpoints and its WebSocket, speaking the
-/// plugin's own wire types (`CXoneCore`). One brand and channel (``CXoneGatewaySettings``); threads,
+/// The simulator's CXone chat gateway: the channel's REST endpoints and its WebSocket, on the simulator's
+/// own frame codec (`Wire/`), not the plugin's (`CXoneCore`): an independent peer catches a misreading
+/// both sides would otherwise share (issue 11). One brand and channel (``CXoneGatewaySettings``); threads,
 /// messages, tokens and visitors live in memory; a scripted agent speaks through ``agentSays(threadID:text:)``.
 ///
 /// ```swift
 /// let simulator = try await ContactCenterSimulator.start(SimulatorConfiguration(cxone: .init(autoReply: true)))
-/// let endpoints = simulator.cxoneEndpoints   // point the plugin here
+/// let endpoints = simulator.cxoneEndpoints   // point the plugin here (socket, chat, host)
 /// // … the client connects, sends a message in thread T …
 /// try simulator.cxone.agentSays(threadID: T, text: "Hello, how can I help?")
 /// ```
@@ -28,19 +28,21 @@ public final class CXoneGateway: Sendable {
         var connections: [Int: CXoneGatewayConnection] = [:]
         var nextConnection = 1
         /// Access token → the customer it was issued to.
-        var tokens: [String: CXoneWire.CustomerIdentity] = [:]
-        var threads: [CXoneID: CXoneGatewayThread] = [:]
-        /// Thread ids in creation order.
-        var threadOrder: [CXoneID] = []
-        var visitors: [CXoneID: CXoneVisitor] = [:]
+        var tokens: [String: SimCXoneCustomer] = [:]
+        /// Threads by ``SimCXoneID/key(_:)`` of their id.
+        var threads: [String: CXoneGatewayThread] = [:]
+        /// Thread keys in creation order.
+        var threadOrder: [String] = []
+        /// Visitors by ``SimCXoneID/key(_:)`` of their id.
+        var visitors: [String: CXoneGatewayVisitor] = [:]
         /// Visitor PUTs and availability GETs answered (for tests).
         var visitorWrites = 0
         var availabilityRequests = 0
-        var analyticsEvents: [CXoneWire.AnalyticsEvent] = []
+        var analyticsEvents: [CXoneGatewayAnalyticsEvent] = []
         /// EventInS3 bodies by id.
         var s3Objects: [String: [UInt8]] = [:]
-        /// Contact custom fields sent with messages (the pre-chat form's answers), by thread.
-        var contactFields: [CXoneID: [String: String]] = [:]
+        /// Contact custom fields sent with messages (the pre-chat form's answers), by thread key.
+        var contactFields: [String: [String: String]] = [:]
         /// Every client event type received, in order (for tests).
         var receivedEventTypes: [String] = []
     }
@@ -106,16 +108,17 @@ public final class CXoneGateway: Sendable {
         self.state.withLock { state in state.threadOrder.compactMap { state.threads[$0] } }
     }
 
-    public func thread(_ id: CXoneID) -> CXoneGatewayThread? { self.state.withLock { $0.threads[id] } }
+    /// The thread with this id, in any letter case.
+    public func thread(_ id: String) -> CXoneGatewayThread? { self.state.withLock { $0.threads[SimCXoneID.key(id)] } }
 
-    /// Visitors PUT to the web-analytics endpoint, by visitor id.
-    public var visitors: [CXoneID: CXoneVisitor] { self.state.withLock { $0.visitors } }
+    /// Visitors PUT to the web-analytics endpoint, by visitor id in lower case.
+    public var visitors: [String: CXoneGatewayVisitor] { self.state.withLock { $0.visitors } }
 
     /// Analytics events POSTed or sent with StoreVisitorEvents, in order.
-    public var analyticsEvents: [CXoneWire.AnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
+    public var analyticsEvents: [CXoneGatewayAnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
 
-    /// Contact custom fields received with messages, by thread.
-    public var contactFields: [CXoneID: [String: String]] { self.state.withLock { $0.contactFields } }
+    /// Contact custom fields received with messages, by thread id in lower case.
+    public var contactFields: [String: [String: String]] { self.state.withLock { $0.contactFields } }
 
     /// Client event types received so far, in order.
     public var receivedEventTypes: [String] { self.state.withLock { $0.receivedEventTypes } }
@@ -126,58 +129,54 @@ public final class CXoneGateway: Sendable {
     /// the thread's customer if connected; either way the message is stored for RecoverThread. `at` sets
     /// its `createdAt` (seconds since 1970; the real gateway's have whole seconds), else now.
     @discardableResult
-    public func agentSays(threadID: CXoneID, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneWire.Message {
+    public func agentSays(threadID: String, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage {
         let date = Date(timeIntervalSince1970: at ?? self.now())
-        let result: (CXoneWire.Message, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
-            guard var thread = state.threads[threadID] else { return nil }
-            let message = CXoneWire.Message(
-                idOnExternalPlatform: .random(),
-                threadIdOnExternalPlatform: thread.id,
-                messageContent: .text(text),
+        let result: (CXoneGatewayMessage, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
+            guard var thread = state.threads[SimCXoneID.key(threadID)] else { return nil }
+            let message = CXoneGatewayMessage(
+                id: SimCXoneID.random(),
+                threadId: thread.id,
                 createdAt: date,
                 direction: .outbound,
-                authorUser: self.settings.agent
+                agent: self.settings.agent,
+                content: CXoneGatewayMessage.textContent(text),
+                attachments: []
             )
             thread.messages.append(message)
-            state.threads[threadID] = thread
+            state.threads[SimCXoneID.key(thread.id)] = thread
             return (message, thread, Self.connections(of: thread.customerId, in: state))
         }
         guard case let (message, thread, connections)? = result else {
             throw SimulatorError(.callState, "the CXone gateway has no thread \(threadID); the customer must send a message first")
         }
-        let event = CXoneReceivedEvent.messageCreated(self.messageCreated(message, in: thread))
-        for connection in connections { self.push(event, to: connection) }
+        for connection in connections { self.push("MessageCreated", self.messageCreated(message, in: thread), to: connection) }
         return message
     }
 
     /// The agent starts a conversation (an outbound thread) with a customer: a new thread whose first
     /// message is the agent's, pushed as MessageCreated if the customer is connected.
     @discardableResult
-    public func agentOpensThread(customerID: CXoneID, text: String) throws(SimulatorError) -> CXoneWire.Message {
+    public func agentOpensThread(customerID: String, text: String) throws(SimulatorError) -> CXoneGatewayMessage {
         let known = self.state.withLock { state in
-            state.connections.values.contains { $0.customerId == customerID } || state.threads.values.contains { $0.customerId == customerID }
+            state.connections.values.contains { SimCXoneID.same($0.customerId, customerID) }
+                || state.threads.values.contains { SimCXoneID.same($0.customerId, customerID) }
         }
         guard known else {
             throw SimulatorError(.callState, "the CXone gateway knows no customer \(customerID); a client must authorize first")
         }
-        let id = CXoneID.random()
-        let date = Date(timeIntervalSince1970: self.now())
-        let thread = CXoneGatewayThread(
-            thread: CXoneWire.Thread(idOnExternalPlatform: id, id: "\(self.settings.channelId)_\(id.rawValue)", channelId: self.settings.channelId, threadName: nil, canAddMoreMessages: true),
-            customerId: customerID,
-            contact: CXoneWire.Contact(id: .random(), threadIdOnExternalPlatform: id, status: "new", createdAt: date),
-            messages: []
-        )
+        let id = SimCXoneID.random()
+        let contact = CXoneGatewayContact(id: SimCXoneID.random(), status: "new", createdAt: Date(timeIntervalSince1970: self.now()))
+        let thread = CXoneGatewayThread(id: id, customerId: customerID, contact: contact, messages: [])
         self.state.withLock { state in
-            state.threads[id] = thread
-            state.threadOrder.append(id)
+            state.threads[SimCXoneID.key(id)] = thread
+            state.threadOrder.append(SimCXoneID.key(id))
         }
         return try self.agentSays(threadID: id, text: text)
     }
 
     /// The customers who authorized on a socket that is open now, oldest connection first.
     public var customerIDs: [String] {
-        self.state.withLock { state in state.connections.values.sorted { $0.id < $1.id }.compactMap { $0.customerId?.rawValue } }
+        self.state.withLock { state in state.connections.values.sorted { $0.id < $1.id }.compactMap(\.customerId) }
     }
 
     /// Sends `bytes` as they are, as one text frame, to every client socket; returns how many.
@@ -188,18 +187,19 @@ public final class CXoneGateway: Sendable {
         return connections.count
     }
 
-    static func connections(of customerId: CXoneID, in state: State) -> [CXoneGatewayConnection] {
-        state.connections.values.filter { $0.customerId == customerId }.sorted { $0.id < $1.id }
+    static func connections(of customerId: String, in state: State) -> [CXoneGatewayConnection] {
+        state.connections.values.filter { SimCXoneID.same($0.customerId, customerId) }.sorted { $0.id < $1.id }
     }
 
-    func messageCreated(_ message: CXoneWire.Message, in thread: CXoneGatewayThread) -> CXoneWire.MessageCreated {
-        CXoneWire.MessageCreated(
-            brand: .init(id: self.settings.brandId),
-            channel: .init(id: self.settings.channelId),
-            contact: thread.contact,
-            thread: thread.thread,
-            message: message
-        )
+    /// MessageCreated's data: `{"brand", "channel", "case", "thread", "message"}`.
+    func messageCreated(_ message: CXoneGatewayMessage, in thread: CXoneGatewayThread) -> GMSJSON {
+        [
+            "brand": ["id": .int(self.settings.brandId)],
+            "channel": ["id": .string(self.settings.channelId)],
+            "case": thread.contactJSON,
+            "thread": thread.json(channelId: self.settings.channelId),
+            "message": message.json,
+        ]
     }
 
     // MARK: Connections
@@ -230,25 +230,20 @@ public final class CXoneGateway: Sendable {
 
     /// Sends an answer or a push. A pushed event whose frame exceeds the EventInS3 threshold is parked
     /// at `/s3/{id}` and announced with EventInS3 instead.
-    func send(_ inbound: CXoneInbound, to connection: CXoneGatewayConnection) {
-        guard var bytes = try? inbound.encoded() else { return }
-        if case .event(_, let createdAt, let event) = inbound, bytes.count > self.settings.eventInS3Threshold {
-            let id = CXoneID.random().rawValue
+    func send(_ frame: SimCXoneServerFrame, to connection: CXoneGatewayConnection) {
+        var bytes = frame.encoded
+        if case .event(_, let eventType, let createdAt, _) = frame, bytes.count > self.settings.eventInS3Threshold {
+            let id = SimCXoneID.random()
             self.state.withLock { $0.s3Objects[id] = bytes }
-            let notice = CXoneInbound.event(
-                eventId: .random(),
-                createdAt: createdAt,
-                event: .eventInS3(CXoneWire.EventInS3(url: "\(self.httpBase())/s3/\(id)", originEventType: event.eventType))
-            )
-            guard let noticeBytes = try? notice.encoded() else { return }
-            bytes = noticeBytes
+            let notice: GMSJSON = ["s3Object": ["url": .string("\(self.httpBase())/s3/\(id)")], "originEvent": ["eventType": .string(eventType)]]
+            bytes = SimCXoneServerFrame.event(eventId: SimCXoneID.random(), eventType: "EventInS3", createdAt: createdAt, data: notice).encoded
         }
         connection.send(bytes)
     }
 
     /// Pushes an event (a fresh `eventId`, `createdAt` now).
-    func push(_ event: CXoneReceivedEvent, to connection: CXoneGatewayConnection) {
-        self.send(.event(eventId: .random(), createdAt: Date(timeIntervalSince1970: self.now()), event: event), to: connection)
+    func push(_ eventType: String, _ data: GMSJSON, to connection: CXoneGatewayConnection) {
+        self.send(.event(eventId: SimCXoneID.random(), eventType: eventType, createdAt: Date(timeIntervalSince1970: self.now()), data: data), to: connection)
     }
 
     /// An EventInS3 body, unless the failing-S3 fault is on (nil: unknown id).

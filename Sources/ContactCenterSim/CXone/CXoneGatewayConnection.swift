@@ -1,4 +1,3 @@
-import CXoneCore
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -9,7 +8,7 @@ final class CXoneGatewayConnection: Sendable {
     /// `brandId`, `channelId`, `visitorId`, `sdkPlatform`, `sdkVersion` of the upgrade request.
     let query: [String: String]
     private let channel: any Channel
-    private let customer = Mutex<CXoneID?>(nil)
+    private let customer = Mutex<String?>(nil)
 
     init(id: Int, query: [String: String], channel: any Channel) {
         self.id = id
@@ -17,8 +16,9 @@ final class CXoneGatewayConnection: Sendable {
         self.channel = channel
     }
 
-    /// The customer the connection's frames name (after OAuth, the identity the gateway assigned).
-    var customerId: CXoneID? {
+    /// The customer the connection's frames name (after OAuth, the identity the gateway assigned), as
+    /// sent; compare it with ``SimCXoneID/same(_:_:)``.
+    var customerId: String? {
         get { self.customer.withLock { $0 } }
         set { self.customer.withLock { $0 = newValue } }
     }

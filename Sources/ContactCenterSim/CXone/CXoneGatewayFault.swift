@@ -1,5 +1,3 @@
-public import CXoneCore
-
 /// A way the CXone gateway misbehaves, until ``CXoneGateway/clearFaults()`` (``dropOnNextMessage`` fires once).
 public enum CXoneGatewayFault: Sendable, Hashable {
     /// Frames of this event type (e.g. `SendMessage`) are answered `{"message", "connectionId",
@@ -24,17 +22,3 @@ public enum CXoneGatewayFault: Sendable, Hashable {
     /// `configuration`, `availability`, `visitor` (the visitor's PUT) or `events` (analytics POSTs).
     case restError(endpoint: String, errorCode: String = "InternalServerError", status: Int = 500)
 }
-
-/// A snapshot of one chat thread as the gateway holds it.
-public struct CXoneGatewayThread: Sendable, Hashable {
-    public var thread: CXoneWire.Thread
-    /// The customer (`idOnExternalPlatform`) who owns the thread.
-    public var customerId: CXoneID
-    /// The thread's current contact (case): its id and status (`open`, `closed`).
-    public var contact: CXoneWire.Contact
-    /// Every message, customer's and agent's, oldest first; each stored once per `idOnExternalPlatform`.
-    public var messages: [CXoneWire.Message]
-
-    public var id: CXoneID { self.thread.idOnExternalPlatform }
-}
-

@@ -1,5 +1,3 @@
-public import CXoneCore
-
 /// How the simulator's CXone gateway presents its one brand and channel: what the channel configuration
 /// endpoint answers, whether agents are online, the scripted agent and the limits of the socket.
 public struct CXoneGatewaySettings: Sendable {
@@ -16,11 +14,11 @@ public struct CXoneGatewaySettings: Sendable {
     /// `settings.hasMultipleThreadsPerEndUser`: multi-thread rather than single-thread.
     public var hasMultipleThreadsPerEndUser: Bool = false
     /// The pre-chat form the configuration announces, if any.
-    public var preContactForm: CXoneChannelConfiguration.PreContactForm?
+    public var preContactForm: CXoneGatewayPreContactForm?
     /// The availability endpoint's answer (`online`/`offline`); ``CXoneGateway/setOnline(_:)`` flips it.
     public var isOnline: Bool = true
     /// The scripted agent: the author of ``CXoneGateway/agentSays(threadID:text:)`` messages.
-    public var agent = CXoneWire.Agent(id: 42, firstName: "Ada", surname: "Lovelace")
+    public var agent = CXoneGatewayAgent(id: 42, firstName: "Ada", surname: "Lovelace")
     /// When on, the agent answers each new customer message after ``autoReplyDelay``.
     public var autoReply: Bool = false
     public var autoReplyDelay: Duration = .milliseconds(200)
@@ -41,7 +39,7 @@ public struct CXoneGatewaySettings: Sendable {
         isLiveChat: Bool = false,
         isAuthorizationEnabled: Bool = false,
         hasMultipleThreadsPerEndUser: Bool = false,
-        preContactForm: CXoneChannelConfiguration.PreContactForm? = nil,
+        preContactForm: CXoneGatewayPreContactForm? = nil,
         isOnline: Bool = true,
         autoReply: Bool = false,
         welcomeMessage: String? = nil
@@ -58,27 +56,30 @@ public struct CXoneGatewaySettings: Sendable {
     }
 
     /// A pre-chat form: email (required text) and topic (a list).
-    public static let samplePreChatForm = CXoneChannelConfiguration.PreContactForm(
+    public static let samplePreChatForm = CXoneGatewayPreContactForm(
         name: "Before we start",
-        customFields: [
-            .object(["isRequired": .bool(true), "definition": .object(["fieldId": .string("email"), "label": .string("Your email"), "type": .string("email")])]),
-            .object([
-                "isRequired": .bool(false),
-                "definition": .object([
-                    "fieldId": .string("topic"), "label": .string("Topic"), "type": .string("list"),
-                    "values": .array([("Billing", "billing"), ("Delivery", "delivery"), ("Other", "other")].map { .object(["name": .string($0.0), "value": .string($0.1)]) }),
-                ]),
+        fields: [
+            .init(id: "email", label: "Your email", type: "email", isRequired: true),
+            .init(id: "topic", label: "Topic", type: "list", values: [
+                .init(name: "Billing", value: "billing"), .init(name: "Delivery", value: "delivery"), .init(name: "Other", value: "other"),
             ]),
         ]
     )
 
-    /// The channel configuration body these settings describe.
-    public var channelConfiguration: CXoneChannelConfiguration {
-        CXoneChannelConfiguration(
-            isLiveChat: self.isLiveChat,
-            isAuthorizationEnabled: self.isAuthorizationEnabled,
-            preContactForm: self.preContactForm,
-            settings: .init(hasMultipleThreadsPerEndUser: self.hasMultipleThreadsPerEndUser, isProactiveChatEnabled: self.welcomeMessage != nil)
-        )
+    /// The channel configuration body these settings describe: `{"isLiveChat", "isAuthorizationEnabled",
+    /// "preContactForm"?, "settings": {"hasMultipleThreadsPerEndUser", "isProactiveChatEnabled", "features"}}`.
+    /// No feature toggles are listed: the SDK counts an absent toggle as on.
+    var channelConfiguration: GMSJSON {
+        var body: GMSJSON = [
+            "isLiveChat": .bool(self.isLiveChat),
+            "isAuthorizationEnabled": .bool(self.isAuthorizationEnabled),
+            "settings": [
+                "hasMultipleThreadsPerEndUser": .bool(self.hasMultipleThreadsPerEndUser),
+                "isProactiveChatEnabled": .bool(self.welcomeMessage != nil),
+                "features": [:],
+            ],
+        ]
+        if let preContactForm { body["preContactForm"] = preContactForm.json }
+        return body
     }
 }
