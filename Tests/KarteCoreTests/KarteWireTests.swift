@@ -49,6 +49,8 @@ import Testing
         #expect(message.campaign.displayLimitMode)
         #expect(message.action.json["widget_extra"] == .string("kept"))
         #expect(message.json["unknown_top"] == .number(7))
+        // The envelope's unread fields are listed by path (an action's widget fields are not).
+        #expect(response.unknownFields == ["response.messages[0].unknown_top"])
         #expect(response.options["user_id"] == .string("vis-1"))
         let content = KarteActionContent(content: message.action.content)
         #expect(content == KarteActionContent(title: "Sale", body: "Half price", links: [.init(label: "Open", url: "https://example.com/x", target: "_blank"), .init(label: "https://example.com/y", url: "https://example.com/y")]))
