@@ -149,9 +149,9 @@ import Testing
         }
     }
 
-    /// Where the two codecs part (issue 11's point: found by meeting, reported, not copied). The plugin keeps
-    /// JSON numbers as doubles, so an integer past 2^53 in a rich payload comes back changed, and it writes
-    /// an absent `payload` as `null`; the gateway echoes what the client sent.
+    /// Where the two codecs parted (issue 11's point: found by meeting). The plugin kept JSON numbers as
+    /// doubles, so an integer past 2^53 in a rich payload came back changed; it now keeps integers exact.
+    /// It writes an absent `payload` as `null`; the gateway echoes what the client sent.
     @Test func richContentIsEchoedAsSent() throws {
         let data: GMSJSON = [
             "thread": ["idOnExternalPlatform": "T-1"], "idOnExternalPlatform": "m-1",
@@ -164,6 +164,6 @@ import Testing
         #expect(message.text == "x")
 
         let theirs = try JSONDecoder().decode(CXoneWire.MessageContent.self, from: Data(#"{"type":"PLUGIN","payload":{"n":9007199254740993}}"#.utf8))
-        #expect(theirs.payload["n"] == .number(9_007_199_254_740_992), "the plugin's JSON rounds large integers to a double")
+        #expect(theirs.payload["n"] == .integer(9_007_199_254_740_993), "the plugin's JSON keeps large integers exact")
     }
 }
