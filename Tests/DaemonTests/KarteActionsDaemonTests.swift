@@ -375,6 +375,39 @@ import Testing
         #expect(try setup.events(named: "view").suffix(2).map { $0["retry"] as? Bool } == [false, true])
     }
 
+    /// A daemon killed while a request is unanswered loses nothing: the next run sends its events again,
+    /// marked `_retry` (so their answers show nothing), with the keys they were tracked with.
+    @Test func eventsUnansweredAtACrashGoAgainAfterTheRestart() async throws {
+        let setup = try await Self.start()
+        defer { setup.stop() }
+        try await setup.settled()
+        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 30, "count": 1}"#)
+        try setup.actions("track", "buy", "--value", "item=\"tea\"")
+        try await eventually("the held request") { try setup.events(named: "buy").count == 1 }
+        let first = try #require(try setup.events(named: "buy").first)
+        setup.daemon.signal(SIGKILL)
+        _ = await setup.daemon.waitForExit()
+
+        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        defer { again.signal(SIGTERM) }
+        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
+        try await eventually("buy sent again") { try setup.events(named: "buy").count == 2 }
+        let resent = try #require(try setup.events(named: "buy").last)
+        #expect(resent["retry"] as? Bool == true)
+        #expect((resent["keys"] as? [String: Any])?["pv_id"] as? String == (first["keys"] as? [String: Any])?["pv_id"] as? String)
+        #expect((resent["values"] as? [String: Any])?["item"] as? String == "tea")
+        #expect(again.stderr.contains("sending again 1 event(s) of an earlier run"))
+        // Answered now: a third run does not send it again.
+        try await Task.sleep(for: .milliseconds(300))
+        again.signal(SIGTERM)
+        _ = await again.waitForExit()
+        let third = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        defer { third.signal(SIGTERM) }
+        try #require(await third.waitForLog("ready: karte listening"), "\(third.stderr)")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try setup.events(named: "buy").count == 2)
+    }
+
     /// Bad answers are named in the log (size and reason, never content) and the channel keeps working.
     @Test(arguments: [
         ("malformed", "bytes) is not JSON"),

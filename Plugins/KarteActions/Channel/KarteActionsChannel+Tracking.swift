@@ -5,8 +5,16 @@ import KarteCore
 // The tracking machine's actions, the actions machine's, and the track requests on the network.
 
 extension KarteActionsChannel {
-    /// Carries out the tracking machine's actions within a step (`state.tracking` is set).
+    /// Carries out the tracking machine's actions within a step (`state.tracking` is set), then keeps
+    /// what it recorded in the store and forgets what is over (the journal), so a crash loses no event.
     func handle(_ actions: [KarteTrackingMachine.Action], state: inout State, effects: inout [Effect]) {
+        self.carryOut(actions, state: &state, effects: &effects)
+        guard let journal = state.tracking?.takeJournal(), !journal.isEmpty else { return }
+        for event in journal.recorded { effects.append(.store(event.persisted.text, key: StoreKey.pendingEvent + event.localID)) }
+        for localID in journal.finished { effects.append(.store(nil, key: StoreKey.pendingEvent + localID)) }
+    }
+
+    private func carryOut(_ actions: [KarteTrackingMachine.Action], state: inout State, effects: inout [Effect]) {
         for action in actions {
             switch action {
             case .arm(let id, let delay):

@@ -88,6 +88,8 @@ final class KarteActionsChannel: Channel, ChannelDriver {
         static let appVersion = "app-version"
         static let suppressed = "suppressed"
         static let variables = "variables"
+        /// Prefix of the events tracked and not yet answered, each under its local id.
+        static let pendingEvent = "pending-event/"
     }
 
     static let appKeySecret = "app-key"
@@ -141,6 +143,7 @@ final class KarteActionsChannel: Channel, ChannelDriver {
         let previousVersion = try await self.host.store.value(forKey: StoreKey.appVersion)
         let suppressed = self.configuration.suppressPersists ? try await self.host.store.value(forKey: StoreKey.suppressed) == "true" : false
         let variables = try await self.host.store.value(forKey: StoreKey.variables)
+        let unanswered = try await self.unansweredEvents()
         let systemInfo = LinuxMachineInfo.systemInfo(bundleID: Self.bundleID)
         let now = self.host.now()
         self.step { state, effects in
@@ -150,6 +153,10 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
             state.tracking = KarteTrackingMachine(configuration: .init(appInfo: appInfo), visitorID: visitorID)
             if suppressed { _ = state.actions.suppress() }
+            if !unanswered.isEmpty {
+                self.handle(state.tracking!.resend(unanswered), state: &state, effects: &effects)
+                effects.append(.log(.notice, "sending again \(unanswered.count) event(s) of an earlier run that were never answered (marked _retry)"))
+            }
             if let variables { state.actions.restoreVariables(fromJSON: variables) }
             self.handle(state.tracking!.launch(version: self.configuration.appVersion, previousVersion: previousVersion, now: now), state: &state, effects: &effects)
             if previousVersion != self.configuration.appVersion { effects.append(.store(self.configuration.appVersion, key: StoreKey.appVersion)) }
@@ -200,6 +207,15 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             channel.background = state == .background
             let actions = state == .background ? channel.tracking!.background(now: now) : channel.tracking!.foreground(now: now)
             self.handle(actions, state: &channel, effects: &effects)
+        }
+    }
+
+    /// The events an earlier run kept and never saw answered (it crashed or was killed).
+    private func unansweredEvents() async throws -> [KarteRecordedEvent] {
+        let values = try await self.host.store.allValues()
+        return values.compactMap { key, text in
+            guard key.hasPrefix(StoreKey.pendingEvent), let json = try? JSONValue.parse(Array(text.utf8)) else { return nil }
+            return KarteRecordedEvent(persisted: json)
         }
     }
 

@@ -67,7 +67,20 @@ public struct KarteTrackingMachine: Sendable {
     var waitingToRetry: [UInt64: KarteTrackRequest] = [:]
     var timers = TimerTable<TimerKind>()
     var nextRequestID: UInt64 = 0
+    var nextEventNumber: UInt64 = 0
+    /// Events recorded, and events whose request ended, since the driver last asked (``takeJournal()``).
+    var journal = Journal()
     var random: any RandomNumberGenerator & Sendable
+
+    /// What the driver keeps in its store so that a crash loses no event (see ``takeJournal()``).
+    public struct Journal: Sendable, Hashable {
+        /// Newly recorded: keep each under its ``KarteRecordedEvent/localID`` until it is finished.
+        public var recorded: [KarteRecordedEvent] = []
+        /// Local ids of events that need keeping no more: answered, refused, or given up.
+        public var finished: [String] = []
+
+        public var isEmpty: Bool { self.recorded.isEmpty && self.finished.isEmpty }
+    }
 
     /// `visitorID` is the persisted one (or a new ``KarteID``); `original_pv_id` is drawn from `random`.
     public init(configuration: Configuration, visitorID: String, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
@@ -103,7 +116,10 @@ public struct KarteTrackingMachine: Sendable {
     }
 
     mutating func record(_ event: KarteEvent, now: UnixTime) -> [Action] {
-        let recorded = KarteRecordedEvent(event: event, keys: self.keys, date: now)
+        var recorded = KarteRecordedEvent(event: event, keys: self.keys, date: now)
+        self.nextEventNumber += 1
+        recorded.localID = "\(self.originalPVID)-\(self.nextEventNumber)"
+        self.journal.recorded.append(recorded)
         self.pending.append(recorded)
         let group = self.pending.filter { $0.keys == recorded.keys }
         if group.count >= self.configuration.maximumEventsPerRequest {
@@ -161,6 +177,7 @@ public struct KarteTrackingMachine: Sendable {
     /// The server answered request `requestID` with an HTTP status and a body (already un-gzipped).
     public mutating func requestCompleted(_ requestID: UInt64, status: Int, body: [UInt8]) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        if (200..<300).contains(status) || (400..<500).contains(status) { self.finish(request) }
         switch status {
         case 200..<300:
             do {
@@ -184,10 +201,12 @@ public struct KarteTrackingMachine: Sendable {
 
     mutating func retry(_ request: KarteTrackRequest, after failure: String) -> [Action] {
         guard request.attempt < self.configuration.maximumRetries else {
+            self.finish(request)
             return [.dropped(request: request, reason: "\(failure), after \(request.attempt) retries")]
         }
         var again = request
         again.events.removeAll { $0.event.name == KarteEventName.fetchVariables }
+        self.journal.finished += request.events.filter { $0.event.name == KarteEventName.fetchVariables }.map(\.localID)
         guard !again.events.isEmpty else {
             return [.dropped(request: request, reason: "\(failure); \(KarteEventName.fetchVariables) is not retried")]
         }
@@ -210,6 +229,7 @@ extension KarteTrackingMachine {
     /// stream): the request is over, not retried, and nothing of the answer is used.
     public mutating func requestUnreadable(_ requestID: UInt64, reason: String) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        self.finish(request)
         return [.dropped(request: request, reason: "the answer could not be read (\(reason))")]
     }
 }
@@ -217,4 +237,45 @@ extension KarteTrackingMachine {
 extension KarteTrackingMachine {
     /// Requests sent and not answered yet (those waiting for a retry are not counted).
     public var requestsInFlight: Int { self.inFlight.count }
+}
+
+extension KarteTrackingMachine {
+    mutating func finish(_ request: KarteTrackRequest) {
+        self.journal.finished += request.events.map(\.localID)
+    }
+
+    /// What changed for the driver's store since it last asked: events to keep, events to forget.
+    public mutating func takeJournal() -> Journal {
+        defer { self.journal = Journal() }
+        return self.journal
+    }
+
+    /// Sends again the events a previous run kept but never saw answered (it crashed or was killed): as
+    /// retries (`_retry: true`, their answers never shown), grouped by their own keys in the order they
+    /// were tracked, at most ``Configuration/maximumEventsPerRequest`` a request. `_fetch_variables` is
+    /// not retried: it is finished at once.
+    public mutating func resend(_ events: [KarteRecordedEvent]) -> [Action] {
+        var groups: [(KarteKeys, [KarteRecordedEvent])] = []
+        for event in events.sorted(by: { $0.date < $1.date }) {
+            guard event.event.name != KarteEventName.fetchVariables else {
+                self.journal.finished.append(event.localID)
+                continue
+            }
+            if let index = groups.firstIndex(where: { $0.0 == event.keys }) {
+                groups[index].1.append(event)
+            } else {
+                groups.append((event.keys, [event]))
+            }
+        }
+        var actions: [Action] = []
+        let size = self.configuration.maximumEventsPerRequest
+        for (keys, events) in groups {
+            for start in stride(from: 0, to: events.count, by: size) {
+                self.nextRequestID += 1
+                let request = KarteTrackRequest(id: self.nextRequestID, keys: keys, events: Array(events[start..<min(start + size, events.count)]), attempt: 1)
+                actions.append(self.send(request))
+            }
+        }
+        return actions
+    }
 }

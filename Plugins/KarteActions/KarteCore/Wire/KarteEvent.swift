@@ -61,6 +61,9 @@ public struct KarteRecordedEvent: Sendable, Hashable {
     public var keys: KarteKeys
     /// Sent as `values._local_event_date`, in seconds (a fraction when there is one, as iOS does).
     public var date: UnixTime
+    /// The machine's name for it while it is not yet answered (`<original_pv_id>-<n>`): the driver keeps
+    /// the event in its store under this name until its request ends, so a crash loses nothing.
+    public var localID: String = ""
 
     public init(event: KarteEvent, keys: KarteKeys, date: UnixTime) {
         self.event = event
@@ -75,5 +78,26 @@ public struct KarteRecordedEvent: Sendable, Hashable {
         values["_local_event_date"] = .number(self.date.secondsSince1970)
         if retry { values["_retry"] = .bool(true) }
         return .object(["event_name": .string(self.event.name), "values": .object(values)])
+    }
+}
+
+extension KarteRecordedEvent {
+    /// The form kept in the store until the event's request ends.
+    public var persisted: JSONValue {
+        .object([
+            "local_id": .string(self.localID), "event_name": .string(self.event.name), "values": .object(self.event.values),
+            "keys": self.keys.json, "date": .number(self.date.secondsSince1970),
+        ])
+    }
+
+    /// An event kept with ``persisted``; nil for anything else.
+    public init?(persisted json: JSONValue) {
+        guard let localID = json["local_id"]?.stringValue, let name = json["event_name"]?.stringValue,
+            case .object(let values)? = json["values"], let date = json["date"]?.numberValue,
+            let visitor = json["keys"]?["visitor_id"]?.stringValue, let pv = json["keys"]?["pv_id"]?.stringValue,
+            let original = json["keys"]?["original_pv_id"]?.stringValue
+        else { return nil }
+        self.init(event: KarteEvent(name: name, values: values), keys: KarteKeys(visitorID: visitor, pvID: pv, originalPVID: original), date: UnixTime(secondsSince1970: date))
+        self.localID = localID
     }
 }
