@@ -406,6 +406,7 @@ import Testing
         try #require(await third.waitForLog("ready: karte listening"), "\(third.stderr)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(try setup.events(named: "buy").count == 2)
+        #expect(!third.stderr.contains("sending again"), "a clean stop leaves nothing unanswered")
     }
 
     /// Bad answers are named in the log (size and reason, never content) and the channel keeps working.

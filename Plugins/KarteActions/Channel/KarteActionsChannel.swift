@@ -169,14 +169,17 @@ final class KarteActionsChannel: Channel, ChannelDriver {
 
     func stopListening() async {
         // What is tracked goes out before the channel is dropped (the batching window is short), and the
-        // daemon waits a little for the answers, so that a clean stop loses no event.
-        self.step { state, effects in
-            state.listening = false
-            guard let actions = state.tracking?.flushNow() else { return }
-            self.handle(actions, state: &state, effects: &effects)
-        }
+        // daemon waits a little for the answers, sending at once what they bring (`_message_ready`), so
+        // that a clean stop leaves nothing for the next run to send again.
+        self.withState { $0.listening = false }
         var waited: Duration = .zero
-        while self.withState({ ($0.tracking?.requestsInFlight ?? 0) > 0 }), waited < Self.stopGrace {
+        while waited < Self.stopGrace {
+            let busy = self.step { state, effects -> Bool in
+                guard let actions = state.tracking?.flushNow() else { return false }
+                self.handle(actions, state: &state, effects: &effects)
+                return (state.tracking?.requestsInFlight ?? 0) > 0
+            }
+            guard busy else { break }
             try? await self.host.clock.sleep(for: .milliseconds(20))
             waited += .milliseconds(20)
         }
