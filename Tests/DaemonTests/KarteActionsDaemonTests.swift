@@ -245,6 +245,32 @@ import Testing
         #expect(setup.actionSignals().contains { $0.0 == "ActionDidDisappear" && $0.1.last == "click" })
     }
 
+    /// Only http, https and `[links] schemes` are ever opened: a campaign's `javascript:` or `file:` link
+    /// is refused (attendantctl exits 1 and says why), logged, and never reaches the opener; the click
+    /// is still tracked. A scheme the user allowed opens.
+    @Test func linksOfOtherSchemesAreRefusedAndLogged() async throws {
+        let campaigns = """
+            [{"id": "odd", "kind": "popup", "trigger": {"event_name": "view"}, "title": "Odd links", "body": "b",
+              "links": [{"label": "Run", "url": "javascript:alert(1)", "target": "_blank"},
+                        {"label": "File", "url": "file:///etc/passwd", "target": "_blank"},
+                        {"label": "Mail", "url": "mailto:help@example.com", "target": "_blank"}]}]
+            """
+        let setup = try await Self.start(campaigns: campaigns, links: "schemes = [\"mailto\"]")
+        defer { setup.stop() }
+        try setup.actions("view", "home")
+        _ = try await setup.desktop.notifyCall(summary: "Odd links")
+        for index in ["0", "1"] {
+            let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
+            #expect(status == 1, "\(output)")
+            #expect(output.contains("is not allowed"), "\(output)")
+        }
+        let mail = try setup.actions("click", "--link", "2")
+        #expect(mail["opened"] as? String == "opened")
+        #expect(setup.urlsOpened() == ["mailto:help@example.com"])
+        #expect(setup.daemon.stderr.components(separatedBy: "link refused").count - 1 == 2, "\(setup.daemon.stderr)")
+        try await eventually("three message_click") { try setup.events(named: "message_click").count == 3 }
+    }
+
     // MARK: Suppress
 
     /// Suppress closes what is shown (message_close) and holds every later action back with
