@@ -219,11 +219,10 @@ extension KarteActionsChannel {
 
     /// A fetch caller whose request never ended (the channel stopped) hears "not fetched".
     private func expireFetch(_ id: UInt64, after delay: Duration) {
-        let clock = self.host.clock
-        Task { [weak self] in
-            try? await clock.sleep(for: delay)
+        self.fetchDeadlines.arm(id, after: delay) { [weak self] timer in
             self?.step { state, effects in
-                if let waiter = state.fetchWaiters.removeValue(forKey: id) { effects.append(.resume(waiter, false)) }
+                guard self?.fetchDeadlines.consume(timer) == true, let waiter = state.fetchWaiters.removeValue(forKey: id) else { return }
+                effects.append(.resume(waiter, false))
             }
         }
     }

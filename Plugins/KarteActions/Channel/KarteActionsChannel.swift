@@ -24,6 +24,8 @@ final class KarteActionsChannel: Channel, ChannelDriver {
     let driverState = DriverState(State())
     let worker = OrderedWorker<Work>()
     let timers: ChannelTimers<KarteTrackingMachine.TimerKind>
+    /// The deadline of each `actions-variables --fetch` caller, by waiter id.
+    let fetchDeadlines: ChannelTimers<UInt64>
     let sends: AsyncStream<Send>
     let sendQueue: AsyncStream<Send>.Continuation
 
@@ -31,6 +33,7 @@ final class KarteActionsChannel: Channel, ChannelDriver {
         self.configuration = configuration
         self.host = host
         self.timers = ChannelTimers(clock: host.clock)
+        self.fetchDeadlines = ChannelTimers(clock: host.clock)
         (self.sends, self.sendQueue) = AsyncStream.makeStream(of: Send.self)
     }
 
