@@ -25,16 +25,16 @@ extension KarteActionsDaemonTests {
         try await eventually("the handler registered") { handler.stdout.contains("registered") }
         try #require(await setup.daemon.waitForLog("URL handler registered: org.example.Links"))
 
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        let blank = try setup.actions("click", "--link", "1")  // https://example.com/help, not claimed
+        let blank = try await setup.actions("click", "--link", "1")  // https://example.com/help, not claimed
         #expect(blank["opened"] as? String == "opened")
-        let claimed = try setup.actions("click", "--link", "0")  // https://example.com/refund
+        let claimed = try await setup.actions("click", "--link", "0")  // https://example.com/refund
         #expect(claimed["opened"] as? String == (silent ? "opened" : "claimed"), "\(claimed)")
         #expect(String(decoding: FileManager.default.contents(atPath: asked) ?? Data(), as: UTF8.self) == "https://example.com/help\nhttps://example.com/refund\n")
         #expect(setup.urlsOpened() == (silent ? ["https://example.com/help", "https://example.com/refund"] : ["https://example.com/help"]))
         // Claimed or not, the click is tracked and resets the action.
-        try await eventually("two message_click") { try setup.events(named: "message_click").count == 2 }
+        try await eventually("two message_click") { try await setup.events(named: "message_click").count == 2 }
         if silent { #expect(setup.daemon.stderr.contains("gave no answer within")) }
     }
 
@@ -44,10 +44,10 @@ extension KarteActionsDaemonTests {
         defer { setup.stop() }
         try await setup.settled()
         try await setup.desktop.prepareForSleep(true)
-        try await eventually("native_app_background") { try !setup.events(named: "native_app_background").isEmpty }
+        try await eventually("native_app_background") { try await !setup.events(named: "native_app_background").isEmpty }
         try await setup.desktop.prepareForSleep(false)
-        try await eventually("native_app_foreground") { try !setup.events(named: "native_app_foreground").isEmpty }
-        let names = try setup.events().compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") }
+        try await eventually("native_app_foreground") { try await !setup.events(named: "native_app_foreground").isEmpty }
+        let names = try await setup.events().compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") }
         #expect(names == ["native_app_install", "native_app_open", "native_app_background", "native_app_foreground"])
     }
 
@@ -56,15 +56,15 @@ extension KarteActionsDaemonTests {
     @Test func doNotDisturbHoldsActionsBackAndIsNotSuppress() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        let (status, output) = try run(TokenDaemonTests.attendantctl, ["dnd", "on"], environment: setup.environment)
+        let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["dnd", "on"], environment: setup.environment)
         #expect(status == 0, "\(output)")
         try #require(await setup.daemon.waitForLog("do not disturb on"))
-        try setup.actions("view", "home")
-        try await eventually("message_open") { try !setup.messages(of: "message_open").isEmpty }
+        try await setup.actions("view", "home")
+        try await eventually("message_open") { try await !setup.messages(of: "message_open").isEmpty }
         try await Task.sleep(for: .milliseconds(500))
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome })
-        #expect(try setup.events(named: "_message_suppressed").isEmpty)
-        _ = try run(TokenDaemonTests.attendantctl, ["dnd", "off"], environment: setup.environment)
+        #expect(try await setup.events(named: "_message_suppressed").isEmpty)
+        _ = try await runAsync(TokenDaemonTests.attendantctl, ["dnd", "off"], environment: setup.environment)
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
     }
 
@@ -76,6 +76,7 @@ extension KarteActionsDaemonTests {
         defer { _ = simulator.stop() }
         let desktop = try await DesktopSession()
         let key = try #require(simulator.announcement["karte_app_key"] as? String)
+        let port = simulator.httpPort
         let state = scratch.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let secrets = try scratch.write("state/secrets.json", #"{"karte": {"app-key": "\#(key)"}}"#)
@@ -104,13 +105,14 @@ extension KarteActionsDaemonTests {
         let second = try DaemonProcess(["--config", try configuration("2.0")], scratch: scratch, environment: desktop.environment)
         defer { second.signal(SIGTERM) }
         try #require(await second.waitForLog("ready: karte listening"), "\(second.stderr)")
-        let events: () throws -> [[String: Any]] = {
-            try JSONSerialization.jsonObject(with: Data(simulator.control("GET", "/control/karte/events").utf8)) as? [[String: Any]] ?? []
+        let events: @Sendable () async throws -> [[String: Any]] = {
+            let (_, text) = try await runAsync("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(port)/control/karte/events"])
+            return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
-        try await eventually("native_app_update") { try events().contains { $0["event_name"] as? String == "native_app_update" } }
-        let names = try events().compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") }
+        try await eventually("native_app_update") { try await events().contains { $0["event_name"] as? String == "native_app_update" } }
+        let names = try await events().compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") }
         #expect(names == ["native_app_install", "native_app_open", "native_app_update", "native_app_open"])
-        let update = try #require(try events().first { $0["event_name"] as? String == "native_app_update" })
+        let update = try #require(try await events().first { $0["event_name"] as? String == "native_app_update" })
         #expect((update["values"] as? [String: Any])?["prev_version_name"] as? String == "1.0")
         #expect(!first.stderr.contains(key) && !second.stderr.contains(key))
     }
@@ -120,25 +122,25 @@ extension KarteActionsDaemonTests {
     @Test func identifyAttributeAndBoundary() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        try setup.actions("identify", "user-42", "--value", "plan=\"gold\"")
-        try setup.actions("attribute", "--values", #"{"age": 41, "newsletter": true}"#)
-        try await eventually("identify and attribute") { try !setup.events(named: "attribute").isEmpty }
-        let identify = try #require(try setup.events(named: "identify").first?["values"] as? [String: Any])
+        try await setup.actions("identify", "user-42", "--value", "plan=\"gold\"")
+        try await setup.actions("attribute", "--values", #"{"age": 41, "newsletter": true}"#)
+        try await eventually("identify and attribute") { try await !setup.events(named: "attribute").isEmpty }
+        let identify = try #require(try await setup.events(named: "identify").first?["values"] as? [String: Any])
         #expect(identify["user_id"] as? String == "user-42" && identify["plan"] as? String == "gold")
-        let attribute = try #require(try setup.events(named: "attribute").first?["values"] as? [String: Any])
+        let attribute = try #require(try await setup.events(named: "attribute").first?["values"] as? [String: Any])
         #expect(attribute["age"] as? Double == 41 && attribute["newsletter"] as? Bool == true)
 
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        try await eventually("message_open") { try !setup.messages(of: "message_open").isEmpty }
+        try await eventually("message_open") { try await !setup.messages(of: "message_open").isEmpty }
         try await Task.sleep(for: .milliseconds(300))
-        let before = try setup.actions("list")
-        let eventsBefore = try setup.events().count
-        let boundary = try setup.actions("boundary")
+        let before = try await setup.actions("list")
+        let eventsBefore = try await setup.events().count
+        let boundary = try await setup.actions("boundary")
         #expect(boundary["pv_id"] as? String != before["pv_id"] as? String)
         try await eventually("the soft reset") { setup.actionSignals().contains { $0.0 == "ActionDidDisappear" && $0.1.last == "soft" } }
         try await Task.sleep(for: .milliseconds(400))
-        #expect(try setup.events().count == eventsBefore, "a boundary sends no event")
-        #expect(try setup.messages(of: "message_close").isEmpty)
+        #expect(try await setup.events().count == eventsBefore, "a boundary sends no event")
+        #expect(try await setup.messages(of: "message_close").isEmpty)
     }
 }

@@ -26,25 +26,26 @@ import Testing
 
         /// `attendantctl actions …` with --json, as an object.
         @discardableResult
-        func actions(_ arguments: String...) throws -> [String: Any] {
-            let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
+        func actions(_ arguments: String...) async throws -> [String: Any] {
+            let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
             guard status == 0 else { throw FixtureError("attendantctl actions \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
             return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
         }
 
         /// Every event the simulator recorded, oldest first.
-        func events() throws -> [[String: Any]] {
-            let text = try self.simulator.control("GET", "/control/karte/events")
+        func events() async throws -> [[String: Any]] {
+            let (status, text) = try await runAsync("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(self.simulator.httpPort)/control/karte/events"])
+            guard status == 0 else { throw FixtureError("curl /control/karte/events failed (\(status)): \(text)") }
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
 
-        func events(named name: String) throws -> [[String: Any]] {
-            try self.events().filter { $0["event_name"] as? String == name }
+        func events(named name: String) async throws -> [[String: Any]] {
+            try await self.events().filter { $0["event_name"] as? String == name }
         }
 
         /// The `values.message` of the events named `name`.
-        func messages(of name: String) throws -> [[String: Any]] {
-            try self.events(named: name).compactMap { ($0["values"] as? [String: Any])?["message"] as? [String: Any] }
+        func messages(of name: String) async throws -> [[String: Any]] {
+            try await self.events(named: name).compactMap { ($0["values"] as? [String: Any])?["message"] as? [String: Any] }
         }
 
         /// The daemon's in-app action signals: (member, arguments as strings).
@@ -58,7 +59,7 @@ import Testing
         /// Start-up traffic is over: the default campaigns' variables answered `native_app_open` and
         /// `_message_ready` went back, so a fault set now meets the test's own request.
         func settled() async throws {
-            try await eventually("_message_ready after the start") { try !self.events(named: "_message_ready").isEmpty }
+            try await eventually("_message_ready after the start") { try await !self.events(named: "_message_ready").isEmpty }
             try await Task.sleep(for: .milliseconds(300))
         }
 
@@ -126,8 +127,8 @@ import Testing
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let setup = try await Self.start(desktop: desktop, scratch: scratch)
-        try await eventually("native_app_open") { try !setup.events(named: "native_app_open").isEmpty }
-        let first = try setup.events()
+        try await eventually("native_app_open") { try await !setup.events(named: "native_app_open").isEmpty }
+        let first = try await setup.events()
         #expect(first.prefix(2).compactMap { $0["event_name"] as? String } == ["native_app_install", "native_app_open"])
         let keys = try #require(first.first?["keys"] as? [String: Any])
         let visitor = try #require(keys["visitor_id"] as? String)
@@ -143,8 +144,8 @@ import Testing
         let again = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
-        try await eventually("native_app_open again") { try !setup.events(named: "native_app_open").isEmpty }
-        let second = try setup.events()
+        try await eventually("native_app_open again") { try await !setup.events(named: "native_app_open").isEmpty }
+        let second = try await setup.events()
         #expect(second.compactMap { $0["event_name"] as? String }.filter { $0.hasPrefix("native_app_") } == ["native_app_open"])
         #expect((second.first?["keys"] as? [String: Any])?["visitor_id"] as? String == visitor)
         _ = setup.simulator.stop()
@@ -155,12 +156,12 @@ import Testing
     @Test func viewsRenewThePageAndFieldNamesAreChecked() async throws {
         let setup = try await Self.start(campaigns: "[]")
         defer { setup.stop() }
-        let view = try setup.actions("view", "home", "--title", "Home")
+        let view = try await setup.actions("view", "home", "--title", "Home")
         let pv = try #require(view["pv_id"] as? String)
         #expect(pv != view["original_pv_id"] as? String)
-        try setup.actions("track", "buy", "--value", "price=120", "--value", "item=tea")
-        try await eventually("view and buy") { try setup.events(named: "buy").count == 1 }
-        let events = try setup.events()
+        try await setup.actions("track", "buy", "--value", "price=120", "--value", "item=tea")
+        try await eventually("view and buy") { try await setup.events(named: "buy").count == 1 }
+        let events = try await setup.events()
         let home = try #require(events.first { $0["event_name"] as? String == "view" })
         #expect((home["keys"] as? [String: Any])?["pv_id"] as? String == pv)
         #expect((home["values"] as? [String: Any])?["view_name"] as? String == "home")
@@ -168,7 +169,7 @@ import Testing
         #expect((buy["values"] as? [String: Any])?["price"] as? Double == 120)
         #expect((buy["keys"] as? [String: Any])?["pv_id"] as? String == pv)
 
-        let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
+        let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
         #expect(status != 0)
         #expect(output.contains("count"), "\(output)")
     }
@@ -181,14 +182,14 @@ import Testing
     @Test func aViewsCampaignShowsAndTheNextViewResetsItSoftly() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         let call = try await setup.desktop.notifyCall(summary: Self.welcome)
         #expect(call.body.contains("Your refund is on its way."))
         #expect(call.actions.map(\.label).contains("Track refund"))
         #expect(call.actions.map(\.label).contains("Open in new window"))
         try await eventually("dunst showed it") { setup.desktop.printed.contains { $0.summary == Self.welcome } }
-        try await eventually("message_open") { try !setup.messages(of: "message_open").isEmpty }
-        let open = try #require(try setup.messages(of: "message_open").first)
+        try await eventually("message_open") { try await !setup.messages(of: "message_open").isEmpty }
+        let open = try #require(try await setup.messages(of: "message_open").first)
         #expect(open["campaign_id"] as? String != nil && open["shorten_id"] as? String != nil)
 
         let members = setup.actionSignals().map(\.0)
@@ -197,30 +198,30 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: Data(received.1[2].utf8)) as? [String: Any]
         #expect((json?["campaign"] as? [String: Any])?["_id"] as? String == open["campaign_id"] as? String)
 
-        try setup.actions("view", "cart")
+        try await setup.actions("view", "cart")
         try await eventually("the soft reset") { setup.actionSignals().contains { $0.0 == "ActionDidDisappear" } }
         let disappear = try #require(setup.actionSignals().first { $0.0 == "ActionWillDisappear" })
         #expect(disappear.1.last == "soft")
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try setup.events(named: "message_close").isEmpty, "a soft reset sends no message_close")
+        #expect(try await setup.events(named: "message_close").isEmpty, "a soft reset sends no message_close")
     }
 
     /// Dismiss: `message_close` and a hard close; dismissing the notification in dunst does the same.
     @Test func dismissSendsMessageCloseFromTheCLIAndFromDunst() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        let reply = try setup.actions("dismiss")
+        let reply = try await setup.actions("dismiss")
         #expect(reply["dismissed"] as? String == "1")
-        try await eventually("message_close") { try setup.messages(of: "message_close").count == 1 }
+        try await eventually("message_close") { try await setup.messages(of: "message_close").count == 1 }
 
-        try setup.actions("view", "cart")
+        try await setup.actions("view", "cart")
         try await eventually("the next action") { setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == 2 }
         try await eventually("dunst shows it") { try await setup.desktop.displayedCount() >= 1 }
         try await setup.desktop.closeAll()
-        try await eventually("message_close from dunst") { try setup.messages(of: "message_close").count == 2 }
-        #expect(try (setup.actions("list")["actions"] as? [Any])?.isEmpty == true)
+        try await eventually("message_close from dunst") { try await setup.messages(of: "message_close").count == 2 }
+        #expect(try await (setup.actions("list")["actions"] as? [Any])?.isEmpty == true)
     }
 
     /// A link button: `message_click`, the URL opened by the configured opener, and a soft reset unless
@@ -228,20 +229,20 @@ import Testing
     @Test func linksClickTrackOpenAndResetUnlessBlank() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
         // `_blank` keeps the action shown.
-        let blank = try setup.actions("click", "--link", "1")
+        let blank = try await setup.actions("click", "--link", "1")
         #expect(blank["opened"] as? String == "opened")
         #expect(blank["reset"] as? String == "false")
-        #expect(try (setup.actions("list")["actions"] as? [Any])?.count == 1)
+        #expect(try await (setup.actions("list")["actions"] as? [Any])?.count == 1)
         // The `_self` link, from the notification's button: opened, and the action closes.
         _ = try await setup.desktop.invokeAction(label: "Track refund")
-        try await eventually("the click's reset") { try (setup.actions("list")["actions"] as? [Any])?.isEmpty == true }
+        try await eventually("the click's reset") { try await (setup.actions("list")["actions"] as? [Any])?.isEmpty == true }
         try await eventually("both URLs opened") { setup.urlsOpened().count == 2 }
         #expect(setup.urlsOpened() == ["https://example.com/help", "https://example.com/refund"])
-        try await eventually("two message_click") { try setup.events(named: "message_click").count == 2 }
-        #expect(try setup.messages(of: "message_close").isEmpty, "a click's reset is soft")
+        try await eventually("two message_click") { try await setup.events(named: "message_click").count == 2 }
+        #expect(try await setup.messages(of: "message_close").isEmpty, "a click's reset is soft")
         #expect(setup.actionSignals().contains { $0.0 == "ActionDidDisappear" && $0.1.last == "click" })
     }
 
@@ -257,18 +258,18 @@ import Testing
             """
         let setup = try await Self.start(campaigns: campaigns, links: "schemes = [\"mailto\"]")
         defer { setup.stop() }
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: "Odd links")
         for index in ["0", "1"] {
-            let (status, output) = try run(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
+            let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
             #expect(status == 1, "\(output)")
             #expect(output.contains("is not allowed"), "\(output)")
         }
-        let mail = try setup.actions("click", "--link", "2")
+        let mail = try await setup.actions("click", "--link", "2")
         #expect(mail["opened"] as? String == "opened")
         #expect(setup.urlsOpened() == ["mailto:help@example.com"])
         #expect(setup.daemon.stderr.components(separatedBy: "link refused").count - 1 == 2, "\(setup.daemon.stderr)")
-        try await eventually("three message_click") { try setup.events(named: "message_click").count == 3 }
+        try await eventually("three message_click") { try await setup.events(named: "message_click").count == 3 }
     }
 
     // MARK: Suppress
@@ -279,18 +280,18 @@ import Testing
     @Test func suppressHoldsActionsBackUntilUnsuppress() async throws {
         let setup = try await Self.start(extra: "suppress-persists = true")
         defer { setup.stop() }
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        let suppressed = try setup.actions("suppress")
+        let suppressed = try await setup.actions("suppress")
         #expect(suppressed["dismissed"] as? String == "1")
-        try await eventually("message_close") { try setup.messages(of: "message_close").count == 1 }
+        try await eventually("message_close") { try await setup.messages(of: "message_close").count == 1 }
         let shownBefore = setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count
-        try setup.actions("view", "cart")
-        try await eventually("_message_suppressed") { try !setup.events(named: "_message_suppressed").isEmpty }
-        let event = try #require(try setup.events(named: "_message_suppressed").first)
+        try await setup.actions("view", "cart")
+        try await eventually("_message_suppressed") { try await !setup.events(named: "_message_suppressed").isEmpty }
+        let event = try #require(try await setup.events(named: "_message_suppressed").first)
         #expect((event["values"] as? [String: Any])?["reason"] as? String == "The display is suppressed by suppress mode.")
         #expect(setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == shownBefore)
-        #expect(try setup.actions("list")["suppressed"] as? Bool == true || (try setup.actions("list")["suppressed"] as? String) == "true")
+        #expect(try await setup.actions("list")["suppressed"] as? String == "true")
 
         // Kept across a restart (suppress-persists = true).
         setup.daemon.signal(SIGTERM)
@@ -298,11 +299,11 @@ import Testing
         let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
-        try setup.actions("view", "after-restart")
-        try await eventually("suppressed after the restart") { try setup.events(named: "_message_suppressed").count == 2 }
+        try await setup.actions("view", "after-restart")
+        try await eventually("suppressed after the restart") { try await setup.events(named: "_message_suppressed").count == 2 }
 
-        try setup.actions("unsuppress")
-        try setup.actions("view", "home")
+        try await setup.actions("unsuppress")
+        try await setup.actions("view", "home")
         try await eventually("shown again") { setup.desktop.notifyCalls.filter { $0.summary == Self.welcome }.count == shownBefore + 1 }
     }
 
@@ -310,16 +311,16 @@ import Testing
     @Test func suppressIsForgottenOnRestartByDefault() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        try setup.actions("suppress")
+        try await setup.actions("suppress")
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
         let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
-        #expect(try setup.actions("list")["suppressed"] as? String == "false")
-        try setup.actions("view", "home")
+        #expect(try await setup.actions("list")["suppressed"] as? String == "false")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        #expect(try setup.events(named: "_message_suppressed").isEmpty)
+        #expect(try await setup.events(named: "_message_suppressed").isEmpty)
     }
 
     // MARK: Only on the sending screen
@@ -334,16 +335,16 @@ import Testing
             """
         let setup = try await Self.start(campaigns: campaigns)
         defer { setup.stop() }
-        try setup.actions("view", "a_page")
-        try setup.actions("track", "buy")
+        try await setup.actions("view", "a_page")
+        try await setup.actions("track", "buy")
         try await Task.sleep(for: .milliseconds(400))
-        try setup.actions("view", "another")
-        try await eventually("_message_suppressed") { try !setup.events(named: "_message_suppressed").isEmpty }
-        let event = try #require(try setup.events(named: "_message_suppressed").first)
+        try await setup.actions("view", "another")
+        try await eventually("_message_suppressed") { try await !setup.events(named: "_message_suppressed").isEmpty }
+        let event = try #require(try await setup.events(named: "_message_suppressed").first)
         #expect((event["values"] as? [String: Any])?["reason"] as? String == "The display is suppressed by native_app_display_limit_mode.")
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == "Thanks for buying" })
 
-        try setup.actions("track", "buy")
+        try await setup.actions("track", "buy")
         _ = try await setup.desktop.notifyCall(summary: "Thanks for buying")
     }
 
@@ -360,17 +361,17 @@ import Testing
             """
         let setup = try await Self.start(campaigns: campaigns)
         defer { setup.stop() }
-        try await eventually("_message_ready") { try !setup.events(named: "_message_ready").isEmpty }
-        let variables = try setup.actions("variables")
+        try await eventually("_message_ready") { try await !setup.events(named: "_message_ready").isEmpty }
+        let variables = try await setup.actions("variables")
         #expect(((variables["variables"] as? [String: Any])?["greeting"] as? [String: Any])?["value"] as? String == "Hello from KARTE")
-        let fetched = try setup.actions("variables", "--fetch")
+        let fetched = try await setup.actions("variables", "--fetch")
         #expect(fetched["fetched"] as? Bool == true || fetched["fetched"] as? String == "true")
 
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: "An old answer")
         try await Task.sleep(for: .milliseconds(500))
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == "Never shown" })
-        #expect(try setup.events(named: "message_open").isEmpty, "an answer older than 180 s sends no message_open")
+        #expect(try await setup.events(named: "message_open").isEmpty, "an answer older than 180 s sends no message_open")
     }
 
     // MARK: Failures
@@ -381,24 +382,24 @@ import Testing
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 500, "count": 1}"#)
-        try setup.actions("view", "home")
-        try await eventually("the retry") { try setup.events(named: "view").count == 2 }
-        let views = try setup.events(named: "view")
+        try await setup.actions("view", "home")
+        try await eventually("the retry") { try await setup.events(named: "view").count == 2 }
+        let views = try await setup.events(named: "view")
         #expect(views.map { $0["retry"] as? Bool } == [false, true])
         try await Task.sleep(for: .seconds(1))
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "the answer to a retry shows nothing")
 
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 400, "count": 1}"#)
-        try setup.actions("view", "cart")
+        try await setup.actions("view", "cart")
         try await eventually("the 4xx logged") { setup.daemon.stderr.contains("HTTP status 400") }
         try await Task.sleep(for: .seconds(1))
-        #expect(try setup.events(named: "view").count == 3, "a 4xx is not retried")
+        #expect(try await setup.events(named: "view").count == 3, "a 4xx is not retried")
 
         // No answer within request-timeout (1 s here) is a network failure: retried, marked.
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 5, "count": 1}"#)
-        try setup.actions("view", "checkout")
-        try await eventually("the retry after the timeout") { try setup.events(named: "view").count == 5 }
-        #expect(try setup.events(named: "view").suffix(2).map { $0["retry"] as? Bool } == [false, true])
+        try await setup.actions("view", "checkout")
+        try await eventually("the retry after the timeout") { try await setup.events(named: "view").count == 5 }
+        #expect(try await setup.events(named: "view").suffix(2).map { $0["retry"] as? Bool } == [false, true])
     }
 
     /// A daemon killed while a request is unanswered loses nothing: the next run sends its events again,
@@ -408,17 +409,17 @@ import Testing
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 30, "count": 1}"#)
-        try setup.actions("track", "buy", "--value", "item=\"tea\"")
-        try await eventually("the held request") { try setup.events(named: "buy").count == 1 }
-        let first = try #require(try setup.events(named: "buy").first)
+        try await setup.actions("track", "buy", "--value", "item=\"tea\"")
+        try await eventually("the held request") { try await setup.events(named: "buy").count == 1 }
+        let first = try #require(try await setup.events(named: "buy").first)
         setup.daemon.signal(SIGKILL)
         _ = await setup.daemon.waitForExit()
 
         let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
-        try await eventually("buy sent again") { try setup.events(named: "buy").count == 2 }
-        let resent = try #require(try setup.events(named: "buy").last)
+        try await eventually("buy sent again") { try await setup.events(named: "buy").count == 2 }
+        let resent = try #require(try await setup.events(named: "buy").last)
         #expect(resent["retry"] as? Bool == true)
         #expect((resent["keys"] as? [String: Any])?["pv_id"] as? String == (first["keys"] as? [String: Any])?["pv_id"] as? String)
         #expect((resent["values"] as? [String: Any])?["item"] as? String == "tea")
@@ -431,7 +432,7 @@ import Testing
         defer { third.signal(SIGTERM) }
         try #require(await third.waitForLog("ready: karte listening"), "\(third.stderr)")
         try await Task.sleep(for: .milliseconds(500))
-        #expect(try setup.events(named: "buy").count == 2)
+        #expect(try await setup.events(named: "buy").count == 2)
         #expect(!third.stderr.contains("sending again"), "a clean stop leaves nothing unanswered")
     }
 
@@ -447,11 +448,11 @@ import Testing
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "\#(mode)", "count": 1}"#)
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         try await eventually("the bad answer logged") { setup.daemon.stderr.contains(logged) }
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "\(setup.daemon.stderr)")
         #expect(!setup.daemon.stderr.contains("Your refund"), "the log never quotes the answer")
-        try setup.actions("view", "cart")
+        try await setup.actions("view", "cart")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
     }
 
@@ -461,7 +462,7 @@ import Testing
         defer { setup.stop() }
         try await setup.settled()
         _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "unknown-fields", "count": 1}"#)
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
         // Named (names only) at debug level.
         #expect(await setup.daemon.waitForLog("field(s) this plugin does not read, ignored: response.messages[0].x_simulator_unknown, response.x_simulator_unknown, x_simulator_unknown"), "\(setup.daemon.stderr)")
@@ -473,9 +474,9 @@ import Testing
     @Test func theAppKeyIsNeverLoggedSignalledOrStored() async throws {
         let setup = try await Self.start()
         let key = try #require(setup.simulator.announcement["karte_app_key"] as? String)
-        try setup.actions("view", "home")
+        try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
-        let replies = try [setup.actions("list"), setup.actions("variables")].map { "\($0)" }.joined()
+        let replies = try await [setup.actions("list"), setup.actions("variables")].map { "\($0)" }.joined()
         let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: setup.environment)
         setup.stop()
         #expect(!setup.daemon.stderr.contains(key))
