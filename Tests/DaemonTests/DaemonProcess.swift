@@ -134,17 +134,3 @@ func run(_ executable: String, _ arguments: [String], environment: [String: Stri
     return (process.terminationStatus, String(decoding: data, as: UTF8.self))
 }
 
-/// ``run(_:_:environment:)`` without holding one of Swift's cooperative threads while the command runs:
-/// the wait happens on a thread of its own. Tests that call commands in a loop (`eventually`) use it, so
-/// that the two threads of a 2-core machine stay free for the other suites running alongside.
-func runAsync(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> (Int32, String) {
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            do {
-                continuation.resume(returning: try run(executable, arguments, environment: environment))
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
-}

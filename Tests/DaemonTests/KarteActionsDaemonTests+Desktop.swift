@@ -56,7 +56,8 @@ extension KarteActionsDaemonTests {
     @Test func doNotDisturbHoldsActionsBackAndIsNotSuppress() async throws {
         let setup = try await Self.start()
         defer { setup.stop() }
-        let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["dnd", "on"], environment: setup.environment)
+        let (status, out, err) = try await runTool(TokenDaemonTests.attendantctl, ["dnd", "on"], environment: setup.environment)
+        let output = out + err
         #expect(status == 0, "\(output)")
         try #require(await setup.daemon.waitForLog("do not disturb on"))
         try await setup.actions("view", "home")
@@ -64,7 +65,7 @@ extension KarteActionsDaemonTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome })
         #expect(try await setup.events(named: "_message_suppressed").isEmpty)
-        _ = try await runAsync(TokenDaemonTests.attendantctl, ["dnd", "off"], environment: setup.environment)
+        try await runTool(TokenDaemonTests.attendantctl, ["dnd", "off"], environment: setup.environment)
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
     }
 
@@ -77,6 +78,7 @@ extension KarteActionsDaemonTests {
         let desktop = try await DesktopSession()
         let key = try #require(simulator.announcement["karte_app_key"] as? String)
         let port = simulator.httpPort
+        let environment = desktop.toolEnvironment
         let state = scratch.path + "/state"
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         let secrets = try scratch.write("state/secrets.json", #"{"karte": {"app-key": "\#(key)"}}"#)
@@ -106,7 +108,7 @@ extension KarteActionsDaemonTests {
         defer { second.signal(SIGTERM) }
         try #require(await second.waitForLog("ready: karte listening"), "\(second.stderr)")
         let events: @Sendable () async throws -> [[String: Any]] = {
-            let (_, text) = try await runAsync("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(port)/control/karte/events"])
+            let text = try await runTool("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(port)/control/karte/events"], environment: environment).stdout
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
         try await eventually("native_app_update") { try await events().contains { $0["event_name"] as? String == "native_app_update" } }

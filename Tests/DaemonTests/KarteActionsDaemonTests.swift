@@ -27,14 +27,14 @@ import Testing
         /// `attendantctl actions …` with --json, as an object.
         @discardableResult
         func actions(_ arguments: String...) async throws -> [String: Any] {
-            let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
+            let (status, output, _) = try await runTool(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
             guard status == 0 else { throw FixtureError("attendantctl actions \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
             return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
         }
 
         /// Every event the simulator recorded, oldest first.
         func events() async throws -> [[String: Any]] {
-            let (status, text) = try await runAsync("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(self.simulator.httpPort)/control/karte/events"])
+            let (status, text, _) = try await runTool("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(self.simulator.httpPort)/control/karte/events"], environment: self.environment)
             guard status == 0 else { throw FixtureError("curl /control/karte/events failed (\(status)): \(text)") }
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
@@ -169,7 +169,8 @@ import Testing
         #expect((buy["values"] as? [String: Any])?["price"] as? Double == 120)
         #expect((buy["keys"] as? [String: Any])?["pv_id"] as? String == pv)
 
-        let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
+        let (status, out, err) = try await runTool(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
+        let output = out + err
         #expect(status != 0)
         #expect(output.contains("count"), "\(output)")
     }
@@ -261,7 +262,8 @@ import Testing
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: "Odd links")
         for index in ["0", "1"] {
-            let (status, output) = try await runAsync(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
+            let (status, out, err) = try await runTool(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
+            let output = out + err
             #expect(status == 1, "\(output)")
             #expect(output.contains("is not allowed"), "\(output)")
         }

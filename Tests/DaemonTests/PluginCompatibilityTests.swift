@@ -38,9 +38,10 @@ import Testing
         let manifest = try String(contentsOfFile: root + "/Tests/Fixtures/ExternalPlugins/Package.swift", encoding: .utf8)
             .replacingOccurrences(of: "\"../../../Plugins/AttendantPluginAPI\"", with: "\"\(old)/Plugins/AttendantPluginAPI\"")
         try manifest.write(toFile: package + "/Package.swift", atomically: true, encoding: .utf8)
-        let (built, buildOutput) = try await runAsync("/usr/bin/env", ["swift", "build", "--package-path", package, "--product", "attendant-echo"])
+        let build = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package, "--product", "attendant-echo"], environment: ProcessInfo.processInfo.environment, within: 900)
+        let (built, buildOutput) = (build.status, build.stdout + build.stderr)
         try #require(built == 0, "building the fixture against API 1.2 failed:\n\(buildOutput)")
-        let (_, binPath) = try await runAsync("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"])
+        let binPath = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"], environment: ProcessInfo.processInfo.environment, within: 120).stdout
         let plugins = binPath.trimmingCharacters(in: .whitespacesAndNewlines)
 
         // The plugin says it was built for an older 1.x: a debug build of a plugin for 1.3 or older asks

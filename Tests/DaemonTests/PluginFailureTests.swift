@@ -12,9 +12,10 @@ import Testing
     /// threads the other suites share.
     static func externalPlugins() async throws -> String {
         let package = BuildProducts.packageRoot + "/Tests/Fixtures/ExternalPlugins"
-        let (status, output) = try await runAsync("/usr/bin/env", ["swift", "build", "--package-path", package])
+        let build = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package], environment: ProcessInfo.processInfo.environment, within: 900)
+        let (status, output) = (build.status, build.stdout + build.stderr)
         #expect(status == 0, "building \(package) failed:\n\(output)")
-        let (_, binPath) = try await runAsync("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"])
+        let binPath = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"], environment: ProcessInfo.processInfo.environment, within: 120).stdout
         return binPath.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
