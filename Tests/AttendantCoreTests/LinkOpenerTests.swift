@@ -1,7 +1,7 @@
 import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
-import Glibc
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -17,9 +17,7 @@ import Testing
         var opener: String { self.directory + "/opener" }
 
         init() throws {
-            var template = Array("/tmp/attendant-links-XXXXXX".utf8CString)
-            guard let made = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
-            self.directory = String(cString: made)
+            self.directory = try makeTemporaryFolder("attendant-links")
             try self.write("opener", "#!/bin/sh\necho \"open $*\" >> \(self.log)\n")
             // `claim STATUS`: records the URL, exits with STATUS.
             try self.write("claim", "#!/bin/sh\nstatus=$1; shift\necho \"claim $*\" >> \(self.log)\nexit $status\n")
@@ -28,29 +26,15 @@ import Testing
 
         func write(_ name: String, _ text: String) throws {
             let path = self.directory + "/" + name
-            guard let file = fopen(path, "w") else { throw TestFailure("cannot write \(path)") }
-            fputs(text, file)
-            fclose(file)
-            chmod(path, 0o755)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
         }
 
         var lines: [String] {
-            guard let file = fopen(self.log, "r") else { return [] }
-            defer { fclose(file) }
-            var lines: [String] = []
-            var buffer = [CChar](repeating: 0, count: 4096)
-            while fgets(&buffer, 4096, file) != nil {
-                lines.append(String(cString: buffer).trimmingCharacters(in: "\n"))
-            }
-            return lines
+            ((try? String(contentsOfFile: self.log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
         }
 
-        deinit { _ = system("rm -rf '\(self.directory)'") }
-    }
-
-    struct TestFailure: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
+        deinit { try? FileManager.default.removeItem(atPath: self.directory) }
     }
 
     let records = LogRecords()
@@ -171,13 +155,5 @@ import Testing
                 ]
             )
         }
-    }
-}
-
-extension String {
-    fileprivate func trimmingCharacters(in set: String) -> String {
-        var result = Substring(self)
-        while let last = result.last, set.contains(last) { result = result.dropLast() }
-        return String(result)
     }
 }
