@@ -3,7 +3,8 @@ import AttendantPluginKit
 import KarteCore
 
 // What attendantctl, D-Bus clients and notification buttons ask of the channel. Every request answers
-// with fields (strings; JSON text where a value is structured).
+// with fields (strings; JSON text where a value is structured). `actions-dismiss`, `-suppress` and
+// `-unsuppress` arrive as the API's typed requests: the daemon's ControlBus maps them.
 
 extension KarteActionsChannel {
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
@@ -52,12 +53,6 @@ extension KarteActionsChannel {
             return try self.tracking { tracking, _ in tracking.markBoundary() } reply: { keys in ["pv_id": keys.pvID] }
         case "actions-list":
             return self.list()
-        case "actions-dismiss":
-            return try self.dismiss(arguments["action"].flatMap { $0.isEmpty ? nil : $0 })
-        case "actions-suppress":
-            return try self.suppress()
-        case "actions-unsuppress":
-            return try self.unsuppress()
         case "actions-click", "link":
             return try await self.click(arguments)
         case "actions-variables":
