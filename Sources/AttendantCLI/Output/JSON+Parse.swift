@@ -1,5 +1,7 @@
 // Reading JSON text, for the in-app action commands: `--value` and `--values` arguments, and the
 // JSON-text fields of the daemon's replies (`actions`, `variables`), which --json embeds as JSON.
+// A reader of its own, not the plugin kit's JSONValue: attendantctl does not link the plugin API
+// (issue 11), and this one keeps integers exact for output.
 
 extension JSON {
     /// Why a text is not JSON: what was expected and at which character (counted from 1).
