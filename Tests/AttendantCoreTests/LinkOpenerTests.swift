@@ -49,6 +49,8 @@ import Testing
     func settings(_ scripts: Scripts, _ change: (inout LinkSettings) -> Void = { _ in }) -> LinkSettings {
         var settings = LinkSettings()
         settings.opener = [scripts.opener]
+        // The longest wait allowed: a busy machine must not turn a program's answer into "still running".
+        settings.handlerTimeout = LinkSettings.longestHandlerTimeout
         change(&settings)
         return settings
     }
