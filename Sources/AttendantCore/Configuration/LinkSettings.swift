@@ -7,7 +7,7 @@ package struct LinkSettings: Sendable, Equatable {
     /// A command that may claim links before they are opened: it runs with the URL as its last argument
     /// (or in place of every `{url}`); exit status 0 means "claimed" (it took care of the link), 1 means
     /// "not mine" (the link is opened as usual), anything else is a failure, logged, and the link is
-    /// opened as usual.
+    /// opened as usual. Still running after ``handlerTimeout``: claimed (a launcher busy with the link).
     package var command: [String]? = nil
     /// How long a URL handler (the D-Bus client's `ShouldOpenURL` or ``command``) may take to decide;
     /// no answer in time counts as "open it", as the SDKs' default `shouldOpenURL`.
