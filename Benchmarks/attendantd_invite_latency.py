@@ -10,7 +10,8 @@ Contact the channel registered, then sends every INVITE to that Contact from the
 proxy relays them. Per call, both figures run from the moment the INVITE's sendto() returned
 (time.monotonic_ns right after it; the arrival time is taken when select() wakes):
 
-- to the 100 Trying arriving at the caller's socket;
+- to the 100 Trying arriving at the caller's socket, if one comes (the channel sends none by default: it
+  rings at once, and RFC 3261 section 17.2.1 then leaves the 100 out, as baresip does);
 - to the 180 Ringing arriving at the caller's socket.
 
 Each call is then ended as a caller would: CANCEL (same Via branch, CSeq 1 CANCEL), the 200 to the CANCEL

@@ -43,7 +43,13 @@ final class TimingHost: ChannelHost {
     }
 
     /// When the contact `id` was emitted, forgetting it.
-    func takeEmission(of id: String) -> Duration? {
-        self.emitted.withLock { $0.removeValue(forKey: id) }
+    /// When the channel emitted `id`'s incoming-contact event, waiting up to a second for it.
+    func awaitEmission(of id: String) -> Duration? {
+        let deadline = monotonicNow() + .seconds(1)
+        while monotonicNow() < deadline {
+            if let emitted = self.emitted.withLock({ $0.removeValue(forKey: id) }) { return emitted }
+            sched_yield()
+        }
+        return nil
     }
 }

@@ -78,8 +78,9 @@ func measure(over transport: Peer.Transport) async throws {
         let sent = monotonicNow()
         _ = try awaitResponse(to: invite, on: peer, statusCode: 180)
         let ringing = monotonicNow()
-        guard let emitted = host.takeEmission(of: callID) else {
-            throw BenchError("call \(number) rang (180) without an incoming-contact event")
+        // The channel rings first and tells the host right after, on the same thread.
+        guard let emitted = host.awaitEmission(of: callID) else {
+            throw BenchError("call \(number) rang (180) but no incoming-contact event followed within a second")
         }
         if number >= warmUp {
             toEvent.add(emitted - sent)

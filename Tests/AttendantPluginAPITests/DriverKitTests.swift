@@ -50,6 +50,30 @@ import Testing
         #expect(fired.all.count == 1)
     }
 
+    @Test func timersArmedAndCancelledInAStepTakeEffectInTheTableAtOnceAndOnTheClockAfterIt() async throws {
+        let clock = ManualClock()
+        let timers = ChannelTimers<String>(clock: clock)
+        let fired = Recorder<TimerID<String>>()
+        timers.arm("old", after: .seconds(5)) { fired.add($0) }
+        await clock.waitForSleepers(atLeast: 1)
+        timers.startingAfter {
+            timers.arm("ring", after: .seconds(30)) { fired.add($0) }
+            timers.arm("gone", after: .seconds(1)) { fired.add($0) }
+            #expect(timers.isArmed("ring") && timers.isArmed("gone"))
+            timers.cancel("gone")
+            timers.cancel("old")
+            #expect(!timers.isArmed("gone") && !timers.isArmed("old"))
+        }
+        // After the step: the old sleep was taken back, "gone" never slept, "ring" sleeps its whole delay.
+        await clock.waitForSleepers(where: { $0.map(\.offset) == [.seconds(30)] })
+        clock.advance(by: .seconds(29))
+        #expect(fired.all.isEmpty)
+        clock.advance(by: .seconds(1))
+        let ring = try await fired.next()
+        #expect(ring.kind == "ring" && timers.consume(ring))
+        #expect(fired.all.count == 1)
+    }
+
     // MARK: Waiters
 
     @Test func waitersSettleWhenTheirConditionIsMetAndExpireAtTheirDeadline() async throws {

@@ -12,9 +12,11 @@ private struct InviteDriver {
     var sent: [(at: Duration, response: SIPResponse)] = []
     var events: [Action] = []
 
-    init(reliable: Bool, ringTimeout: Duration? = .seconds(30), invite: [UInt8] = Fixtures.invite) throws {
+    /// With `sendsTrying` (not the default) every ring starts with a 100, which the tests below count on.
+    init(reliable: Bool, ringTimeout: Duration? = .seconds(30), invite: [UInt8] = Fixtures.invite, sendsTrying: Bool = true) throws {
         let request = try #require(try SIPMessage(parsing: invite).request)
         var configuration = InviteServerTransaction.Configuration(reliable: reliable, ringTimeout: ringTimeout)
+        configuration.sendsTrying = sendsTrying
         configuration.localContact = SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=tcp"))
         self.transaction = try InviteServerTransaction(invite: request, localTag: "as1", configuration: configuration)
     }
@@ -85,6 +87,15 @@ private struct InviteDriver {
         #expect(transaction.state == .proceeding)
         #expect(Set(driver.timers.keys.map(\.kind)) == [.ringTimeout])
         #expect(driver.transaction.start().isEmpty, "rings once")
+    }
+
+    @Test func ringsWithOnlyA180ByDefault() throws {
+        // RFC 3261 section 17.2.1: a 100 is optional when the user agent answers within 200 ms, as it rings at once.
+        #expect(InviteServerTransaction.Configuration(reliable: false).sendsTrying == false)
+        var driver = try InviteDriver(reliable: false, sendsTrying: false)
+        driver.apply(driver.transaction.start())
+        #expect(driver.statusCodes == [180])
+        #expect(driver.sent[0].response.headers[.to] == "Alice <sip:alice@example.com>;tag=as1")
     }
 
     @Test func acceptRedirectsAndRetransmitsOverUDPUntilTheACK() throws {

@@ -7,6 +7,11 @@ import SIPCore
 /// closed flow).
 extension SIPVoiceChannel {
     func arrived(_ arrival: SIPTransport.Arrival, flow: Generation) {
+        // What arrives is answered before a timer it arms wakes another thread (an INVITE's 100 and 180).
+        self.timers.startingAfter { self.arrivedStep(arrival, flow: flow) }
+    }
+
+    private func arrivedStep(_ arrival: SIPTransport.Arrival, flow: Generation) {
         self.step { state, effects in
             guard state.flow == flow else { return }
             switch arrival {

@@ -92,10 +92,12 @@ extension SIPVoiceChannel {
             receivedAt: self.host.now(),
             actions: self.configuration.canAccept ? [.accept, .decline] : [.decline]
         )
-        effects.append(.emit(.incomingContact(contact)))
         let actions = transaction.start()
         state.calls[id] = Call(transaction: transaction, contact: contact, origin: origin)
+        // The caller hears ringing first: the answers go out on this thread before the event wakes the
+        // daemon's own (on two cores its work would otherwise compete with the sends).
         self.applyCall(id, actions, &state, &effects)
+        effects.append(.emit(.incomingContact(contact)))
     }
 
     /// Ends every ringing call with `statusCode` (the channel is going away) and forgets all calls.

@@ -22,6 +22,22 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
         /// Which arming of each key is live (the same bookkeeping a pure machine keeps).
         var table = TimerTable<Key>()
         var tasks: [Key: Task<Void, Never>] = [:]
+        /// Open ``startingAfter(_:)`` scopes, and the sleeps armed inside them, not yet started.
+        var holds = 0
+        var held: [Key: HeldStart] = [:]
+        var cancelled: [Task<Void, Never>] = []
+
+        /// Cancels `task` now, or at the end of the open scopes (cancelling a sleep wakes the executor too).
+        mutating func cancel(_ task: Task<Void, Never>?) {
+            guard let task else { return }
+            if self.holds > 0 { self.cancelled.append(task) } else { task.cancel() }
+        }
+    }
+
+    private struct HeldStart {
+        let id: TimerID<Key>
+        let delay: Duration
+        let fire: @Sendable (TimerID<Key>) -> Void
     }
 
     private let clock: any Clock<Duration>
@@ -33,18 +49,49 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
 
     /// Arms `key` to fire after `delay`, replacing (and cancelling) an earlier arming of it.
     public func arm(_ key: Key, after delay: Duration, fire: @escaping @Sendable (TimerID<Key>) -> Void) {
-        let clock = self.clock
         self.state.withLock { state in
             let id = state.table.arm(key)
-            state.tasks[key]?.cancel()
-            state.tasks[key] = Task {
-                do {
-                    try await clock.sleep(for: delay)
-                } catch {
-                    return
-                }
-                fire(id)
+            state.cancel(state.tasks.removeValue(forKey: key))
+            if state.holds > 0 {
+                state.held[key] = HeldStart(id: id, delay: delay, fire: fire)
+            } else {
+                state.tasks[key] = self.sleep(for: delay, then: fire, id)
             }
+        }
+    }
+
+    /// Runs `body` (a step of the driver, effects included) and starts the sleeps of the timers it armed,
+    /// and cancels those it cancelled, only once it has returned. Starting or cancelling a sleep hands work
+    /// to the host's executor, which wakes its thread: an INVITE's 180 goes out first, and the waking
+    /// thread does not compete with it. The table changes at once, so ``consume(_:)`` sees every arming
+    /// and cancellation as usual (a sleep cancelled late that ends meanwhile fires a stale id); a sleep
+    /// starts as late as `body` took (microseconds: protocol timers are milliseconds and more).
+    public func startingAfter<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        self.state.withLock { $0.holds += 1 }
+        defer {
+            self.state.withLock { state in
+                state.holds -= 1
+                guard state.holds == 0 else { return }
+                for task in state.cancelled { task.cancel() }
+                state.cancelled.removeAll()
+                for (key, start) in state.held {
+                    state.tasks[key] = self.sleep(for: start.delay, then: start.fire, start.id)
+                }
+                state.held.removeAll()
+            }
+        }
+        return try body()
+    }
+
+    private func sleep(for delay: Duration, then fire: @escaping @Sendable (TimerID<Key>) -> Void, _ id: TimerID<Key>) -> Task<Void, Never> {
+        let clock = self.clock
+        return Task {
+            do {
+                try await clock.sleep(for: delay)
+            } catch {
+                return
+            }
+            fire(id)
         }
     }
 
@@ -52,19 +99,20 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
     public func cancel(_ key: Key) {
         self.state.withLock { state in
             _ = state.table.disarm(key)
-            return state.tasks.removeValue(forKey: key)
-        }?.cancel()
+            state.held[key] = nil
+            state.cancel(state.tasks.removeValue(forKey: key))
+        }
     }
 
     /// Cancels every timer, or those whose key passes `filter`.
     public func cancelAll(where filter: (Key) -> Bool = { _ in true }) {
-        let cancelled = self.state.withLock { state in
-            state.table.armedKinds.filter(filter).compactMap { key -> Task<Void, Never>? in
+        self.state.withLock { state in
+            for key in state.table.armedKinds where filter(key) {
                 _ = state.table.disarm(key)
-                return state.tasks.removeValue(forKey: key)
+                state.held[key] = nil
+                state.cancel(state.tasks.removeValue(forKey: key))
             }
         }
-        for task in cancelled { task.cancel() }
     }
 
     /// Whether `id` is the live arming of its key; if so it is used up (the key is no longer armed).
@@ -72,6 +120,7 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
         self.state.withLock { state in
             guard state.table.fire(id) else { return false }
             state.tasks[id.kind] = nil
+            state.held[id.kind] = nil
             return true
         }
     }

@@ -1,7 +1,7 @@
 public import AttendantPluginKit
 
 /// An incoming call's INVITE server transaction (RFC 3261 section 17.2.1) with the few answers the
-/// SIPVoice channel gives: it rings (`100 Trying`, `180 Ringing` with a To tag), and ends with `302 Moved
+/// SIPVoice channel gives: it rings (`180 Ringing` with a To tag, after `100 Trying` if configured), and ends with `302 Moved
 /// Temporarily` to a softphone (accept), `603 Decline`, `486 Busy Here`, `480 Temporarily Unavailable`
 /// when the ring timeout passes, or `487 Request Terminated` when the caller sends CANCEL (which itself
 /// gets `200 OK`). Every final response is a non-2xx, so the caller's ACK belongs to this transaction
@@ -17,8 +17,10 @@ public struct InviteServerTransaction: Sendable {
         public var ringTimeout: Duration?
         /// This user agent's address, sent as Contact in `180 Ringing` (it creates an early dialog).
         public var localContact: SIPNameAddress?
-        /// Send `100 Trying` before `180 Ringing`.
-        public var sendsTrying: Bool = true
+        /// Send `100 Trying` before `180 Ringing`. Off by default: RFC 3261 section 17.2.1 lets a server
+        /// transaction leave it out when its user agent answers within 200 ms, and this one rings at once
+        /// (a proxy sends its own 100 hop by hop). One datagram less before the 180 the caller waits for.
+        public var sendsTrying: Bool = false
 
         public init(reliable: Bool, ringTimeout: Duration? = nil, localContact: SIPNameAddress? = nil) {
             self.reliable = reliable
