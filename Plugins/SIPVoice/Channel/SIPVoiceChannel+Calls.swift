@@ -113,8 +113,9 @@ extension SIPVoiceChannel {
                     effects.append(.emit(.contactEnded(contactID: id, outcome: .missed)))
                 }
             }
-            self.timers.cancelAll { if case .call(id, _) = $0 { true } else { false } }
         }
+        // Once for every call: a scan of the timers per call would make ending many calls quadratic.
+        self.timers.cancelAll { if case .call = $0 { true } else { false } }
         state.calls = [:]
     }
 

@@ -280,7 +280,11 @@ package struct AlertPlanner: Sendable {
     }
 
     func keysInOrder(_ include: (Alert) -> Bool) -> [AlertKey] {
-        self.alerts.filter { include($0.value) }.sorted { $0.value.sequence < $1.value.sequence }.map(\.key)
+        // Sorts (sequence, key) pairs, not copies of the alerts: every missed call asks this.
+        var picked: [(sequence: UInt64, key: AlertKey)] = []
+        for (key, alert) in self.alerts where include(alert) { picked.append((alert.sequence, key)) }
+        picked.sort { $0.sequence < $1.sequence }
+        return picked.map(\.key)
     }
 
     private func key(forID id: UInt32) -> AlertKey? {

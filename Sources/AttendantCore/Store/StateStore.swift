@@ -137,28 +137,26 @@ package final class StateStore: Sendable {
 
     /// Records an incoming contact (a repeated id updates the summary, not the arrival time).
     package func recordIncoming(_ contact: Contact, channel: String) async throws {
-        try await self.pool.write { db in
-            try db.execute(
+        // One statement is atomic on its own; prepared once per connection (a call records two).
+        try await self.pool.writeWithoutTransaction { db in
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO contact (channel, id, kind, from_name, from_address, summary, received_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (channel, id) DO UPDATE SET summary = excluded.summary
-                    """,
-                arguments: [
-                    channel, contact.id, contact.kind.rawValue, contact.from.displayName, contact.from.address,
-                    contact.summary, contact.receivedAt.secondsSince1970,
-                ]
-            )
+                    """
+            ).execute(arguments: [
+                channel, contact.id, contact.kind.rawValue, contact.from.displayName, contact.from.address,
+                contact.summary, contact.receivedAt.secondsSince1970,
+            ])
         }
     }
 
     /// Records how a contact ended.
     package func recordOutcome(_ outcome: ContactOutcome, contactID: String, channel: String, at time: UnixTime) async throws {
-        try await self.pool.write { db in
-            try db.execute(
-                sql: "UPDATE contact SET outcome = ?, ended_at = ? WHERE channel = ? AND id = ?",
-                arguments: [outcome.rawValue, time.secondsSince1970, channel, contactID]
-            )
+        try await self.pool.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "UPDATE contact SET outcome = ?, ended_at = ? WHERE channel = ? AND id = ?")
+                .execute(arguments: [outcome.rawValue, time.secondsSince1970, channel, contactID])
         }
     }
 

@@ -51,12 +51,23 @@ public struct SIPIdentifiers: Sendable {
 
     private static let alphabet = Array("0123456789abcdefghijklmnopqrstuvwxyz".utf8)
 
+    /// Up to 12 characters from one uniform draw below 36^12 (< 2^64): one call to the generator (a
+    /// `getrandom` for the system's) per 12 characters rather than one per character.
     private mutating func characters(_ count: Int) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count)
-        for _ in 0..<count {
-            bytes.append(Self.alphabet[Int.random(in: 0..<Self.alphabet.count, using: &self.generator)])
+        while bytes.count < count {
+            let chunk = min(count - bytes.count, Self.digitsPerDraw)
+            var value = UInt64.random(in: 0..<Self.powers[chunk], using: &self.generator)
+            for _ in 0..<chunk {
+                bytes.append(Self.alphabet[Int(value % 36)])
+                value /= 36
+            }
         }
         return String(decoding: bytes, as: UTF8.self)
     }
+
+    private static let digitsPerDraw = 12
+    /// 36^0 … 36^12.
+    private static let powers: [UInt64] = (0...digitsPerDraw).map { count in (0..<count).reduce(1) { power, _ in power * 36 } }
 }

@@ -96,7 +96,9 @@ public struct SIPHeaderField: Sendable, Hashable {
 
     public init(_ name: SIPHeaderName, _ value: String) {
         self.name = name
-        self.value = value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
+        // The check reads bytes (every field of every message passes here); the rare replacement reads
+        // characters, so a CRLF becomes one space.
+        self.value = value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             ? String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
             : value
     }

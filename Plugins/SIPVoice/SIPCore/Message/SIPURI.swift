@@ -68,24 +68,29 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
 
 extension SIPURI {
     /// Parses a URI; `text` must be the whole URI (no angle brackets, no surrounding whitespace).
+    ///
+    /// It reads bytes: every delimiter is ASCII, and a SIP URI is ASCII (RFC 3261 section 25.1: anything else
+    /// is %-escaped), so a delimiter followed by a combining mark still delimits.
     public init(parsing text: some StringProtocol) throws(SIPParseError) {
         let text = String(text)
-        guard !text.isEmpty else { throw SIPParseError(.uri, "empty URI") }
-        guard text.utf8.count <= 4096 else { throw SIPParseError(.uri, "URI longer than 4096 bytes") }
-        for byte in text.utf8 where byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw SIPParseError(.uri, "empty URI") }
+        guard bytes.count <= 4096 else { throw SIPParseError(.uri, "URI longer than 4096 bytes") }
+        for byte in bytes where byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "\"") {
             throw SIPParseError(.uri, "character \(Self.describe(byte)) not allowed in URI \(Self.excerpt(text))")
         }
-        guard let colon = text.firstIndex(of: ":") else {
+        func first(_ byte: UInt8, in range: Range<Int>) -> Int? { bytes[range].firstIndex(of: byte) }
+        func string(_ range: Range<Int>) -> String { String(decoding: bytes[range], as: UTF8.self) }
+        guard let colon = first(UInt8(ascii: ":"), in: 0..<bytes.count) else {
             throw SIPParseError(.uri, "no scheme in URI \(Self.excerpt(text))")
         }
-        let scheme = text[..<colon]
-        guard let first = scheme.utf8.first, SIPSyntax.isAlpha(first),
-            scheme.utf8.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        let scheme = bytes[..<colon]
+        guard let initial = scheme.first, SIPSyntax.isAlpha(initial),
+            scheme.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
         else {
             throw SIPParseError(.uri, "invalid scheme in URI \(Self.excerpt(text))")
         }
-        let rest = text[text.index(after: colon)...]
-        self.scheme = SIPSyntax.lowercased(scheme)
+        self.scheme = String(decoding: scheme.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         self.user = nil
         self.password = nil
         self.host = ""
@@ -93,96 +98,96 @@ extension SIPURI {
         self.parameters = []
         self.headers = []
         self.opaque = nil
+        var remainder = (colon + 1)..<bytes.count
         guard self.isSIP else {
-            guard !rest.isEmpty else { throw SIPParseError(.uri, "nothing after the scheme in \(Self.excerpt(text))") }
-            self.opaque = String(rest)
+            guard !remainder.isEmpty else { throw SIPParseError(.uri, "nothing after the scheme in \(Self.excerpt(text))") }
+            self.opaque = string(remainder)
             return
         }
-        var remainder = Substring(rest)
-        if let at = remainder.firstIndex(of: "@") {
-            let userinfo = remainder[..<at]
-            if let separator = userinfo.firstIndex(of: ":") {
-                self.user = String(userinfo[..<separator])
-                self.password = String(userinfo[userinfo.index(after: separator)...])
+        if let at = first(UInt8(ascii: "@"), in: remainder) {
+            let userinfo = remainder.lowerBound..<at
+            if let separator = first(UInt8(ascii: ":"), in: userinfo) {
+                self.user = string(userinfo.lowerBound..<separator)
+                self.password = string((separator + 1)..<at)
             } else {
-                self.user = String(userinfo)
+                self.user = string(userinfo)
             }
             guard !(self.user ?? "").isEmpty else { throw SIPParseError(.uri, "empty user part in \(Self.excerpt(text))") }
-            remainder = remainder[remainder.index(after: at)...]
+            remainder = (at + 1)..<remainder.upperBound
         }
-        var headersText: Substring?
-        if let question = remainder.firstIndex(of: "?") {
-            headersText = remainder[remainder.index(after: question)...]
-            remainder = remainder[..<question]
+        var headersRange: Range<Int>?
+        if let question = first(UInt8(ascii: "?"), in: remainder) {
+            headersRange = (question + 1)..<remainder.upperBound
+            remainder = remainder.lowerBound..<question
         }
-        var parametersText: Substring?
-        if let semicolon = remainder.firstIndex(of: ";") {
-            parametersText = remainder[remainder.index(after: semicolon)...]
-            remainder = remainder[..<semicolon]
+        var parametersRange: Range<Int>?
+        if let semicolon = first(UInt8(ascii: ";"), in: remainder) {
+            parametersRange = (semicolon + 1)..<remainder.upperBound
+            remainder = remainder.lowerBound..<semicolon
         }
-        try self.parseHostPort(remainder, in: text)
-        if let parametersText {
-            for piece in parametersText.split(separator: ";", omittingEmptySubsequences: false) {
+        try self.parseHostPort(bytes[remainder], in: text)
+        if let parametersRange {
+            for piece in bytes[parametersRange].split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
                 guard let parameter = Self.nameValue(piece, allowFlag: true) else {
-                    throw SIPParseError(.uri, "malformed parameter '\(Self.excerpt(piece))' in \(Self.excerpt(text))")
+                    throw SIPParseError(.uri, "malformed parameter '\(Self.excerpt(String(decoding: piece, as: UTF8.self)))' in \(Self.excerpt(text))")
                 }
                 self.parameters.append(parameter)
             }
         }
-        if let headersText {
-            for piece in headersText.split(separator: "&", omittingEmptySubsequences: false) {
+        if let headersRange {
+            for piece in bytes[headersRange].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
                 guard let header = Self.nameValue(piece, allowFlag: false) else {
-                    throw SIPParseError(.uri, "malformed header '\(Self.excerpt(piece))' in \(Self.excerpt(text))")
+                    throw SIPParseError(.uri, "malformed header '\(Self.excerpt(String(decoding: piece, as: UTF8.self)))' in \(Self.excerpt(text))")
                 }
                 self.headers.append(header)
             }
         }
     }
 
-    private mutating func parseHostPort(_ text: Substring, in whole: String) throws(SIPParseError) {
+    private mutating func parseHostPort(_ text: ArraySlice<UInt8>, in whole: String) throws(SIPParseError) {
         var hostText = text
-        var portText: Substring?
-        if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]") else {
+        var portText: ArraySlice<UInt8>?
+        if text.first == UInt8(ascii: "[") {
+            guard let close = text.firstIndex(of: UInt8(ascii: "]")) else {
                 throw SIPParseError(.uri, "unterminated IPv6 reference in \(Self.excerpt(whole))")
             }
             hostText = text[...close]
-            let after = text[text.index(after: close)...]
+            let after = text[(close + 1)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw SIPParseError(.uri, "unexpected text after IPv6 reference in \(Self.excerpt(whole))") }
+                guard after.first == UInt8(ascii: ":") else { throw SIPParseError(.uri, "unexpected text after IPv6 reference in \(Self.excerpt(whole))") }
                 portText = after.dropFirst()
             }
             let inner = hostText.dropFirst().dropLast()
-            guard !inner.isEmpty, inner.utf8.allSatisfy({ SIPSyntax.isDigit($0) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f")) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+            guard !inner.isEmpty, inner.allSatisfy({ SIPSyntax.isDigit($0) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f")) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
                 throw SIPParseError(.uri, "invalid IPv6 reference in \(Self.excerpt(whole))")
             }
         } else {
-            if let colon = text.firstIndex(of: ":") {
+            if let colon = text.firstIndex(of: UInt8(ascii: ":")) {
                 hostText = text[..<colon]
-                portText = text[text.index(after: colon)...]
+                portText = text[(colon + 1)...]
             }
-            guard !hostText.isEmpty, hostText.utf8.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }) else {
+            guard !hostText.isEmpty, hostText.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }) else {
                 throw SIPParseError(.uri, "invalid host in \(Self.excerpt(whole))")
             }
         }
-        self.host = String(hostText)
+        self.host = String(decoding: hostText, as: UTF8.self)
         if let portText {
-            guard let port = SIPSyntax.parseUInt32(portText), port <= 65535 else {
+            guard let port = SIPSyntax.parseUInt32(String(decoding: portText, as: UTF8.self)), port <= 65535 else {
                 throw SIPParseError(.uri, "invalid port in \(Self.excerpt(whole))")
             }
             self.port = Int(port)
         }
     }
 
-    private static func nameValue(_ piece: Substring, allowFlag: Bool) -> SIPParameter? {
-        if let equals = piece.firstIndex(of: "=") {
+    private static func nameValue(_ piece: ArraySlice<UInt8>, allowFlag: Bool) -> SIPParameter? {
+        if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
             let name = piece[..<equals]
-            let value = piece[piece.index(after: equals)...]
-            guard !name.isEmpty, !name.contains("&"), !name.contains("?") else { return nil }
-            return SIPParameter(String(name), String(value))
+            let value = piece[(equals + 1)...]
+            guard !name.isEmpty, !name.contains(UInt8(ascii: "&")), !name.contains(UInt8(ascii: "?")) else { return nil }
+            return SIPParameter(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
         guard allowFlag, !piece.isEmpty else { return nil }
-        return SIPParameter(String(piece))
+        return SIPParameter(String(decoding: piece, as: UTF8.self))
     }
 
     static func excerpt(_ text: some StringProtocol) -> String {
