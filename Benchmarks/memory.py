@@ -41,7 +41,7 @@ def configuration(fields, channels, scratch):
     sections = {
         "voice": f"""
 [[channel]]
-name = "phone"
+name = "voice"
 plugin = "sip-voice"
 token-url = "{fields['token_url']}alice"
 token-url-field = "token"
@@ -120,6 +120,9 @@ def main():
     parser.add_argument("--top", type=int, default=12, help="mappings listed")
     args = parser.parse_args()
     channels = [name.strip() for name in args.channels.split(",") if name.strip()]
+    unknown = [name for name in channels if name not in ("voice", "chat", "gms", "actions")]
+    if not channels or unknown:
+        parser.error(f"--channels takes voice, chat, gms and actions, comma-separated (not {', '.join(unknown) or 'nothing'})")
     scratch = tempfile.mkdtemp(prefix="attendant-memory-")
     simulator = bus = daemon = None
     try:
@@ -127,8 +130,8 @@ def main():
         bus, address = start_bus(scratch)
         daemon = launch_attendantd(args.binary, scratch, configuration(fields, channels, scratch), address)
         log_path = os.path.join(scratch, "attendantd.log")
-        names = {"voice": "phone", "chat": "chat", "gms": "gms", "actions": "actions"}
-        wanted = f"ready: {len(channels)} channels listening" if len(channels) > 1 else f"ready: {names[channels[0]]} listening"
+        # Each channel is named after its option: a lone one's status line is "<name> listening".
+        wanted = f"ready: {len(channels)} channels listening" if len(channels) > 1 else f"ready: {channels[0]} listening"
         deadline = time.monotonic() + 60
         while wanted not in open(log_path).read():
             if daemon.poll() is not None or time.monotonic() > deadline:

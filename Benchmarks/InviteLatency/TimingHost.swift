@@ -42,7 +42,6 @@ final class TimingHost: ChannelHost {
         self.emitted.withLock { $0[contact.id] = at }
     }
 
-    /// When the contact `id` was emitted, forgetting it.
     /// When the channel emitted `id`'s incoming-contact event, waiting up to a second for it.
     func awaitEmission(of id: String) -> Duration? {
         let deadline = monotonicNow() + .seconds(1)

@@ -7,7 +7,7 @@ import SIPCore
 /// closed flow).
 extension SIPVoiceChannel {
     func arrived(_ arrival: SIPTransport.Arrival, flow: Generation) {
-        // What arrives is answered before a timer it arms wakes another thread (an INVITE's 100 and 180).
+        // What arrives is answered before a timer it arms wakes another thread (an INVITE's 180).
         self.timers.startingAfter { self.arrivedStep(arrival, flow: flow) }
     }
 

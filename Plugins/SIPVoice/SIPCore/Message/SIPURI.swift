@@ -90,7 +90,7 @@ extension SIPURI {
         else {
             throw SIPParseError(.uri, "invalid scheme in URI \(Self.excerpt(text))")
         }
-        self.scheme = String(decoding: scheme.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        self.scheme = SIPSyntax.lowercased(string(0..<colon))
         self.user = nil
         self.password = nil
         self.host = ""
