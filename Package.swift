@@ -362,7 +362,7 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
-        // Real parts shared by test targets (a private dbus-daemon).
+        // Shared by test targets: a private dbus-daemon, child processes with bounded waits (BoundedWaits.swift).
         .target(
             name: "TestSupport",
             path: "Tests/TestSupport",

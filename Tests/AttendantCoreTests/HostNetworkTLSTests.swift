@@ -3,6 +3,7 @@ import AttendantPluginAPI
 import Foundation
 import NIOSSL
 import Testing
+import TestSupport
 
 /// The TLS policy, from the one switch (`tls-verify`): a server whose certificate nobody vouches for is
 /// refused over https and wss, unless the channel's network was made not to check.
@@ -21,7 +22,7 @@ import Testing
         openssl.standardOutput = FileHandle.nullDevice
         openssl.standardError = FileHandle.nullDevice
         try openssl.run()
-        openssl.waitUntilExit()
+        guard openssl.exitStatus() == 0 else { throw FixtureError("openssl could not make a self-signed certificate") }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))

@@ -71,10 +71,14 @@ final class CommandProcess: Sendable {
 
     /// The exit status, once the process has exited; nil (and the process killed) after `seconds`.
     func waitForExit(within seconds: Double = 30) async -> Int32? {
-        let killer = Task { [process] () async throws -> Bool in
+        let killed = Locked(false)
+        let killer = Task { [process, exit] in
             try await Task.sleep(for: .seconds(seconds))
+            killed.withLock { $0 = true }
             kill(process.processIdentifier, SIGKILL)
-            return true
+            // Should Foundation never report the exit, the wait ends anyway.
+            try await Task.sleep(for: .seconds(5))
+            for waiter in exit.withLock({ state in defer { state.waiters.removeAll() }; return state.waiters }) { waiter.resume() }
         }
         await withCheckedContinuation { continuation in
             let done = self.exit.withLock { state in
@@ -85,8 +89,7 @@ final class CommandProcess: Sendable {
             if done { continuation.resume() }
         }
         killer.cancel()
-        let killed = (try? await killer.value) ?? false
-        return killed ? nil : self.exit.withLock { $0.status }
+        return killed.withLock { $0 } ? nil : self.exit.withLock { $0.status }
     }
 
     /// Waits until `condition` holds for the output so far (bounded); whether it came to hold.

@@ -41,20 +41,21 @@ final class SimulatorProcess: Sendable {
                 collected.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
             }
         }
-        // The first line of stdout, byte by byte (blocking; the process writes it right after binding).
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while Glibc.read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
-        let object = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any]
+        // The first line of stdout: the process writes it right after binding.
+        guard let line = firstLine(of: out.fileHandleForReading.fileDescriptor) else {
+            kill(process.processIdentifier, SIGKILL)
+            throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(collected.text.withLock { $0 })")
+        }
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         self.announcement = (object ?? [:]).mapValues { "\($0)" }
     }
 
     var errorOutput: String { self.stderr.text.withLock { $0 } }
 
+    /// SIGTERM; its exit status, or -1 if it did not end within 20 s and was killed.
     func terminate() -> Int32 {
         self.process.terminate()
-        self.process.waitUntilExit()
-        return self.process.terminationStatus
+        return self.process.exitStatus() ?? -1
     }
 }
 
@@ -138,15 +139,8 @@ final class CollectedText: Sendable {
     }
 
     @Test func helpExplainsTheOptions() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SimulatorProcess.executable)
-        process.arguments = ["--help"]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, text) = try run(SimulatorProcess.executable, ["--help"])
+        #expect(status == 0)
         let options = [
             "--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault",
             "--cxone-live-chat", "--cxone-offline", "/control/cxone/fault", "down (every socket dropped",
@@ -250,16 +244,8 @@ final class CollectedText: Sendable {
     }
 
     @Test func refusesAMissingKeyFile() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: SimulatorProcess.executable)
-        process.arguments = ["--signing-key-file", "/nonexistent/attendant-sim-key"]
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = Pipe()
-        try process.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0)
+        let (status, text) = try run(SimulatorProcess.executable, ["--signing-key-file", "/nonexistent/attendant-sim-key"])
+        #expect(status != 0)
         #expect(text.contains("/nonexistent/attendant-sim-key"))
     }
 }

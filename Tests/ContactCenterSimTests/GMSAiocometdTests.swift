@@ -5,7 +5,7 @@ import Testing
 /// Conformance with an independent Bayeux client: aiocometd-ng (Python) against the GMS server, over
 /// long-polling and WebSocket (Tests/Fixtures/gms/aiocometd_check.py). scripts/setup installs it into
 /// `.build-python`; without it the test fails (under CI and outside it) and says to run scripts/setup.
-@Suite struct GMSAiocometdTests {
+@Suite(.timeLimit(.minutes(3))) struct GMSAiocometdTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let python = ProcessInfo.processInfo.environment["ATTENDANT_TEST_PYTHON"] ?? packageRoot + "/.build-python/bin/python3"
     static let script = packageRoot + "/Tests/Fixtures/gms/aiocometd_check.py"
@@ -25,6 +25,12 @@ import Testing
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
+        // Bounded: a check that hangs is killed after 60 s and fails with its stderr.
+        let killer = Task {
+            try await Task.sleep(for: .seconds(60))
+            kill(process.processIdentifier, SIGKILL)
+        }
+        defer { killer.cancel() }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { process in continuation.resume(returning: process.terminationStatus) }
             do {

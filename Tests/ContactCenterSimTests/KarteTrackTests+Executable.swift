@@ -28,16 +28,8 @@ extension KarteTrackTests {
 
         // A bad campaigns file stops it with a message naming the file.
         try #"[{"id":"x"}]"#.write(toFile: campaigns, atomically: true, encoding: .utf8)
-        let bad = Process()
-        bad.executableURL = URL(fileURLWithPath: SimulatorProcess.executable)
-        bad.arguments = ["--karte-campaigns", campaigns]
-        let errors = Pipe()
-        bad.standardError = errors
-        bad.standardOutput = Pipe()
-        try bad.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        bad.waitUntilExit()
-        #expect(bad.terminationStatus != 0)
+        let (status, text) = try run(SimulatorProcess.executable, ["--karte-campaigns", campaigns])
+        #expect(status != 0)
         #expect(text.contains(campaigns))
         #expect(text.contains("kind"))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+package import TestSupport
 
 // Facts measured with Debian 12's baresip 1.0.0:
 //

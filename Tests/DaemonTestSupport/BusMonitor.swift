@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// One message seen on a bus by `busctl monitor --json=short`.
 package struct BusMessage: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 extension DesktopSession {
     // MARK: Buses

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 // dunst on Xvfb: see Notifications.swift for what it shows and how.
 

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Faye 1.4 (Debian `ruby-faye`) under thin, serving Bayeux at `/genesys/cometd` on a loopback port:
 /// a real Bayeux server nobody here wrote, for the GMSChat plugin's client (Tests/Fixtures/gms/faye.ru).

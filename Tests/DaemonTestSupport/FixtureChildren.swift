@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+package import TestSupport
 
 /// The pids of every descendant of `pid` (from /proc/*/stat).
 package func descendantProcesses(of pid: Int32) -> [Int32] {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Free ports on 127.0.0.1.
 package enum LoopbackPort {

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Glibc
 import Testing
+import TestSupport
 
 /// The real daemon with real desktop parts: dunst under Xvfb on a private session bus, python-dbusmock's
 /// logind on a private system bus (see DesktopSession).

@@ -2,6 +2,7 @@ import DaemonTestSupport
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// The desktop fixture checked with off-the-shelf clients only (notify-send, busctl, dbus-monitor, python's
 /// dbus), so the daemon's desktop tests can trust what it reports.

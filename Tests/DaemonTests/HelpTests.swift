@@ -1,6 +1,7 @@
 import DaemonTestSupport
 import Foundation
 import Testing
+import TestSupport
 
 /// `attendantd --help` is wrapped by the argument parser to the terminal's width, not at line breaks
 /// written into the source.

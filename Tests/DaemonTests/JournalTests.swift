@@ -1,6 +1,7 @@
 import DaemonTestSupport
 import Foundation
 import Testing
+import TestSupport
 
 /// The daemon's log, as a real `systemd-journald` stores it when stderr is the journal stream.
 @Suite(.serialized) struct JournalTests {

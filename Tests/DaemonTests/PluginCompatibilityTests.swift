@@ -3,6 +3,7 @@ import DaemonTestSupport
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// A plugin built against an older minor version of the plugin API keeps working with this daemon: the
 /// API library is built with library evolution, and the loader accepts any older minor version.

@@ -3,6 +3,7 @@ import DaemonTestSupport
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 /// Every way a plugin can fail, through the real daemon: each gets its own message naming the file and
 /// the reason, and the other channels keep running.

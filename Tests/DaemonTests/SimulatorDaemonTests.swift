@@ -12,21 +12,28 @@ import Testing
     final class Simulator {
         let process: Process
         let announcement: [String: Any]
-        let errors = Pipe()
+        /// Its stderr, read as it comes: a pipe nobody reads fills up and blocks the simulator's logging.
+        private let errors = Locked((data: Data(), ended: false))
 
         init(_ arguments: [String] = []) throws {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["--default-signal", BuildProducts.directory + "/attendant-sim"] + arguments
             let out = Pipe()
+            let err = Pipe()
             process.standardOutput = out
-            process.standardError = self.errors
+            process.standardError = err
             try process.run()
             self.process = process
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while Glibc.read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 { line.append(byte) }
-            self.announcement = try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] ?? [:]
+            let errors = self.errors
+            FixtureProcess.read(err.fileHandleForReading) { data in
+                errors.withLock { if let data { $0.data.append(data) } else { $0.ended = true } }
+            }
+            guard let line = firstLine(of: out.fileHandleForReading.fileDescriptor) else {
+                kill(process.processIdentifier, SIGKILL)
+                throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(String(decoding: errors.withLock { $0.data }, as: UTF8.self))")
+            }
+            self.announcement = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
         }
 
         var httpPort: Int { self.announcement["http_port"] as? Int ?? 0 }
@@ -65,8 +72,10 @@ import Testing
 
         func stop() -> String {
             kill(self.process.processIdentifier, SIGTERM)
-            self.process.waitUntilExit()
-            return String(decoding: self.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            self.process.exitStatus()
+            let drained = Date().addingTimeInterval(2)
+            while !self.errors.withLock({ $0.ended }) && Date() < drained { usleep(2_000) }
+            return String(decoding: self.errors.withLock { $0.data }, as: UTF8.self)
         }
     }
 

@@ -52,20 +52,18 @@ import Testing
             self.process.standardError = FileHandle.nullDevice
             try self.process.run()
             // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while Glibc.read(out.fileHandleForReading.fileDescriptor, &byte, 1) == 1, byte != 10 { line.append(byte) }
-            let words = String(decoding: line, as: UTF8.self).split(separator: " ")
+            let line = firstLine(of: out.fileHandleForReading.fileDescriptor) ?? ""
+            let words = line.split(separator: " ")
             guard let index = words.firstIndex(of: "port"), index + 1 < words.count, let port = Int(words[index + 1]) else {
                 self.process.terminate()
-                throw FixtureError("python3 -m http.server did not say its port: \(String(decoding: line, as: UTF8.self))")
+                throw FixtureError("python3 -m http.server did not say its port: \(line)")
             }
             self.port = port
         }
 
         deinit {
             self.process.terminate()
-            self.process.waitUntilExit()
+            self.process.exitStatus()
         }
     }
 

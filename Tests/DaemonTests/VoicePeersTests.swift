@@ -1,6 +1,7 @@
 import DaemonTestSupport
 import Foundation
 import Testing
+import TestSupport
 
 /// The voice fixture checked with off-the-shelf clients only (sipp and baresip against kamailio), so the SIP
 /// plugin's tests can trust what it reports.

@@ -35,10 +35,12 @@ import TestSupport
         /// Waits up to 30 s for an event that `match` accepts, skipping the others.
         @discardableResult
         func wait<T>(for what: String, _ match: (BayeuxClient.Event) -> T?) async throws -> T {
+            let deadline = ContinuousClock.now + .seconds(30)
             while true {
                 let event: BayeuxClient.Event
                 do {
-                    event = try await self.events.next(within: 30)
+                    let left = (deadline - ContinuousClock.now) / .seconds(1)
+                    event = try await self.events.next(within: max(0, left))
                 } catch {
                     throw FixtureError("no \(what) within 30 s; events: \(self.events.all)")
                 }

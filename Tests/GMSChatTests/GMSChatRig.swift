@@ -63,10 +63,18 @@ struct GMSChatRig {
     /// The agent's texts shown so far, in order.
     var agentTexts: [String] { self.messages.filter { $0.direction == .fromAgent }.map(\.text) }
 
-    /// Waits up to 30 s (of the wall clock) for `condition`.
-    func until(_ what: String, _ condition: () -> Bool) async throws {
+    /// Waits up to 30 s (of the wall clock) for `condition`. With `timePassing`, the channel's manual clock
+    /// follows the wall clock meanwhile, so its retries and backoffs run as they would in the daemon;
+    /// otherwise its time stands still.
+    func until(_ what: String, timePassing: Bool = false, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
+        var last = ContinuousClock.now
         while !condition() {
+            if timePassing {
+                let now = ContinuousClock.now
+                self.host.manualClock.advance(by: now - last)
+                last = now
+            }
             guard ContinuousClock.now < deadline else {
                 throw ChannelError(.transient, "\(what): not within 30 s; messages: \(self.messages.map(\.text)); log: \(self.host.logRecords.all.suffix(20).map(\.message))")
             }

@@ -5,7 +5,7 @@ import Systemd
 import Testing
 
 /// The sd-bus binding against a real `dbus-daemon`.
-@Suite struct BusConnectionTests {
+@Suite(.timeLimit(.minutes(2))) struct BusConnectionTests {
     static let interface = "org.attendant.Test1"
     static let path = "/org/attendant/Test1"
 

@@ -20,11 +20,10 @@ public final class PrivateBus: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = ready.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw POSIXError(.ECONNREFUSED) }  // it exited before it was ready
-            printed.append(chunk)
+        guard firstLine(of: ready.fileHandleForReading.fileDescriptor) != nil else {
+            // It exited before it was ready, or said nothing within the bound.
+            process.exitStatus(within: 0)
+            throw FixtureError("dbus-daemon did not print its address on \(self.address)")
         }
     }
 
@@ -32,7 +31,7 @@ public final class PrivateBus: @unchecked Sendable {
     public func stop() {
         guard self.process.isRunning else { return }
         kill(self.process.processIdentifier, SIGKILL)
-        self.process.waitUntilExit()
+        self.process.exitStatus()
     }
 
     deinit {

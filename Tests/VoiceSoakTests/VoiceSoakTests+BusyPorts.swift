@@ -1,6 +1,7 @@
 import AttendantCore
 import AttendantPluginTestKit
 import Foundation
+import TestSupport
 import Testing
 
 extension VoiceSoakTests {
@@ -51,16 +52,14 @@ final class BusyPorts: @unchecked Sendable {
         try process.run()
         self.process = process
         self.input = input
-        var printed = Data()
-        while !printed.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            guard !chunk.isEmpty else { throw SoakError("python3 could not open \(connections) loopback connections") }
-            printed.append(chunk)
+        guard firstLine(of: output.fileHandleForReading.fileDescriptor) != nil else {
+            process.exitStatus(within: 0)
+            throw SoakError("python3 could not open \(connections) loopback connections")
         }
     }
 
     func close() {
         try? self.input.fileHandleForWriting.close()
-        self.process.waitUntilExit()
+        self.process.exitStatus()
     }
 }

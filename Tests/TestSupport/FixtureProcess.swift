@@ -63,7 +63,7 @@ package final class FixtureProcess: Sendable {
     }
 
     /// Reads `handle` on a thread of its own, passing each chunk and then nil at EOF.
-    private static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data?) -> Void) {
+    package static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data?) -> Void) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
