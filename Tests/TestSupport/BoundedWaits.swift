@@ -2,9 +2,11 @@ package import Foundation
 import Glibc
 
 // Every wait on a child process in the tests is bounded: a peer that hangs fails its test with a message, it
-// never holds the whole run. Foundation's `waitUntilExit()` and `readDataToEndOfFile()` are not used:
-// the first spins a run loop that has been seen never to return on Linux, the second waits for every holder
-// of the pipe (a grandchild that inherited it keeps it open after the child is gone).
+// never holds the whole run. Foundation's `waitUntilExit()` and `readDataToEndOfFile()` are not used. On
+// Linux, Foundation learns that a child ended when a socket it hands the child (not close-on-exec) reaches
+// end of file, so a grandchild that inherited the socket (a forked worker, a helper started in the
+// background) keeps `isRunning` true after the child is gone, and `waitUntilExit()` waits as long.
+// `readDataToEndOfFile()` waits the same way for every holder of the pipe.
 
 extension Process {
     /// Waits at most `seconds` for the process to end, checking every 5 ms; then SIGKILL and a further bounded
