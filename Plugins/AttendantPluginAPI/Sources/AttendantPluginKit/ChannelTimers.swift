@@ -55,6 +55,7 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
             if state.holds > 0 {
                 state.held[key] = HeldStart(id: id, delay: delay, fire: fire)
             } else {
+                state.held[key] = nil
                 state.tasks[key] = self.sleep(for: delay, then: fire, id)
             }
         }
@@ -66,21 +67,41 @@ public final class ChannelTimers<Key: Hashable & Sendable>: Sendable {
     /// thread does not compete with it. The table changes at once, so ``consume(_:)`` sees every arming
     /// and cancellation as usual (a sleep cancelled late that ends meanwhile fires a stale id); a sleep
     /// starts as late as `body` took (microseconds: protocol timers are milliseconds and more).
+    ///
+    /// Outside a task (on the network's thread, say, where a response arrived) the starts and cancels go to
+    /// the executor in one job: handed over one by one, each would wake the executor's thread again (a
+    /// REGISTER's 200 cancels two timers and the next request arms two, and every cancel woke it twice:
+    /// once for the cancelled sleep, once more on the lock the two threads then shared).
     public func startingAfter<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
         self.state.withLock { $0.holds += 1 }
         defer {
-            self.state.withLock { state in
+            let due = self.state.withLock { state -> Bool in
                 state.holds -= 1
-                guard state.holds == 0 else { return }
-                for task in state.cancelled { task.cancel() }
-                state.cancelled.removeAll()
-                for (key, start) in state.held {
-                    state.tasks[key] = self.sleep(for: start.delay, then: start.fire, start.id)
+                return state.holds == 0 && !(state.cancelled.isEmpty && state.held.isEmpty)
+            }
+            if due {
+                if withUnsafeCurrentTask(body: { $0 != nil }) {
+                    self.startHeld()
+                } else {
+                    Task { self.startHeld() }
                 }
-                state.held.removeAll()
             }
         }
         return try body()
+    }
+
+    /// Cancels the sleeps cancelled in finished ``startingAfter(_:)`` scopes and starts those armed there
+    /// that are still live (an arming cancelled or replaced since never starts); nothing while a scope is open.
+    private func startHeld() {
+        self.state.withLock { state in
+            guard state.holds == 0 else { return }
+            for task in state.cancelled { task.cancel() }
+            state.cancelled.removeAll()
+            for (key, start) in state.held where state.table.isLive(start.id) {
+                state.tasks[key] = self.sleep(for: start.delay, then: start.fire, start.id)
+            }
+            state.held.removeAll()
+        }
     }
 
     private func sleep(for delay: Duration, then fire: @escaping @Sendable (TimerID<Key>) -> Void, _ id: TimerID<Key>) -> Task<Void, Never> {

@@ -52,6 +52,10 @@ public struct TimerTable<Kind: Sendable & Hashable>: Sendable {
     @inlinable
     public func isArmed(_ kind: Kind) -> Bool { self.armed[kind] != nil }
 
+    /// Whether `id` is the live arming of its kind (without consuming it).
+    @inlinable
+    public func isLive(_ id: TimerID<Kind>) -> Bool { self.armed[id.kind] == id }
+
     @inlinable
     public var armedKinds: [Kind] { Array(self.armed.keys) }
 }
