@@ -13,7 +13,7 @@ import SIPCore
 final class SimulatorProcess: Sendable {
     let process: Process
     let announcement: [String: any Sendable]
-    private let stderr = CollectedText()
+    private let stderr: PipeOutput
 
     /// Where `swift build` put the executables: beside the test bundle.
     static let executable: String = {
@@ -32,35 +32,23 @@ final class SimulatorProcess: Sendable {
         process.standardError = err
         try process.run()
         self.process = process
-        let collected = self.stderr
-        let errHandle = err.fileHandleForReading
-        Thread.detachNewThread {
-            while true {
-                let data = errHandle.availableData
-                if data.isEmpty { return }
-                collected.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
-        }
+        self.stderr = PipeOutput(err.fileHandleForReading)
         // The first line of stdout: the process writes it right after binding.
         guard let line = firstLine(of: out.fileHandleForReading.fileDescriptor) else {
             kill(process.processIdentifier, SIGKILL)
-            throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(collected.text.withLock { $0 })")
+            throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(self.stderr.text)")
         }
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         self.announcement = (object ?? [:]).mapValues { "\($0)" }
     }
 
-    var errorOutput: String { self.stderr.text.withLock { $0 } }
+    var errorOutput: String { self.stderr.text }
 
     /// SIGTERM; its exit status, or -1 if it did not end within 20 s and was killed.
     func terminate() -> Int32 {
         self.process.terminate()
         return self.process.exitStatus() ?? -1
     }
-}
-
-final class CollectedText: Sendable {
-    let text = Mutex("")
 }
 
 @Suite struct ExecutableTests {

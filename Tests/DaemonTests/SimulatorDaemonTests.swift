@@ -12,8 +12,8 @@ import Testing
     final class Simulator {
         let process: Process
         let announcement: [String: Any]
-        /// Its stderr, read as it comes: a pipe nobody reads fills up and blocks the simulator's logging.
-        private let errors = Locked((data: Data(), ended: false))
+        /// Its stderr, read as it comes (a pipe nobody reads would block the simulator's logging).
+        private let errors: PipeOutput
 
         init(_ arguments: [String] = []) throws {
             let process = Process()
@@ -25,13 +25,10 @@ import Testing
             process.standardError = err
             try process.run()
             self.process = process
-            let errors = self.errors
-            FixtureProcess.read(err.fileHandleForReading) { data in
-                errors.withLock { if let data { $0.data.append(data) } else { $0.ended = true } }
-            }
+            self.errors = PipeOutput(err.fileHandleForReading)
             guard let line = firstLine(of: out.fileHandleForReading.fileDescriptor) else {
                 kill(process.processIdentifier, SIGKILL)
-                throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(String(decoding: errors.withLock { $0.data }, as: UTF8.self))")
+                throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(self.errors.text)")
             }
             self.announcement = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
         }
@@ -73,9 +70,8 @@ import Testing
         func stop() -> String {
             kill(self.process.processIdentifier, SIGTERM)
             self.process.exitStatus()
-            let drained = Date().addingTimeInterval(2)
-            while !self.errors.withLock({ $0.ended }) && Date() < drained { usleep(2_000) }
-            return String(decoding: self.errors.withLock { $0.data }, as: UTF8.self)
+            self.errors.waitForEnd()
+            return self.errors.text
         }
     }
 

@@ -27,6 +27,47 @@ extension Process {
     }
 }
 
+/// What a child writes to a pipe, read on a thread of its own until end of file (readabilityHandler
+/// sometimes misses the end of file that comes with the last data, and output could look unfinished). A
+/// pipe nobody reads fills up and blocks its writer.
+package final class PipeOutput: Sendable {
+    private let state = Locked((data: Data(), ended: false))
+
+    /// Starts reading `handle`; `onData` sees each chunk as it comes.
+    package init(_ handle: FileHandle, onData: (@Sendable (Data) -> Void)? = nil) {
+        let state = self.state
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(handle.fileDescriptor, &buffer, buffer.count)
+                if count > 0 {
+                    let chunk = Data(buffer[0..<count])
+                    state.withLock { $0.data.append(chunk) }
+                    onData?(chunk)
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            state.withLock { $0.ended = true }
+            try? handle.close()
+        }
+    }
+
+    package var data: Data { self.state.withLock { $0.data } }
+    package var text: String { String(decoding: self.data, as: UTF8.self) }
+    /// Whether every holder of the pipe's other end has closed it.
+    package var ended: Bool { self.state.withLock { $0.ended } }
+
+    /// Waits (blocking) up to `seconds` for the end of file: after the child exits, the last holder of the
+    /// pipe (a grandchild, say) may keep it a while.
+    package func waitForEnd(within seconds: Double = 2) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !self.ended && Date() < deadline { usleep(2_000) }
+    }
+}
+
 /// The first line `descriptor` carries (without its newline), read within `seconds`; nil if the writer
 /// closed it or said nothing whole in time.
 package func firstLine(of descriptor: Int32, within seconds: Double = 20) -> String? {
@@ -63,17 +104,11 @@ package func run(
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
-    let output = Locked((data: Data(), ended: false))
     try process.run()
-    FixtureProcess.read(pipe.fileHandleForReading) { data in
-        output.withLock { if let data { $0.data.append(data) } else { $0.ended = true } }
-    }
-    let command = ([executable] + arguments).joined(separator: " ")
+    let output = PipeOutput(pipe.fileHandleForReading)
     guard let status = process.exitStatus(within: seconds) else {
-        throw FixtureError("\(command) did not finish within \(seconds) s; its output:\n\(output.withLock { String(decoding: $0.data, as: UTF8.self) })")
+        throw FixtureError("\(([executable] + arguments).joined(separator: " ")) did not finish within \(seconds) s; its output:\n\(output.text)")
     }
-    // The output ends when the last holder of the pipe closes it; a grandchild may keep it a while.
-    let drained = Date().addingTimeInterval(2)
-    while !output.withLock({ $0.ended }) && Date() < drained { usleep(2_000) }
-    return (status, output.withLock { String(decoding: $0.data, as: UTF8.self) })
+    output.waitForEnd()
+    return (status, output.text)
 }

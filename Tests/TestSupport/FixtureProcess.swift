@@ -8,7 +8,8 @@ package final class FixtureProcess: Sendable {
     package let name: String
     package let process: Process
     private let input: Pipe?
-    private let state = Locked<(out: Data, err: Data, outClosed: Bool, errClosed: Bool)>((Data(), Data(), false, false))
+    private let out: PipeOutput
+    private let err: PipeOutput
 
     /// Starts `executable` (a tool name looked up on PATH, or a path). `onOutput` sees each chunk of stdout.
     package init(
@@ -46,45 +47,14 @@ package final class FixtureProcess: Sendable {
         } catch {
             throw FixtureError("cannot start \(name) (\(process.executableURL?.path ?? executable)): \(error)")
         }
-        // A thread per pipe, reading until EOF (readabilityHandler sometimes misses the EOF that comes
-        // with the last data, and output could look unfinished).
-        let state = self.state
-        Self.read(out.fileHandleForReading) { data in
-            if let data {
-                state.withLock { $0.out.append(data) }
-                onOutput?(data)
-            } else {
-                state.withLock { $0.outClosed = true }
-            }
-        }
-        Self.read(err.fileHandleForReading) { data in
-            state.withLock { if let data { $0.err.append(data) } else { $0.errClosed = true } }
-        }
-    }
-
-    /// Reads `handle` on a thread of its own, passing each chunk and then nil at EOF.
-    package static func read(_ handle: FileHandle, _ deliver: @escaping @Sendable (Data?) -> Void) {
-        Thread.detachNewThread {
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let count = Glibc.read(handle.fileDescriptor, &buffer, buffer.count)
-                if count > 0 {
-                    deliver(Data(buffer[0..<count]))
-                } else if count < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
-            deliver(nil)
-            try? handle.close()
-        }
+        self.out = PipeOutput(out.fileHandleForReading, onData: onOutput)
+        self.err = PipeOutput(err.fileHandleForReading)
     }
 
     package var pid: Int32 { self.process.processIdentifier }
     package var isRunning: Bool { self.process.isRunning }
-    package var stdout: String { String(decoding: self.state.withLock { $0.out }, as: UTF8.self) }
-    package var stderr: String { String(decoding: self.state.withLock { $0.err }, as: UTF8.self) }
+    package var stdout: String { self.out.text }
+    package var stderr: String { self.err.text }
 
     /// What a failure message says about this process.
     package var report: String {
@@ -112,7 +82,7 @@ package final class FixtureProcess: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         let drained = Date().addingTimeInterval(2)
-        while !self.state.withLock({ $0.outClosed && $0.errClosed }) && Date() < drained {
+        while !(self.out.ended && self.err.ended) && Date() < drained {
             try? await Task.sleep(for: .milliseconds(5))
         }
         return self.process.terminationStatus
@@ -122,13 +92,7 @@ package final class FixtureProcess: Sendable {
     package func terminate(within seconds: Double = 5) {
         guard self.isRunning else { return }
         kill(self.pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(seconds)
-        while self.isRunning && Date() < deadline { usleep(5_000) }
-        if self.isRunning {
-            kill(self.pid, SIGKILL)
-            let killed = Date().addingTimeInterval(5)
-            while self.isRunning && Date() < killed { usleep(5_000) }
-        }
+        self.process.exitStatus(within: seconds)
     }
 
     deinit {

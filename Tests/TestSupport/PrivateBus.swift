@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// A `dbus-daemon` of the test's own, on a socket in a private folder; stopped on deinit.
