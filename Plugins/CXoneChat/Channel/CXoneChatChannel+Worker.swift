@@ -76,7 +76,7 @@ extension CXoneChatChannel {
             }
         case .sendAnalytics(let visitorID, let event):
             guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
-            let wire = Self.analytics(event, visitorID: visitorID)
+            let wire = ChatWireOutput.analytics(event, visitorID: visitorID)
             // One after the other, so the server sees a visit before its page views.
             self.state.withLock { state in
                 let previous = state.analytics
@@ -143,19 +143,6 @@ extension CXoneChatChannel {
             self.host.emit(.messageReceived(message))
         case .error(let error):
             self.host.logger.warning("\(self.prefix): \(error.message)")
-        }
-    }
-
-    static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
-        let destination = CXoneID(visitorID)
-        func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
-        switch event {
-        case .visitorVisit(let visitID, let at):
-            return .visitorVisit(visitId: CXoneID(visitID), destinationId: destination, at: date(at))
-        case .pageView(let visitID, let title, let url, let at):
-            return .pageView(title: title, url: url, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
-        case .pageViewEnded(let visitID, let title, let url, let seconds, let at):
-            return .timeSpentOnPage(title: title, url: url, seconds: seconds, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
         }
     }
 

@@ -29,7 +29,7 @@ final class CXoneChatChannel: Channel {
     /// User operations waiting for the machine to get somewhere.
     let waiters: Waiters<Awaited, ChannelReply>
     /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
-    let outbox: Outbox<StoredOutboxEntry>
+    let outbox: Outbox<ChatStorage.OutboxRecord>
 
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -39,7 +39,7 @@ final class CXoneChatChannel: Channel {
         )
         self.timers = ChannelTimers(clock: host.clock)
         self.waiters = Waiters(clock: host.clock)
-        self.outbox = Outbox(store: host.store) { $0.messageID.lowercased() }
+        self.outbox = Outbox(store: host.store) { $0.key }
     }
 
     /// The worker, for as long as the host keeps the channel.
@@ -71,8 +71,8 @@ final class CXoneChatChannel: Channel {
         var framesRejected = 0
         /// The last analytics event sent; the next waits for it.
         var analytics: Task<Void, Never>?
-        /// Threads recorded as contacts (lower case), and whether their contact has ended.
-        var contactThreads: [String: Bool] = [:]
+        /// Threads recorded as contacts.
+        var contacts = ChatContactHistory()
     }
 
     /// What a user operation waits for.
@@ -184,19 +184,11 @@ final class CXoneChatChannel: Channel {
 
     /// Encodes a command with the current identities and queues its frame.
     func send(_ command: ChatStateMachine.Command, _ state: inout State) {
-        guard let machine = state.machine, let brandID = machine.brandID, let channelID = machine.channelID else { return }
-        let context = ChatWireOutput.Context(
-            brandID: brandID,
-            channelID: channelID,
-            customer: ChatStateMachine.CustomerIdentity(
-                id: machine.stored.customerID ?? "",
-                firstName: self.configuration.firstName,
-                lastName: self.configuration.lastName
-            ),
-            visitorID: machine.stored.visitorID,
-            accessToken: machine.stored.accessToken?.value,
-            sdkVersion: CXoneChatConfiguration.sdkVersion
-        )
+        guard let machine = state.machine,
+            let context = ChatWireOutput.Context(
+                machine: machine, firstName: self.configuration.firstName, lastName: self.configuration.lastName, sdkVersion: CXoneChatConfiguration.sdkVersion
+            )
+        else { return }
         let eventID = CXoneID.random()
         switch command {
         case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:

@@ -115,3 +115,35 @@ public enum ChatWireOutput {
         }
     }
 }
+
+extension ChatWireOutput.Context {
+    /// The context of `machine`'s frames: its brand, channel and stored identities, with the customer's
+    /// name; nil before the chat is prepared.
+    public init?(machine: ChatStateMachine, firstName: String?, lastName: String?, sdkVersion: String) {
+        guard let brandID = machine.brandID, let channelID = machine.channelID else { return nil }
+        self.init(
+            brandID: brandID,
+            channelID: channelID,
+            customer: ChatStateMachine.CustomerIdentity(id: machine.stored.customerID ?? "", firstName: firstName, lastName: lastName),
+            visitorID: machine.stored.visitorID,
+            accessToken: machine.stored.accessToken?.value,
+            sdkVersion: sdkVersion
+        )
+    }
+}
+
+extension ChatWireOutput {
+    /// The REST body of an analytics event the machine sends (``ChatStateMachine/Action/sendAnalytics(visitorID:_:)``).
+    public static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
+        let destination = CXoneID(visitorID)
+        func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
+        switch event {
+        case .visitorVisit(let visitID, let at):
+            return .visitorVisit(visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageView(let visitID, let title, let url, let at):
+            return .pageView(title: title, url: url, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        case .pageViewEnded(let visitID, let title, let url, let seconds, let at):
+            return .timeSpentOnPage(title: title, url: url, seconds: seconds, visitId: CXoneID(visitID), destinationId: destination, at: date(at))
+        }
+    }
+}

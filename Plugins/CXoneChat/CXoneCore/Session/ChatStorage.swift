@@ -1,0 +1,175 @@
+public import AttendantPluginAPI
+internal import FoundationEssentials
+
+/// What a CXone chat keeps across restarts, as text under keys of the channel's store: the visitor and
+/// customer ids, the thread ids, the agent messages shown per thread and the contact-history marks. The
+/// customer's access token goes to the channel's secrets instead (never the state database), and
+/// unconfirmed messages to its outbox (``OutboxRecord``).
+///
+/// The driver does the reading and writing; this decides what is kept where and in what form, so the
+/// layout is one place and is tested without a store.
+public enum ChatStorage {
+    public enum Key {
+        public static let visitorID = "visitor-id"
+        public static let customerID = "customer-id"
+        public static let threadIDs = "thread-ids"
+        /// `shown.THREAD`: the thread's shown agent messages (``ShownRecord``, JSON).
+        public static let shownPrefix = "shown."
+        /// `shown-through.THREAD`: what versions before the shown ids kept, seconds since 1970 of the
+        /// newest message shown; read as the floor of a thread that has no `shown.` record yet.
+        public static let shownThroughPrefix = "shown-through."
+        /// In the secrets, not the store.
+        public static let accessToken = "access-token"
+        /// `contact.THREAD`: the thread is in the contact history; `open` or `ended`.
+        public static let contactPrefix = "contact."
+    }
+
+    /// Where a value is kept.
+    public enum Place: Sendable, Equatable {
+        case store
+        case secrets
+    }
+
+    /// One value to write: under `key` in `place`, as `text` (nil removes it).
+    public struct Record: Sendable, Equatable {
+        public var place: Place
+        public var key: String
+        public var text: String?
+
+        public init(place: Place, key: String, text: String?) {
+            self.place = place
+            self.key = key
+            self.text = text
+        }
+    }
+
+    /// What the store's values hold: the machine's stored values (less the outbox and the token, which
+    /// are kept elsewhere) and the contact history. Records that cannot be read are left out.
+    public static func read(_ values: [String: String]) -> (stored: ChatStateMachine.StoredValues, contacts: ChatContactHistory) {
+        var stored = ChatStateMachine.StoredValues()
+        var contactThreads: [String: Bool] = [:]
+        let decoder = JSONDecoder()
+        stored.visitorID = values[Key.visitorID]
+        stored.customerID = values[Key.customerID]
+        if let ids = values[Key.threadIDs] {
+            stored.threadIDs = (try? decoder.decode([String].self, from: Data(ids.utf8))) ?? []
+        }
+        for (key, value) in values where key.hasPrefix(Key.shownPrefix) {
+            if let record = try? decoder.decode(ShownRecord.self, from: Data(value.utf8)) {
+                stored.shownMessages[String(key.dropFirst(Key.shownPrefix.count))] = record.shown
+            }
+        }
+        for (key, value) in values where key.hasPrefix(Key.shownThroughPrefix) {
+            let thread = String(key.dropFirst(Key.shownThroughPrefix.count))
+            if stored.shownMessages[thread] == nil, let seconds = Double(value) {
+                stored.shownMessages[thread] = ChatStateMachine.ShownMessages(floor: UnixTime(secondsSince1970: seconds))
+            }
+        }
+        for (key, value) in values where key.hasPrefix(Key.contactPrefix) {
+            contactThreads[String(key.dropFirst(Key.contactPrefix.count))] = value == "ended"
+        }
+        return (stored, ChatContactHistory(threads: contactThreads))
+    }
+
+    /// The access token kept in the secrets; nil when the text is not one.
+    public static func accessToken(fromSecret text: String) -> ChannelToken? {
+        guard let token = try? JSONDecoder().decode(TokenRecord.self, from: Data(text.utf8)) else { return nil }
+        return ChannelToken(value: token.value, expiresAt: token.expiresAt.map { UnixTime(secondsSince1970: $0) })
+    }
+
+    /// Where and how the machine's ``ChatStateMachine/Action/store(_:)`` value is kept.
+    public static func record(for value: ChatStateMachine.StoredValue) throws -> Record {
+        switch value {
+        case .visitorID(let id):
+            return Record(place: .store, key: Key.visitorID, text: id)
+        case .customerID(let id):
+            return Record(place: .store, key: Key.customerID, text: id)
+        case .threadIDs(let ids):
+            return Record(place: .store, key: Key.threadIDs, text: try self.json(ids))
+        case .shownMessages(let threadID, let shown):
+            return Record(place: .store, key: Key.shownPrefix + threadID.lowercased(), text: try self.json(ShownRecord(shown)))
+        case .accessToken(let token):
+            let text = try token.map { try self.json(TokenRecord(value: $0.value, expiresAt: $0.expiresAt?.secondsSince1970)) }
+            return Record(place: .secrets, key: Key.accessToken, text: text)
+        }
+    }
+
+    /// The mark that `threadID` (lower case) is in the contact history.
+    public static func contactRecord(threadID: String, ended: Bool) -> Record {
+        Record(place: .store, key: Key.contactPrefix + threadID, text: ended ? "ended" : "open")
+    }
+
+    /// What a stored value is called in a log line.
+    public static func name(of value: ChatStateMachine.StoredValue) -> String {
+        switch value {
+        case .visitorID: "visitor id"
+        case .customerID: "customer id"
+        case .threadIDs: "thread ids"
+        case .shownMessages: "shown message ids"
+        case .accessToken: "access token"
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    // MARK: Records
+
+    /// An outbox entry as the outbox keeps it (JSON), under its message id in lower case.
+    public struct OutboxRecord: Codable, Sendable {
+        var messageID: String
+        var threadID: String
+        var text: String
+        var isWelcome: Bool
+        var customFields: [String: String]
+        var writtenAt: Double
+
+        public init(_ entry: ChatStateMachine.OutboxEntry) {
+            self.messageID = entry.messageID
+            self.threadID = entry.threadID
+            self.text = entry.text
+            self.isWelcome = entry.isWelcome
+            self.customFields = entry.customFields
+            self.writtenAt = entry.writtenAt.secondsSince1970
+        }
+
+        public var key: String { self.messageID.lowercased() }
+
+        public var entry: ChatStateMachine.OutboxEntry {
+            ChatStateMachine.OutboxEntry(
+                messageID: self.messageID, threadID: self.threadID, text: self.text, isWelcome: self.isWelcome,
+                customFields: self.customFields, writtenAt: UnixTime(secondsSince1970: self.writtenAt)
+            )
+        }
+    }
+
+    /// A thread's shown agent messages as stored (JSON): ids with their times, and the floor.
+    struct ShownRecord: Codable {
+        struct Entry: Codable {
+            var id: String
+            var at: Double
+        }
+
+        var messages: [Entry]
+        var floor: Double?
+
+        init(_ shown: ChatStateMachine.ShownMessages) {
+            self.messages = shown.entries.map { Entry(id: $0.id, at: $0.sentAt.secondsSince1970) }
+            self.floor = shown.floor?.secondsSince1970
+        }
+
+        var shown: ChatStateMachine.ShownMessages {
+            ChatStateMachine.ShownMessages(
+                entries: self.messages.map { .init(id: $0.id, sentAt: UnixTime(secondsSince1970: $0.at)) },
+                floor: self.floor.map { UnixTime(secondsSince1970: $0) }
+            )
+        }
+    }
+
+    /// The access token as kept in the secrets file.
+    struct TokenRecord: Codable {
+        var value: String
+        var expiresAt: Double?
+    }
+}
