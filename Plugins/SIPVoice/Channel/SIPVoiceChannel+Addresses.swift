@@ -90,7 +90,7 @@ extension SIPVoiceChannel {
                 "listening": state.listening ? "yes" : "no",
                 "phase": state.machine.map { "\($0.phase)" } ?? "idle",
                 "registrations": String(state.registrations),
-                "ringing": String(state.calls.values.filter { $0.transaction.state == .proceeding }.count),
+                "ringing": String(state.calls.ringingCount),
                 // Waiting on the network: a listen under way, a REGISTER unanswered, a keep-alive or stop waiting.
                 "busy": state.pendingListens > 0 || state.machine?.isAwaitingResponse == true || !state.refreshWaiters.isEmpty
                     || state.stopWaiter != nil ? "yes" : "no",

@@ -40,33 +40,9 @@ extension SIPVoiceChannel {
 
     func received(_ request: SIPRequest, from origin: SIPTransport.Origin, _ state: inout State, _ effects: inout [Effect]) {
         guard let transport = state.transport else { return }
-        switch request.method {
-        case .invite, .ack, .cancel:
-            // Calls are kept by Call-ID, which every request of a transaction repeats: look the call up by it
-            // and let the transaction confirm the match, instead of asking every call (each `matches` parses
-            // the request's Via, and finished UDP calls linger for T4, so a scan cost grows with recent calls).
-            if let id = try? request.headers.callID, let call = state.calls[id], call.transaction.matches(request) {
-                var transaction = call.transaction
-                let actions = transaction.receive(request)
-                state.calls[id]?.transaction = transaction
-                self.applyCall(id, actions, &state, &effects)
-            } else if request.method == .invite {
-                self.ring(request, transport: transport, origin: origin, &state, &effects)
-            } else if request.method == .cancel {
-                effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
-            }
-        case .options:
-            var headers = SIPHeaders()
-            headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 200, toTag: state.identifiers.tag(), extraHeaders: headers)), to: origin))
-        case .bye:
-            effects.append(.send(transport, .response(.answering(request, statusCode: 481)), to: origin))
-        default:
-            var headers = SIPHeaders()
-            headers.add(.allow, Self.allowed)
-            effects.append(.send(transport, .response(.answering(request, statusCode: 405, extraHeaders: headers)), to: origin))
+        let actions = state.calls.receive(request, from: origin, listening: state.listening, identifiers: &state.identifiers, now: self.host.now()) {
+            self.callSettings(transport)
         }
+        self.apply(actions, &state, &effects)
     }
-
-    static let allowed = "INVITE, ACK, CANCEL, OPTIONS, BYE"
 }

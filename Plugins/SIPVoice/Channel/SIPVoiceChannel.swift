@@ -32,15 +32,6 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
 
     // MARK: State
 
-    struct Call: Sendable {
-        var transaction: InviteServerTransaction
-        var contact: Contact
-        /// Where the INVITE came from: its responses go there.
-        var origin: SIPTransport.Origin
-        /// An answer command is running for it.
-        var answering = false
-    }
-
     enum TimerKey: Hashable, Sendable {
         case registration(RegistrationStateMachine.TimerID)
         case call(String, InviteServerTransaction.TimerID)
@@ -63,7 +54,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         var nextWaiter: UInt64 = 0
         var stopWaiter: CheckedContinuation<Void, Never>?
         /// Ringing and recently ended calls, by Call-ID (the contact's id).
-        var calls: [String: Call] = [:]
+        var calls = Calls()
         var grant: RegistrationGrant?
         var registeredAt: UnixTime?
         var ephemeralExpiry: Int64?
@@ -228,7 +219,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         case .accept(let id):
             return try await self.accept(id)
         case .decline(let id):
-            try self.finish(id, verb: "decline") { $0.decline() }
+            try self.step { state, effects throws(ChannelError) in self.apply(try state.calls.decline(id), &state, &effects) }
             return .done
         case .custom("registration", _):
             return .fields(self.registrationReport())
@@ -313,10 +304,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
             case .registration(let id):
                 self.drive(&state, &effects) { $0.timerFired(id) }
             case .call(let id, let timer):
-                guard var call = state.calls[id] else { return }
-                let actions = call.transaction.timerFired(timer)
-                state.calls[id] = call
-                self.applyCall(id, actions, &state, &effects)
+                self.apply(state.calls.timerFired(callID: id, timer), &state, &effects)
             case .ping:
                 guard let transport = state.transport else { return }
                 effects.append(.ping(transport))

@@ -1,0 +1,235 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+/// A user agent's incoming calls, by Call-ID: one INVITE server transaction each with the contact the user
+/// sees, and what the agent answers to requests that belong to no call. An INVITE rings (its 180 first,
+/// then the contact), accepting redirects it, declining refuses it, and each call's transaction decides the
+/// rest (CANCEL, the ring timeout, ACKs).
+///
+/// Pure, like the transactions: the driver hands it what arrives, the user's answers and the timers that
+/// fire, and carries out the ``Action``s it returns, so the whole of call handling is tested without a
+/// network. `Origin` is the driver's name for where a request came from; responses go back there.
+public struct SIPCallTable<Origin: Sendable>: Sendable {
+    public struct Call: Sendable {
+        public var transaction: InviteServerTransaction
+        public var contact: Contact
+        /// Where the INVITE came from: its responses go there.
+        public var origin: Origin
+        /// An answer is being prepared for it (an answer command runs).
+        public var answering = false
+    }
+
+    /// How a new call is set up on the current flow.
+    public struct Settings: Sendable {
+        public var reliable: Bool
+        public var ringTimeout: Duration?
+        public var localContact: SIPNameAddress
+        public var timers: SIPTimers
+        /// Whether the user can accept calls here (there is somewhere to redirect them), or only decline.
+        public var canAccept: Bool
+
+        public init(reliable: Bool, ringTimeout: Duration?, localContact: SIPNameAddress, timers: SIPTimers, canAccept: Bool) {
+            self.reliable = reliable
+            self.ringTimeout = ringTimeout
+            self.localContact = localContact
+            self.timers = timers
+            self.canAccept = canAccept
+        }
+    }
+
+    public enum Action: Sendable {
+        /// Send `response` to `origin` (nil: the flow's peer).
+        case send(SIPResponse, to: Origin?)
+        case setTimer(callID: String, InviteServerTransaction.TimerID, after: Duration)
+        case cancelTimer(callID: String, InviteServerTransaction.TimerID)
+        case emit(ChannelEvent)
+        /// A line for the log (the driver names the channel).
+        case log(Logger.Level, String)
+    }
+
+    /// Ringing and recently ended calls, by Call-ID (the contact's id).
+    public private(set) var calls: [String: Call] = [:]
+
+    /// The methods the agent allows.
+    public static var allowed: String { "INVITE, ACK, CANCEL, OPTIONS, BYE" }
+
+    public init() {}
+
+    /// How many calls ring now.
+    public var ringingCount: Int { self.calls.values.count { $0.transaction.state == .proceeding } }
+
+    // MARK: Requests
+
+    /// A request from `origin`. A new INVITE rings when the agent is `listening` (it is refused with 480
+    /// otherwise); `settings` is asked for only then. `identifiers` makes the tags of the answers.
+    public mutating func receive(
+        _ request: SIPRequest,
+        from origin: Origin,
+        listening: Bool,
+        identifiers: inout SIPIdentifiers,
+        now: UnixTime,
+        settings: () -> Settings
+    ) -> [Action] {
+        switch request.method {
+        case .invite, .ack, .cancel:
+            // Calls are kept by Call-ID, which every request of a transaction repeats: look the call up by it
+            // and let the transaction confirm the match, instead of asking every call (each `matches` parses
+            // the request's Via, and finished UDP calls linger for T4, so a scan cost grows with recent calls).
+            if let id = try? request.headers.callID, var transaction = self.calls[id]?.transaction, transaction.matches(request) {
+                let actions = transaction.receive(request)
+                self.calls[id]?.transaction = transaction
+                return self.apply(id, actions)
+            } else if request.method == .invite {
+                guard listening else { return [.send(.answering(request, statusCode: 480, toTag: identifiers.tag()), to: origin)] }
+                return self.ring(request, from: origin, identifiers: &identifiers, now: now, settings: settings())
+            } else if request.method == .cancel {
+                return [.send(.answering(request, statusCode: 481), to: origin)]
+            }
+            return []
+        case .options:
+            var headers = SIPHeaders()
+            headers.add(.allow, Self.allowed)
+            return [.send(.answering(request, statusCode: 200, toTag: identifiers.tag(), extraHeaders: headers), to: origin)]
+        case .bye:
+            return [.send(.answering(request, statusCode: 481), to: origin)]
+        default:
+            var headers = SIPHeaders()
+            headers.add(.allow, Self.allowed)
+            return [.send(.answering(request, statusCode: 405, extraHeaders: headers), to: origin)]
+        }
+    }
+
+    /// A new INVITE: the 180 goes out first (the caller hears ringing before the daemon's own threads wake
+    /// for the contact), then the contact is raised.
+    mutating func ring(_ invite: SIPRequest, from origin: Origin, identifiers: inout SIPIdentifiers, now: UnixTime, settings: Settings) -> [Action] {
+        var configuration = InviteServerTransaction.Configuration(reliable: settings.reliable, ringTimeout: settings.ringTimeout, localContact: settings.localContact)
+        configuration.timers = settings.timers
+        var transaction: InviteServerTransaction
+        do {
+            transaction = try InviteServerTransaction(invite: invite, localTag: identifiers.tag(), configuration: configuration)
+        } catch {
+            var actions: [Action] = [.log(.warning, "refused an INVITE that lacks what a call needs: \(error)")]
+            if (try? invite.headers.topVia) != nil {
+                actions.append(.send(.answering(invite, statusCode: 400, reasonPhrase: "Bad Request"), to: origin))
+            }
+            return actions
+        }
+        let id = transaction.dialog.callID
+        guard self.calls[id] == nil else {
+            // A second INVITE for a call already here (a forked or looped copy): this phone is busy with it.
+            return [.send(.answering(invite, statusCode: 482, toTag: identifiers.tag()), to: origin)]
+        }
+        let caller = transaction.caller
+        let contact = Contact(
+            id: id,
+            kind: .call,
+            from: Party(displayName: caller.displayName ?? "", address: caller.uri.description),
+            summary: "Call to \(transaction.callee.uri)",
+            receivedAt: now,
+            actions: settings.canAccept ? [.accept, .decline] : [.decline]
+        )
+        let actions = transaction.start()
+        self.calls[id] = Call(transaction: transaction, contact: contact, origin: origin)
+        return self.apply(id, actions) + [.emit(.incomingContact(contact))]
+    }
+
+    // MARK: The user's answers
+
+    /// Marks ringing call `id` as being answered (its answer command runs) and returns it.
+    public mutating func beginAnswering(_ id: String) throws(ChannelError) -> Call {
+        guard var call = self.calls[id], call.transaction.state == .proceeding else {
+            throw ChannelError(.illegalState, "sip-voice: call \(id) is not ringing (any more)")
+        }
+        guard !call.answering else { throw ChannelError(.illegalState, "sip-voice: call \(id) is already being answered") }
+        call.answering = true
+        self.calls[id] = call
+        return call
+    }
+
+    /// The answer for call `id` could not be prepared: it keeps ringing and can be answered again.
+    public mutating func answeringFailed(_ id: String) {
+        self.calls[id]?.answering = false
+    }
+
+    /// Redirects ringing call `id` to `target` (302).
+    public mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
+        try self.finish(id, verb: "accept") { $0.accept(redirectingTo: target) }
+    }
+
+    /// Refuses ringing call `id` (603).
+    public mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
+        try self.finish(id, verb: "decline") { $0.decline() }
+    }
+
+    mutating func finish(_ id: String, verb: String, _ decide: (inout InviteServerTransaction) -> [InviteServerTransaction.Action]) throws(ChannelError) -> [Action] {
+        guard var call = self.calls[id], call.transaction.state == .proceeding else {
+            throw ChannelError(.illegalState, "sip-voice: cannot \(verb) call \(id): it is not ringing (the caller may have hung up)")
+        }
+        let actions = decide(&call.transaction)
+        call.answering = false
+        self.calls[id] = call
+        return self.apply(id, actions)
+    }
+
+    // MARK: Timers and the end
+
+    public mutating func timerFired(callID id: String, _ timer: InviteServerTransaction.TimerID) -> [Action] {
+        guard var call = self.calls[id] else { return [] }
+        let actions = call.transaction.timerFired(timer)
+        self.calls[id] = call
+        return self.apply(id, actions)
+    }
+
+    /// Ends every ringing call (the agent is going away): with `statusCode` when the flow can still carry
+    /// it, else as missed; then forgets all calls. The driver cancels every call's timers afterwards.
+    public mutating func endAll(respondingWith statusCode: Int?, reason: String) -> [Action] {
+        var actions: [Action] = []
+        for id in self.calls.keys {
+            guard var call = self.calls[id], call.transaction.state == .proceeding else { continue }
+            if let statusCode {
+                let answer = call.transaction.respond(statusCode: statusCode, reasonPhrase: reason)
+                self.calls[id] = call
+                actions += self.apply(id, answer)
+            } else {
+                actions.append(.emit(.contactEnded(contactID: id, outcome: .missed)))
+            }
+        }
+        self.calls = [:]
+        return actions
+    }
+
+    /// A transaction's actions as the table's.
+    mutating func apply(_ id: String, _ actions: [InviteServerTransaction.Action]) -> [Action] {
+        var result: [Action] = []
+        result.reserveCapacity(actions.count + 1)
+        for action in actions {
+            switch action {
+            case .send(let response):
+                result.append(.send(response, to: self.calls[id]?.origin))
+            case .setTimer(let timer, let delay):
+                result.append(.setTimer(callID: id, timer, after: delay))
+            case .cancelTimer(let timer):
+                result.append(.cancelTimer(callID: id, timer))
+            case .ended(let outcome):
+                let (ended, how) = Self.describe(outcome)
+                result.append(.emit(.contactEnded(contactID: id, outcome: ended)))
+                result.append(.log(.info, "call \(id) \(how)"))
+            case .terminated:
+                self.calls[id] = nil
+            }
+        }
+        return result
+    }
+
+    /// What became of a call, for the host and the log.
+    public static func describe(_ outcome: InviteServerTransaction.Outcome) -> (ContactOutcome, String) {
+        switch outcome {
+        case .redirected(let target): (.answered, "accepted: redirected to \(target.uri) (302)")
+        case .declined: (.declined, "declined (603)")
+        case .busy: (.declined, "refused as busy (486)")
+        case .notAnswered: (.missed, "not answered within the ring timeout (480)")
+        case .cancelled: (.missed, "cancelled by the caller (487)")
+        case .rejected(let status): (.missed, "ended with \(status)")
+        }
+    }
+}
