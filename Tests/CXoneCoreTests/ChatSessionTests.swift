@@ -181,4 +181,32 @@ import Testing
         #expect(ending.settle(driver.machine, []) == .success(.done))
         #expect(driver.machine.workingThread(current: current) == nil, "no open thread is left")
     }
+
+    // MARK: The link
+
+    @Test func aRefusalIsMatchedToTheMessageItAnswersOnlyOnTheLinkThatSentIt() throws {
+        let context = ChatWireOutput.Context(
+            brandID: 1386, channelID: "chat_1", customer: ChatStateMachine.CustomerIdentity(id: "customer-1"), visitorID: "visitor-1", sdkVersion: "test"
+        )
+        let eventID = CXoneID("e-1")
+        let send = ChatStateMachine.Command.sendMessage(threadID: "thread-1", messageID: "m-1", text: "Hi", customFields: [:])
+        var link = ChatWireLink()
+        #expect(try !link.frame(for: send, context: context, eventID: eventID).isEmpty)
+        let refusal = CXoneInbound.operationError(CXoneOperationError(errorCode: "InvalidMessage", errorMessage: "too long", transactionId: eventID))
+
+        // A new socket's link knows no request of the old one: the error is the machine's, no message's.
+        var fresh = ChatWireLink()
+        guard case .input(.operationError("InvalidMessage", _)) = fresh.receive(refusal, now: UnixTime(secondsSince1970: 0)).meaning else {
+            Issue.record("not an operation error")
+            return
+        }
+        let (meaning, ignored) = link.receive(refusal, now: UnixTime(secondsSince1970: 0))
+        #expect(ignored == nil)
+        guard case .refusal("m-1", let error, transient: false) = meaning else { Issue.record("not a refusal of m-1: \(meaning)"); return }
+        #expect(error.serverCode == "InvalidMessage")
+        guard case .input(.operationError) = link.receive(refusal, now: UnixTime(secondsSince1970: 0)).meaning else {
+            Issue.record("a request is answered once")
+            return
+        }
+    }
 }

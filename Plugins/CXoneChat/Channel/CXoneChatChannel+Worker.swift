@@ -90,11 +90,11 @@ extension CXoneChatChannel {
                 }
             }
         case .download(let url):
-            let large = self.state.withLock { $0.largeEvents[url] }
+            let large = self.state.withLock { $0.link.largeEvent(at: url) }
             Task {
                 let input = await self.downloadedInput(url: url, large: large)
                 self.feed { machine, state in
-                    state.largeEvents.removeValue(forKey: url)
+                    state.link.downloaded(url)
                     return machine.handle(input)
                 }
             }

@@ -55,10 +55,8 @@ final class CXoneChatChannel: Channel {
         var socket: CXoneSocket?
         /// Which socket is current; events from an older one are dropped.
         var socketGeneration = Generation()
-        /// Requests whose answers name no thread (LoadThreadMetadata, RecoverThread), by `eventId`.
-        var requests: [CXoneID: ChatWireInput.Request] = [:]
-        /// EventInS3 notices by URL, until their body is downloaded.
-        var largeEvents: [String: CXoneWire.EventInS3] = [:]
+        /// The current socket's requests and large-event notices.
+        var link = ChatWireLink()
         /// `listen()` succeeded and no loss has been reported since.
         var listening = false
         /// The desktop is in the background: the disconnect that brings is not a loss.
@@ -174,8 +172,7 @@ final class CXoneChatChannel: Channel {
     /// Forgets the current socket (closing it) and starts a new generation.
     func dropSocket(_ state: inout State) {
         state.socketGeneration.advance()
-        state.requests = [:]
-        state.largeEvents = [:]
+        state.link = ChatWireLink()
         if let socket = state.socket {
             state.socket = nil
             self.worker.enqueue(.closeSocket(socket))
@@ -189,15 +186,8 @@ final class CXoneChatChannel: Channel {
                 machine: machine, firstName: self.configuration.firstName, lastName: self.configuration.lastName, sdkVersion: CXoneChatConfiguration.sdkVersion
             )
         else { return }
-        let eventID = CXoneID.random()
-        switch command {
-        case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:
-            state.requests[eventID] = ChatWireOutput.request(for: command)
-        default:
-            break
-        }
         do {
-            let bytes = try ChatWireOutput.frame(for: command, context: context, eventID: eventID).encoded()
+            let bytes = try state.link.frame(for: command, context: context)
             self.worker.enqueue(.write(generation: state.socketGeneration, bytes))
         } catch {
             self.worker.enqueue(.log(.error, "\(self.prefix): could not encode a frame: \(error)"))
@@ -250,20 +240,13 @@ final class CXoneChatChannel: Channel {
         self.feed { machine, state in
             guard state.socketGeneration == generation else { return [] }
             state.framesReceived += 1
-            let request = inbound.answeredRequestId.flatMap { state.requests.removeValue(forKey: $0) }
-            if case .eventInS3(let large)? = inbound.receivedEvent { state.largeEvents[large.url] = large }
-            if let refusal = ChatWireInput.refusal(inbound, request: request) {
-                return machine.messageRefused(messageID: refusal.messageID, refusal.error, transient: refusal.transient)
+            let (meaning, ignored) = state.link.receive(inbound, now: now)
+            if let ignored { self.worker.enqueue(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
+            switch meaning {
+            case .input(let input): return machine.handle(input)
+            case .refusal(let messageID, let error, let transient): return machine.messageRefused(messageID: messageID, error, transient: transient)
+            case .nothing: return []
             }
-            let (input, ignored) = ChatWireInput.input(for: inbound, request: request, now: now)
-            if let ignored {
-                // An event type this version does not know is worth a line; known ones it does not use are not.
-                var unknown = false
-                if case .unknown? = inbound.receivedEvent { unknown = true }
-                self.worker.enqueue(.log(unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored)"))
-            }
-            guard let input else { return [] }
-            return machine.handle(input)
         }
     }
 }
