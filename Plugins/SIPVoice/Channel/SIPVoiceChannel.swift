@@ -63,8 +63,8 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         var registrations = 0
         /// `listen()` calls under way (getting the token, connecting, registering).
         var pendingListens = 0
-        /// Failures in a row of a registrar that does not answer, since the last registration.
-        var probes = 0
+        /// When to try the registrar again after a failure.
+        var retry = RegistrationRetry()
     }
 
     /// Work done after the state lock is released.
@@ -271,7 +271,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         state.grant = grant
         state.registeredAt = self.host.now()
         state.registrations += 1
-        state.probes = 0
+        state.retry.registered()
         if let waiter = state.listenWaiter {
             state.listenWaiter = nil
             state.listening = true
