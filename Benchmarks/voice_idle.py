@@ -18,8 +18,13 @@ few seconds have settled, it samples the daemon, lets it idle for the period, an
 With --baresip (default when baresip is installed) Debian's baresip registers to the same kamailio with
 the same registration interval and is sampled the same way in the same period: the side-by-side figure.
 
-Usage: Benchmarks/voice_idle.py [--idle SECONDS] [--transport udp|tcp] [--binary PATH] [--no-baresip]
-  (defaults: 60 s, udp, .build/release/attendantd; DESIGN's figure is 600 s: --idle 600)
+With --windows N the period is taken N times in a row, each reported on its own: with --expires 60
+--idle 60 each window holds one registration refresh of each client, so the first refresh of the
+process (which pays for code run the first time) and the later ones are told apart.
+
+Usage: Benchmarks/voice_idle.py [--idle SECONDS] [--windows N] [--expires SECONDS] [--transport udp|tcp]
+                                [--binary PATH] [--no-baresip]
+  (defaults: 60 s, 1 window, 600 s, udp, .build/release/attendantd; DESIGN's figure is 600 s: --idle 600)
 It reports figures; it asserts nothing.
 """
 import argparse, base64, hashlib, hmac, os, re, secrets, shutil, signal, socket, subprocess, sys, tempfile, time
@@ -131,7 +136,7 @@ def start_bus(scratch):
     return process, address
 
 
-def start_attendantd(binary, scratch, kamailio, bus_address, transport):
+def start_attendantd(binary, scratch, kamailio, bus_address, transport, expires):
     """attendantd with one sip-voice channel "phone" for sip:alice@127.0.0.1."""
     token = os.path.join(scratch, "token")
     with open(token, "w") as f:
@@ -151,6 +156,7 @@ registrar = "{registrar}"
 address-of-record = "sip:alice@127.0.0.1"
 authentication = "ephemeral"
 softphone-contact = "<sip:softphone@127.0.0.1:5999>"
+register-expires = "{expires}s"
 """)
     return launch_attendantd(binary, scratch, config, bus_address)
 
@@ -170,7 +176,7 @@ def launch_attendantd(binary, scratch, config, bus_address):
                             stdout=log, stderr=subprocess.STDOUT)
 
 
-def start_baresip(scratch, kamailio, transport):
+def start_baresip(scratch, kamailio, transport, expires):
     """baresip registering sip:bob@127.0.0.1 with the fixture's headless configuration."""
     folder = os.path.join(scratch, "baresip")
     os.makedirs(folder)
@@ -182,7 +188,7 @@ def start_baresip(scratch, kamailio, transport):
     username, password = kamailio.ephemeral("bob")
     uri = f"sip:bob@127.0.0.1:{kamailio.port}" + (";transport=tcp" if transport == "tcp" else "")
     with open(os.path.join(folder, "accounts"), "w") as f:
-        f.write(f"<{uri}>;auth_user={username};auth_pass={password};regint={EXPIRES}\n")
+        f.write(f"<{uri}>;auth_user={username};auth_pass={password};regint={expires}\n")
     log = open(os.path.join(scratch, "baresip.log"), "w")
     process = subprocess.Popen(["baresip", "-f", folder], env=dict(os.environ, HOME=folder),
                                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
@@ -277,6 +283,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--idle", type=float, default=60, help="idle period in seconds (DESIGN: 600)")
     parser.add_argument("--settle", type=float, default=5, help="seconds after registration before sampling")
+    parser.add_argument("--windows", type=int, default=1, help="periods taken in a row, each reported")
+    parser.add_argument("--expires", type=int, default=EXPIRES, help="registration interval of both clients")
     parser.add_argument("--transport", choices=["udp", "tcp"], default="udp")
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/attendantd"))
     parser.add_argument("--no-baresip", dest="baresip", action="store_false")
@@ -291,20 +299,24 @@ def main():
     try:
         kamailio = Kamailio(scratch)
         bus, address = start_bus(scratch)
-        daemon = start_attendantd(args.binary, scratch, kamailio, address, args.transport)
+        daemon = start_attendantd(args.binary, scratch, kamailio, address, args.transport, args.expires)
         clients = [("attendantd", daemon, "alice")]
         if args.baresip:
-            baresip, _ = start_baresip(scratch, kamailio, args.transport)
+            baresip, _ = start_baresip(scratch, kamailio, args.transport, args.expires)
             clients.append(("baresip", baresip, "bob"))
         for name, process, user in clients:
             wait_for(f"{name} to register {user}", lambda: running(name, process) and kamailio.alive() and kamailio.registered(user))
         time.sleep(args.settle)
         ports = {name: client_ports(kamailio, user) for name, _, user in clients}
 
-        log_before = len(kamailio.log_text())
-        before, after = idle(clients, args.idle)
-        registers = registers_per_client(kamailio.log_text()[log_before:], ports)
-        report(args, clients, before, after, kamailio, registers)
+        for window in range(1, args.windows + 1):
+            log_before = len(kamailio.log_text())
+            before, after = idle(clients, args.idle)
+            registers = registers_per_client(kamailio.log_text()[log_before:], ports)
+            if args.windows > 1:
+                print(f"\n=== window {window} of {args.windows}")
+            report(args, clients, before, after, kamailio, registers)
+            sys.stdout.flush()
     except BenchError as error:
         print(f"voice_idle: {error}", file=sys.stderr)
         for name in ("attendantd.log", "baresip.log"):
@@ -342,7 +354,7 @@ def registers_per_client(period_log, ports):
 
 def report(args, clients, before, after, kamailio, registers):
     print(f"idle {args.idle:.0f} s after registration (+{args.settle:.0f} s settle), {args.transport.upper()}, "
-          f"register-expires {EXPIRES} s, kamailio 127.0.0.1:{kamailio.port}")
+          f"register-expires {args.expires} s, kamailio 127.0.0.1:{kamailio.port}")
     figures = {name: difference(before[name], after[name], process.pid) for name, process, _ in clients}
     print()
     print(f"{'process':<12}{'ctx switches':>14}{'CPU ms (ticks)':>16}{'CPU ms (sched)':>16}{'REGISTERs':>11}"
