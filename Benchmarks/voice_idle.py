@@ -22,7 +22,8 @@ With --windows N the period is taken N times in a row, each reported on its own:
 --idle 60 each window holds one registration refresh of each client, so the first refresh of the
 process (which pays for code run the first time) and the later ones are told apart.
 
-Usage: Benchmarks/voice_idle.py [--idle SECONDS] [--windows N] [--expires SECONDS] [--transport udp|tcp]
+Usage: Benchmarks/voice_idle.py [--idle SECONDS] [--windows N] [--expires SECONDS] [--keepalive SECONDS]
+                                [--transport udp|tcp]
                                 [--binary PATH] [--no-baresip]
   (defaults: 60 s, 1 window, 600 s, udp, .build/release/attendantd; DESIGN's figure is 600 s: --idle 600)
 It reports figures; it asserts nothing.
@@ -136,7 +137,7 @@ def start_bus(scratch):
     return process, address
 
 
-def start_attendantd(binary, scratch, kamailio, bus_address, transport, expires):
+def start_attendantd(binary, scratch, kamailio, bus_address, transport, expires, keepalive=None):
     """attendantd with one sip-voice channel "phone" for sip:alice@127.0.0.1."""
     token = os.path.join(scratch, "token")
     with open(token, "w") as f:
@@ -150,6 +151,7 @@ def start_attendantd(binary, scratch, kamailio, bus_address, transport, expires)
 name = "phone"
 plugin = "sip-voice"
 token-command = ["{token}"]
+{f'keepalive-interval = "{keepalive}s"' if keepalive else ""}
 
 [channel.sip-voice]
 registrar = "{registrar}"
@@ -285,6 +287,7 @@ def main():
     parser.add_argument("--settle", type=float, default=5, help="seconds after registration before sampling")
     parser.add_argument("--windows", type=int, default=1, help="periods taken in a row, each reported")
     parser.add_argument("--expires", type=int, default=EXPIRES, help="registration interval of both clients")
+    parser.add_argument("--keepalive", type=int, help="the channel's keepalive-interval (default: the daemon's, 600 s)")
     parser.add_argument("--transport", choices=["udp", "tcp"], default="udp")
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/attendantd"))
     parser.add_argument("--no-baresip", dest="baresip", action="store_false")
@@ -299,7 +302,7 @@ def main():
     try:
         kamailio = Kamailio(scratch)
         bus, address = start_bus(scratch)
-        daemon = start_attendantd(args.binary, scratch, kamailio, address, args.transport, args.expires)
+        daemon = start_attendantd(args.binary, scratch, kamailio, address, args.transport, args.expires, args.keepalive)
         clients = [("attendantd", daemon, "alice")]
         if args.baresip:
             baresip, _ = start_baresip(scratch, kamailio, args.transport, args.expires)

@@ -44,36 +44,15 @@ extension CXoneChatChannel {
     func carryOut(_ action: Action) async {
         switch action {
         case .fetchChannelConfiguration(let brandID, let channelID):
-            Task {
-                do throws(ChatError) {
-                    let configuration = try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID)
-                    self.feed { machine, _ in machine.handle(.channelConfigurationFetched(configuration)) }
-                } catch {
-                    self.feed { machine, _ in machine.handle(.channelConfigurationFailed(error)) }
-                }
-            }
+            self.call(Input.channelConfiguration) { () async throws(ChatError) in try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID) }
         case .fetchAvailability(let brandID, let channelID):
-            Task {
-                do throws(ChatError) {
-                    let online = try await self.rest.availability(brandID: brandID, channelID: channelID)
-                    self.feed { machine, _ in machine.handle(.availabilityFetched(online: online)) }
-                } catch {
-                    self.feed { machine, _ in machine.handle(.availabilityFailed(error)) }
-                }
-            }
+            self.call(Input.availability) { () async throws(ChatError) in try await self.rest.availability(brandID: brandID, channelID: channelID) }
         case .createOrUpdateVisitor(let visitorID, let customerID):
             guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
             let customer = CXoneWire.CustomerIdentity(
                 idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
             )
-            Task {
-                do throws(ChatError) {
-                    try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer)
-                    self.feed { machine, _ in machine.handle(.visitorStored) }
-                } catch {
-                    self.feed { machine, _ in machine.handle(.visitorFailed(error)) }
-                }
-            }
+            self.call(Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
         case .sendAnalytics(let visitorID, let event):
             guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
             let wire = ChatWireOutput.analytics(event, visitorID: visitorID)
@@ -110,6 +89,23 @@ extension CXoneChatChannel {
         case .openSocket, .closeSocket, .send, .setTimer, .cancelTimer:
             // Handled under the lock (see handle(_:_:)).
             break
+        }
+    }
+
+    /// Runs a REST call as a task of its own (the worker goes on meanwhile) and feeds the machine the
+    /// input its outcome makes.
+    func call<Value: Sendable>(
+        _ input: @escaping @Sendable (Result<Value, ChatError>) -> Input,
+        _ request: @escaping @Sendable () async throws(ChatError) -> Value
+    ) {
+        Task {
+            let result: Result<Value, ChatError>
+            do throws(ChatError) {
+                result = .success(try await request())
+            } catch {
+                result = .failure(error)
+            }
+            self.feed { machine, _ in machine.handle(input(result)) }
         }
     }
 

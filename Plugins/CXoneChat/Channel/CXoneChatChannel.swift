@@ -19,6 +19,7 @@ import Synchronization
 final class CXoneChatChannel: Channel {
     typealias Action = ChatStateMachine.Action
     typealias Report = ChatStateMachine.Report
+    typealias Input = ChatStateMachine.Input
 
     let configuration: CXoneChatConfiguration
     let host: any ChannelHost
