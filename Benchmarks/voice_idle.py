@@ -220,10 +220,19 @@ def threads(pid):
     return result
 
 
-def cpu_ticks(pid):
+def stat_fields(pid):
     with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
+        return f.read().rsplit(")", 1)[1].split()
+
+
+def cpu_ticks(pid):
+    fields = stat_fields(pid)
     return int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+
+
+def page_faults(pid):
+    fields = stat_fields(pid)
+    return int(fields[7]), int(fields[9])  # minflt, majflt (fields 10 and 12 of stat)
 
 
 def memory(pid):
@@ -240,7 +249,7 @@ def memory(pid):
 
 
 def sample(pid):
-    return {"threads": threads(pid), "ticks": cpu_ticks(pid)}
+    return {"threads": threads(pid), "ticks": cpu_ticks(pid), "faults": page_faults(pid)}
 
 
 def idle(clients, seconds, interval=1.0):
@@ -248,13 +257,14 @@ def idle(clients, seconds, interval=1.0):
     keeps the counts of the last sample it was seen in, so threads that end in the period (a thread pool's
     idle workers) count up to then instead of vanishing from the sum."""
     first = {name: sample(process.pid) for name, process, _ in clients}
-    last = {name: {"threads": dict(first[name]["threads"]), "ticks": 0} for name in first}
+    last = {name: {"threads": dict(first[name]["threads"]), "ticks": 0, "faults": (0, 0)} for name in first}
     deadline = time.monotonic() + seconds
     while True:
         for name, process, _ in clients:
             now = sample(process.pid)
             last[name]["threads"].update(now["threads"])
             last[name]["ticks"] = now["ticks"]
+            last[name]["faults"] = now["faults"]
             last[name]["alive"] = set(now["threads"])
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -275,6 +285,7 @@ def difference(before, after, pid):
         "switches": sum(t[2] for t in per_thread),
         "cpu_ms_ticks": (after["ticks"] - before["ticks"]) * 1000 / tick,
         "cpu_ms_sched": sum(t[3] for t in per_thread),
+        "minflt": after["faults"][0] - before["faults"][0], "majflt": after["faults"][1] - before["faults"][1],
         "rss": rss, "private": private, "threads": sorted(per_thread, key=lambda t: -t[2]), "gone": gone,
     }
 
@@ -361,10 +372,11 @@ def report(args, clients, before, after, kamailio, registers):
     figures = {name: difference(before[name], after[name], process.pid) for name, process, _ in clients}
     print()
     print(f"{'process':<12}{'ctx switches':>14}{'CPU ms (ticks)':>16}{'CPU ms (sched)':>16}{'REGISTERs':>11}"
-          f"{'RSS MiB':>10}{'private MiB':>13}")
+          f"{'RSS MiB':>10}{'private MiB':>13}{'page faults':>13}")
     for name, figure in figures.items():
         print(f"{name:<12}{figure['switches']:>14}{figure['cpu_ms_ticks']:>16.1f}{figure['cpu_ms_sched']:>16.2f}"
-              f"{registers[name]:>11}{figure['rss']:>10.1f}{figure['private']:>13.1f}")
+              f"{registers[name]:>11}{figure['rss']:>10.1f}{figure['private']:>13.1f}"
+              f"{str(figure['minflt']) + '/' + str(figure['majflt']):>13}")
     for name, figure in figures.items():
         print(f"\n{name}: wake-ups (context switches) per thread in the period")
         for tid, thread, switches, cpu_ms, new in figure["threads"]:
