@@ -171,16 +171,19 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
                         effects.append(.resume(continuation, ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)")))
                         return
                     }
-                    let now = self.host.now()
+                    let decision = RegistrationKeepAlive.decide(
+                        now: self.host.now(), registeredAt: state.registeredAt, grantedExpires: grant.expires,
+                        credentialsExpiry: token == nil ? nil : state.ephemeralExpiry, cycle: self.configuration.registerExpires
+                    )
                     var renewed: RegistrationCredentials?
-                    if let token, let expiry = state.ephemeralExpiry,
-                        Double(expiry) - now.secondsSince1970 < Double(2 * self.configuration.registerExpires)
-                    {
-                        // Ephemeral credentials that would not outlive the next cycle: derive new ones.
-                        renewed = self.ephemeral(secret: token.value, state: &state)
-                    } else if let registeredAt = state.registeredAt, (now - registeredAt).seconds < Double(grant.expires) / 2 {
+                    switch decision {
+                    case .fresh:
                         effects.append(.resume(continuation, nil))
                         return
+                    case .renewCredentials:
+                        renewed = token.map { self.ephemeral(secret: $0.value, state: &state) }
+                    case .refresh:
+                        break
                     }
                     state.refreshWaiters[waiter] = continuation
                     self.drive(&state, &effects) { machine in renewed.map { machine.credentialsChanged($0) } ?? machine.refresh() }
