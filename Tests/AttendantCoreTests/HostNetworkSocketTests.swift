@@ -53,7 +53,7 @@ import Testing
 
     @Test func sendingWhereNothingListensReportsUnreachable() async throws {
         // A port that was just free: nothing listens there once the socket is gone.
-        let port = try SocketPeer.udp().address.port
+        let port = try SocketPeer.unusedPortBelowEphemeralRange()
         let events = Recorder<DatagramEvent>()
         let flow = try await self.network.openDatagramFlow(to: "127.0.0.1", port: port, options: DatagramOptions()) { events.add($0) }
         flow.send(Array("anyone?".utf8))
@@ -66,7 +66,8 @@ import Testing
     }
 
     @Test func aFlowOutlivesRefusalsAndReachesTheRemoteWhenItIsBack() async throws {
-        let port = try SocketPeer.udp().address.port
+        // Below the ephemeral range: a socket of another test is never given it meanwhile.
+        let port = try SocketPeer.unusedPortBelowEphemeralRange()
         let events = Recorder<DatagramEvent>()
         let flow = try await self.network.openDatagramFlow(to: "127.0.0.1", port: port, options: DatagramOptions()) { events.add($0) }
         // Back to back: on loopback the first draws its ICMP error before the second goes, so the second

@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import FoundationEssentials
 import Glibc
 
 /// A plain socket on 127.0.0.1 (Glibc, blocking with `poll` time limits): the far end of the host's flows
@@ -22,6 +23,24 @@ final class SocketPeer: Sendable {
         let peer = SocketPeer(descriptor: socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0))
         try peer.bind(port: port)
         return peer
+    }
+
+    /// A UDP port on 127.0.0.1 that is free now and below the kernel's ephemeral range
+    /// (`net.ipv4.ip_local_port_range`), so that no socket bound to port 0 by a test running alongside is
+    /// given it while a test leaves it closed (to draw ICMP refusals) and binds it again later.
+    static func unusedPortBelowEphemeralRange() throws -> Int {
+        var low = 32_768
+        if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+           let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
+        {
+            low = first
+        }
+        let candidates = max(1_024, low - 10_000)..<low
+        for _ in 0..<100 {
+            let port = Int.random(in: candidates)
+            if (try? SocketPeer.udp(port: port)) != nil { return port }
+        }
+        throw Failure("found no free UDP port in \(candidates) on 127.0.0.1")
     }
 
     /// A TCP socket listening on 127.0.0.1, port 0.
