@@ -5,14 +5,9 @@ import SIPCore
 /// A failed registration: the host hears it (with SIPCore's ``RegistrationRetry`` deciding when to try
 /// again), and the flow, the calls and whoever waits are let go.
 extension SIPVoiceChannel {
-    /// The delay to hand the host with a transient failure (``ChannelError/retryAfter``), nil for its backoff.
-    func retryDelay(statusCode: Int?, retryAfter: UInt32?, _ state: inout State) -> Duration? {
-        state.retry.delay(statusCode: statusCode, retryAfter: retryAfter, using: &state.random)
-    }
-
     func failed(_ error: RegistrationError, _ state: inout State, _ effects: inout [Effect]) {
         let code = error.channelErrorCode
-        let retryAfter = code == .transient ? self.retryDelay(statusCode: error.statusCode, retryAfter: error.retryAfter, &state) : nil
+        let retryAfter = code == .transient ? state.retry.delay(statusCode: error.statusCode, retryAfter: error.retryAfter, using: &state.random) : nil
         let failure = ChannelError(
             code, "\(self.prefix): registering \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) failed: \(error.message)",
             retryAfter: retryAfter

@@ -104,7 +104,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
                 network: self.host.network
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
-            let delay = self.withState { self.retryDelay(statusCode: nil, retryAfter: nil, &$0) }
+            let delay = self.withState { $0.retry.delay(statusCode: nil, retryAfter: nil, using: &$0.random) }
             throw ChannelError(.transient, "\(self.prefix): \(error)", retryAfter: delay)
         }
 
