@@ -2,8 +2,7 @@ import AttendantPluginAPI
 import AttendantPluginKit
 import SIPCore
 
-/// What goes into a REGISTER (credentials from the channel's token, the instance ID, Contact and Via), and the
-/// `registration` report of what is registered where.
+/// What goes into a REGISTER: credentials from the channel's token, the instance ID, Contact and Via.
 extension SIPVoiceChannel {
     // MARK: Credentials and addresses
 
@@ -32,16 +31,19 @@ extension SIPVoiceChannel {
         case .digest:
             return .digest(DigestCredentials(username: self.configuration.username, password: token.value))
         case .ephemeral:
-            return self.withState { self.ephemeral(secret: token.value, state: &$0) }
+            let renewal = self.ephemeral(secret: token.value)
+            self.withState { $0.agent.credentialsExpiry = renewal.expiry }
+            return renewal.credentials
         case .none:
             return .none
         }
     }
 
-    func ephemeral(secret: String, state: inout State) -> RegistrationCredentials {
+    /// Ephemeral credentials made from `secret` now, and when they expire.
+    func ephemeral(secret: String) -> Agent.Renewal {
         let expiry = Int64(self.host.now().secondsSince1970) + self.configuration.ephemeralLifetime.components.seconds
-        state.ephemeralExpiry = expiry
-        return .digest(EphemeralCredentials.make(user: self.configuration.username, secret: secret, expiry: expiry, hash: self.configuration.ephemeralHash, hashing: self.host.hashing))
+        let credentials = EphemeralCredentials.make(user: self.configuration.username, secret: secret, expiry: expiry, hash: self.configuration.ephemeralHash, hashing: self.host.hashing)
+        return Agent.Renewal(credentials: .digest(credentials), expiry: expiry)
     }
 
     /// The `+sip.instance` URN: configured, or made once and kept in the channel's store, so that every
@@ -50,7 +52,7 @@ extension SIPVoiceChannel {
         if let configured = self.configuration.instanceID { return configured }
         do {
             if let stored = try await self.host.store.value(forKey: "instance-id") { return stored }
-            let made = self.withState { $0.identifiers.instanceID() }
+            let made = self.withState { $0.agent.identifiers.instanceID() }
             try await self.host.store.setValue(made, forKey: "instance-id")
             return made
         } catch {
@@ -82,27 +84,5 @@ extension SIPVoiceChannel {
         registration.maximumExpires = self.configuration.maximumExpires
         registration.timers = self.configuration.timers
         return registration
-    }
-
-    func registrationReport() -> [String: String] {
-        self.withState { state in
-            var fields: [String: String] = [
-                "listening": state.listening ? "yes" : "no",
-                "phase": state.machine.map { "\($0.phase)" } ?? "idle",
-                "registrations": String(state.registrations),
-                "ringing": String(state.calls.ringingCount),
-                // Waiting on the network: a listen under way, a REGISTER unanswered, a keep-alive or stop waiting.
-                "busy": state.pendingListens > 0 || state.machine?.isAwaitingResponse == true || !state.refreshWaiters.isEmpty
-                    || state.stopWaiter != nil ? "yes" : "no",
-            ]
-            if let grant = state.grant {
-                fields["expires"] = String(grant.expires)
-                fields["outbound"] = grant.outbound ? "yes" : "no"
-                if let flowTimer = grant.flowTimer { fields["flow-timer"] = String(flowTimer) }
-            }
-            if let registeredAt = state.registeredAt { fields["registered-at"] = registeredAt.description }
-            if let transport = state.transport { fields["local-address"] = "\(transport.localHost):\(transport.localPort)" }
-            return fields
-        }
     }
 }

@@ -5,20 +5,18 @@ import SIPCore
 /// Incoming calls: SIPCore's ``SIPCallTable`` decides; accepting runs the answer command (or takes the
 /// softphone's address) first.
 extension SIPVoiceChannel {
-    typealias Calls = SIPCallTable<SIPTransport.Origin>
+    typealias Calls = Agent.Calls
 
     func accept(_ id: String) async throws -> ChannelReply {
-        let call = try self.withState { state throws(ChannelError) in try state.calls.beginAnswering(id) }
+        let call = try self.withState { state throws(ChannelError) in try state.agent.calls.beginAnswering(id) }
         let target: SIPNameAddress
         do {
             target = try await self.redirectTarget(for: call)
         } catch {
-            self.withState { $0.calls.answeringFailed(id) }
+            self.withState { $0.agent.calls.answeringFailed(id) }
             throw error
         }
-        try self.step { state, effects throws(ChannelError) in
-            self.apply(try state.calls.accept(id, redirectingTo: target), &state, &effects)
-        }
+        try self.run { agent throws(ChannelError) in try agent.accept(id, redirectingTo: target) }
         return .done
     }
 
@@ -52,30 +50,5 @@ extension SIPVoiceChannel {
             timers: self.configuration.timers,
             canAccept: self.configuration.canAccept
         )
-    }
-
-    /// Ends every ringing call with `statusCode` (the channel is going away) and forgets all calls.
-    func endCalls(_ state: inout State, _ effects: inout [Effect], statusCode: Int?, reason: String) {
-        self.apply(state.calls.endAll(respondingWith: state.transport == nil ? nil : statusCode, reason: reason), &state, &effects)
-        // Once for every call: a scan of the timers per call would make ending many calls quadratic.
-        self.timers.cancelAll { if case .call = $0 { true } else { false } }
-    }
-
-    /// Carries out the call table's actions.
-    func apply(_ actions: [Calls.Action], _ state: inout State, _ effects: inout [Effect]) {
-        for action in actions {
-            switch action {
-            case .send(let response, let origin):
-                if let transport = state.transport { effects.append(.send(transport, .response(response), to: origin)) }
-            case .setTimer(let id, let timer, let delay):
-                self.arm(.call(id, timer), after: delay)
-            case .cancelTimer(let id, let timer):
-                self.timers.cancel(.call(id, timer))
-            case .emit(let event):
-                effects.append(.emit(event))
-            case .log(let level, let message):
-                effects.append(.log(level, "\(self.prefix): \(message)"))
-            }
-        }
     }
 }

@@ -4,73 +4,56 @@ import SIPCore
 
 /// A SIP user agent that stays registered and turns incoming INVITEs into contacts.
 ///
-/// Everything protocol-shaped is decided by SIPCore's pure machines (``RegistrationStateMachine`` and one
-/// ``InviteServerTransaction`` per call); this class is their driver. It keeps their state under one lock,
-/// feeds them what arrives on the flow, what the host asks and the timers that fire, and carries out what
-/// they return: it sends on the flow, arms timers on the host's clock (the kit's ``ChannelTimers``, so
-/// tests compress hours into milliseconds) and reports to the host. Each of these is a step of the kit's
-/// ``ChannelDriver``: work that must not happen under the lock (sending, emitting, resuming a waiting
-/// `listen()`) is listed as ``Effect``s and done after it is released, on the caller's thread (an INVITE's
-/// 180 goes out without a hop).
+/// Everything protocol-shaped is decided by SIPCore's pure ``SIPAgent`` (the registration machine, the
+/// call table, RFC 5626 pings, who waits for what); this class is its driver. It owns the flow and the
+/// continuations of the calls waiting on the agent, keeps both with the agent under one lock, feeds it what
+/// arrives on the flow, what the host asks and the timers that fire, and carries out what it answers: it
+/// sends on the flow, arms timers on the host's clock (the kit's ``ChannelTimers``, so tests compress hours
+/// into milliseconds), resumes whoever waits and reports to the host. Each of these is a step of the kit's
+/// ``ChannelDriver``: work that must not happen under the lock (sending, emitting, resuming) is listed as
+/// ``Effect``s and done after it is released, on the caller's thread (an INVITE's 180 goes out without a hop).
 ///
 /// Registration follows the host's cycle: `listen()` registers with `Expires` equal to the cycle
-/// (`register-expires`, 600 s); the machine refreshes at 90 % of what the registrar granted, so a binding
+/// (`register-expires`, 600 s); the agent refreshes at 90 % of what the registrar granted, so a binding
 /// never lapses between cycles; `keepAlive()` re-registers when the binding has lived half its time or
 /// more (normally: the refresh timer already renewed it, and the keep-alive only confirms it is fresh);
 /// a renewed token re-registers at once, the old binding staying valid until the new one is in place.
 final class SIPVoiceChannel: Channel, ChannelDriver {
+    typealias Agent = SIPAgent<SIPTransport.Origin>
+
     let configuration: SIPVoiceConfiguration
     let host: any ChannelHost
-    let driverState = DriverState(State())
-    let timers: ChannelTimers<TimerKey>
+    let driverState: DriverState<State>
+    let timers: ChannelTimers<Agent.Timer>
 
     init(configuration: SIPVoiceConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
         self.timers = ChannelTimers(clock: host.clock)
-    }
-
-    // MARK: State
-
-    enum TimerKey: Hashable, Sendable {
-        case registration(RegistrationStateMachine.TimerID)
-        case call(String, InviteServerTransaction.TimerID)
-        /// Send the next RFC 5626 CRLFCRLF ping.
-        case ping
-        /// The pong is overdue: the flow is dead.
-        case pongTimeout
-        /// Stop waiting for the unregistering REGISTER's answer.
-        case stopDeadline
+        let names = Agent.Configuration(
+            prefix: "sip-voice", addressOfRecord: configuration.addressOfRecord.description,
+            registrarDescription: configuration.registrarDescription, cycle: configuration.registerExpires
+        )
+        self.driverState = DriverState(State(agent: Agent(configuration: names, hashing: host.hashing)))
     }
 
     struct State: Sendable {
-        var machine: RegistrationStateMachine?
+        var agent: Agent
         var transport: SIPTransport?
         /// Which flow is current; arrivals from an older one are ignored.
         var flow = Generation()
-        var listening = false
         var listenWaiter: CheckedContinuation<Void, any Error>?
-        var refreshWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+        var keepAliveWaiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
         var nextWaiter: UInt64 = 0
         var stopWaiter: CheckedContinuation<Void, Never>?
-        /// Ringing and recently ended calls, by Call-ID (the contact's id).
-        var calls = Calls()
-        var grant: RegistrationGrant?
-        var registeredAt: UnixTime?
-        var ephemeralExpiry: Int64?
-        var identifiers = SIPIdentifiers()
-        var random = SystemRandomNumberGenerator()
-        var registrations = 0
         /// `listen()` calls under way (getting the token, connecting, registering).
         var pendingListens = 0
-        /// When to try the registrar again after a failure.
-        var retry = RegistrationRetry()
     }
 
     /// Work done after the state lock is released.
     enum Effect: Sendable {
         /// Sends on the flow, or (a response) to where its request came from.
-        case send(SIPTransport, SIPMessage, to: SIPTransport.Origin? = nil)
+        case send(SIPTransport, SIPMessage, to: SIPTransport.Origin?)
         case ping(SIPTransport)
         case emit(ChannelEvent)
         case resume(CheckedContinuation<Void, any Error>, ChannelError?)
@@ -90,7 +73,10 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         let instanceID = try await self.instanceID()
 
         let (flow, previous) = self.withState { state -> (Generation, SIPTransport?) in
-            defer { state.transport = nil }
+            defer {
+                state.transport = nil
+                state.agent.detachFlow()
+            }
             return (state.flow.advance(), state.transport)
         }
         await previous?.close()
@@ -104,8 +90,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
                 network: self.host.network
             ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
         } catch {
-            let delay = self.withState { $0.retry.delay(statusCode: nil, retryAfter: nil, using: &$0.random) }
-            throw ChannelError(.transient, "\(self.prefix): \(error)", retryAfter: delay)
+            throw self.withState { $0.agent.openingFailed("\(error)") }
         }
 
         try await withTaskCancellationHandler {
@@ -116,15 +101,10 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
                         return
                     }
                     state.transport = transport
-                    let registration = self.registrationConfiguration(transport: transport, instanceID: instanceID)
-                    if var machine = state.machine, machine.reconfigure(registration) {
-                        _ = machine.credentialsChanged(credentials)
-                        state.machine = machine
-                    } else {
-                        state.machine = RegistrationStateMachine(configuration: registration, credentials: credentials, hashing: self.host.hashing, identifiers: state.identifiers)
-                    }
                     state.listenWaiter = continuation
-                    self.drive(&state, &effects) { $0.start() }
+                    let registration = self.registrationConfiguration(transport: transport, instanceID: instanceID)
+                    let opened = Agent.Flow(pings: transport.kind == .tcp, localAddress: "\(transport.localHost):\(transport.localPort)")
+                    self.apply(state.agent.listen(on: opened, registration: registration, credentials: credentials, now: self.host.now()), &state, &effects)
                 }
             }
         } onCancel: {
@@ -135,23 +115,14 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
     func stopListening() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             self.step { state, effects in
-                state.listening = false
-                self.endCalls(&state, &effects, statusCode: 480, reason: "Temporarily Unavailable")
-                guard let phase = state.machine?.phase, phase == .registered || phase == .registering else {
-                    effects.append(.resumeStop(continuation))
-                    return
-                }
                 state.stopWaiter = continuation
-                self.arm(.stopDeadline, after: .seconds(2))
-                self.drive(&state, &effects) { $0.stop() }
+                self.apply(state.agent.stop(now: self.host.now()), &state, &effects)
             }
         }
         let transport = self.withState { state -> SIPTransport? in
             state.flow.advance()
-            state.listening = false
-            state.grant = nil
+            state.agent.reset(stopped: true)
             self.timers.cancelAll()
-            state.machine = nil
             defer { state.transport = nil }
             return state.transport
         }
@@ -160,6 +131,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
 
     func keepAlive() async throws {
         let token = self.configuration.authentication == .ephemeral ? await self.host.currentToken() : nil
+        let renewal = token.map { self.ephemeral(secret: $0.value) }
         let waiter = self.withState { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter
@@ -167,30 +139,15 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 self.step { state, effects in
-                    guard state.listening, state.machine?.phase == .registered, let grant = state.grant else {
-                        effects.append(.resume(continuation, ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)")))
-                        return
-                    }
-                    let decision = RegistrationKeepAlive.decide(
-                        now: self.host.now(), registeredAt: state.registeredAt, grantedExpires: grant.expires,
-                        credentialsExpiry: token == nil ? nil : state.ephemeralExpiry, cycle: self.configuration.registerExpires
-                    )
-                    var renewed: RegistrationCredentials?
-                    switch decision {
-                    case .fresh:
-                        effects.append(.resume(continuation, nil))
-                        return
-                    case .renewCredentials:
-                        renewed = token.map { self.ephemeral(secret: $0.value, state: &state) }
-                    case .refresh:
-                        break
-                    }
-                    state.refreshWaiters[waiter] = continuation
-                    self.drive(&state, &effects) { machine in renewed.map { machine.credentialsChanged($0) } ?? machine.refresh() }
+                    state.keepAliveWaiters[waiter] = continuation
+                    self.apply(state.agent.keepAlive(waiter: waiter, renewal: renewal, now: self.host.now()), &state, &effects)
                 }
             }
         } onCancel: {
-            let continuation = self.withState { $0.refreshWaiters.removeValue(forKey: waiter) }
+            let continuation = self.withState { state in
+                state.agent.forgetKeepAlive(waiter)
+                return state.keepAliveWaiters.removeValue(forKey: waiter)
+            }
             continuation?.resume(throwing: ChannelError(.transient, "\(self.prefix): the keep-alive was cancelled"))
         }
     }
@@ -203,18 +160,12 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
             self.host.logger.warning("\(self.prefix): the renewed token cannot be used: \(error)")
             return
         }
-        self.step { state, effects in
-            self.drive(&state, &effects) { $0.credentialsChanged(credentials) }
-        }
+        self.run { $0.credentialsChanged(credentials, now: self.host.now()) }
     }
 
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
         guard applicationState == .foreground else { return }
-        // Back from sleep or lock: a flow may have died meanwhile. One REGISTER tells at once.
-        self.step { state, effects in
-            guard state.listening else { return }
-            self.drive(&state, &effects) { $0.refresh() }
-        }
+        self.run { $0.wake(now: self.host.now()) }
     }
 
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
@@ -222,110 +173,101 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         case .accept(let id):
             return try await self.accept(id)
         case .decline(let id):
-            try self.step { state, effects throws(ChannelError) in self.apply(try state.calls.decline(id), &state, &effects) }
+            try self.run { agent throws(ChannelError) in try agent.decline(id) }
             return .done
         case .custom("registration", _):
-            return .fields(self.registrationReport())
+            return .fields(self.withState { $0.agent.report(busy: $0.pendingListens > 0) })
         default:
             throw ChannelError(.unsupported, "\(self.prefix): no \(request.name) requests here; it knows accept, decline and registration")
         }
     }
 
-    // MARK: Driving the machines
+    // MARK: Driving the agent
 
-    /// Feeds the registration machine one event and carries out what it answers.
-    func drive(
-        _ state: inout State,
-        _ effects: inout [Effect],
-        _ event: (inout RegistrationStateMachine) -> [RegistrationStateMachine.Action]
-    ) {
-        guard var machine = state.machine else { return }
-        let actions = event(&machine)
-        state.machine = machine
-        self.apply(actions, &state, &effects)
+    /// Hands the agent one event under the lock and carries out what it answers.
+    func run<Failure: Error>(_ event: (inout Agent) throws(Failure) -> [Agent.Action]) throws(Failure) {
+        try self.step { (state: inout State, effects: inout [Effect]) throws(Failure) in
+            self.apply(try event(&state.agent), &state, &effects)
+        }
     }
 
-    /// Carries out the registration machine's actions.
-    func apply(_ actions: [RegistrationStateMachine.Action], _ state: inout State, _ effects: inout [Effect]) {
-        for action in actions {
-            switch action {
-            case .send(let request):
-                if let transport = state.transport { effects.append(.send(transport, .request(request))) }
-            case .setTimer(let id, let delay):
-                self.arm(.registration(id), after: delay)
-            case .cancelTimer(let id):
-                self.timers.cancel(.registration(id))
-            case .registered(let grant):
-                self.registered(grant, &state, &effects)
-            case .unregistered:
-                self.timers.cancel(.stopDeadline)
-                if let waiter = state.stopWaiter {
-                    state.stopWaiter = nil
-                    effects.append(.resumeStop(waiter))
+    func arrived(_ arrival: SIPTransport.Arrival, flow: Generation) {
+        // What arrives is answered before a timer it arms wakes another thread (an INVITE's 180).
+        self.timers.startingAfter {
+            self.step { state, effects in
+                guard state.flow == flow else { return }
+                let now = self.host.now()
+                switch arrival {
+                case .message(.response(let response), _):
+                    self.apply(state.agent.receive(response, now: now), &state, &effects)
+                case .message(.request(let request), let origin):
+                    guard let transport = state.transport else { return }
+                    self.apply(state.agent.receive(request, from: origin, now: now) { self.callSettings(transport) }, &state, &effects)
+                case .pong:
+                    self.apply(state.agent.pong(), &state, &effects)
+                case .garbage(let error, let from, let closed):
+                    let closing = closed ? "; closed that connection" : ""
+                    effects.append(.log(.warning, "\(self.prefix): ignored a message from \(from) that is not valid SIP: \(error)\(closing)"))
+                case .truncated(let from, let size):
+                    effects.append(.log(.warning, "\(self.prefix): ignored a datagram from \(from) that filled the whole \(size)-byte receive buffer and may be truncated; send requests that large over TCP"))
+                case .unreachable(let reason):
+                    self.apply(state.agent.unreachable(reason, now: now), &state, &effects)
+                case .closed(let reason):
+                    self.apply(state.agent.flowFailed(reason, now: now), &state, &effects)
                 }
-            case .failed(let error):
-                self.failed(error, &state, &effects)
             }
         }
     }
 
-    func registered(_ grant: RegistrationGrant, _ state: inout State, _ effects: inout [Effect]) {
-        let first = state.grant == nil
-        state.grant = grant
-        state.registeredAt = self.host.now()
-        state.registrations += 1
-        state.retry.registered()
-        if let waiter = state.listenWaiter {
-            state.listenWaiter = nil
-            state.listening = true
-            effects.append(.resume(waiter, nil))
-        }
-        for waiter in state.refreshWaiters.values { effects.append(.resume(waiter, nil)) }
-        state.refreshWaiters = [:]
-        let outbound = grant.outbound ? ", RFC 5626 outbound" + (grant.flowTimer.map { " with flow timer \($0) s" } ?? "") : ""
-        effects.append(.log(first ? .info : .debug, "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"))
-        if grant.outbound, state.transport?.kind == .tcp, !self.timers.isArmed(.ping), !self.timers.isArmed(.pongTimeout) {
-            self.armPing(&state)
-        }
-    }
-
-    // MARK: Timers
-
-    func arm(_ key: TimerKey, after delay: Duration) {
-        self.timers.arm(key, after: delay) { [weak self] id in self?.timerFired(id) }
-    }
-
-    func armPing(_ state: inout State) {
-        let interval = SIPOutbound.keepAliveInterval(flowTimer: state.grant?.flowTimer, using: &state.random)
-        self.arm(.ping, after: interval)
-    }
-
-    func timerFired(_ id: TimerID<TimerKey>) {
+    func timerFired(_ id: TimerID<Agent.Timer>) {
         self.step { state, effects in
             guard self.timers.consume(id) else { return }
-            switch id.kind {
-            case .registration(let id):
-                self.drive(&state, &effects) { $0.timerFired(id) }
-            case .call(let id, let timer):
-                self.apply(state.calls.timerFired(callID: id, timer), &state, &effects)
+            self.apply(state.agent.timerFired(id.kind, now: self.host.now()), &state, &effects)
+        }
+    }
+
+    /// Carries out the agent's actions: timers at once, the rest as effects once the lock is released.
+    func apply(_ actions: [Agent.Action], _ state: inout State, _ effects: inout [Effect]) {
+        for action in actions {
+            switch action {
+            case .send(let message, let origin):
+                if let transport = state.transport { effects.append(.send(transport, message, to: origin)) }
             case .ping:
-                guard let transport = state.transport else { return }
-                effects.append(.ping(transport))
-                self.arm(.pongTimeout, after: SIPOutbound.pongTimeout)
-            case .pongTimeout:
-                let seconds = SIPOutbound.pongTimeout.components.seconds
-                self.drive(&state, &effects) { $0.transportFailed("no answer to an RFC 5626 keep-alive within \(seconds) s") }
-            case .stopDeadline:
+                if let transport = state.transport { effects.append(.ping(transport)) }
+            case .setTimer(let timer, let delay):
+                self.timers.arm(timer, after: delay) { [weak self] id in self?.timerFired(id) }
+            case .cancelTimer(let timer):
+                self.timers.cancel(timer)
+            case .cancelCallTimers:
+                // Once for every call: a scan of the timers per call would make ending many calls quadratic.
+                self.timers.cancelAll { if case .call = $0 { true } else { false } }
+            case .emit(let event):
+                effects.append(.emit(event))
+            case .log(let level, let message):
+                effects.append(.log(level, message))
+            case .listened(let error):
+                if let waiter = state.listenWaiter {
+                    state.listenWaiter = nil
+                    effects.append(.resume(waiter, error))
+                }
+            case .keptAlive(let waiters, let error):
+                for waiter in waiters {
+                    if let continuation = state.keepAliveWaiters.removeValue(forKey: waiter) { effects.append(.resume(continuation, error)) }
+                }
+            case .stopped:
                 if let waiter = state.stopWaiter {
                     state.stopWaiter = nil
                     effects.append(.resumeStop(waiter))
-                    effects.append(.log(.notice, "\(self.prefix): the registrar did not confirm the unregistration; leaving anyway"))
+                }
+            case .closeFlow:
+                if let transport = state.transport {
+                    state.transport = nil
+                    state.flow.advance()
+                    effects.append(.close(transport))
                 }
             }
         }
     }
-
-    // MARK: Effects
 
     func perform(_ effect: Effect) {
         switch effect {
@@ -344,7 +286,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         let (waiter, transport) = self.withState { state -> (CheckedContinuation<Void, any Error>?, SIPTransport?) in
             guard state.flow == flow else { return (nil, nil) }
             state.flow.advance()
-            state.machine = nil
+            state.agent.reset(stopped: false)
             self.timers.cancelAll()
             defer {
                 state.listenWaiter = nil
@@ -355,5 +297,4 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         transport?.closeNow()
         waiter?.resume(throwing: ChannelError(.transient, "\(self.prefix): listening was cancelled"))
     }
-
 }
