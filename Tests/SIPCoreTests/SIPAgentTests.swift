@@ -7,7 +7,7 @@ import Testing
 /// The whole user agent without a network: who hears what when a registration succeeds, fails, is kept
 /// alive or removed, and what RFC 5626 pings do.
 @Suite struct SIPAgentTests {
-    typealias Agent = SIPAgent<String>
+    typealias Agent = SIPAgent
 
     static let now = UnixTime(secondsSince1970: 1_800_000_000)
 

@@ -5,7 +5,9 @@ import Testing
 
 /// The call table: which answer each request gets, and a call from its INVITE to its end, with no network.
 @Suite struct SIPCallTableTests {
-    typealias Table = SIPCallTable<String>
+    typealias Table = SIPCallTable
+
+    static func origin(_ name: String) -> SIPOrigin { SIPOrigin(path: .flow, description: name) }
 
     static let settings = Table.Settings(
         reliable: true, ringTimeout: .seconds(30), localContact: SIPNameAddress(uri: try! SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=tcp")),
@@ -31,7 +33,7 @@ import Testing
 
     /// The responses among `actions`, as status codes with where they go.
     static func responses(_ actions: [Table.Action]) -> [(Int, String?)] {
-        actions.compactMap { if case .send(let response, let origin) = $0 { (response.statusCode, origin) } else { nil } }
+        actions.compactMap { if case .send(let response, let origin) = $0 { (response.statusCode, origin?.description) } else { nil } }
     }
 
     static func events(_ actions: [Table.Action]) -> [ChannelEvent] {
@@ -42,7 +44,7 @@ import Testing
         var table = Table()
         var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 1))
         var asked = 0
-        let ringing = table.receive(try Self.request(Fixtures.invite), from: "bob", listening: true, identifiers: &identifiers, now: Self.now) {
+        let ringing = table.receive(try Self.request(Fixtures.invite), from: Self.origin("bob"), listening: true, identifiers: &identifiers, now: Self.now) {
             asked += 1
             return Self.settings
         }
@@ -57,7 +59,7 @@ import Testing
         #expect(table.ringingCount == 1)
 
         let call = try table.beginAnswering(contact.id)
-        #expect(call.origin == "bob")
+        #expect(call.origin.description == "bob")
         #expect(throws: ChannelError(.illegalState, "sip-voice: call \(contact.id) is already being answered")) { try table.beginAnswering(contact.id) }
         let target = SIPNameAddress(uri: try SIPURI(parsing: "sip:me@127.0.0.1:5070"))
         let accepted = try table.accept(contact.id, redirectingTo: target)
@@ -73,13 +75,13 @@ import Testing
     @Test func aCancelEndsTheRingingCallAsMissedAndAStrayOneIsRefused() throws {
         var table = Table()
         var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 2))
-        _ = table.receive(try Self.request(Fixtures.invite), from: "bob", listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
-        let cancelled = table.receive(try Self.request(Fixtures.cancel), from: "bob", listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
+        _ = table.receive(try Self.request(Fixtures.invite), from: Self.origin("bob"), listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
+        let cancelled = table.receive(try Self.request(Fixtures.cancel), from: Self.origin("bob"), listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
         #expect(Self.responses(cancelled).map(\.0).sorted() == [200, 487])
         guard case .contactEnded(_, .missed)? = Self.events(cancelled).first else { Issue.record("not missed: \(cancelled)"); return }
 
         var empty = Table()
-        let stray = empty.receive(try Self.request(Fixtures.cancel), from: "bob", listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
+        let stray = empty.receive(try Self.request(Fixtures.cancel), from: Self.origin("bob"), listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
         #expect(Self.responses(stray).map(\.0) == [481])
     }
 
@@ -88,7 +90,7 @@ import Testing
         var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 3))
         var asked = 0
         func answer(_ request: SIPRequest, listening: Bool = true) -> [Table.Action] {
-            table.receive(request, from: "peer", listening: listening, identifiers: &identifiers, now: Self.now) {
+            table.receive(request, from: Self.origin("peer"), listening: listening, identifiers: &identifiers, now: Self.now) {
                 asked += 1
                 return Self.settings
             }
@@ -107,10 +109,10 @@ import Testing
     @Test func aSecondCopyOfARingingInviteIsRefusedAndGoingAwayEndsEveryCall() throws {
         var table = Table()
         var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 4))
-        _ = table.receive(try Self.request(Fixtures.invite), from: "bob", listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
+        _ = table.receive(try Self.request(Fixtures.invite), from: Self.origin("bob"), listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
         var forked = try Self.request(Fixtures.invite)
         forked.headers.set(.via, "SIP/2.0/UDP 203.0.113.5:5060;branch=z9hG4bK-fork")
-        let copy = table.receive(forked, from: "fork", listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
+        let copy = table.receive(forked, from: Self.origin("fork"), listening: true, identifiers: &identifiers, now: Self.now) { Self.settings }
         #expect(Self.responses(copy).map(\.0) == [482])
         #expect(Self.responses(copy).map(\.1) == ["fork"])
 

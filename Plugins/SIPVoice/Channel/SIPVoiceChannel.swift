@@ -19,7 +19,7 @@ import SIPCore
 /// more (normally: the refresh timer already renewed it, and the keep-alive only confirms it is fresh);
 /// a renewed token re-registers at once, the old binding staying valid until the new one is in place.
 final class SIPVoiceChannel: Channel, ChannelDriver {
-    typealias Agent = SIPAgent<SIPTransport.Origin>
+    typealias Agent = SIPAgent
 
     let configuration: SIPVoiceConfiguration
     let host: any ChannelHost

@@ -23,20 +23,7 @@ final class SIPTransport: Sendable {
     }
 
     /// Where a request came from, and so where its responses go (RFC 3261 section 18.2.2).
-    struct Origin: Sendable, CustomStringConvertible {
-        enum Path: Sendable {
-            /// The flow to the registrar.
-            case flow
-            /// A datagram address (the request's source, or its Via's sent-by port without `rport`).
-            case datagram(NetworkAddress)
-            /// An inbound TCP connection.
-            case connection(any StreamConnection)
-        }
-
-        let path: Path
-        /// The source, `host:port over UDP`, for messages.
-        let description: String
-    }
+    typealias Origin = SIPOrigin
 
     /// What arrives.
     enum Arrival: Sendable {

@@ -9,8 +9,9 @@ public import AttendantPluginKit
 /// what arrives, what the host asks and the timers that fire, and carries out the ``Action``s it returns.
 /// So what a failure means to the host (which waiter hears it, whether the flow closes, when to try again)
 /// is tested without a network or a host.
-public struct SIPAgent<Origin: Sendable>: Sendable {
-    public typealias Calls = SIPCallTable<Origin>
+public struct SIPAgent: Sendable {
+    public typealias Calls = SIPCallTable
+    public typealias Origin = SIPOrigin
 
     /// What the agent's messages name, and its host's cycle.
     public struct Configuration: Sendable {
@@ -215,11 +216,13 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
     }
 
     public mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
-        self.apply(try self.calls.accept(id, redirectingTo: target))
+        let outcomes = try self.calls.accept(id, redirectingTo: target)
+        return self.apply(outcomes)
     }
 
     public mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
-        self.apply(try self.calls.decline(id))
+        let outcomes = try self.calls.decline(id)
+        return self.apply(outcomes)
     }
 
     // MARK: What arrives
@@ -231,7 +234,8 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
     /// A request from `origin`; `settings` is asked for only when a new call rings.
     public mutating func receive(_ request: SIPRequest, from origin: Origin, now: UnixTime, settings: () -> Calls.Settings) -> [Action] {
         guard self.flow != nil else { return [] }
-        return self.apply(self.calls.receive(request, from: origin, listening: self.listening, identifiers: &self.identifiers, now: now, settings: settings))
+        let outcomes = self.calls.receive(request, from: origin, listening: self.listening, identifiers: &self.identifiers, now: now, settings: settings)
+        return self.apply(outcomes)
     }
 
     /// The pong to a ping: the flow lives; the next ping is due after a fresh interval.
@@ -258,7 +262,8 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
         case .registration(let id):
             return self.drive(now: now) { $0.timerFired(id) }
         case .call(let id, let timer):
-            return self.apply(self.calls.timerFired(callID: id, timer))
+            let outcomes = self.calls.timerFired(callID: id, timer)
+            return self.apply(outcomes)
         case .ping:
             self.pingArmed = false
             guard self.flow != nil else { return [] }
@@ -279,6 +284,7 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
 
     private mutating func drive(now: UnixTime, _ event: (inout RegistrationStateMachine) -> [RegistrationStateMachine.Action]) -> [Action] {
         guard var machine = self.machine else { return [] }
+        self.machine = nil  // so that `machine` is the only reference to its storage, and changing it copies nothing
         let outcomes = event(&machine)
         self.machine = machine
         var actions: [Action] = []
@@ -370,7 +376,8 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
 
     /// Ends every ringing call with `statusCode` (when there is a flow to answer on) and forgets all calls.
     private mutating func endCalls(statusCode: Int?, reason: String) -> [Action] {
-        self.apply(self.calls.endAll(respondingWith: self.flow == nil ? nil : statusCode, reason: reason)) + [.cancelCallTimers]
+        let outcomes = self.calls.endAll(respondingWith: self.flow == nil ? nil : statusCode, reason: reason)
+        return self.apply(outcomes) + [.cancelCallTimers]
     }
 
     private mutating func armPing() -> [Action] {
@@ -378,6 +385,9 @@ public struct SIPAgent<Origin: Sendable>: Sendable {
         return [.setTimer(.ping, after: SIPOutbound.keepAliveInterval(flowTimer: self.grant?.flowTimer, using: &self.random))]
     }
 
+    /// The call table's actions as the agent's. (Callers hold the outcomes in a local first: `self.apply(self.calls.…)`
+    /// would copy `self`, and with it a second reference to the calls, before the table changes, and the
+    /// change would then copy every call.)
     private func apply(_ outcomes: [Calls.Action]) -> [Action] {
         outcomes.map { outcome in
             switch outcome {

@@ -8,8 +8,10 @@ public import AttendantPluginKit
 ///
 /// Pure, like the transactions: the driver hands it what arrives, the user's answers and the timers that
 /// fire, and carries out the ``Action``s it returns, so the whole of call handling is tested without a
-/// network. `Origin` is the driver's name for where a request came from; responses go back there.
-public struct SIPCallTable<Origin: Sendable>: Sendable {
+/// network. A request's ``SIPOrigin`` is where its responses go back.
+public struct SIPCallTable: Sendable {
+    public typealias Origin = SIPOrigin
+
     public struct Call: Sendable {
         public var transaction: InviteServerTransaction
         public var contact: Contact
