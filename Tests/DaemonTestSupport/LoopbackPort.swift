@@ -6,30 +6,48 @@ import TestSupport
 package enum LoopbackPort {
     /// A port free for UDP and TCP alike (a SIP URI's port serves both); with `andNextTCP`, TCP on the port
     /// above too.
+    ///
+    /// Taken below the kernel's ephemeral range, like every port here: no socket bound to port 0 (by this
+    /// test or one running alongside) is ever given it, so a fixture that stops and starts again on its
+    /// port (an outage test's kamailio) finds it still free.
     package static func pick(andNextTCP: Bool = false) throws -> UInt16 {
         for _ in 0..<200 {
-            guard let udp = Self.bind(Int32(SOCK_DGRAM.rawValue), 0) else { continue }
+            let port = UInt16.random(in: Self.candidates)
+            guard let udp = Self.bind(Int32(SOCK_DGRAM.rawValue), port) else { continue }
             defer { close(udp.fd) }
-            guard udp.port < 65535, let tcp = Self.bind(Int32(SOCK_STREAM.rawValue), udp.port) else { continue }
+            guard let tcp = Self.bind(Int32(SOCK_STREAM.rawValue), port) else { continue }
             defer { close(tcp.fd) }
             if andNextTCP {
-                guard let next = Self.bind(Int32(SOCK_STREAM.rawValue), udp.port + 1) else { continue }
+                guard let next = Self.bind(Int32(SOCK_STREAM.rawValue), port + 1) else { continue }
                 close(next.fd)
             }
-            return udp.port
+            return port
         }
-        throw FixtureError("found no free UDP and TCP port on 127.0.0.1")
+        throw FixtureError("found no free UDP and TCP port in \(Self.candidates) on 127.0.0.1")
     }
 
     /// A free TCP port, none of `avoiding`.
     package static func pickTCP(avoiding: Set<UInt16> = []) throws -> UInt16 {
         for _ in 0..<200 {
-            guard let tcp = Self.bind(Int32(SOCK_STREAM.rawValue), 0) else { continue }
+            let port = UInt16.random(in: Self.candidates)
+            guard !avoiding.contains(port), let tcp = Self.bind(Int32(SOCK_STREAM.rawValue), port) else { continue }
             close(tcp.fd)
-            if !avoiding.contains(tcp.port) { return tcp.port }
+            return port
         }
-        throw FixtureError("found no free TCP port on 127.0.0.1")
+        throw FixtureError("found no free TCP port in \(Self.candidates) on 127.0.0.1")
     }
+
+    /// Up to 10,000 ports below `net.ipv4.ip_local_port_range` (the port above each is below it too).
+    static let candidates: Range<UInt16> = {
+        var low = 32_768
+        if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
+           let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
+        {
+            low = first
+        }
+        let upper = max(1_026, min(low, 65_535)) - 1
+        return UInt16(max(1_024, upper - 10_000))..<UInt16(upper)
+    }()
 
     private static func bind(_ type: Int32, _ port: UInt16) -> (fd: Int32, port: UInt16)? {
         let fd = socket(AF_INET, type, 0)
