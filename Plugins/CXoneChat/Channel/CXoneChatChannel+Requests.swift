@@ -150,10 +150,12 @@ extension CXoneChatChannel {
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChannelReply, any Error>) in
             let outcome = self.state.withLock { state -> Result<[Resumption], ChannelError> in
                 guard var machine = state.machine else { return .failure(ChannelError(.transient, "\(prefix): the chat is not loaded")) }
+                state.machine = nil  // the only reference while it changes (see `step`)
                 let pending: ChatOperation.Pending
                 do throws(ChatError) {
                     pending = try operation.begin(&machine, &state.currentThread)
                 } catch {
+                    state.machine = machine
                     return .failure(error.channelError())
                 }
                 state.machine = machine

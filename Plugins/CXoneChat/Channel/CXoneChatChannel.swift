@@ -99,20 +99,14 @@ final class CXoneChatChannel: Channel {
     // MARK: Driving the machine
 
     /// Runs one machine step under the lock and handles its actions. Does nothing before the machine exists.
-    func step(_ body: (inout ChatStateMachine, inout State) throws(ChatError) -> [Action]) throws(ChatError) {
-        let resumptions = try self.state.withLock { state throws(ChatError) -> [Resumption] in
-            guard var machine = state.machine else { return [] }
-            let actions = try body(&machine, &state)
-            state.machine = machine
-            return self.handle(actions, &state)
-        }
-        resumptions.resume()
-    }
-
-    /// A step whose body cannot throw.
+    ///
+    /// The machine is taken out of the state for the body, so that the body's copy is the only reference
+    /// to its threads, messages and sets, and changing them copies nothing (with a second reference left
+    /// in the state, each step would copy every collection it touched: a long chat's whole history).
     func feed(_ body: (inout ChatStateMachine, inout State) -> [Action]) {
         let resumptions = self.state.withLock { state -> [Resumption] in
             guard var machine = state.machine else { return [] }
+            state.machine = nil
             let actions = body(&machine, &state)
             state.machine = machine
             return self.handle(actions, &state)
