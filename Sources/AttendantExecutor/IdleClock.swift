@@ -6,7 +6,9 @@
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 import Synchronization
 
-/// `ContinuousClock`'s time (it counts suspended time), with sleeps the daemon's executor can cancel.
+/// `ContinuousClock`'s time (it counts suspended time), with sleeps the daemon's executor can cancel. A
+/// sleep's `tolerance` lets it end that much early when the executor is awake anyway, so that timers close
+/// together share one wake-up.
 public struct IdleClock: Clock {
     public typealias Instant = ContinuousClock.Instant
 
@@ -18,20 +20,27 @@ public struct IdleClock: Clock {
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let delay = ContinuousClock.now.duration(to: deadline)
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
+        let nanoseconds = Self.nanoseconds(ContinuousClock.now.duration(to: deadline))
         let target = IdleExecutor.now(.continuous) &+ nanoseconds
+        let slack = tolerance.map { Self.nanoseconds($0) } ?? 0
         let sleep = Sleep()
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
                 sleep.start(continuation) {
-                    self.executor.schedule(at: target, on: .continuous) { sleep.finish() }
+                    self.executor.schedule(at: target, tolerance: slack, on: .continuous) { sleep.finish() }
                 }
             }
         } onCancel: {
             sleep.cancel(on: self.executor)
         }
+    }
+}
+
+extension IdleClock {
+    /// `duration` in whole nanoseconds, zero for a negative one.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
     }
 }
 

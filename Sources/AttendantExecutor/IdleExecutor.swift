@@ -89,9 +89,10 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
         fileprivate var sequence: UInt64
     }
 
-    /// Runs `action` on the loop's thread once `deadline` (nanoseconds on `kind`'s clock) has come.
-    func schedule(at deadline: Int64, on kind: ClockKind, _ action: @escaping @Sendable () -> Void) -> TimerID {
-        TimerID(kind: kind, sequence: self.schedule(.action(action), at: deadline, on: kind))
+    /// Runs `action` on the loop's thread once `deadline` (nanoseconds on `kind`'s clock) has come, or up to
+    /// `tolerance` nanoseconds before it when the loop is awake for something else then.
+    func schedule(at deadline: Int64, tolerance: Int64 = 0, on kind: ClockKind, _ action: @escaping @Sendable () -> Void) -> TimerID {
+        TimerID(kind: kind, sequence: self.schedule(.action(action), at: deadline, tolerance: tolerance, on: kind))
     }
 
     /// Takes a scheduled action back before it runs; false when it already ran or was taken back. When the
@@ -105,10 +106,10 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
     /// Delayed jobs and actions not yet due, for tests.
     var scheduledCount: Int { self.shared.withLock { $0.timers.reduce(0) { $0 + $1.count } } }
 
-    private func schedule(_ work: TimerHeap.Work, at deadline: Int64, on kind: ClockKind) -> UInt64 {
+    private func schedule(_ work: TimerHeap.Work, at deadline: Int64, tolerance: Int64 = 0, on kind: ClockKind) -> UInt64 {
         let (sequence, wake) = self.shared.withLock { shared in
             shared.sequence &+= 1
-            shared.timers[kind.rawValue].push(.init(deadline: deadline, sequence: shared.sequence, work: work))
+            shared.timers[kind.rawValue].push(.init(deadline: deadline, sequence: shared.sequence, work: work, tolerance: tolerance))
             // An asleep loop must re-arm its timerfd if this deadline comes first.
             return (shared.sequence, shared.sleeping)
         }

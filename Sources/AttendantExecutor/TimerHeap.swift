@@ -1,6 +1,8 @@
 // The delayed work of one clock, earliest deadline first: jobs from `Task.sleep`, and the cancellable
 // actions of `IdleClock`. Equal deadlines run in the order they were scheduled (the sequence number), as a
-// FIFO would.
+// FIFO would. Work with a tolerance may also run early, down to `deadline - tolerance`, whenever the loop
+// is awake anyway (as systemd's AccuracySec= coalesces timers): two timers minutes apart then cost one
+// wake-up, whose memory is cold after a long idle, instead of two.
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 
 struct TimerHeap {
@@ -15,6 +17,15 @@ struct TimerHeap {
         var deadline: Int64  // nanoseconds on the heap's clock
         var sequence: UInt64
         var work: Work
+        /// The earliest the work may run when the loop is awake anyway (`deadline - tolerance`).
+        var earliest: Int64
+
+        init(deadline: Int64, sequence: UInt64, work: Work, tolerance: Int64 = 0) {
+            self.deadline = deadline
+            self.sequence = sequence
+            self.work = work
+            self.earliest = deadline - max(0, tolerance)
+        }
 
         func precedes(_ other: Entry) -> Bool {
             self.deadline < other.deadline || (self.deadline == other.deadline && self.sequence < other.sequence)
@@ -22,6 +33,8 @@ struct TimerHeap {
     }
 
     private var entries: [Entry] = []
+    /// Entries whose `earliest` is before their deadline: only then is a scan for early work worth it.
+    private var tolerant = 0
 
     var isEmpty: Bool { self.entries.isEmpty }
 
@@ -30,15 +43,24 @@ struct TimerHeap {
     var earliestDeadline: Int64? { self.entries.first?.deadline }
 
     mutating func push(_ entry: Entry) {
+        if entry.earliest < entry.deadline { self.tolerant += 1 }
         self.entries.append(entry)
         self.siftUp(from: self.entries.count - 1)
     }
 
-    /// Removes and hands over all work whose deadline is at or before `now`, earliest first.
+    /// Removes and hands over all work whose deadline is at or before `now`, earliest first, then (the
+    /// loop being awake) the work whose tolerance reaches back to `now`, in deadline order.
     mutating func popExpired(now: Int64, into work: inout [Work]) {
         while let first = self.entries.first, first.deadline <= now {
             work.append(first.work)
             self.remove(at: 0)
+        }
+        guard self.tolerant > 0 else { return }
+        // A linear scan: the heap holds a handful of timers, and only some have a tolerance.
+        let early = self.entries.filter { $0.earliest <= now }.sorted { $0.precedes($1) }
+        for entry in early {
+            work.append(entry.work)
+            _ = self.remove(sequence: entry.sequence)
         }
     }
 
@@ -52,6 +74,7 @@ struct TimerHeap {
     }
 
     private mutating func remove(at index: Int) {
+        if self.entries[index].earliest < self.entries[index].deadline { self.tolerant -= 1 }
         let last = self.entries.removeLast()
         guard index < self.entries.count else { return }
         self.entries[index] = last

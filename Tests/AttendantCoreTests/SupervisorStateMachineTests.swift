@@ -25,6 +25,24 @@ import Testing
         #expect(m.state == .listening(since: .seconds(1), keepAliveAt: .seconds(1202)))
     }
 
+    @Test func aKeepAliveMayRunUpTo15PercentEarlyAndARetryNever() {
+        var m = self.machine()
+        _ = m.start()
+        #expect(m.wakeUpTolerance == nil, "no timer while starting")
+        #expect(m.listenSucceeded(now: .seconds(1)) == .wakeUp(at: .seconds(601)))
+        #expect(m.wakeUpTolerance == .seconds(90))
+        #expect(m.timerFired(now: .seconds(510)) == .none, "earlier than the tolerance")
+        // The daemon was awake at 540 s for the channel's own refresh: the keep-alive shares that wake-up.
+        #expect(m.timerFired(now: .seconds(540)) == .keepAlive)
+        #expect(m.keepAliveSucceeded(now: .seconds(541)) == .wakeUp(at: .seconds(1141)))
+
+        guard case .wakeUp = m.stoppedListening(self.transient, now: .seconds(700)) else {
+            Issue.record("a lost channel waits to retry")
+            return
+        }
+        #expect(m.wakeUpTolerance == nil, "a retry keeps its delay")
+    }
+
     @Test func transientFailuresBackOffWithFullJitterUnderTheCeiling() {
         var m = self.machine()
         _ = m.start()

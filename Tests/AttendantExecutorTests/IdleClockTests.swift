@@ -109,4 +109,23 @@ private final class Loop: Sendable {
         #expect(ran.withLock { $0 } == [1, 3, 4, 5])
         #expect(!loop.executor.cancel(timers[1]), "a timer that ran cannot be taken back")
     }
+
+    @Test func aTimerWithAToleranceRunsInAnEarlierTimersWakeUpOrElseAtItsDeadline() async throws {
+        let loop = Loop()
+        let ran = Mutex<[(name: Int, at: Int64)]>([])
+        let start = IdleExecutor.now(.continuous)
+        func note(_ name: Int) -> @Sendable () -> Void { { ran.withLock { $0.append((name, IdleExecutor.now(.continuous))) } } }
+        let millisecond: Int64 = 1_000_000
+        _ = loop.executor.schedule(at: loop.deadline(in: 100), on: .continuous, note(1))
+        // Due in 20 s, but it may run up to 19.9 s early: it runs in the wake-up of the first.
+        _ = loop.executor.schedule(at: loop.deadline(in: 20_000), tolerance: 19_900 * millisecond, on: .continuous, note(2))
+        // Not yet within its tolerance at 100 ms, and nothing else wakes the loop: it runs at its deadline.
+        _ = loop.executor.schedule(at: loop.deadline(in: 1_500), tolerance: 1_000 * millisecond, on: .continuous, note(3))
+        try await loop.waitUntil("three timers") { ran.withLock { $0.count } == 3 }
+        let runs = ran.withLock { $0 }
+        #expect(runs.map(\.name) == [1, 2, 3])
+        #expect(runs[1].at - start < 10_000 * millisecond, "the tolerant timer waited for its deadline")
+        #expect(runs[2].at - start >= 1_500 * millisecond, "a timer ran early with no other reason to wake")
+        #expect(loop.executor.scheduledCount == 0)
+    }
 }

@@ -158,7 +158,7 @@ package final class ChannelSupervisor: Sendable {
             work.cancelAll()
             self.continuation.finish()
         }
-        self.perform(machine.start(), on: &work)
+        self.perform(machine.start(), tolerance: machine.wakeUpTolerance, on: &work)
         self.publish(machine)
 
         for await input in self.inputs {
@@ -223,12 +223,13 @@ package final class ChannelSupervisor: Sendable {
                 self.logger.info("stopped")
                 return
             }
-            self.perform(action, on: &work)
+            self.perform(action, tolerance: machine.wakeUpTolerance, on: &work)
             self.publish(machine)
         }
     }
 
-    private func perform(_ action: SupervisorStateMachine<SystemRandomNumberGenerator>.Action, on work: inout Work) {
+    /// Carries out the machine's action; `tolerance` is how early a timer it sets may fire.
+    private func perform(_ action: SupervisorStateMachine<SystemRandomNumberGenerator>.Action, tolerance: Duration?, on work: inout Work) {
         switch action {
         case .none:
             return
@@ -252,7 +253,7 @@ package final class ChannelSupervisor: Sendable {
             let generation = work.timerGeneration
             work.timer = Task {
                 do {
-                    try await self.timekeeper.sleep(untilElapsed: deadline)
+                    try await self.timekeeper.sleep(untilElapsed: deadline, tolerance: tolerance)
                     let lifetime = await self.tokens.remainingLifetime()
                     self.continuation.yield(.timer(generation: generation, tokenLifetime: lifetime))
                 } catch {}

@@ -6,7 +6,7 @@ import AttendantPluginAPI
 /// machines can work with plain `Duration`s.
 package struct Timekeeper: Sendable {
     private let elapsedTime: @Sendable () -> Duration
-    private let sleeper: @Sendable (Duration) async throws -> Void
+    private let sleeper: @Sendable (Duration, Duration?) async throws -> Void
 
     package init(_ clock: any Clock<Duration>) {
         (self.elapsedTime, self.sleeper) = Self.make(clock)
@@ -14,20 +14,21 @@ package struct Timekeeper: Sendable {
 
     private static func make<C: Clock<Duration>>(
         _ clock: C
-    ) -> (@Sendable () -> Duration, @Sendable (Duration) async throws -> Void) {
+    ) -> (@Sendable () -> Duration, @Sendable (Duration, Duration?) async throws -> Void) {
         let start = clock.now
         return (
             { start.duration(to: clock.now) },
-            { try await clock.sleep(until: start.advanced(by: $0), tolerance: nil) }
+            { try await clock.sleep(until: start.advanced(by: $0), tolerance: $1) }
         )
     }
 
     /// Time since this timekeeper was made.
     package var elapsed: Duration { self.elapsedTime() }
 
-    /// Sleeps until `elapsed` reaches `deadline`.
-    package func sleep(untilElapsed deadline: Duration) async throws {
-        try await self.sleeper(deadline)
+    /// Sleeps until `elapsed` reaches `deadline`, or up to `tolerance` before when the clock allows it
+    /// (the daemon's ends a sleep early only when its executor is awake for something else then).
+    package func sleep(untilElapsed deadline: Duration, tolerance: Duration? = nil) async throws {
+        try await self.sleeper(deadline, tolerance)
     }
 
     /// Runs `operation`, cancelling it and throwing ``TimeoutError`` when it takes longer than `limit`.
