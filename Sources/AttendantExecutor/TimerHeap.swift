@@ -33,8 +33,10 @@ struct TimerHeap {
     }
 
     private var entries: [Entry] = []
-    /// Entries whose `earliest` is before their deadline: only then is a scan for early work worth it.
-    private var tolerant = 0
+    /// No entry may run early before this (`Int64.max`: none has a tolerance). It may be lower than the
+    /// truth after a removal; the next scan puts it right. So the loop looks for early work only when some
+    /// may be there, not on every turn.
+    private var earliestEarly = Int64.max
 
     var isEmpty: Bool { self.entries.isEmpty }
 
@@ -43,7 +45,7 @@ struct TimerHeap {
     var earliestDeadline: Int64? { self.entries.first?.deadline }
 
     mutating func push(_ entry: Entry) {
-        if entry.earliest < entry.deadline { self.tolerant += 1 }
+        if entry.earliest < entry.deadline { self.earliestEarly = min(self.earliestEarly, entry.earliest) }
         self.entries.append(entry)
         self.siftUp(from: self.entries.count - 1)
     }
@@ -55,13 +57,14 @@ struct TimerHeap {
             work.append(first.work)
             self.remove(at: 0)
         }
-        guard self.tolerant > 0 else { return }
+        guard now >= self.earliestEarly else { return }
         // A linear scan: the heap holds a handful of timers, and only some have a tolerance.
         let early = self.entries.filter { $0.earliest <= now }.sorted { $0.precedes($1) }
         for entry in early {
             work.append(entry.work)
             _ = self.remove(sequence: entry.sequence)
         }
+        self.earliestEarly = self.entries.lazy.filter { $0.earliest < $0.deadline }.map(\.earliest).min() ?? .max
     }
 
     /// Removes the entry scheduled as `sequence`; false when it is not here (it ran, or was removed).
@@ -74,7 +77,6 @@ struct TimerHeap {
     }
 
     private mutating func remove(at index: Int) {
-        if self.entries[index].earliest < self.entries[index].deadline { self.tolerant -= 1 }
         let last = self.entries.removeLast()
         guard index < self.entries.count else { return }
         self.entries[index] = last
