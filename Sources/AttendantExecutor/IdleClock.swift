@@ -20,9 +20,9 @@ public struct IdleClock: Clock {
 
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let nanoseconds = Self.nanoseconds(ContinuousClock.now.duration(to: deadline))
+        let nanoseconds = IdleExecutor.nanoseconds(ContinuousClock.now.duration(to: deadline))
         let target = IdleExecutor.now(.continuous) &+ nanoseconds
-        let slack = tolerance.map { Self.nanoseconds($0) } ?? 0
+        let slack = tolerance.map { IdleExecutor.nanoseconds($0) } ?? 0
         let sleep = Sleep()
         try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { continuation in
@@ -33,14 +33,6 @@ public struct IdleClock: Clock {
         } onCancel: {
             sleep.cancel(on: self.executor)
         }
-    }
-}
-
-extension IdleClock {
-    /// `duration` in whole nanoseconds, zero for a negative one.
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
     }
 }
 

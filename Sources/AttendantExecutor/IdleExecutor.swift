@@ -74,10 +74,7 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
             // implement sleep themselves. Falling back silently would fire at a wrong time, so stop here.
             preconditionFailure("IdleExecutor: cannot schedule a job on clock \(C.self); use ContinuousClock or SuspendingClock")
         }
-        let duration = delay as! Swift.Duration
-        let (seconds, attoseconds) = duration.components
-        let nanoseconds = max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
-        let deadline = Self.now(kind) &+ nanoseconds
+        let deadline = Self.now(kind) &+ Self.nanoseconds(delay as! Swift.Duration)
         _ = self.schedule(.job(UnownedJob(job)), at: deadline, on: kind)
     }
 
@@ -202,6 +199,12 @@ final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unche
     private func wake() {
         var one: UInt64 = 1
         _ = write(self.wakeFD, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// `duration` in whole nanoseconds, zero for a negative one.
+    static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return max(0, seconds) &* 1_000_000_000 &+ max(0, attoseconds / 1_000_000_000)
     }
 
     static func now(_ kind: ClockKind) -> Int64 {

@@ -36,14 +36,7 @@ import Testing
 
         @discardableResult
         mutating func listen(outbound: Bool = false, at now: UnixTime = SIPAgentTests.now) throws -> [Agent.Action] {
-            var builder = SIPRegisterBuilder(
-                registrar: try SIPURI(parsing: "sip:example.com"),
-                addressOfRecord: try SIPURI(parsing: "sip:alice@example.com"),
-                contact: try SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=tcp"),
-                viaTransport: "TCP", viaHost: "192.0.2.10", viaPort: 5060
-            )
-            builder.instanceID = "urn:uuid:00000000-0000-1000-8000-000A95A0E128"
-            builder.outbound = outbound
+            let builder = try BuilderTests.builder(outbound: outbound)
             let flow = Agent.Flow(pings: true, localAddress: "192.0.2.10:5060")
             return self.record(self.agent.listen(on: flow, registration: RegistrationConfiguration(builder: builder), credentials: .none, now: now))
         }

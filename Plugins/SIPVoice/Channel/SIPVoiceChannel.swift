@@ -31,7 +31,7 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         self.host = host
         self.timers = ChannelTimers(clock: host.clock)
         let names = Agent.Configuration(
-            prefix: "sip-voice", addressOfRecord: configuration.addressOfRecord.description,
+            prefix: Self.prefix, addressOfRecord: configuration.addressOfRecord.description,
             registrarDescription: configuration.registrarDescription, cycle: configuration.registerExpires
         )
         self.driverState = DriverState(State(agent: Agent(configuration: names, hashing: host.hashing)))
@@ -62,7 +62,9 @@ final class SIPVoiceChannel: Channel, ChannelDriver {
         case log(Logger.Level, String)
     }
 
-    var prefix: String { "sip-voice" }
+    /// The start of every message (the plugin's name).
+    static let prefix = "sip-voice"
+    var prefix: String { Self.prefix }
 
     // MARK: Channel
 
