@@ -24,7 +24,7 @@ import Testing
         mutating func record(_ new: [Agent.Action]) -> [Agent.Action] {
             for action in new {
                 switch action {
-                case .send(.request(let request), _): self.lastRequest = request
+                case .work(.send(.request(let request), _)): self.lastRequest = request
                 case .setTimer(let timer, _): self.timers.insert(timer)
                 case .cancelTimer(let timer): self.timers.remove(timer)
                 default: break
@@ -69,7 +69,7 @@ import Testing
     }
 
     static func sends(_ actions: [Agent.Action]) -> Int {
-        actions.count { if case .send = $0 { true } else { false } }
+        actions.count { if case .work(.send) = $0 { true } else { false } }
     }
 
     static func contains(_ actions: [Agent.Action], _ wanted: (Agent.Action) -> Bool) -> Bool {
@@ -104,7 +104,7 @@ import Testing
         let error = try #require(Self.listened(refused).first ?? nil)
         #expect(error.code == .authentication)
         #expect(error.message.contains("registering sip:alice@example.com at example.com:5060 over tcp failed"))
-        #expect(Self.contains(refused) { if case .closeFlow = $0 { true } else { false } })
+        #expect(Self.contains(refused) { if case .closeLink = $0 { true } else { false } })
         #expect(!Self.contains(refused) { if case .emit = $0 { true } else { false } })
         #expect(!harness.agent.listening)
 
@@ -121,7 +121,7 @@ import Testing
         #expect(stopped.count == 1)
         #expect(stopped.first?.code == .transient)
         #expect(stopped.first?.retryAfter != nil)
-        #expect(Self.contains(lost) { if case .closeFlow = $0 { true } else { false } })
+        #expect(Self.contains(lost) { if case .closeLink = $0 { true } else { false } })
         #expect(harness.agent.report(busy: false)["listening"] == "no")
     }
 
@@ -178,7 +178,7 @@ import Testing
         #expect(harness.timers.contains(.ping))
 
         let ping = harness.fire(.ping)
-        #expect(Self.contains(ping) { if case .ping = $0 { true } else { false } })
+        #expect(Self.contains(ping) { if case .work(.ping) = $0 { true } else { false } })
         #expect(harness.timers.contains(.pongTimeout))
         _ = harness.record(harness.agent.pong())
         #expect(!harness.timers.contains(.pongTimeout))

@@ -32,7 +32,7 @@ extension SIPVoiceChannel {
             return .digest(DigestCredentials(username: self.configuration.username, password: token.value))
         case .ephemeral:
             let renewal = self.ephemeral(secret: token.value)
-            self.withState { $0.agent.credentialsExpiry = renewal.expiry }
+            self.driver.withState { $0.agent.credentialsExpiry = renewal.expiry }
             return renewal.credentials
         case .none:
             return .none
@@ -52,7 +52,7 @@ extension SIPVoiceChannel {
         if let configured = self.configuration.instanceID { return configured }
         do {
             if let stored = try await self.host.store.value(forKey: "instance-id") { return stored }
-            let made = self.withState { $0.agent.identifiers.instanceID() }
+            let made = self.driver.withState { $0.agent.identifiers.instanceID() }
             try await self.host.store.setValue(made, forKey: "instance-id")
             return made
         } catch {

@@ -8,15 +8,15 @@ extension SIPVoiceChannel {
     typealias Calls = Agent.Calls
 
     func accept(_ id: String) async throws -> ChannelReply {
-        let call = try self.withState { state throws(ChannelError) in try state.agent.calls.beginAnswering(id) }
+        let call = try self.driver.withState { state throws(ChannelError) in try state.agent.calls.beginAnswering(id) }
         let target: SIPNameAddress
         do {
             target = try await self.redirectTarget(for: call)
         } catch {
-            self.withState { $0.agent.calls.answeringFailed(id) }
+            self.driver.withState { $0.agent.calls.answeringFailed(id) }
             throw error
         }
-        try self.run { agent throws(ChannelError) in try agent.accept(id, redirectingTo: target) }
+        try self.driver.run { agent throws(ChannelError) in try agent.accept(id, redirectingTo: target) }
         return .done
     }
 

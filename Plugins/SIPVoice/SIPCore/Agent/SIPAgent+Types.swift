@@ -56,24 +56,13 @@ extension SIPAgent {
         case stopDeadline
     }
 
-    public enum Action: Sendable {
+    /// The agent's own work on the flow (``AgentAction/work(_:)``).
+    public enum Work: Sendable {
         /// Send on the flow, or (a response) to where its request came from.
         case send(SIPMessage, to: Origin?)
         /// Send an RFC 5626 CRLFCRLF ping on the flow.
         case ping
-        case setTimer(Timer, after: Duration)
-        case cancelTimer(Timer)
-        /// Cancel every call's timers (the calls are gone).
-        case cancelCallTimers
-        case emit(ChannelEvent)
-        case log(Logger.Level, String)
-        /// The waiting `listen()` hears this (nil: it listens).
-        case listened(ChannelError?)
-        /// These keep-alives hear this (nil: the binding is fresh).
-        case keptAlive([UInt64], ChannelError?)
-        /// The waiting stop may return.
-        case stopped
-        /// Close the flow; what arrives on it afterwards is not news.
-        case closeFlow
     }
+
+    public typealias Action = AgentAction<Timer, Work>
 }

@@ -9,7 +9,7 @@ public import AttendantPluginKit
 /// what arrives, what the host asks and the timers that fire, and carries out the ``Action``s it returns.
 /// So what a failure means to the host (which waiter hears it, whether the flow closes, when to try again)
 /// is tested without a network or a host.
-public struct SIPAgent: Sendable {
+public struct SIPAgent: ChannelAgent {
     public typealias Calls = SIPCallTable
     public typealias Origin = SIPOrigin
 
@@ -49,7 +49,7 @@ public struct SIPAgent: Sendable {
 
     // MARK: The host's requests
 
-    /// Registers on a newly opened `flow`; answers ``Action/listened(_:)`` once registered or failed.
+    /// Registers on a newly opened `flow`; answers ``AgentAction/listened(_:)`` once registered or failed.
     /// A machine from an earlier flow is kept (its Call-ID and sequence) when it can take the new addresses.
     public mutating func listen(on flow: Flow, registration: RegistrationConfiguration, credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
         self.flow = flow
@@ -68,7 +68,7 @@ public struct SIPAgent: Sendable {
         ChannelError(.transient, "\(self.prefix): \(reason)", retryAfter: self.retry.delay(statusCode: nil, retryAfter: nil, using: &self.random))
     }
 
-    /// Stops listening: ringing calls end with 480 and the binding is removed; ``Action/stopped`` follows
+    /// Stops listening: ringing calls end with 480 and the binding is removed; ``AgentAction/stopped`` follows
     /// the registrar's answer or the 2 s deadline (arm on the host's clock).
     public mutating func stop(now: UnixTime) -> [Action] {
         self.listening = false
@@ -83,7 +83,7 @@ public struct SIPAgent: Sendable {
 
     /// The flow is being replaced: until the next ``listen(on:registration:credentials:now:)``, nothing
     /// is answered on it.
-    public mutating func detachFlow() {
+    public mutating func detachLink() {
         self.flow = nil
     }
 
@@ -103,7 +103,7 @@ public struct SIPAgent: Sendable {
     }
 
     /// The host's keep-alive, as `waiter`: fresh, or a refresh (with `renewal`'s credentials once the ones
-    /// registered with are near their expiry); answered by ``Action/keptAlive(_:_:)``.
+    /// registered with are near their expiry); answered by ``AgentAction/keptAlive(_:_:)``.
     public mutating func keepAlive(waiter: UInt64, renewal: Renewal?, now: UnixTime) -> [Action] {
         guard self.listening, self.machine?.phase == .registered, let grant = self.grant else {
             return [.keptAlive([waiter], ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)"))]
@@ -194,7 +194,7 @@ public struct SIPAgent: Sendable {
             self.pingArmed = false
             guard self.flow != nil else { return [] }
             self.pongDue = true
-            return [.ping, .setTimer(.pongTimeout, after: SIPOutbound.pongTimeout)]
+            return [.work(.ping), .setTimer(.pongTimeout, after: SIPOutbound.pongTimeout)]
         case .pongTimeout:
             self.pongDue = false
             let seconds = SIPOutbound.pongTimeout.components.seconds
@@ -217,7 +217,7 @@ public struct SIPAgent: Sendable {
         for outcome in outcomes {
             switch outcome {
             case .send(let request):
-                actions.append(.send(.request(request), to: nil))
+                actions.append(.work(.send(.request(request), to: nil)))
             case .setTimer(let id, let delay):
                 actions.append(.setTimer(.registration(id), after: delay))
             case .cancelTimer(let id):
@@ -280,7 +280,7 @@ public struct SIPAgent: Sendable {
         actions += self.endCalls(statusCode: nil, reason: "")
         if self.flow != nil {
             self.flow = nil
-            actions.append(.closeFlow)
+            actions.append(.closeLink)
         }
         if self.awaitingListen {
             self.awaitingListen = false
@@ -303,8 +303,11 @@ public struct SIPAgent: Sendable {
     /// Ends every ringing call with `statusCode` (when there is a flow to answer on) and forgets all calls.
     private mutating func endCalls(statusCode: Int?, reason: String) -> [Action] {
         let outcomes = self.calls.endAll(respondingWith: self.flow == nil ? nil : statusCode, reason: reason)
-        return self.apply(outcomes) + [.cancelCallTimers]
+        return self.apply(outcomes) + [.cancelTimers(where: Self.isCallTimer)]
     }
+
+    /// Every call's timers (the calls are gone).
+    private static let isCallTimer: @Sendable (Timer) -> Bool = { if case .call = $0 { true } else { false } }
 
     private mutating func armPing() -> [Action] {
         self.pingArmed = true
@@ -317,7 +320,7 @@ public struct SIPAgent: Sendable {
     private func apply(_ outcomes: [Calls.Action]) -> [Action] {
         outcomes.map { outcome in
             switch outcome {
-            case .send(let response, let origin): .send(.response(response), to: origin)
+            case .send(let response, let origin): .work(.send(.response(response), to: origin))
             case .setTimer(let id, let timer, let delay): .setTimer(.call(id, timer), after: delay)
             case .cancelTimer(let id, let timer): .cancelTimer(.call(id, timer))
             case .emit(let event): .emit(event)
