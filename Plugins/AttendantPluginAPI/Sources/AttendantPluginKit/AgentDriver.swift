@@ -1,4 +1,4 @@
-import Synchronization
+public import Synchronization
 
 public import AttendantPluginAPI
 
@@ -68,18 +68,26 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
 
     public struct State: Sendable {
         public var agent: Agent
-        public fileprivate(set) var link: Link?
+        public var link: Link? { self.currentLink }
         /// Which link is current.
-        public fileprivate(set) var generation = Generation()
+        public var generation: Generation { self.currentGeneration }
         /// `listen()` calls under way (preparing, opening, waiting for the agent).
-        public fileprivate(set) var listensUnderWay = 0
-        fileprivate var listenWaiter: CheckedContinuation<ChannelError?, Never>?
-        fileprivate var keepAliveWaiters: [UInt64: CheckedContinuation<ChannelError?, Never>] = [:]
-        fileprivate var nextWaiter: UInt64 = 0
-        fileprivate var stopWaiter: CheckedContinuation<Void, Never>?
+        public var listensUnderWay: Int { self.listens }
+
+        @usableFromInline var currentLink: Link?
+        @usableFromInline var currentGeneration = Generation()
+        @usableFromInline var listens = 0
+        @usableFromInline var listenWaiter: CheckedContinuation<ChannelError?, Never>?
+        @usableFromInline var keepAliveWaiters: [UInt64: CheckedContinuation<ChannelError?, Never>] = [:]
+        @usableFromInline var nextWaiter: UInt64 = 0
+        @usableFromInline var stopWaiter: CheckedContinuation<Void, Never>?
+
+        init(agent: Agent) {
+            self.agent = agent
+        }
     }
 
-    private enum Effect {
+    @usableFromInline enum Effect {
         case work(Agent.Work, Link)
         case emit(ChannelEvent)
         case log(Logger.Level, String)
@@ -88,12 +96,14 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
         case close(Link)
     }
 
-    private let state: Mutex<State>
-    private let timers: ChannelTimers<Agent.Timer>
-    private let host: any ChannelHost
+    // What an answer to an arrival touches is inlinable, so that the plugin's build specializes it for its
+    // agent and link: the INVITE → 180 path runs no generic code of the kit's.
+    @usableFromInline let state: Mutex<State>
+    @usableFromInline let timers: ChannelTimers<Agent.Timer>
+    @usableFromInline let host: any ChannelHost
     /// The start of the driver's own messages (the plugin's name).
-    private let prefix: String
-    private let perform: @Sendable (Agent.Work, Link) -> Void
+    let prefix: String
+    @usableFromInline let perform: @Sendable (Agent.Work, Link) -> Void
 
     /// Drives `agent` for a channel of `host`; `perform` does the agent's work on the current link.
     public init(agent: Agent, host: any ChannelHost, prefix: String, perform: @escaping @Sendable (Agent.Work, Link) -> Void) {
@@ -115,15 +125,15 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
         open: (Generation) async throws -> Link,
         start: (inout Agent, Link, Prepared) -> [Action]
     ) async throws(ChannelError) {
-        self.state.withLock { $0.listensUnderWay += 1 }
-        defer { self.state.withLock { $0.listensUnderWay -= 1 } }
+        self.state.withLock { $0.listens += 1 }
+        defer { self.state.withLock { $0.listens -= 1 } }
         let prepared = try await prepare()
         let (generation, previous) = self.state.withLock { state -> (Generation, Link?) in
             defer {
-                state.link = nil
+                state.currentLink = nil
                 state.agent.detachLink()
             }
-            return (state.generation.advance(), state.link)
+            return (state.currentGeneration.advance(), state.currentLink)
         }
         await previous?.close()
 
@@ -136,11 +146,11 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
         let failure = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ChannelError?, Never>) in
                 self.step { state, effects in
-                    guard state.generation == generation, !Task.isCancelled else {
+                    guard state.currentGeneration == generation, !Task.isCancelled else {
                         effects += [.close(link), .resume(continuation, self.cancelled("listening"))]
                         return
                     }
-                    state.link = link
+                    state.currentLink = link
                     state.listenWaiter = continuation
                     self.apply(start(&state.agent, link, prepared), &state, &effects)
                 }
@@ -185,11 +195,11 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
             }
         }
         let link = self.state.withLock { state -> Link? in
-            state.generation.advance()
+            state.currentGeneration.advance()
             state.agent.reset(stopped: true)
             self.timers.cancelAll()
-            defer { state.link = nil }
-            return state.link
+            defer { state.currentLink = nil }
+            return state.currentLink
         }
         await link?.close()
     }
@@ -197,6 +207,7 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     // MARK: Events
 
     /// Hands the agent one event under the lock and carries out what it answers.
+    @inlinable
     public func run<Failure: Error>(_ event: (inout Agent) throws(Failure) -> [Action]) throws(Failure) {
         try self.step { (state: inout State, effects: inout [Effect]) throws(Failure) in
             self.apply(try event(&state.agent), &state, &effects)
@@ -206,11 +217,12 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     /// Something arrived on the link of `generation`: the agent hears it (with the current link, nil while
     /// a `listen()` has opened it and not yet started the agent on it), unless that link was let go of.
     /// What the agent answers goes out before the timers it arms start.
+    @inlinable
     public func arrived(on generation: Generation, _ event: (inout Agent, Link?) -> [Action]) {
         self.timers.startingAfter {
             self.step { state, effects in
-                guard state.generation == generation else { return }
-                self.apply(event(&state.agent, state.link), &state, &effects)
+                guard state.currentGeneration == generation else { return }
+                self.apply(event(&state.agent, state.currentLink), &state, &effects)
             }
         }
     }
@@ -222,14 +234,19 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
 
     // MARK: Carrying out
 
-    private func step<Result, Failure: Error>(_ body: (inout State, inout [Effect]) throws(Failure) -> Result) throws(Failure) -> Result {
-        var effects: [Effect] = []
-        let result = try self.state.withLock { (state: inout State) throws(Failure) -> Result in try body(&state, &effects) }
+    @inlinable
+    func step<Result, Failure: Error>(_ body: (inout State, inout [Effect]) throws(Failure) -> Result) throws(Failure) -> Result {
+        let (result, effects) = try self.state.withLock { (state: inout State) throws(Failure) -> (Result, [Effect]) in
+            var effects: [Effect] = []
+            let result = try body(&state, &effects)
+            return (result, effects)
+        }
         for effect in effects { self.carryOut(effect) }
         return result
     }
 
-    private func timerFired(_ id: TimerID<Agent.Timer>) {
+    @inlinable
+    func timerFired(_ id: TimerID<Agent.Timer>) {
         self.step { state, effects in
             guard self.timers.consume(id) else { return }
             self.apply(state.agent.timerFired(id.kind, now: self.host.now()), &state, &effects)
@@ -237,11 +254,12 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     }
 
     /// Timers at once; the rest as effects for after the lock.
-    private func apply(_ actions: [Action], _ state: inout State, _ effects: inout [Effect]) {
+    @inlinable
+    func apply(_ actions: [Action], _ state: inout State, _ effects: inout [Effect]) {
         for action in actions {
             switch action {
             case .work(let work):
-                if let link = state.link { effects.append(.work(work, link)) }
+                if let link = state.currentLink { effects.append(.work(work, link)) }
             case .setTimer(let timer, let delay):
                 self.timers.arm(timer, after: delay) { [weak self] id in self?.timerFired(id) }
             case .cancelTimer(let timer):
@@ -267,16 +285,17 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
                     effects.append(.resumeStop(waiter))
                 }
             case .closeLink:
-                if let link = state.link {
-                    state.link = nil
-                    state.generation.advance()
+                if let link = state.currentLink {
+                    state.currentLink = nil
+                    state.currentGeneration.advance()
                     effects.append(.close(link))
                 }
             }
         }
     }
 
-    private func carryOut(_ effect: Effect) {
+    @inlinable
+    func carryOut(_ effect: Effect) {
         switch effect {
         case .work(let work, let link): self.perform(work, link)
         case .emit(let event): self.host.emit(event)
@@ -290,15 +309,15 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     /// A cancelled `listen()`: its link closes and the agent forgets it, unless a later one took over.
     private func abandonListening(_ generation: Generation) {
         let (waiter, link) = self.state.withLock { state -> (CheckedContinuation<ChannelError?, Never>?, Link?) in
-            guard state.generation == generation else { return (nil, nil) }
-            state.generation.advance()
+            guard state.currentGeneration == generation else { return (nil, nil) }
+            state.currentGeneration.advance()
             state.agent.reset(stopped: false)
             self.timers.cancelAll()
             defer {
                 state.listenWaiter = nil
-                state.link = nil
+                state.currentLink = nil
             }
-            return (state.listenWaiter, state.link)
+            return (state.listenWaiter, state.currentLink)
         }
         link?.closeNow()
         waiter?.resume(returning: self.cancelled("listening"))
