@@ -26,6 +26,9 @@ struct ChatDriver {
     /// The socket as the driver sees it.
     private(set) var socketOpen = false
     private(set) var socketOpens = 0
+    /// What the channel tells the host after each step, when a test follows it (``ChatPresence``).
+    var presence: ChatPresence?
+    private(set) var notices: [ChatPresence.Notice] = []
 
     init(stored: Machine.StoredValues = .init(), seed: UInt64 = 7, configure: (inout Machine.Configuration) -> Void = { _ in }) {
         var configuration = Machine.Configuration()
@@ -83,6 +86,11 @@ struct ChatDriver {
             case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .download:
                 break
             }
+        }
+        if var presence = self.presence {
+            let reports = actions.compactMap { if case .report(let report) = $0 { report } else { nil } }
+            self.notices += presence.after(reports, machine: self.machine)
+            self.presence = presence
         }
     }
 

@@ -12,9 +12,9 @@ extension CXoneChatChannel {
     func listen() async throws {
         try await self.loadIfNeeded()
         await self.useAuthorizationCode(await self.host.currentToken())
-        self.state.withLock { $0.background = false }
+        self.state.withLock { $0.presence.background = false }
         guard self.configuration.autoConnect else {
-            self.state.withLock { $0.listening = true }
+            self.state.withLock { $0.presence.listening = true }
             return
         }
         do {
@@ -32,15 +32,12 @@ extension CXoneChatChannel {
             // The server's refusals and a chat in the wrong state are worth another try later.
             throw ChannelError(.transient, error.message)
         }
-        self.state.withLock { state in
-            state.listening = true
-            state.lastError = nil
-        }
+        self.state.withLock { $0.presence.connected() }
     }
 
     func stopListening() async {
         self.feed { machine, state in
-            state.listening = false
+            state.presence.listening = false
             return machine.disconnect()
         }
         self.timers.cancelAll()
@@ -51,7 +48,7 @@ extension CXoneChatChannel {
     /// The machine's heartbeat checks the connection every 10 s; the keep-alive reports whether the chat
     /// is still ready.
     func keepAlive() async throws {
-        let (phase, background) = self.state.withLock { ($0.machine?.state ?? .initial, $0.background) }
+        let (phase, background) = self.state.withLock { ($0.machine?.state ?? .initial, $0.presence.background) }
         guard !background, self.configuration.autoConnect else { return }
         guard phase == .ready || phase == .closed else {
             throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
@@ -73,10 +70,10 @@ extension CXoneChatChannel {
         let now = self.host.now()
         self.feed { machine, state in
             if applicationState == .background {
-                state.background = true
+                state.presence.background = true
                 return machine.background(at: now)
             }
-            state.background = false
+            state.presence.background = false
             return machine.foreground()
         }
     }
@@ -137,7 +134,7 @@ extension CXoneChatChannel {
             fields["connected"] = state.socket == nil ? "no" : "yes"
             fields["frames-received"] = String(state.framesReceived)
             fields["frames-rejected"] = String(state.framesRejected)
-            if let error = state.lastError { fields["last-error"] = error.message }
+            if let error = state.presence.lastError { fields["last-error"] = error.message }
             return fields
         }
     }

@@ -58,14 +58,10 @@ final class CXoneChatChannel: Channel {
         var socketGeneration = Generation()
         /// The current socket's requests and large-event notices.
         var link = ChatWireLink()
-        /// `listen()` succeeded and no loss has been reported since.
-        var listening = false
-        /// The desktop is in the background: the disconnect that brings is not a loss.
-        var background = false
+        /// Whether the channel listens, the desktop's background, the last error.
+        var presence = ChatPresence()
         /// The thread a send without a thread id goes to (multi-thread: the one created or opened last).
         var currentThread: String?
-        /// The last error the machine reported, for the loss report.
-        var lastError: ChatError?
         var framesReceived = 0
         var framesRejected = 0
         /// The last analytics event sent; the next waits for it.
@@ -135,28 +131,23 @@ final class CXoneChatChannel: Channel {
                 self.send(command, &state)
             case .report(let report):
                 reports.append(report)
-                if case .error(let error) = report { state.lastError = error }
                 self.worker.enqueue(.action(action))
             default:
                 self.worker.enqueue(.action(action))
             }
         }
-        if reports.contains(.stateChanged(.connecting)), let machine = state.machine, machine.reconnectAttempt > 0 {
-            let reason = machine.lastLossReason.map { ": \($0)" } ?? ""
-            self.worker.enqueue(.log(.notice, "\(self.prefix): lost the connection to \(self.configuration.gatewayDescription)\(reason); reconnecting (attempt \(machine.reconnectAttempt))"))
+        guard let machine = state.machine else { return [] }
+        for notice in state.presence.after(reports, machine: machine) {
+            switch notice {
+            case .reconnecting(let attempt, let reason):
+                let gateway = self.configuration.gatewayDescription
+                let why = reason.map { ": \($0)" } ?? ""
+                self.worker.enqueue(.log(.notice, "\(self.prefix): lost the connection to \(gateway)\(why); reconnecting (attempt \(attempt))"))
+            case .lost(let reason):
+                self.worker.enqueue(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
+            }
         }
-        self.noticeLoss(&state)
         return self.settleWaiters(&state, reports)
-    }
-
-    /// A listening channel whose chat fell back to prepared (the machine gave up reconnecting) reports
-    /// the loss; the host calls `listen()` again.
-    func noticeLoss(_ state: inout State) {
-        guard state.listening, !state.background, let machine = state.machine else { return }
-        guard ![.connecting, .connected, .ready, .closed].contains(machine.state) else { return }
-        state.listening = false
-        let reason = state.lastError.map(\.message) ?? "the chat is \(machine.state)"
-        self.worker.enqueue(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
     }
 
     func settleWaiters(_ state: inout State, _ reports: [Report]) -> [Resumption] {
