@@ -63,6 +63,11 @@ public protocol AgentLink: Sendable {
 ///
 /// The plugin's channel opens links, turns what arrives into the agent's events, and does the agent's
 /// ``AgentAction/work(_:)`` in `perform`.
+///
+/// Its calls throw `ChannelError` typed, and it never turns one into `any Error` itself: a test binary
+/// links the API statically besides loading its shared library, so it holds two copies of the type, and
+/// an error boxed by the library's copy is not `is ChannelError` to the test. (The daemon and the plugins
+/// have one copy.)
 public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     public typealias Action = AgentAction<Agent.Timer, Agent.Work>
 
