@@ -104,6 +104,31 @@ import Testing
         _ = try await rig.message("Still there?")
         await rig.stop()
     }
+
+    /// The gateway goes down for good: the driver tries its 20 reconnections on the host's clock, then
+    /// reports that the channel stopped listening, with the machine's last error, once.
+    @Test func aChatThatCannotReconnectStopsListening() async throws {
+        let rig = try await Rig.start()
+        try await rig.channel.listen()
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
+        rig.simulator.cxone.setDown(true)
+        let stopped: ([ChannelEvent]) -> [ChannelError] = { events in
+            events.compactMap { if case .stoppedListening(let error) = $0 { error } else { nil } }
+        }
+        // Up to 20 backoffs of at most 30 s each; a second of the manual clock per step.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while stopped(rig.host.events).isEmpty, ContinuousClock.now < deadline {
+            rig.host.manualClock.advance(by: .seconds(1))
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let errors = stopped(rig.host.events)
+        #expect(errors.count == 1, "\(rig.host.events)")
+        #expect(errors.first?.code == .transient)
+        #expect(errors.first?.message.hasPrefix("cxone-chat: ") == true, "\(errors)")
+        #expect(rig.host.logRecords.text.contains("reconnecting (attempt 1)"))
+        #expect(rig.host.events.count(.prepared) >= 1, "the machine gave up and fell back to prepared")
+        await rig.stop()
+    }
 }
 
 /// The CXoneChat plugin as the daemon gets it: its shared library, built beside the test bundle, loaded by
