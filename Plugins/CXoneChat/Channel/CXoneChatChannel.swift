@@ -147,11 +147,7 @@ final class CXoneChatChannel: Channel {
                 self.worker.enqueue(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
             }
         }
-        return self.settleWaiters(&state, reports)
-    }
-
-    func settleWaiters(_ state: inout State, _ reports: [Report]) -> [Resumption] {
-        guard let machine = state.machine, !self.waiters.isEmpty else { return [] }
+        guard !self.waiters.isEmpty else { return [] }
         return self.waiters.settle { $0.settle(machine, reports)?.mapError { $0 } }
     }
 

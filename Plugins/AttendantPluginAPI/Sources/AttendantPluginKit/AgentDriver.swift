@@ -199,13 +199,7 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
                 self.apply(event(&state.agent), &state, &effects)
             }
         }
-        let link = self.state.withLock { state -> Link? in
-            state.currentGeneration.advance()
-            state.agent.reset(stopped: true)
-            self.timers.cancelAll()
-            defer { state.currentLink = nil }
-            return state.currentLink
-        }
+        let link = self.state.withLock { self.letGo(&$0, stopped: true) }
         await link?.close()
     }
 
@@ -315,17 +309,21 @@ public final class AgentDriver<Agent: ChannelAgent, Link: AgentLink>: Sendable {
     private func abandonListening(_ generation: Generation) {
         let (waiter, link) = self.state.withLock { state -> (CheckedContinuation<ChannelError?, Never>?, Link?) in
             guard state.currentGeneration == generation else { return (nil, nil) }
-            state.currentGeneration.advance()
-            state.agent.reset(stopped: false)
-            self.timers.cancelAll()
-            defer {
-                state.listenWaiter = nil
-                state.currentLink = nil
-            }
-            return (state.listenWaiter, state.currentLink)
+            defer { state.listenWaiter = nil }
+            return (state.listenWaiter, self.letGo(&state, stopped: false))
         }
         link?.closeNow()
         waiter?.resume(returning: self.cancelled("listening"))
+    }
+
+    /// Lets the current link go (returned, for closing): a new generation, the agent reset, every timer
+    /// cancelled.
+    private func letGo(_ state: inout State, stopped: Bool) -> Link? {
+        state.currentGeneration.advance()
+        state.agent.reset(stopped: stopped)
+        self.timers.cancelAll()
+        defer { state.currentLink = nil }
+        return state.currentLink
     }
 
     private func cancelled(_ what: String) -> ChannelError {
