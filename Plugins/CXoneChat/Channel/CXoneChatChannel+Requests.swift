@@ -12,15 +12,15 @@ extension CXoneChatChannel {
     func listen() async throws {
         try await self.loadIfNeeded()
         await self.useAuthorizationCode(await self.host.currentToken())
-        self.state.withLock { $0.presence.background = false }
+        _ = self.driver.withSession { $0.presence.background = false }
         guard self.configuration.autoConnect else {
-            self.state.withLock { $0.presence.listening = true }
+            _ = self.driver.withSession { $0.presence.listening = true }
             return
         }
         do {
             // Prepared once: an offline live chat's retries only connect (availability again), so the
             // visitor and the page view go out once per visit, as the SDK sends them.
-            let (phase, viewing) = self.state.withLock { ($0.machine?.state ?? .initial, $0.machine?.isViewingPage ?? false) }
+            let (phase, viewing) = self.driver.withSession { ($0.machine.state, $0.machine.isViewingPage) } ?? (.initial, false)
             if phase == .initial {
                 _ = try await self.run(self.prepare)
             }
@@ -32,23 +32,20 @@ extension CXoneChatChannel {
             // The server's refusals and a chat in the wrong state are worth another try later.
             throw ChannelError(.transient, error.message)
         }
-        self.state.withLock { $0.presence.connected() }
+        _ = self.driver.withSession { $0.presence.connected() }
     }
 
     func stopListening() async {
-        self.feed { machine, state in
-            state.presence.listening = false
-            return machine.disconnect()
+        await self.driver.stop(failing: ChannelError(.transient, "\(self.prefix): the channel is stopping")) { session in
+            session.presence.listening = false
+            return session.run { $0.disconnect() }
         }
-        self.timers.cancelAll()
-        self.waiters.removeAll(throwing: ChannelError(.transient, "\(self.prefix): the channel is stopping")).resume()
-        await self.drain()
     }
 
     /// The machine's heartbeat checks the connection every 10 s; the keep-alive reports whether the chat
     /// is still ready.
     func keepAlive() async throws {
-        let (phase, background) = self.state.withLock { ($0.machine?.state ?? .initial, $0.presence.background) }
+        let (phase, background) = self.driver.withSession { ($0.machine.state, $0.presence.background) } ?? (.initial, false)
         guard !background, self.configuration.autoConnect else { return }
         guard phase == .ready || phase == .closed else {
             throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
@@ -62,19 +59,15 @@ extension CXoneChatChannel {
 
     func useAuthorizationCode(_ token: ChannelToken?) async {
         let verifier = self.configuration.codeVerifier
-        self.state.withLock { $0.machine?.setAuthorization(code: token?.value, verifier: verifier) }
+        _ = self.driver.withSession { $0.machine.setAuthorization(code: token?.value, verifier: verifier) }
     }
 
     /// Background: the page view ends and the connection closes; foreground: it connects again at once.
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
         let now = self.host.now()
-        self.feed { machine, state in
-            if applicationState == .background {
-                state.presence.background = true
-                return machine.background(at: now)
-            }
-            state.presence.background = false
-            return machine.foreground()
+        self.driver.step { session in
+            session.presence.background = applicationState == .background
+            return session.run { applicationState == .background ? $0.background(at: now) : $0.foreground() }
         }
     }
 
@@ -87,17 +80,17 @@ extension CXoneChatChannel {
         case .prepare: return try await self.run(self.prepare)
         case .connect: return try await self.run(self.connect)
         case .viewPage(let title, let url): return try await self.run(.viewPage(title: title, url: url, at: self.host.now()))
-        case .listThreads: return .threads(self.state.withLock { $0.machine?.threads ?? [] })
+        case .listThreads: return .threads(self.driver.withSession { $0.machine.threads } ?? [])
         case .createThread(let fields): return try await self.run(.createThread(customFields: fields))
         case .endConversation(let threadID): return try await self.run(.endConversation(threadID, timeout: responseTimeout))
         case .custom("chat-typing", let arguments): return try await self.run(try .typing(arguments))
         case .custom("chat-status", _): return .fields(self.statusFields())
-        case .custom("pre-chat-form", _): return .fields(self.state.withLock { $0.machine?.preChatFormFields ?? [:] })
+        case .custom("pre-chat-form", _): return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
         case .openThread(let threadID):
             let reply = try await self.run(.openThread(threadID, timeout: responseTimeout))
-            self.feed { machine, state in
-                state.currentThread = threadID.lowercased()
-                return machine.markRead(threadID: threadID.lowercased())
+            self.driver.step { session in
+                session.currentThread = threadID.lowercased()
+                return session.run { $0.markRead(threadID: threadID.lowercased()) }
             }
             return reply
         case .sendMessage(let threadID, let text):
@@ -125,61 +118,14 @@ extension CXoneChatChannel {
     }
 
     func statusFields() -> [String: String] {
-        self.state.withLock { state in
-            guard let machine = state.machine else { return ["state": ChatState.initial.rawValue] }
-            var fields = machine.statusFields(current: state.currentThread)
-            fields["gateway"] = self.configuration.gatewayDescription
-            fields["brand-id"] = String(self.configuration.brandID)
-            fields["channel-id"] = self.configuration.channelID
-            fields["connected"] = state.socket == nil ? "no" : "yes"
-            fields["frames-received"] = String(state.framesReceived)
-            fields["frames-rejected"] = String(state.framesRejected)
-            if let error = state.presence.lastError { fields["last-error"] = error.message }
-            return fields
-        }
+        var fields = self.driver.withSession { $0.statusFields() } ?? ["state": ChatState.initial.rawValue]
+        fields["brand-id"] = String(self.configuration.brandID)
+        fields["channel-id"] = self.configuration.channelID
+        return fields
     }
-
-    // MARK: Waiting
 
     /// Starts `operation` and waits until it settles, or its timeout passes.
     func run(_ operation: ChatOperation) async throws -> ChannelReply {
-        let prefix = self.prefix
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ChannelReply, any Error>) in
-            let outcome = self.state.withLock { state -> Result<[Resumption], ChannelError> in
-                guard var machine = state.machine else { return .failure(ChannelError(.transient, "\(prefix): the chat is not loaded")) }
-                state.machine = nil  // the only reference while it changes (see `step`)
-                let pending: ChatOperation.Pending
-                do throws(ChatError) {
-                    pending = try operation.begin(&machine, &state.currentThread)
-                } catch {
-                    state.machine = machine
-                    return .failure(error.channelError())
-                }
-                state.machine = machine
-                let timeout = operation.timeout
-                let id = self.waiters.add(continuation, until: Awaited(settle: pending.settle, timedOut: pending.timedOut), timeout: timeout) {
-                    [weak self] id in self?.expire(id, after: timeout ?? .zero)
-                }
-                var resumptions = self.handle(pending.actions, &state)
-                // Already there (connect while ready, or an operation that is over once started).
-                if let already = self.waiters.settle(id, { $0.settle(machine, [])?.mapError { $0 } }) { resumptions.append(already) }
-                return .success(resumptions)
-            }
-            switch outcome {
-            case .success(let resumptions): resumptions.resume()
-            case .failure(let error): continuation.resume(throwing: error)
-            }
-        }
-    }
-
-    func expire(_ id: UInt64, after timeout: Duration) {
-        let machine = self.state.withLock { $0.machine }
-        let resumption = self.waiters.remove(id) { awaited -> Result<ChannelReply, any Error> in
-            if let timedOut = awaited.timedOut, let machine { return timedOut(machine).mapError { $0 } }
-            let phase = machine?.state ?? .initial
-            let seconds = timeout.components.seconds
-            return .failure(ChannelError(.transient, "\(self.prefix): no answer from \(self.configuration.gatewayDescription) within \(seconds) s (the chat is \(phase))"))
-        }
-        resumption?.resume()
+        try await self.driver.request { session, id throws(ChannelError) in try session.begin(operation, id: id) }
     }
 }

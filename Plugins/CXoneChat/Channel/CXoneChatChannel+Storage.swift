@@ -9,7 +9,7 @@ import Synchronization
 extension CXoneChatChannel {
     /// Makes the machine from what is stored, once.
     func loadIfNeeded() async throws {
-        guard self.state.withLock({ $0.machine == nil }) else { return }
+        guard !self.driver.isLoaded else { return }
         var (stored, contacts): (ChatStateMachine.StoredValues, ChatContactHistory)
         do {
             (stored, contacts) = ChatStorage.read(try await self.host.store.allValues())
@@ -29,11 +29,11 @@ extension CXoneChatChannel {
         if !stored.outbox.isEmpty {
             self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
         }
-        self.state.withLock { state in
-            guard state.machine == nil else { return }
-            state.machine = machine
-            state.contacts = contacts
-        }
+        let settings = ChatSession.Settings(
+            endpoints: self.configuration.endpoints, firstName: self.configuration.firstName, lastName: self.configuration.lastName,
+            sdkVersion: CXoneChatConfiguration.sdkVersion, gatewayDescription: self.configuration.gatewayDescription
+        )
+        self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: settings))
     }
 
     func persist(_ value: ChatStateMachine.StoredValue) async {

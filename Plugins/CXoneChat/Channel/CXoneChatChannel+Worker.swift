@@ -4,62 +4,57 @@ import CXoneCore
 import FoundationEssentials
 import Synchronization
 
-// The worker: what the machine's steps queued, done in order (REST calls started as tasks of their own,
-// socket writes, the store and secrets, events for the host).
+// The session's work, done in order by the driver's worker: the socket, REST calls (started as tasks of
+// their own), the store and secrets.
 extension CXoneChatChannel {
-    // MARK: The worker
-
-    func carryOut(_ item: Work) async {
-        switch item {
-        case .action(let action):
-            await self.carryOut(action)
+    func carryOut(_ work: ChatSession.Work) async {
+        switch work {
         case .openSocket(let url, let generation):
-            guard self.state.withLock({ $0.socketGeneration == generation }) else { return }
-            let socket = CXoneSocket.open(network: self.host.network, url: url, maximumSize: self.configuration.limits.maxFrameSize * 4) { [weak self] event in
-                self?.socketEvent(event, generation: generation)
+            // Not if the session has moved on since (a close, or a newer socket, is queued behind this).
+            guard self.driver.withSession({ $0.socketGeneration }) == generation else { return }
+            self.open(url, generation: generation)
+        case .closeSocket:
+            self.connection.withLock { connection in
+                defer { connection.socket = nil }
+                return connection.socket?.1
+            }?.close()
+        case .write(let bytes, let generation):
+            await self.write(bytes, generation: generation)
+        case .machine(let action):
+            await self.carryOut(action)
+        case .download(let url, let large):
+            Task {
+                let input = await self.downloadedInput(url: url, large: large)
+                self.driver.step { $0.downloaded(url: url, input) }
             }
-            let current = self.state.withLock { state -> Bool in
-                guard state.socketGeneration == generation else { return false }
-                state.socket = socket
-                return true
-            }
-            if !current { socket.close() }
-        case .closeSocket(let socket):
-            socket.close()
-        case .write(let generation, let bytes):
-            guard let socket = self.state.withLock({ $0.socketGeneration == generation ? $0.socket : nil }) else { return }
+        case .recordContact(let threadID, let ended):
             do {
-                try await socket.send(bytes)
+                try await self.write(ChatStorage.contactRecord(threadID: threadID, ended: ended))
             } catch {
-                // The socket's end is reported by the socket itself.
-                self.host.logger.debug("\(self.prefix): a frame was not sent: \(error)")
+                self.host.logger.error("\(self.prefix): could not note that thread \(threadID) is in the contact history: \(error); it may be recorded again after a restart")
             }
-        case .emit(let event):
-            self.host.emit(event)
-        case .log(let level, let message):
-            self.host.logger.log(level: level, "\(message)")
         }
     }
 
-    func carryOut(_ action: Action) async {
+    func carryOut(_ action: ChatStateMachine.Action) async {
         switch action {
         case .fetchChannelConfiguration(let brandID, let channelID):
-            self.call(Input.channelConfiguration) { () async throws(ChatError) in try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID) }
+            self.call(ChatStateMachine.Input.channelConfiguration) { () async throws(ChatError) in try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID) }
         case .fetchAvailability(let brandID, let channelID):
-            self.call(Input.availability) { () async throws(ChatError) in try await self.rest.availability(brandID: brandID, channelID: channelID) }
+            self.call(ChatStateMachine.Input.availability) { () async throws(ChatError) in try await self.rest.availability(brandID: brandID, channelID: channelID) }
         case .createOrUpdateVisitor(let visitorID, let customerID):
-            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
             let customer = CXoneWire.CustomerIdentity(
                 idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
             )
-            self.call(Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
+            self.call(ChatStateMachine.Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
         case .sendAnalytics(let visitorID, let event):
-            guard let brandID = self.state.withLock({ $0.machine?.brandID }) else { return }
+            guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
             let wire = ChatWireOutput.analytics(event, visitorID: visitorID)
             // One after the other, so the server sees a visit before its page views.
-            self.state.withLock { state in
-                let previous = state.analytics
-                state.analytics = Task {
+            self.connection.withLock { connection in
+                let previous = connection.analytics
+                connection.analytics = Task {
                     await previous?.value
                     do throws(ChatError) {
                         try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
@@ -68,26 +63,14 @@ extension CXoneChatChannel {
                     }
                 }
             }
-        case .download(let url):
-            let large = self.state.withLock { $0.link.largeEvent(at: url) }
-            Task {
-                let input = await self.downloadedInput(url: url, large: large)
-                self.feed { machine, state in
-                    state.link.downloaded(url)
-                    return machine.handle(input)
-                }
-            }
         case .store(let value):
             await self.persist(value)
         case .persistOutbox(let entry):
             await self.persist(entry)
         case .removeFromOutbox(let messageID):
             await self.removeFromOutbox(messageID)
-        case .report(let report):
-            await self.recordContact(report)
-            self.report(report)
-        case .openSocket, .closeSocket, .send, .setTimer, .cancelTimer:
-            // Handled under the lock (see handle(_:_:)).
+        case .openSocket, .closeSocket, .send, .download, .report, .setTimer, .cancelTimer:
+            // The session turns these into its own actions.
             break
         }
     }
@@ -95,7 +78,7 @@ extension CXoneChatChannel {
     /// Runs a REST call as a task of its own (the worker goes on meanwhile) and feeds the machine the
     /// input its outcome makes.
     func call<Value: Sendable>(
-        _ input: @escaping @Sendable (Result<Value, ChatError>) -> Input,
+        _ input: @escaping @Sendable (Result<Value, ChatError>) -> ChatStateMachine.Input,
         _ request: @escaping @Sendable () async throws(ChatError) -> Value
     ) {
         Task {
@@ -105,7 +88,7 @@ extension CXoneChatChannel {
             } catch {
                 result = .failure(error)
             }
-            self.feed { machine, _ in machine.handle(input(result)) }
+            self.driver.step { session in session.run { $0.handle(input(result)) } }
         }
     }
 
@@ -126,24 +109,5 @@ extension CXoneChatChannel {
         } catch {
             return .downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)")
         }
-    }
-
-    func report(_ report: Report) {
-        switch report {
-        case .stateChanged(let state):
-            self.host.logger.debug("\(self.prefix): the chat is \(state)")
-            self.host.emit(.chatStateChanged(state))
-        case .threadUpdated(let thread):
-            self.host.emit(.threadUpdated(thread))
-        case .messageReceived(let message):
-            self.host.emit(.messageReceived(message))
-        case .error(let error):
-            self.host.logger.warning("\(self.prefix): \(error.message)")
-        }
-    }
-
-    /// Waits until the worker has done everything queued so far.
-    func drain() async {
-        await self.worker.drain()
     }
 }

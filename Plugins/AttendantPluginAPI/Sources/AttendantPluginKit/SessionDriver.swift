@@ -1,0 +1,224 @@
+public import Synchronization
+
+public import AttendantPluginAPI
+
+/// What a step of a pure ``ChannelSession`` asks of its driver.
+public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable {
+    /// The protocol's own work (a REST call, a socket write, a store write): the channel's `carryOut`
+    /// does it on the driver's worker, in order with the events and log lines.
+    case work(Work)
+    case setTimer(Timer, after: Duration)
+    case cancelTimer(Timer)
+    /// An event for the host, in order with the work queued before it.
+    case emit(ChannelEvent)
+    case log(Logger.Level, String)
+    /// Request `id` (``SessionDriver/request(_:)``) is over: its caller hears this.
+    case replied(UInt64, Result<ChannelReply, ChannelError>)
+}
+
+/// A channel's whole protocol state as a pure value, for protocols whose user requests wait for the
+/// session to get somewhere (a chat's connect, a message's confirmation) and whose work must be done in
+/// order (a message is in the outbox before its frame is written). ``SessionDriver`` runs it.
+///
+/// The session keeps its requests by the ids the driver gives them, decides after each step which are
+/// over (``SessionAction/replied(_:_:)``), and arms a timer of its own for a request's deadline.
+public protocol ChannelSession: Sendable {
+    associatedtype Timer: Hashable & Sendable
+    associatedtype Work: Sendable
+
+    mutating func timerFired(_ timer: Timer, now: UnixTime) -> [SessionAction<Timer, Work>]
+    /// Request `id` is answered no more (its caller was cancelled, or the channel stops): forget it.
+    mutating func forgetRequest(_ id: UInt64)
+}
+
+/// The driver of a ``ChannelSession``: everything between a pure session and the host that is the same
+/// for every protocol of that kind.
+///
+/// It keeps the session under one lock (taken out of the state while a step changes it, so the step's
+/// copy is the only reference to its collections and changing them copies nothing) and carries out its
+/// actions: timers on the host's clock (``ChannelTimers``, with the stale-firing guard), the session's
+/// work, events and log lines in one ``OrderedWorker`` (run by ``run(_:)`` from the channel's `run()`),
+/// and the callers of ``request(_:)``, resumed once the lock is released.
+///
+/// The session is made when the channel has what it needs (``load(_:)``: from the store, say); until
+/// then, steps do nothing.
+///
+/// Its calls throw `ChannelError` typed, and it never turns one into `any Error` itself (see
+/// ``AgentDriver``: a test binary holds two copies of the type).
+public final class SessionDriver<Session: ChannelSession>: Sendable {
+    public typealias Action = SessionAction<Session.Timer, Session.Work>
+    typealias Outcome = Result<ChannelReply, ChannelError>
+    typealias Reply = (CheckedContinuation<Outcome, Never>, Outcome)
+
+    enum Job: Sendable {
+        case work(Session.Work)
+        case emit(ChannelEvent)
+        case log(Logger.Level, String)
+    }
+
+    struct State: Sendable {
+        var session: Session?
+        var requests: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
+        var nextRequest: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let timers: ChannelTimers<Session.Timer>
+    private let worker = OrderedWorker<Job>()
+    private let host: any ChannelHost
+    /// The start of the driver's own messages (the plugin's name).
+    private let prefix: String
+
+    public init(host: any ChannelHost, prefix: String) {
+        self.host = host
+        self.prefix = prefix
+        self.timers = ChannelTimers(clock: host.clock)
+    }
+
+    /// Does the session's work, its events and its log lines in order, `carryOut` doing the work, until
+    /// the calling task is cancelled: the channel's `run()`.
+    public func run(_ carryOut: (Session.Work) async -> Void) async {
+        await self.worker.run { job in
+            switch job {
+            case .work(let work): await carryOut(work)
+            case .emit(let event): self.host.emit(event)
+            case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
+            }
+        }
+    }
+
+    /// Starts driving `session`, unless one is driven already (two callers loaded at once); returns
+    /// whether it took this one.
+    @discardableResult
+    public func load(_ session: Session) -> Bool {
+        self.state.withLock { state in
+            guard state.session == nil else { return false }
+            state.session = session
+            return true
+        }
+    }
+
+    public var isLoaded: Bool { self.state.withLock { $0.session != nil } }
+
+    /// Hands the session one event under the lock and carries out what it answers; nothing before
+    /// ``load(_:)``.
+    public func step(_ event: (inout Session) -> [Action]) {
+        let replies = self.state.withLock { state -> [Reply] in
+            guard var session = state.session else { return [] }
+            state.session = nil
+            let actions = event(&session)
+            state.session = session
+            return self.apply(actions, &state)
+        }
+        Self.resume(replies)
+    }
+
+    /// A user's request: `begin` starts it in the session as request `id` (or throws why it cannot start),
+    /// and this returns what the session answers with ``SessionAction/replied(_:_:)`` for `id`.
+    public func request(_ begin: (inout Session, _ id: UInt64) throws(ChannelError) -> [Action]) async throws(ChannelError) -> ChannelReply {
+        let id = self.state.withLock { state -> UInt64 in
+            state.nextRequest += 1
+            return state.nextRequest
+        }
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
+                let replies = self.state.withLock { state -> [Reply] in
+                    guard !Task.isCancelled else { return [(continuation, .failure(self.cancelled))] }
+                    guard var session = state.session else {
+                        return [(continuation, .failure(ChannelError(.transient, "\(self.prefix): the channel's state is not loaded yet")))]
+                    }
+                    state.session = nil
+                    let actions: [Action]
+                    do throws(ChannelError) {
+                        actions = try begin(&session, id)
+                    } catch {
+                        state.session = session
+                        return [(continuation, .failure(error))]
+                    }
+                    state.session = session
+                    state.requests[id] = continuation
+                    return self.apply(actions, &state)
+                }
+                Self.resume(replies)
+            }
+        } onCancel: {
+            let continuation = self.state.withLock { state in
+                defer { state.session?.forgetRequest(id) }
+                return state.requests.removeValue(forKey: id)
+            }
+            continuation?.resume(returning: .failure(self.cancelled))
+        }
+        return try outcome.get()
+    }
+
+    /// Stops the session: `event` (a disconnect, say) is its last step; then every timer is cancelled,
+    /// every waiting request hears `error`, and this returns once the worker has done what was queued.
+    public func stop(failing error: ChannelError, _ event: (inout Session) -> [Action]) async {
+        self.step(event)
+        self.timers.cancelAll()
+        let waiting = self.state.withLock { state -> [Reply] in
+            defer { state.requests = [:] }
+            return state.requests.sorted { $0.key < $1.key }.map { id, continuation in
+                state.session?.forgetRequest(id)
+                return (continuation, .failure(error))
+            }
+        }
+        Self.resume(waiting)
+        await self.worker.drain()
+    }
+
+    /// Waits until the worker has done everything queued so far.
+    public func drain() async {
+        await self.worker.drain()
+    }
+
+    /// Reads or changes the session under the lock, with no actions; nil before ``load(_:)``.
+    public func withSession<Result>(_ body: (inout Session) -> Result) -> Result? {
+        self.state.withLock { state in
+            guard var session = state.session else { return nil }
+            state.session = nil
+            defer { state.session = session }
+            return body(&session)
+        }
+    }
+
+    // MARK: Carrying out
+
+    /// Timers and replies at once; the rest to the worker, in order.
+    private func apply(_ actions: [Action], _ state: inout State) -> [Reply] {
+        var replies: [Reply] = []
+        for action in actions {
+            switch action {
+            case .work(let work):
+                self.worker.enqueue(.work(work))
+            case .emit(let event):
+                self.worker.enqueue(.emit(event))
+            case .log(let level, let message):
+                self.worker.enqueue(.log(level, message))
+            case .setTimer(let timer, let delay):
+                self.timers.arm(timer, after: delay) { [weak self] id in self?.timerFired(id) }
+            case .cancelTimer(let timer):
+                self.timers.cancel(timer)
+            case .replied(let id, let outcome):
+                if let continuation = state.requests.removeValue(forKey: id) { replies.append((continuation, outcome)) }
+            }
+        }
+        return replies
+    }
+
+    private func timerFired(_ id: TimerID<Session.Timer>) {
+        let now = self.host.now()
+        self.step { session in
+            guard self.timers.consume(id) else { return [] }
+            return session.timerFired(id.kind, now: now)
+        }
+    }
+
+    private var cancelled: ChannelError {
+        ChannelError(.transient, "\(self.prefix): the request was cancelled")
+    }
+
+    private static func resume(_ replies: [Reply]) {
+        for (continuation, outcome) in replies { continuation.resume(returning: outcome) }
+    }
+}

@@ -1,0 +1,278 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+/// The chat as the channel runs it: the ``ChatStateMachine`` with what lies between it and the host, as
+/// one pure value that the kit's ``SessionDriver`` drives.
+///
+/// Beside the machine it keeps the socket's generation (frames from a socket the machine closed are
+/// dropped) and its ``ChatWireLink`` (the frames for the machine's commands, the requests they answer),
+/// the ``ChatPresence``, the ``ChatContactHistory``, the thread the user works in, and the user's
+/// operations (``ChatOperation``) until each is over or its deadline passes. It turns each step of the
+/// machine into the driver's actions: timers, frames to write, REST calls and store writes as ``Work``,
+/// events and log lines for the host, and the replies of the operations that step settled.
+public struct ChatSession: ChannelSession {
+    public typealias Action = SessionAction<Timer, Work>
+
+    public enum Timer: Hashable, Sendable {
+        case machine(ChatTimerID)
+        /// An operation's deadline.
+        case request(UInt64)
+    }
+
+    /// What the channel does on the host's network and store, in the order the session asked.
+    public enum Work: Sendable {
+        /// Open the socket at `url` as `generation`, closing any other.
+        case openSocket(url: String, Generation)
+        /// Close the socket, if one is open.
+        case closeSocket
+        /// Write a frame on the socket of `generation`, if it is still the current one.
+        case write([UInt8], Generation)
+        /// A REST call or a store write of the machine (the socket's and the timers' are handled here).
+        case machine(ChatStateMachine.Action)
+        /// GET the body of the large event at `url` (its notice, if the link still has it), and answer
+        /// with ``downloaded(url:_:)``.
+        case download(url: String, CXoneWire.EventInS3?)
+        /// Keep that the thread is in the contact history (``ChatStorage/contactRecord(threadID:ended:)``).
+        case recordContact(threadID: String, ended: Bool)
+    }
+
+    /// What the session's frames, socket address and messages are made with.
+    public struct Settings: Sendable {
+        public var endpoints: CXoneEndpoints
+        public var firstName: String?
+        public var lastName: String?
+        public var sdkVersion: String
+        /// What messages call the gateway.
+        public var gatewayDescription: String
+
+        public init(endpoints: CXoneEndpoints, firstName: String?, lastName: String?, sdkVersion: String, gatewayDescription: String) {
+            self.endpoints = endpoints
+            self.firstName = firstName
+            self.lastName = lastName
+            self.sdkVersion = sdkVersion
+            self.gatewayDescription = gatewayDescription
+        }
+    }
+
+    struct Request: Sendable {
+        var pending: ChatOperation.Pending
+        var timeout: Duration?
+    }
+
+    public var machine: ChatStateMachine
+    /// Whether the channel listens, the desktop's background, the last error.
+    public var presence = ChatPresence()
+    public private(set) var contacts: ChatContactHistory
+    /// The thread a send without a thread id goes to (multi-thread: the one created or opened last).
+    public var currentThread: String?
+    /// Which socket is current.
+    public private(set) var socketGeneration = Generation()
+    /// The current socket has opened and not closed since.
+    public private(set) var socketOpen = false
+    public private(set) var framesReceived = 0
+    /// Frames that could not be decoded (the channel decodes outside the lock and counts them here).
+    public var framesRejected = 0
+    var link = ChatWireLink()
+    var requests: [UInt64: Request] = [:]
+    let settings: Settings
+
+    public init(machine: ChatStateMachine, contacts: ChatContactHistory, settings: Settings) {
+        self.machine = machine
+        self.contacts = contacts
+        self.settings = settings
+    }
+
+    let prefix = "cxone-chat"
+
+    // MARK: Events
+
+    /// One step of the machine, with `body`; its actions become the driver's.
+    public mutating func run(_ body: (inout ChatStateMachine) -> [ChatStateMachine.Action]) -> [Action] {
+        self.apply(body(&self.machine))
+    }
+
+    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+        switch timer {
+        case .machine(let id):
+            return self.apply(self.machine.timerFired(id))
+        case .request(let id):
+            guard let request = self.requests.removeValue(forKey: id) else { return [] }
+            if let timedOut = request.pending.timedOut { return [.replied(id, timedOut(self.machine))] }
+            let seconds = (request.timeout ?? .zero).components.seconds
+            let error = ChannelError(.transient, "\(self.prefix): no answer from \(self.settings.gatewayDescription) within \(seconds) s (the chat is \(self.machine.state))")
+            return [.replied(id, .failure(error))]
+        }
+    }
+
+    /// The socket of `generation` opened.
+    public mutating func socketOpened(_ generation: Generation) -> [Action] {
+        guard generation == self.socketGeneration else { return [] }
+        self.socketOpen = true
+        return self.apply(self.machine.handle(.socketOpened))
+    }
+
+    /// The socket of `generation` closed without the machine asking.
+    public mutating func socketClosed(_ generation: Generation, reason: String) -> [Action] {
+        guard generation == self.socketGeneration else { return [] }
+        self.socketOpen = false
+        let log = Action.log(.info, "\(self.prefix): the connection to \(self.settings.gatewayDescription) ended: \(reason)")
+        return [log] + self.apply(self.machine.handle(.socketClosed(reason: reason)))
+    }
+
+    /// A frame from the socket of `generation`, decoded: matched to the request it answers and handed to
+    /// the machine.
+    public mutating func received(_ inbound: CXoneInbound, on generation: Generation, now: UnixTime) -> [Action] {
+        guard generation == self.socketGeneration else { return [] }
+        self.framesReceived += 1
+        let (meaning, ignored) = self.link.receive(inbound, now: now)
+        var actions: [Action] = []
+        if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
+        switch meaning {
+        case .input(let input): actions += self.apply(self.machine.handle(input))
+        case .refusal(let messageID, let error, let transient): actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
+        case .nothing: break
+        }
+        return actions
+    }
+
+    /// The large event at `url` was downloaded (or not): `input` says what came of it.
+    public mutating func downloaded(url: String, _ input: ChatStateMachine.Input) -> [Action] {
+        self.link.downloaded(url)
+        return self.apply(self.machine.handle(input))
+    }
+
+    // MARK: Operations
+
+    /// Starts `operation` as request `id`: it is over at once, or when a later step settles it, or when
+    /// its timeout passes.
+    public mutating func begin(_ operation: ChatOperation, id: UInt64) throws(ChannelError) -> [Action] {
+        let pending: ChatOperation.Pending
+        do throws(ChatError) {
+            pending = try operation.begin(&self.machine, &self.currentThread)
+        } catch {
+            throw error.channelError()
+        }
+        self.requests[id] = Request(pending: pending, timeout: operation.timeout)
+        var actions = operation.timeout.map { [Action.setTimer(.request(id), after: $0)] } ?? []
+        actions += self.apply(pending.actions)
+        // Already there (connect while ready, or an operation that is over once started).
+        if let request = self.requests[id], let outcome = request.pending.settle(self.machine, []) {
+            self.requests[id] = nil
+            actions += self.replied(id, outcome, request)
+        }
+        return actions
+    }
+
+    public mutating func forgetRequest(_ id: UInt64) {
+        self.requests[id] = nil
+    }
+
+    // MARK: What a step means
+
+    /// The driver's actions for the machine's: the socket and its frames and the timers here, the rest as
+    /// work in order; then what the host hears of the step, and the operations it settled.
+    mutating func apply(_ actions: [ChatStateMachine.Action]) -> [Action] {
+        var out: [Action] = []
+        var reports: [ChatStateMachine.Report] = []
+        for action in actions {
+            switch action {
+            case .setTimer(let id, let delay):
+                out.append(.setTimer(.machine(id), after: delay))
+            case .cancelTimer(let id):
+                out.append(.cancelTimer(.machine(id)))
+            case .openSocket(let brandID, let channelID, let visitorID):
+                self.dropSocket()
+                let url = self.settings.endpoints.webSocket(
+                    brandId: brandID, channelId: channelID, visitorId: CXoneID(visitorID), sdkVersion: self.settings.sdkVersion
+                )
+                out.append(.work(.openSocket(url: url, self.socketGeneration)))
+            case .closeSocket:
+                self.dropSocket()
+                out.append(.work(.closeSocket))
+            case .send(let command):
+                out.append(self.frame(for: command))
+            case .download(let url):
+                out.append(.work(.download(url: url, self.link.largeEvent(at: url))))
+            case .report(let report):
+                reports.append(report)
+                out += self.told(report)
+            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .store, .persistOutbox, .removeFromOutbox:
+                out.append(.work(.machine(action)))
+            }
+        }
+        for notice in self.presence.after(reports, machine: self.machine) {
+            switch notice {
+            case .reconnecting(let attempt, let reason):
+                let why = reason.map { ": \($0)" } ?? ""
+                out.append(.log(.notice, "\(self.prefix): lost the connection to \(self.settings.gatewayDescription)\(why); reconnecting (attempt \(attempt))"))
+            case .lost(let reason):
+                out.append(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
+            }
+        }
+        for (id, request) in self.requests.sorted(by: { $0.key < $1.key }) {
+            guard let outcome = request.pending.settle(self.machine, reports) else { continue }
+            self.requests[id] = nil
+            out += self.replied(id, outcome, request)
+        }
+        return out
+    }
+
+    /// A new socket generation: frames of the old one are dropped, and its link's requests forgotten.
+    mutating func dropSocket() {
+        self.socketGeneration.advance()
+        self.socketOpen = false
+        self.link = ChatWireLink()
+    }
+
+    /// The frame for `command`, with the current identities, to write on the current socket.
+    mutating func frame(for command: ChatStateMachine.Command) -> Action {
+        guard
+            let context = ChatWireOutput.Context(
+                machine: self.machine, firstName: self.settings.firstName, lastName: self.settings.lastName, sdkVersion: self.settings.sdkVersion
+            )
+        else { return .log(.error, "\(self.prefix): could not send a frame before the chat is prepared") }
+        do {
+            return .work(.write(try self.link.frame(for: command, context: context), self.socketGeneration))
+        } catch {
+            return .log(.error, "\(self.prefix): could not encode a frame: \(error)")
+        }
+    }
+
+    /// What the host hears of a report: the contact it starts or ends first (kept, then told), then the
+    /// report itself.
+    mutating func told(_ report: ChatStateMachine.Report) -> [Action] {
+        var out: [Action] = []
+        let machine = self.machine
+        if let change = self.contacts.note(report, threadName: { machine.thread($0)?.name }) {
+            out += [.work(.recordContact(threadID: change.threadID, ended: change.ended)), .emit(change.event)]
+        }
+        switch report {
+        case .stateChanged(let state):
+            out += [.log(.debug, "\(self.prefix): the chat is \(state)"), .emit(.chatStateChanged(state))]
+        case .threadUpdated(let thread):
+            out.append(.emit(.threadUpdated(thread)))
+        case .messageReceived(let message):
+            out.append(.emit(.messageReceived(message)))
+        case .error(let error):
+            out.append(.log(.warning, "\(self.prefix): \(error.message)"))
+        }
+        return out
+    }
+
+    func replied(_ id: UInt64, _ outcome: ChatOperation.Outcome, _ request: Request) -> [Action] {
+        (request.timeout == nil ? [] : [.cancelTimer(.request(id))]) + [.replied(id, outcome)]
+    }
+
+    // MARK: Status
+
+    /// `chat status`: the machine's fields, the socket's and the last error.
+    public func statusFields() -> [String: String] {
+        var fields = self.machine.statusFields(current: self.currentThread)
+        fields["gateway"] = self.settings.gatewayDescription
+        fields["connected"] = self.socketOpen ? "yes" : "no"
+        fields["frames-received"] = String(self.framesReceived)
+        fields["frames-rejected"] = String(self.framesRejected)
+        if let error = self.presence.lastError { fields["last-error"] = error.message }
+        return fields
+    }
+}
