@@ -152,15 +152,11 @@ public struct ChatSession: ChannelSession {
         } catch {
             throw error.channelError()
         }
+        // Waiting before its own actions are applied, so that their step may settle it (an operation over
+        // once started, or a connect while ready, is settled there).
         self.requests[id] = Request(pending: pending, timeout: operation.timeout)
-        var actions = operation.timeout.map { [Action.setTimer(.request(id), after: $0)] } ?? []
-        actions += self.apply(pending.actions)
-        // Already there (connect while ready, or an operation that is over once started).
-        if let request = self.requests[id], let outcome = request.pending.settle(self.machine, []) {
-            self.requests[id] = nil
-            actions += self.replied(id, outcome, request)
-        }
-        return actions
+        let deadline = operation.timeout.map { [Action.setTimer(.request(id), after: $0)] } ?? []
+        return deadline + self.apply(pending.actions)
     }
 
     public mutating func forgetRequest(_ id: UInt64) {

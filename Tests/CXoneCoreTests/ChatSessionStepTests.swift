@@ -1,0 +1,128 @@
+import AttendantPluginAPI
+import AttendantPluginKit
+import CXoneCore
+import Testing
+
+/// ``ChatSession``, what the CXoneChat driver runs on the kit's `SessionDriver`, with no host: which
+/// socket is current, what the host hears of a step and in what order, and when a user's operation is
+/// over.
+@Suite struct ChatSessionStepTests {
+    typealias Action = ChatSession.Action
+
+    static let settings = ChatSession.Settings(
+        endpoints: CXoneEndpoints(socket: "wss://chat.example.com", chat: "https://chat.example.com"), firstName: "Ada", lastName: nil, sdkVersion: "test-1", gatewayDescription: "wss://gateway"
+    )
+
+    static func session(_ machine: ChatStateMachine = ChatDriver().machine) -> ChatSession {
+        ChatSession(machine: machine, contacts: ChatContactHistory(), settings: Self.settings)
+    }
+
+    /// Each action in a few words, for comparing in order.
+    static func words(_ actions: [Action]) -> [String] {
+        actions.map { action in
+            switch action {
+            case .work(.openSocket(_, let generation)): "open \(generation)"
+            case .work(.closeSocket): "close"
+            case .work(.write(_, let generation)): "write \(generation)"
+            case .work(.machine(let action)): "machine \(action)".prefix { $0 != "(" }.description
+            case .work(.download(let url, let large)): "download \(url) \(large == nil ? "unknown" : "known")"
+            case .work(.recordContact(let thread, let ended)): "record \(thread) \(ended ? "ended" : "started")"
+            case .setTimer(.machine(let id), _): "set \(id.kind)"
+            case .setTimer(.request(let id), _): "deadline \(id)"
+            case .cancelTimer(.machine(let id)): "cancel \(id.kind)"
+            case .cancelTimer(.request(let id)): "end deadline \(id)"
+            case .emit(let event): "emit \(event)".prefix { $0 != "(" }.description
+            case .log(let level, let message): "\(level) \(message)"
+            case .replied(let id, .success(let reply)): "replied \(id) \(reply)"
+            case .replied(let id, .failure(let error)): "failed \(id) \(error.message)"
+            @unknown default: "\(action)"
+            }
+        }
+    }
+
+    static func prepare(_ session: inout ChatSession, id: UInt64 = 1) throws -> [Action] {
+        let begun = try session.begin(.prepare(brandID: ChatDriver.brandID, channelID: ChatDriver.channelID, timeout: .seconds(30)), id: id)
+        let configured = session.run { $0.handle(.channelConfigurationFetched(.init())) }
+        return begun + configured + session.run { $0.handle(.visitorStored) }
+    }
+
+    @Test func anOperationIsRepliedByTheStepThatSettlesItAndItsDeadlineEnds() throws {
+        var session = Self.session()
+        let begun = try session.begin(.prepare(brandID: ChatDriver.brandID, channelID: ChatDriver.channelID, timeout: .seconds(30)), id: 1)
+        #expect(Self.words(begun).first == "deadline 1")
+        #expect(Self.words(begun).contains("machine fetchChannelConfiguration"))
+        #expect(!Self.words(begun).contains { $0.hasPrefix("replied") })
+        _ = session.run { $0.handle(.channelConfigurationFetched(.init())) }
+        let stored = Self.words(session.run { $0.handle(.visitorStored) })
+        #expect(Array(stored.suffix(2)) == ["end deadline 1", "replied 1 done"])
+
+        // Over once started: no deadline, the reply in the same step.
+        let viewed = Self.words(try session.begin(.viewPage(title: "Desk", url: "https://example.com/desk", at: ChatDriver().wallClock), id: 2))
+        #expect(viewed.last == "replied 2 done")
+        #expect(!viewed.contains { $0.hasPrefix("deadline") })
+    }
+
+    @Test func anOperationNoStepSettlesHearsWhoDidNotAnswerWhenItsDeadlinePasses() throws {
+        var session = Self.session()
+        _ = try Self.prepare(&session)
+        let begun = Self.words(try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 2))
+        #expect(begun.contains("deadline 2"))
+        let expired = Self.words(session.timerFired(.request(2), now: ChatDriver().wallClock))
+        #expect(expired == ["failed 2 cxone-chat: no answer from wss://gateway within 7 s (the chat is connecting)"])
+        #expect(session.timerFired(.request(2), now: ChatDriver().wallClock).isEmpty, "a deadline fires once")
+
+        // A forgotten operation hears nothing at its deadline.
+        _ = try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 3)
+        session.forgetRequest(3)
+        #expect(session.timerFired(.request(3), now: ChatDriver().wallClock).isEmpty)
+    }
+
+    @Test func whatAnOldSocketSaysIsDroppedAndANewSocketIsANewGeneration() throws {
+        var session = Self.session()
+        _ = try Self.prepare(&session)
+        let connecting = try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 2)
+        let first = session.socketGeneration
+        #expect(Self.words(connecting).contains("open \(first)"))
+        let opened = Self.words(session.socketOpened(first))
+        #expect(opened.contains("write \(first)"), "AuthorizeCustomer goes out on the socket that opened: \(opened)")
+        #expect(session.statusFields()["connected"] == "yes")
+
+        // The machine closes it: a new generation, and the old socket's news is not news.
+        let closed = Self.words(session.run { $0.disconnect() })
+        #expect(closed.contains("close"))
+        #expect(session.socketGeneration > first)
+        #expect(session.statusFields()["connected"] == "no")
+        #expect(session.socketOpened(first).isEmpty)
+        #expect(session.socketClosed(first, reason: "gone").isEmpty)
+        #expect(session.received(try CXoneInbound.decode(CXoneInbound.pongText, limits: CXoneWireLimits()), on: first, now: ChatDriver().wallClock).isEmpty)
+        #expect(session.statusFields()["frames-received"] == "0")
+    }
+
+    @Test func anAgentsFirstMessageIsKeptAsAContactAndToldBeforeTheMessage() throws {
+        let ready = ChatOutboxTests.ready()
+        var session = Self.session(ready.machine)
+        let message = ready.message("m-1", thread: "thread-1", "Hello, how can I help?")
+        let words = Self.words(session.run { $0.handle(.messageCreated(message, caseID: "case-1")) })
+        let told = words.filter { $0.hasPrefix("record") || $0.hasPrefix("emit") }
+        let start = try #require(told.firstIndex(of: "record thread-1 started"), "\(words)")
+        #expect(Array(told[start...].prefix(3)) == ["record thread-1 started", "emit incomingContact", "emit messageReceived"], "\(words)")
+        #expect(session.contacts.threads == ["thread-1": false])
+
+        // The same thread again is no new contact.
+        let again = Self.words(session.run { $0.handle(.messageCreated(ready.message("m-2", thread: "thread-1", "Still there?"), caseID: "case-1")) })
+        #expect(!again.contains { $0.hasPrefix("record") })
+    }
+
+    @Test func aLostChatIsToldToTheHostOnceAndOnlyWhileItListens() throws {
+        var session = Self.session(ChatOutboxTests.ready().machine)
+        session.presence.connected()
+        let gone = Self.words(session.run { $0.disconnect() })
+        #expect(gone.filter { $0.hasPrefix("emit stoppedListening") }.count == 1, "\(gone)")
+        #expect(session.presence.listening == false)
+
+        var background = Self.session(ChatOutboxTests.ready().machine)
+        background.presence.connected()
+        background.presence.background = true
+        #expect(!Self.words(background.run { $0.disconnect() }).contains { $0.hasPrefix("emit stoppedListening") })
+    }
+}
