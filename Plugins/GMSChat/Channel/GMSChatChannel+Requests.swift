@@ -12,67 +12,31 @@ extension GMSChatChannel {
     /// resumes (its events after the stored position are asked for), and `auto-start` starts one.
     func listen() async throws {
         try await self.loadIfNeeded()
-        self.state.withLock { $0.background = false }
-        try await self.connectSession()
-        self.state.withLock { state in
-            state.listening = true
-            state.lastError = nil
-        }
-        if self.configuration.autoStart, self.state.withLock({ $0.phase != .active }) {
-            try await self.startChat()
-        }
-    }
-
-    /// Subscribes, starts the session and waits for its first successful connect.
-    func connectSession() async throws {
+        _ = self.driver.withSession { $0.background = false }
         if self.configuration.apiVersion == 1 {
             self.bayeux.subscribe("/_genesys")
         } else {
             self.bayeux.subscribe(self.configuration.serviceChannel)
         }
+        self.bayeux.start()
         let timeout = self.configuration.machine.networkDelay * 3
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let connected = self.state.withLock { state -> Bool in
-                        if state.connected { return true }
-                        state.connectWaiters.append(continuation)
-                        return false
-                    }
-                    if connected { continuation.resume() }
-                    self.bayeux.start()
-                }
-            }
-            group.addTask {
-                try await self.host.clock.sleep(for: timeout)
-                throw ChannelError(.transient, "\(self.prefix): no connect to \(self.serverDescription) succeeded within \(timeout)")
-            }
-            defer { group.cancelAll() }
-            do {
-                try await group.next()
-            } catch {
-                // The waiter the deadline left behind goes.
-                let waiters = self.state.withLock { state in
-                    defer { state.connectWaiters = [] }
-                    return state.connectWaiters
-                }
-                for waiter in waiters { waiter.resume(throwing: error) }
-                throw error
-            }
+        _ = try await self.driver.request { session, id in session.awaitConnect(id, timeout: timeout) }
+        _ = self.driver.withSession { $0.listened() }
+        if self.configuration.autoStart, self.driver.withSession({ $0.phase != .active }) == true {
+            try await self.startChat()
         }
     }
 
     /// Says goodbye with the transcript position, as in the background: the chat stays for the next start.
     func stopListening() async {
-        self.state.withLock { $0.listening = false }
+        _ = self.driver.withSession { $0.listening = false }
         await self.bayeux.disconnect(ext: self.positionExt())
-        self.timers.cancelAll()
-        await self.worker.drain()
+        await self.driver.stop(failing: ChannelError(.transient, "\(self.prefix): the channel is stopping")) { _ in [] }
     }
 
     /// The Bayeux client reconnects by itself; the keep-alive reports a session the server stopped.
     func keepAlive() async throws {
-        let (background, listening) = self.state.withLock { ($0.background, $0.listening) }
+        let (background, listening) = self.driver.withSession { ($0.background, $0.listening) } ?? (false, false)
         guard !background else { return }
         guard listening else {
             throw ChannelError(.transient, "\(self.prefix): the session with \(self.serverDescription) is over")
@@ -84,29 +48,29 @@ extension GMSChatChannel {
     /// GMS for everything after that position.
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
         if applicationState == .background {
-            let wasListening = self.state.withLock { state -> Bool in
-                state.background = true
-                return state.listening
+            let wasListening = self.driver.withSession { session -> Bool in
+                session.background = true
+                return session.listening
             }
-            guard wasListening else { return }
+            guard wasListening == true else { return }
             let ext = self.positionExt()
-            self.worker.enqueue(.log(.info, "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(ext["transcriptPosition"]?.stringValue ?? "0")"))
+            self.host.logger.info("\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(ext["transcriptPosition"]?.stringValue ?? "0")")
             await self.bayeux.disconnect(ext: ext)
-            await self.worker.drain()
+            await self.driver.drain()
             return
         }
-        let resume = self.state.withLock { state -> Bool in
-            defer { state.background = false }
-            return state.background && state.listening
+        let resume = self.driver.withSession { session -> Bool in
+            defer { session.background = false }
+            return session.background && session.listening
         }
-        guard resume else { return }
-        self.worker.enqueue(.log(.info, "\(self.prefix): back in the foreground: a new session with \(self.serverDescription)"))
+        guard resume == true else { return }
+        self.host.logger.info("\(self.prefix): back in the foreground: a new session with \(self.serverDescription)")
         self.bayeux.start()
     }
 
     /// `ext` of a disconnect: the highest position shown, as a string, as the seed shows it.
     func positionExt() -> [String: JSONValue] {
-        ["transcriptPosition": .string(String(self.state.withLock { $0.ledger.shown }))]
+        ["transcriptPosition": .string(String(self.driver.withSession { $0.ledger.shown } ?? 0))]
     }
 
     // MARK: Requests
@@ -118,10 +82,7 @@ extension GMSChatChannel {
             try await self.startChat()
             return .done
         case .listThreads:
-            return .threads(self.state.withLock { state in
-                guard let threadID = state.threadID else { return [] }
-                return [ChatThread(id: threadID, name: "Chat with \(self.configuration.service)", state: state.phase == .active ? .ready : .closed)]
-            })
+            return .threads(self.driver.withSession { $0.threads } ?? [])
         case .sendMessage(_, let text):
             try await self.startChat()
             try await self.operate(v2: "sendMessage", v1: "send", fields: ["message": text])
@@ -156,59 +117,8 @@ extension GMSChatChannel {
 
     /// Starts a chat unless one is active, and returns once GMS gave its keys.
     func startChat() async throws {
-        // Whether this call sends the request (a start already under way is waited for, not repeated).
-        let start = try self.state.withLock { state throws -> Bool in
-            switch state.phase {
-            case .active, .starting: return false
-            case .none, .ended:
-                guard state.connected || state.listening else {
-                    throw ChannelError(.illegalState, "\(self.prefix): not connected to \(self.serverDescription) yet")
-                }
-                state.phase = .starting
-                state.v1Creating = false
-                return true
-            }
-        }
-        if self.state.withLock({ $0.phase == .active }) { return }
         let timeout = self.configuration.machine.networkDelay * 2
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let done = self.state.withLock { state -> Bool in
-                        if state.phase == .active { return true }
-                        state.startWaiters.append(continuation)
-                        return false
-                    }
-                    if done { continuation.resume() }
-                }
-            }
-            group.addTask {
-                try await self.host.clock.sleep(for: timeout)
-                throw ChannelError(.transient, "\(self.prefix): \(self.serverDescription) did not start the chat within \(timeout)")
-            }
-            if start {
-                if self.configuration.apiVersion == 2 {
-                    group.addTask { try await self.requestChatV2() }
-                } else {
-                    group.addTask { try await self.requestChatV1() }
-                }
-            }
-            defer { group.cancelAll() }
-            do {
-                // The start's own task ends first (or fails); the chat is started when its waiter resumes.
-                while let _ = try await group.next() {
-                    if self.state.withLock({ $0.phase == .active }) { return }
-                }
-            } catch {
-                let waiters = self.state.withLock { state in
-                    if state.phase == .starting { state.phase = .none }
-                    defer { state.startWaiters = [] }
-                    return state.startWaiters
-                }
-                for waiter in waiters { waiter.resume(throwing: error) }
-                throw error
-            }
-        }
+        _ = try await self.driver.request { session, id throws(ChannelError) in try session.startChat(id, timeout: timeout) }
     }
 
     /// v2 `requestChat`: GMS answers with an event carrying the chat's keys.
@@ -233,7 +143,7 @@ extension GMSChatChannel {
 
     /// A chat operation with the chat's keys: a v2 publish, or a v1 POST to `…/ixn/chat/<op>`.
     func operate(v2: String, v1: String, fields: [String: String]) async throws {
-        guard let keys = self.state.withLock({ $0.phase == .active ? $0.keys : nil }), let secureKey = keys.secureKey else {
+        guard let keys = self.driver.withSession({ $0.phase == .active ? $0.keys : nil }) ?? nil, let secureKey = keys.secureKey else {
             throw ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
         }
         if self.configuration.apiVersion == 1 {
@@ -262,36 +172,23 @@ extension GMSChatChannel {
 
     func statusFields() -> [String: String] {
         let status = self.bayeux.status
-        return self.state.withLock { state in
-            var fields: [String: String] = [
-                "server": self.configuration.baseURL,
-                "api-version": String(self.configuration.apiVersion),
-                "service": self.configuration.service,
-                "chat": state.phase.rawValue,
-                "state": state.phase == .active ? ChatState.ready.rawValue : (state.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
-                "transport": status.machine.connectionType.rawValue,
-                "connected": state.connected ? "yes" : "no",
-                "background": state.background ? "yes" : "no",
-                "transcript-position": String(state.ledger.shown),
-                "batches-received": String(status.batchesReceived),
-                "batches-rejected": String(status.batchesRejected),
-                "events-rejected": String(state.eventsRejected),
-                "events-ignored": String(state.eventsIgnored),
-            ]
-            if let handshakeAt = status.machine.handshakeAt, status.machine.clientID != nil {
-                fields["client-id-age"] = "\((status.now - handshakeAt).components.seconds) s"
-            }
-            let advice = status.machine.advice
-            func milliseconds(_ name: String, _ value: Duration?) -> String? {
-                value.map { "\(name)=\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
-            }
-            let parts = [advice.reconnect.map { "reconnect=\($0)" }, milliseconds("interval", advice.interval), milliseconds("timeout", advice.timeout), milliseconds("maxInterval", advice.maxInterval)]
-            fields["advice"] = parts.compactMap { $0 }.joined(separator: " ")
-            if status.machine.failures > 0 { fields["failures"] = String(status.machine.failures) }
-            if let gap = state.ledger.gap { fields["waiting-for-position"] = String(gap) }
-            if let error = state.lastError { fields["last-error"] = error }
-            if let thread = state.threadID { fields["thread"] = thread }
-            return fields
+        var fields = self.driver.withSession { $0.statusFields() } ?? [:]
+        fields["server"] = self.configuration.baseURL
+        fields["api-version"] = String(self.configuration.apiVersion)
+        fields["service"] = self.configuration.service
+        fields["transport"] = status.machine.connectionType.rawValue
+        fields["batches-received"] = String(status.batchesReceived)
+        fields["batches-rejected"] = String(status.batchesRejected)
+        if let handshakeAt = status.machine.handshakeAt, status.machine.clientID != nil {
+            fields["client-id-age"] = "\((status.now - handshakeAt).components.seconds) s"
         }
+        let advice = status.machine.advice
+        func milliseconds(_ name: String, _ value: Duration?) -> String? {
+            value.map { "\(name)=\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
+        }
+        let parts = [advice.reconnect.map { "reconnect=\($0)" }, milliseconds("interval", advice.interval), milliseconds("timeout", advice.timeout), milliseconds("maxInterval", advice.maxInterval)]
+        fields["advice"] = parts.compactMap { $0 }.joined(separator: " ")
+        if status.machine.failures > 0 { fields["failures"] = String(status.machine.failures) }
+        return fields
     }
 }

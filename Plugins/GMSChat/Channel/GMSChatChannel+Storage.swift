@@ -6,10 +6,6 @@ import Synchronization
 // What the chat keeps across restarts: its local thread id and the highest transcript position shown in the
 // channel's store; GMS's keys of the chat in its secrets (never in the state database).
 extension GMSChatChannel {
-    static let positionKey = "transcript-position"
-    static let threadKey = "thread-id"
-    static let phaseKey = "chat-phase"
-
     enum SecretKey {
         static let secureKey = "secure-key"
         static let chatID = "chat-id"
@@ -20,42 +16,33 @@ extension GMSChatChannel {
 
     /// Reads what the store and the secrets hold, once.
     func loadIfNeeded() async throws {
-        guard !self.state.withLock({ $0.loaded }) else { return }
-        let position: Int
-        let threadID: String?
-        let phase: Phase
-        let keys: GMSChatKeys
+        guard !self.driver.isLoaded else { return }
+        let stored: Session.Stored
         do {
-            position = try await self.host.store.value(forKey: Self.positionKey).flatMap { Int($0) } ?? 0
-            threadID = try await self.host.store.value(forKey: Self.threadKey)
-            phase = try await self.host.store.value(forKey: Self.phaseKey).flatMap(Phase.init(rawValue:)) ?? .none
+            let store = self.host.store
             let secrets = self.host.secrets
-            keys = GMSChatKeys(
-                secureKey: try await secrets.secret(forKey: SecretKey.secureKey),
-                chatID: try await secrets.secret(forKey: SecretKey.chatID),
-                userID: try await secrets.secret(forKey: SecretKey.userID),
-                alias: try await secrets.secret(forKey: SecretKey.alias),
-                serviceID: try await secrets.secret(forKey: SecretKey.serviceID)
+            stored = Session.Stored(
+                position: try await store.value(forKey: Session.StoreKey.position).flatMap { Int($0) } ?? 0,
+                threadID: try await store.value(forKey: Session.StoreKey.thread),
+                phase: try await store.value(forKey: Session.StoreKey.phase).flatMap(Session.Phase.init(rawValue:)) ?? .none,
+                keys: GMSChatKeys(
+                    secureKey: try await secrets.secret(forKey: SecretKey.secureKey),
+                    chatID: try await secrets.secret(forKey: SecretKey.chatID),
+                    userID: try await secrets.secret(forKey: SecretKey.userID),
+                    alias: try await secrets.secret(forKey: SecretKey.alias),
+                    serviceID: try await secrets.secret(forKey: SecretKey.serviceID)
+                )
             )
         } catch {
             throw ChannelError(.transient, "\(self.prefix): could not read the chat's stored state: \(error)")
         }
-        // A chat is resumable with its keys: v2 needs the secure key, v1 its service as well.
-        let resumable = phase == .active && keys.secureKey != nil && (self.configuration.apiVersion == 2 || keys.serviceID != nil)
-        self.state.withLock { state in
-            guard !state.loaded else { return }
-            state.loaded = true
-            state.ledger = TranscriptLedger(shown: position)
-            state.storedPosition = position
-            if resumable {
-                state.phase = .active
-                state.keys = keys
-                state.threadID = threadID
-                state.contactRecorded = true
-            }
-        }
-        if resumable {
-            self.host.logger.info("\(self.prefix): resuming the chat with \(self.serverDescription) after transcript position \(position)")
+        let settings = Session.Settings(
+            apiVersion: self.configuration.apiVersion, service: self.configuration.service, serverDescription: self.serverDescription,
+            networkDelay: self.configuration.machine.networkDelay, makeThreadID: Self.newThreadID
+        )
+        let session = Session(settings: settings, stored: stored)
+        if self.driver.load(session), session.phase == .active {
+            self.host.logger.info("\(self.prefix): resuming the chat with \(self.serverDescription) after transcript position \(stored.position)")
         }
     }
 

@@ -16,49 +16,27 @@ extension GMSChatChannel {
         guard let serviceID = reply["_id"]?.stringValue, !serviceID.isEmpty else {
             throw ChannelError(.server, "\(self.prefix): \(self.serverDescription) answered request-chat without a service id (_id)")
         }
-        let create = self.state.withLock { state -> Bool in
-            guard state.phase == .starting else { return false }
-            state.keys = GMSChatKeys(serviceID: serviceID)
-            guard state.connected, !state.v1Creating else { return false }
-            state.v1Creating = true
-            return true
-        }
-        if create { await self.createV1Interaction() }
+        self.driver.step { $0.v1ServiceMade(serviceID) }
     }
 
     /// `…/ixn/chat` with `notify_by=comet`: GMS answers with the chat's keys and its first rows.
-    func createV1Interaction() async {
-        guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else { return }
+    func createV1Interaction(serviceID: String) async {
         var fields = ["_verbose": "true", "notify_by": "comet", "userDisplayName": self.configuration.displayName]
         if let first = self.configuration.firstName { fields["firstName"] = first }
         if let last = self.configuration.lastName { fields["lastName"] = last }
         if let email = self.configuration.email { fields["email"] = email }
         if let subject = self.configuration.subject { fields["subject"] = subject }
-        let now = self.host.now()
         do {
             let reply = try await self.postV1Form(path: "/1/service/\(serviceID)/ixn/chat", fields: fields, what: "the chat's creation")
             let event = try Self.v1Event(reply, serviceID: serviceID)
-            let starters = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-                guard state.phase == .starting else { return [] }
-                let keys = GMSChatKeys(
-                    secureKey: reply["secureKey"]?.stringValue ?? serviceID, chatID: event.chatSessionID,
-                    userID: reply["userId"]?.stringValue, serviceID: serviceID
-                )
-                self.begin(&state, keys: keys, now: now)
-                self.accept(event.rows, &state, now: now)
-                defer { state.startWaiters = [] }
-                return state.startWaiters
-            }
-            for starter in starters { starter.resume() }
+            let keys = GMSChatKeys(
+                secureKey: reply["secureKey"]?.stringValue ?? serviceID, chatID: event.chatSessionID, userID: reply["userId"]?.stringValue, serviceID: serviceID
+            )
+            let now = self.host.now()
+            self.driver.step { $0.v1Created(keys, event, now: now) }
         } catch {
             let failure = error as? ChannelError ?? ChannelError(.server, "\(self.prefix): the chat's creation answer from \(self.serverDescription) is not valid: \(error)")
-            let starters = self.state.withLock { state -> [CheckedContinuation<Void, any Error>] in
-                if state.phase == .starting { state.phase = .none }
-                state.v1Creating = false
-                defer { state.startWaiters = [] }
-                return state.startWaiters
-            }
-            for starter in starters { starter.resume(throwing: failure) }
+            self.driver.step { $0.startFailed(failure) }
         }
     }
 
@@ -66,12 +44,11 @@ extension GMSChatChannel {
     func refreshV1(after position: Int) async -> Bool {
         do {
             let reply = try await self.postV1Form(operation: "refresh", fields: ["transcriptPosition": String(position), "_verbose": "true"])
-            guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else { return true }
-            let event = try Self.v1Event(reply, serviceID: serviceID)
-            self.received(event)
+            guard let serviceID = self.serviceID else { return true }
+            self.received(try Self.v1Event(reply, serviceID: serviceID))
             return true
         } catch {
-            self.worker.enqueue(.log(.warning, "\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error); asking again once connected"))
+            self.host.logger.warning("\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error); asking again once connected")
             return false
         }
     }
@@ -82,18 +59,27 @@ extension GMSChatChannel {
         var fields = fields
         fields["_verbose"] = "true"
         let reply = try await self.postV1Form(operation: operation, fields: fields)
-        if let serviceID = self.state.withLock({ $0.keys?.serviceID }),
-            let event = try? Self.v1Event(reply, serviceID: serviceID)
-        {
+        if let serviceID = self.serviceID, let event = try? Self.v1Event(reply, serviceID: serviceID) {
             self.received(event)
         }
     }
 
     func postV1Form(operation: String, fields: [String: String]) async throws -> [String: JSONValue] {
-        guard let serviceID = self.state.withLock({ $0.keys?.serviceID }) else {
+        guard let serviceID = self.serviceID else {
             throw ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
         }
         return try await self.postV1Form(path: "/1/service/\(serviceID)/ixn/chat/\(operation)", fields: fields, what: operation)
+    }
+
+    /// The chat's service (v1), if there is a chat.
+    var serviceID: String? {
+        self.driver.withSession { $0.keys?.serviceID } ?? nil
+    }
+
+    /// A v1 event the chat's REST answers carry, for the session.
+    func received(_ event: GMSChatV1Event) {
+        let now = self.host.now()
+        self.driver.step { $0.received(event, now: now) }
     }
 
     /// POSTs a form under the base URL with `gms_user`, and reads the JSON object GMS answers.

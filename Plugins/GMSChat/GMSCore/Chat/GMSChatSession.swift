@@ -1,0 +1,497 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+/// The chat's keys, which let anyone holding them act as the customer: kept only in the secrets file.
+public struct GMSChatKeys: Sendable, Hashable {
+    public var secureKey: String?
+    public var chatID: String?
+    public var userID: String?
+    public var alias: String?
+    /// v1: the service GMS made for the chat (`request-chat`'s `_id`).
+    public var serviceID: String?
+
+    public init(secureKey: String? = nil, chatID: String? = nil, userID: String? = nil, alias: String? = nil, serviceID: String? = nil) {
+        self.secureKey = secureKey
+        self.chatID = chatID
+        self.userID = userID
+        self.alias = alias
+        self.serviceID = serviceID
+    }
+}
+
+/// A GMS customer chat on top of its CometD session, as one pure value that the kit's ``SessionDriver``
+/// drives: the chat's phase and keys, its transcript (a ``TranscriptLedger``: each row shown once, in
+/// position order, the highest position shown persisted whenever it rises), when to ask GMS for the
+/// chat's events again, and the callers waiting for the session's first connect or for the chat to start.
+///
+/// The transcript's gaps: CometD does not order deliveries, so rows behind a missing position wait a
+/// second for it, then the chat's events after the position shown are asked for, and if the gap is still
+/// open a network delay later it is skipped. A session interrupted (events pushed to a dead connection may
+/// be lost) or a new one (a chat is not bound to a new client id by itself) asks for them too.
+public struct GMSChatSession: ChannelSession {
+    public typealias Action = SessionAction<Timer, Work>
+
+    public enum Phase: String, Sendable {
+        /// No chat: one starts with `chat connect`, the first `chat send`, or `auto-start`.
+        case none
+        case starting
+        case active
+        /// GMS said the chat is over.
+        case ended
+    }
+
+    public enum Timer: Hashable, Sendable {
+        /// Rows wait behind a missing position: ask for a replay, then give the gap up.
+        case gap
+        /// A waiting caller's deadline.
+        case request(UInt64)
+    }
+
+    /// What the channel does with GMS and the store, in the order the session asked.
+    public enum Work: Sendable {
+        /// Ask for the chat's events after `position` (v2 `requestNotifications` from the next position, v1
+        /// `refresh`); answer with ``notificationsAsked(succeeded:)``.
+        case requestNotifications(GMSChatKeys, after: Int)
+        /// Ask for a chat (v2 `requestChat`; v1 `request-chat`, answered with ``v1ServiceMade(_:)``); a
+        /// failure is ``startFailed(_:)``.
+        case requestChat
+        /// v1: create the chat interaction of the service; answer with ``v1Created(_:_:now:)`` or
+        /// ``startFailed(_:)``.
+        case createV1Interaction(serviceID: String)
+        case storePosition(Int)
+        case storeValue(String?, key: String)
+        case storeKeys(GMSChatKeys?)
+    }
+
+    /// Where the chat's state is kept in the channel's store.
+    public enum StoreKey {
+        public static let position = "transcript-position"
+        public static let thread = "thread-id"
+        public static let phase = "chat-phase"
+    }
+
+    public struct Settings: Sendable {
+        /// 1 or 2.
+        public var apiVersion: Int
+        /// The service, which names the chat's thread.
+        public var service: String
+        /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
+        public var serverDescription: String
+        /// How long a replay may take before the gap it was asked for is skipped.
+        public var networkDelay: Duration
+        /// A new local id for a chat's thread (GMS's ids are secrets).
+        public var makeThreadID: @Sendable () -> String
+
+        public init(apiVersion: Int, service: String, serverDescription: String, networkDelay: Duration, makeThreadID: @escaping @Sendable () -> String) {
+            self.apiVersion = apiVersion
+            self.service = service
+            self.serverDescription = serverDescription
+            self.networkDelay = networkDelay
+            self.makeThreadID = makeThreadID
+        }
+    }
+
+    /// What the store and the secrets held when the channel started.
+    public struct Stored: Sendable {
+        public var position: Int
+        public var threadID: String?
+        public var phase: Phase
+        public var keys: GMSChatKeys
+
+        public init(position: Int = 0, threadID: String? = nil, phase: Phase = .none, keys: GMSChatKeys = GMSChatKeys()) {
+            self.position = position
+            self.threadID = threadID
+            self.phase = phase
+            self.keys = keys
+        }
+    }
+
+    enum RequestState: Sendable {
+        case none
+        case inFlight
+        case failed
+    }
+
+    enum Waiting: Sendable {
+        case connect(Duration)
+        case start(Duration)
+
+        var isConnect: Bool {
+            if case .connect = self { true } else { false }
+        }
+    }
+
+    public private(set) var phase = Phase.none
+    public private(set) var keys: GMSChatKeys?
+    /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
+    public private(set) var threadID: String?
+    public private(set) var ledger: TranscriptLedger
+    var storedPosition: Int
+    /// The gap a replay was asked for; if it is still open when the replay's time is up, it is skipped.
+    var replayAskedFor: Int?
+    /// The last request for the chat's events after the stored position; one that failed is made again
+    /// when the session connects again.
+    var notificationsRequest = RequestState.none
+    /// The session was interrupted since the last request: events pushed to a connection that died may
+    /// be lost (CometD has no delivery guarantee without its ack extension), so the chat's events after
+    /// the stored position are asked for again once a connect succeeds.
+    var replayOnConnect = false
+    public var listening = false
+    public var background = false
+    public private(set) var connected = false
+    var contactRecorded = false
+    /// v1: the chat interaction is being created (after the first connect, as GMS's clients do).
+    var v1Creating = false
+    public private(set) var lastError: String?
+    public private(set) var eventsRejected = 0
+    public private(set) var eventsIgnored = 0
+    var waiting: [UInt64: Waiting] = [:]
+    let settings: Settings
+    let prefix = "gms-chat"
+
+    /// The session for what was stored: a chat kept with its keys (v2 needs the secure key, v1 its
+    /// service as well) resumes after the position shown.
+    public init(settings: Settings, stored: Stored = Stored()) {
+        self.settings = settings
+        self.ledger = TranscriptLedger(shown: stored.position)
+        self.storedPosition = stored.position
+        let resumable = stored.phase == .active && stored.keys.secureKey != nil && (settings.apiVersion == 2 || stored.keys.serviceID != nil)
+        if resumable {
+            self.phase = .active
+            self.keys = stored.keys
+            self.threadID = stored.threadID
+            self.contactRecorded = true
+        }
+    }
+
+    var server: String { self.settings.serverDescription }
+
+    // MARK: The CometD session
+
+    /// `listen()` connected: the channel listens, and earlier errors are over.
+    public mutating func listened() {
+        self.listening = true
+        self.lastError = nil
+    }
+
+    /// A new session: ask for everything after the stored position.
+    public mutating func handshook() -> [Action] {
+        guard self.phase == .active, self.keys != nil else { return [] }
+        return self.requestNotifications()
+    }
+
+    /// A connect succeeded (over `connectionType`).
+    public mutating func connected(over connectionType: String) -> [Action] {
+        self.connected = true
+        self.lastError = nil
+        var actions: [Action] = [.log(.info, "\(self.prefix): connected to \(self.server) over \(connectionType)")]
+        actions += self.reply(to: { $0.isConnect }, .success(.done))
+        if self.settings.apiVersion == 1, self.phase == .starting, let serviceID = self.keys?.serviceID, !self.v1Creating {
+            self.v1Creating = true
+            actions.append(.work(.createV1Interaction(serviceID: serviceID)))
+        }
+        if self.phase == .active, self.notificationsRequest == .failed || (self.replayOnConnect && self.notificationsRequest == .none) {
+            actions += self.requestNotifications()
+        }
+        return actions
+    }
+
+    /// The connection failed; the client reconnects by itself. The chat's events after the stored
+    /// position are asked for at once: the request goes out on a new connection and is answered there,
+    /// while a new connect may be held by the server for its whole timeout. If it fails too, it is made
+    /// again once a connect succeeds.
+    public mutating func interrupted(_ failure: String) -> [Action] {
+        self.connected = false
+        self.replayOnConnect = true
+        self.lastError = failure
+        var actions: [Action] = [.log(.notice, "\(self.prefix): the connection to \(self.server) was interrupted: \(failure); reconnecting")]
+        if self.phase == .active, self.notificationsRequest != .inFlight { actions += self.requestNotifications() }
+        return actions
+    }
+
+    public func transportChanged(to connectionType: String) -> [Action] {
+        [.log(.notice, "\(self.prefix): \(self.server) is reached over \(connectionType) from now on")]
+    }
+
+    /// The session ended: disconnected (nil), or stopped by the server. A listening channel that did not
+    /// ask for it has stopped listening.
+    public mutating func stopped(_ failure: String?) -> [Action] {
+        self.connected = false
+        let report = failure != nil && self.listening && !self.background
+        if report { self.listening = false }
+        let error = ChannelError(.transient, "\(self.prefix): \(self.server) ended the session: \(failure ?? "disconnected")")
+        return self.reply(to: { $0.isConnect }, .failure(error)) + (report ? [.emit(.stoppedListening(error))] : [])
+    }
+
+    // MARK: Deliveries
+
+    public mutating func ignored(channel: String) -> [Action] {
+        self.eventsIgnored += 1
+        return [.log(.notice, "\(self.prefix): ignored an event on \(channel), which this chat does not use")]
+    }
+
+    public mutating func rejected(channel: String, _ error: GMSDecodeError) -> [Action] {
+        self.eventsRejected += 1
+        return [.log(.warning, "\(self.prefix): ignored an event on \(channel) from \(self.server): \(error)")]
+    }
+
+    /// A v2 event: the answer to an operation or a notification.
+    public mutating func received(_ reply: GMSChatV2Reply, now: UnixTime) -> [Action] {
+        if reply.statusCode != 0 {
+            let reason = reply.errors.isEmpty ? "status \(reply.statusCode)" : reply.errors.joined(separator: "; ")
+            self.lastError = "GMS refused an operation: \(reason)"
+            let refused = Action.log(.warning, "\(self.prefix): \(self.server) refused an operation: \(reason)")
+            if self.phase == .starting {
+                self.phase = .none
+                return [refused] + self.failStart(ChannelError(.server, "\(self.prefix): \(self.server) did not start the chat: \(reason)"))
+            }
+            return [refused] + (reply.chatEnded ? self.end() : [])
+        }
+        var actions: [Action] = []
+        if self.phase == .starting, let secureKey = reply.secureKey {
+            actions += self.begin(GMSChatKeys(secureKey: secureKey, chatID: reply.chatID, userID: reply.userID, alias: reply.alias))
+            actions += self.reply(to: { !$0.isConnect }, .success(.done))
+        } else if let key = reply.secureKey, let ours = self.keys?.secureKey, key != ours {
+            return [.log(.debug, "\(self.prefix): ignored an event of another chat")]
+        } else if let keys = self.keys {
+            // Keys GMS hands out later (the alias, the user id) are kept too.
+            let updated = GMSChatKeys(
+                secureKey: keys.secureKey, chatID: reply.chatID ?? keys.chatID, userID: reply.userID ?? keys.userID,
+                alias: reply.alias ?? keys.alias, serviceID: keys.serviceID
+            )
+            if updated != keys {
+                self.keys = updated
+                actions.append(.work(.storeKeys(updated)))
+            }
+        }
+        guard self.phase == .active else { return actions }
+        actions += self.accept(reply.messages, now: now)
+        return actions + (reply.chatEnded ? self.end() : [])
+    }
+
+    /// A v1 event on `/_genesys`: every chat's events share the channel, so only this chat's are taken.
+    public mutating func received(_ event: GMSChatV1Event, now: UnixTime) -> [Action] {
+        guard self.phase == .active, let keys = self.keys else { return [] }
+        let ours = (event.serviceID != nil && event.serviceID == keys.serviceID) || (event.chatSessionID != nil && event.chatSessionID == keys.chatID)
+        guard ours else { return [.log(.debug, "\(self.prefix): ignored a /_genesys event of another chat")] }
+        return self.accept(event.rows, now: now) + (event.state == "DISCONNECTED" ? self.end() : [])
+    }
+
+    // MARK: Waiting callers
+
+    /// A `listen()` waiting as request `id` for the first successful connect, for at most `timeout`.
+    public mutating func awaitConnect(_ id: UInt64, timeout: Duration) -> [Action] {
+        if self.connected { return [.replied(id, .success(.done))] }
+        self.waiting[id] = .connect(timeout)
+        return [.setTimer(.request(id), after: timeout)]
+    }
+
+    /// Starts a chat unless one is active or starting, and has request `id` wait until GMS gave its keys,
+    /// for at most `timeout`.
+    public mutating func startChat(_ id: UInt64, timeout: Duration) throws(ChannelError) -> [Action] {
+        var actions: [Action] = []
+        switch self.phase {
+        case .active:
+            return [.replied(id, .success(.done))]
+        case .starting:
+            break
+        case .none, .ended:
+            guard self.connected || self.listening else {
+                throw ChannelError(.illegalState, "\(self.prefix): not connected to \(self.server) yet")
+            }
+            self.phase = .starting
+            self.v1Creating = false
+            actions.append(.work(.requestChat))
+        }
+        self.waiting[id] = .start(timeout)
+        return actions + [.setTimer(.request(id), after: timeout)]
+    }
+
+    /// Asking for the chat, or creating it (v1), failed: every caller waiting for it hears `error`.
+    public mutating func startFailed(_ error: ChannelError) -> [Action] {
+        if self.phase == .starting { self.phase = .none }
+        self.v1Creating = false
+        return self.failStart(error)
+    }
+
+    /// v1: `request-chat` made the chat's service; the interaction is created once connected.
+    public mutating func v1ServiceMade(_ serviceID: String) -> [Action] {
+        guard self.phase == .starting else { return [] }
+        self.keys = GMSChatKeys(serviceID: serviceID)
+        guard self.connected, !self.v1Creating else { return [] }
+        self.v1Creating = true
+        return [.work(.createV1Interaction(serviceID: serviceID))]
+    }
+
+    /// v1: the chat interaction was created, with its keys and first rows.
+    public mutating func v1Created(_ keys: GMSChatKeys, _ event: GMSChatV1Event, now: UnixTime) -> [Action] {
+        guard self.phase == .starting else { return [] }
+        return self.begin(keys) + self.accept(event.rows, now: now) + self.reply(to: { !$0.isConnect }, .success(.done))
+    }
+
+    /// The request for the chat's events went out (or failed, and is made again once connected).
+    public mutating func notificationsAsked(succeeded: Bool) -> [Action] {
+        if self.notificationsRequest == .inFlight { self.notificationsRequest = succeeded ? .none : .failed }
+        return []
+    }
+
+    public mutating func forgetRequest(_ id: UInt64) {
+        self.waiting[id] = nil
+    }
+
+    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+        switch timer {
+        case .gap:
+            return self.gapTimerFired(now: now)
+        case .request(let id):
+            switch self.waiting.removeValue(forKey: id) {
+            case .connect(let timeout)?:
+                return [.replied(id, .failure(ChannelError(.transient, "\(self.prefix): no connect to \(self.server) succeeded within \(timeout)")))]
+            case .start(let timeout)?:
+                // A start that does not come fails every caller waiting for it.
+                if self.phase == .starting { self.phase = .none }
+                let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not start the chat within \(timeout)")
+                return [.replied(id, .failure(error))] + self.failStart(error)
+            case nil:
+                return []
+            }
+        }
+    }
+
+    // MARK: The transcript
+
+    /// Takes rows in any order, hands on the new ones in position order, and persists the new high-water mark.
+    mutating func accept(_ rows: [GMSTranscriptEvent], now: UnixTime) -> [Action] {
+        guard !rows.isEmpty, let threadID = self.threadID else { return [] }
+        let outcome = self.ledger.accept(rows)
+        var actions: [Action] = []
+        if outcome.duplicates > 0 { actions.append(.log(.debug, "\(self.prefix): dropped \(outcome.duplicates) transcript rows already shown")) }
+        actions += self.release(outcome.released, threadID: threadID, now: now)
+        if let gap = self.ledger.gap {
+            // CometD does not order deliveries: give the missing rows a moment before asking again.
+            if self.replayAskedFor != gap { actions.append(.setTimer(.gap, after: .seconds(1))) }
+        } else {
+            self.replayAskedFor = nil
+            actions.append(.cancelTimer(.gap))
+        }
+        return actions
+    }
+
+    mutating func release(_ rows: [GMSTranscriptEvent], threadID: String, now: UnixTime) -> [Action] {
+        guard !rows.isEmpty else { return [] }
+        var actions: [Action] = []
+        for row in rows {
+            let message = row.chatMessage(threadID: threadID, receivedAt: now)
+            if !self.contactRecorded, message.direction == .fromAgent {
+                self.contactRecorded = true
+                var contact = Contact(id: threadID, kind: .chat, from: message.sender, summary: "Chat with \(message.sender.displayName)", receivedAt: message.sentAt)
+                contact.threadID = threadID
+                actions.append(.emit(.incomingContact(contact)))
+            }
+            actions.append(.emit(.messageReceived(message)))
+        }
+        if self.ledger.shown > self.storedPosition {
+            self.storedPosition = self.ledger.shown
+            actions.append(.work(.storePosition(self.ledger.shown)))
+        }
+        return actions
+    }
+
+    /// The rows behind a gap waited: ask for a replay, or, when it was asked for already, go on after it.
+    mutating func gapTimerFired(now: UnixTime) -> [Action] {
+        guard let gap = self.ledger.gap, let threadID = self.threadID else { return [] }
+        if self.replayAskedFor == gap {
+            let skipped = self.ledger.skipGap()
+            self.replayAskedFor = nil
+            let warning = Action.log(.warning, "\(self.prefix): transcript rows from position \(gap) never came, even replayed; going on after them")
+            return [warning] + self.release(skipped, threadID: threadID, now: now)
+        }
+        self.replayAskedFor = gap
+        return [.setTimer(.gap, after: self.settings.networkDelay)] + self.requestNotifications()
+    }
+
+    /// Asks GMS for every transcript event after the position shown.
+    mutating func requestNotifications() -> [Action] {
+        guard let keys = self.keys, keys.secureKey != nil else { return [] }
+        self.notificationsRequest = .inFlight
+        self.replayOnConnect = false
+        return [.work(.requestNotifications(keys, after: self.ledger.shown))]
+    }
+
+    // MARK: The chat's life
+
+    /// The chat started: keys kept in the secrets, a thread for the host.
+    mutating func begin(_ keys: GMSChatKeys) -> [Action] {
+        let threadID = self.settings.makeThreadID()
+        self.phase = .active
+        self.keys = keys
+        self.threadID = threadID
+        self.ledger = TranscriptLedger()
+        self.storedPosition = 0
+        self.contactRecorded = false
+        self.replayAskedFor = nil
+        return [
+            .work(.storeKeys(keys)), .work(.storeValue(threadID, key: StoreKey.thread)), .work(.storePosition(0)),
+            .work(.storeValue(Phase.active.rawValue, key: StoreKey.phase)),
+            .emit(.chatStateChanged(.ready)), .emit(.threadUpdated(self.thread(threadID, .ready))),
+            .log(.info, "\(self.prefix): the chat with \(self.server) started"),
+        ]
+    }
+
+    /// GMS ended the chat: the keys are forgotten, the thread and its contact closed.
+    mutating func end() -> [Action] {
+        guard self.phase == .active else { return [] }
+        self.phase = .ended
+        self.keys = nil
+        var actions: [Action] = [.cancelTimer(.gap), .work(.storeKeys(nil)), .work(.storeValue(Phase.ended.rawValue, key: StoreKey.phase))]
+        if let threadID = self.threadID {
+            actions.append(.emit(.threadUpdated(self.thread(threadID, .closed))))
+            if self.contactRecorded { actions.append(.emit(.contactEnded(contactID: threadID, outcome: .completed))) }
+        }
+        return actions + [.emit(.chatStateChanged(.closed)), .log(.info, "\(self.prefix): the chat with \(self.server) ended")]
+    }
+
+    /// The callers waiting for a start hear `error`.
+    mutating func failStart(_ error: ChannelError) -> [Action] {
+        self.reply(to: { !$0.isConnect }, .failure(error))
+    }
+
+    /// The waiting callers `which` selects hear `outcome`.
+    mutating func reply(to which: (Waiting) -> Bool, _ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
+        var actions: [Action] = []
+        for (id, waiting) in self.waiting.sorted(by: { $0.key < $1.key }) where which(waiting) {
+            self.waiting[id] = nil
+            actions += [.cancelTimer(.request(id)), .replied(id, outcome)]
+        }
+        return actions
+    }
+
+    // MARK: What the host sees
+
+    func thread(_ id: String, _ state: ThreadState) -> ChatThread {
+        ChatThread(id: id, name: "Chat with \(self.settings.service)", state: state)
+    }
+
+    /// `list-threads`: the chat's thread, if it had one.
+    public var threads: [ChatThread] {
+        guard let threadID = self.threadID else { return [] }
+        return [self.thread(threadID, self.phase == .active ? .ready : .closed)]
+    }
+
+    /// The chat's part of `chat status`.
+    public func statusFields() -> [String: String] {
+        var fields: [String: String] = [
+            "chat": self.phase.rawValue,
+            "state": self.phase == .active ? ChatState.ready.rawValue : (self.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
+            "connected": self.connected ? "yes" : "no",
+            "background": self.background ? "yes" : "no",
+            "transcript-position": String(self.ledger.shown),
+            "events-rejected": String(self.eventsRejected),
+            "events-ignored": String(self.eventsIgnored),
+        ]
+        if let gap = self.ledger.gap { fields["waiting-for-position"] = String(gap) }
+        if let error = self.lastError { fields["last-error"] = error }
+        if let thread = self.threadID { fields["thread"] = thread }
+        return fields
+    }
+}
