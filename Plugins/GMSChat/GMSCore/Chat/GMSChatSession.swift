@@ -1,24 +1,6 @@
 public import AttendantPluginAPI
 public import AttendantPluginKit
 
-/// The chat's keys, which let anyone holding them act as the customer: kept only in the secrets file.
-public struct GMSChatKeys: Sendable, Hashable {
-    public var secureKey: String?
-    public var chatID: String?
-    public var userID: String?
-    public var alias: String?
-    /// v1: the service GMS made for the chat (`request-chat`'s `_id`).
-    public var serviceID: String?
-
-    public init(secureKey: String? = nil, chatID: String? = nil, userID: String? = nil, alias: String? = nil, serviceID: String? = nil) {
-        self.secureKey = secureKey
-        self.chatID = chatID
-        self.userID = userID
-        self.alias = alias
-        self.serviceID = serviceID
-    }
-}
-
 /// A GMS customer chat on top of its CometD session, as one pure value that the kit's ``SessionDriver``
 /// drives: the chat's phase and keys, its transcript (a ``TranscriptLedger``: each row shown once, in
 /// position order, the highest position shown persisted whenever it rises), when to ask GMS for the
@@ -121,11 +103,11 @@ public struct GMSChatSession: ChannelSession {
         }
     }
 
-    public private(set) var phase = Phase.none
-    public private(set) var keys: GMSChatKeys?
+    public internal(set) var phase = Phase.none
+    public internal(set) var keys: GMSChatKeys?
     /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
-    public private(set) var threadID: String?
-    public private(set) var ledger: TranscriptLedger
+    public internal(set) var threadID: String?
+    public internal(set) var ledger: TranscriptLedger
     var storedPosition: Int
     /// The gap a replay was asked for; if it is still open when the replay's time is up, it is skipped.
     var replayAskedFor: Int?
@@ -138,13 +120,13 @@ public struct GMSChatSession: ChannelSession {
     var replayOnConnect = false
     public var listening = false
     public var background = false
-    public private(set) var connected = false
+    public internal(set) var connected = false
     var contactRecorded = false
     /// v1: the chat interaction is being created (after the first connect, as GMS's clients do).
     var v1Creating = false
-    public private(set) var lastError: String?
-    public private(set) var eventsRejected = 0
-    public private(set) var eventsIgnored = 0
+    public internal(set) var lastError: String?
+    public internal(set) var eventsRejected = 0
+    public internal(set) var eventsIgnored = 0
     var waiting: [UInt64: Waiting] = [:]
     let settings: Settings
     let prefix = "gms-chat"
@@ -356,114 +338,6 @@ public struct GMSChatSession: ChannelSession {
                 return []
             }
         }
-    }
-
-    // MARK: The transcript
-
-    /// Takes rows in any order, hands on the new ones in position order, and persists the new high-water mark.
-    mutating func accept(_ rows: [GMSTranscriptEvent], now: UnixTime) -> [Action] {
-        guard !rows.isEmpty, let threadID = self.threadID else { return [] }
-        let outcome = self.ledger.accept(rows)
-        var actions: [Action] = []
-        if outcome.duplicates > 0 { actions.append(.log(.debug, "\(self.prefix): dropped \(outcome.duplicates) transcript rows already shown")) }
-        actions += self.release(outcome.released, threadID: threadID, now: now)
-        if let gap = self.ledger.gap {
-            // CometD does not order deliveries: give the missing rows a moment before asking again.
-            if self.replayAskedFor != gap { actions.append(.setTimer(.gap, after: .seconds(1))) }
-        } else {
-            self.replayAskedFor = nil
-            actions.append(.cancelTimer(.gap))
-        }
-        return actions
-    }
-
-    mutating func release(_ rows: [GMSTranscriptEvent], threadID: String, now: UnixTime) -> [Action] {
-        guard !rows.isEmpty else { return [] }
-        var actions: [Action] = []
-        for row in rows {
-            let message = row.chatMessage(threadID: threadID, receivedAt: now)
-            if !self.contactRecorded, message.direction == .fromAgent {
-                self.contactRecorded = true
-                var contact = Contact(id: threadID, kind: .chat, from: message.sender, summary: "Chat with \(message.sender.displayName)", receivedAt: message.sentAt)
-                contact.threadID = threadID
-                actions.append(.emit(.incomingContact(contact)))
-            }
-            actions.append(.emit(.messageReceived(message)))
-        }
-        if self.ledger.shown > self.storedPosition {
-            self.storedPosition = self.ledger.shown
-            actions.append(.work(.storePosition(self.ledger.shown)))
-        }
-        return actions
-    }
-
-    /// The rows behind a gap waited: ask for a replay, or, when it was asked for already, go on after it.
-    mutating func gapTimerFired(now: UnixTime) -> [Action] {
-        guard let gap = self.ledger.gap, let threadID = self.threadID else { return [] }
-        if self.replayAskedFor == gap {
-            let skipped = self.ledger.skipGap()
-            self.replayAskedFor = nil
-            let warning = Action.log(.warning, "\(self.prefix): transcript rows from position \(gap) never came, even replayed; going on after them")
-            return [warning] + self.release(skipped, threadID: threadID, now: now)
-        }
-        self.replayAskedFor = gap
-        return [.setTimer(.gap, after: self.settings.networkDelay)] + self.requestNotifications()
-    }
-
-    /// Asks GMS for every transcript event after the position shown.
-    mutating func requestNotifications() -> [Action] {
-        guard let keys = self.keys, keys.secureKey != nil else { return [] }
-        self.notificationsRequest = .inFlight
-        self.replayOnConnect = false
-        return [.work(.requestNotifications(keys, after: self.ledger.shown))]
-    }
-
-    // MARK: The chat's life
-
-    /// The chat started: keys kept in the secrets, a thread for the host.
-    mutating func begin(_ keys: GMSChatKeys) -> [Action] {
-        let threadID = self.settings.makeThreadID()
-        self.phase = .active
-        self.keys = keys
-        self.threadID = threadID
-        self.ledger = TranscriptLedger()
-        self.storedPosition = 0
-        self.contactRecorded = false
-        self.replayAskedFor = nil
-        return [
-            .work(.storeKeys(keys)), .work(.storeValue(threadID, key: StoreKey.thread)), .work(.storePosition(0)),
-            .work(.storeValue(Phase.active.rawValue, key: StoreKey.phase)),
-            .emit(.chatStateChanged(.ready)), .emit(.threadUpdated(self.thread(threadID, .ready))),
-            .log(.info, "\(self.prefix): the chat with \(self.server) started"),
-        ]
-    }
-
-    /// GMS ended the chat: the keys are forgotten, the thread and its contact closed.
-    mutating func end() -> [Action] {
-        guard self.phase == .active else { return [] }
-        self.phase = .ended
-        self.keys = nil
-        var actions: [Action] = [.cancelTimer(.gap), .work(.storeKeys(nil)), .work(.storeValue(Phase.ended.rawValue, key: StoreKey.phase))]
-        if let threadID = self.threadID {
-            actions.append(.emit(.threadUpdated(self.thread(threadID, .closed))))
-            if self.contactRecorded { actions.append(.emit(.contactEnded(contactID: threadID, outcome: .completed))) }
-        }
-        return actions + [.emit(.chatStateChanged(.closed)), .log(.info, "\(self.prefix): the chat with \(self.server) ended")]
-    }
-
-    /// The callers waiting for a start hear `error`.
-    mutating func failStart(_ error: ChannelError) -> [Action] {
-        self.reply(to: { !$0.isConnect }, .failure(error))
-    }
-
-    /// The waiting callers `which` selects hear `outcome`.
-    mutating func reply(to which: (Waiting) -> Bool, _ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
-        var actions: [Action] = []
-        for (id, waiting) in self.waiting.sorted(by: { $0.key < $1.key }) where which(waiting) {
-            self.waiting[id] = nil
-            actions += [.cancelTimer(.request(id)), .replied(id, outcome)]
-        }
-        return actions
     }
 
     // MARK: What the host sees
