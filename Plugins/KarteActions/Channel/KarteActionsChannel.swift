@@ -3,63 +3,30 @@ import AttendantPluginKit
 import KarteCore
 import Synchronization
 
-/// A KARTE in-app messaging channel: the two pure machines of KarteCore driven on the host's network,
-/// clock and store.
-///
-/// - ``KarteTrackingMachine`` owns the pv ids, batching and retries: its requests go out gzipped on
-///   `host.network`, several at once (a slow answer must not hold a later `view` back), and its answers
-///   come back to it.
-/// - ``KarteActionsMachine`` owns what is shown: its `show`/`close` become the host's in-app action
-///   events (desktop notifications), its will/did steps D-Bus signals, and the events it tracks back
-///   (`message_open`, `_message_suppressed`, …) go straight into the tracking machine in the same step.
-///
-/// State is under one lock (``ChannelDriver``); the host's events and the store's writes go, in order,
-/// through the kit's ``OrderedWorker``, which ``run()`` runs for the channel's life next to the senders.
-final class KarteActionsChannel: Channel, ChannelDriver {
+/// A KARTE in-app messaging channel: KarteCore's pure ``KarteSession`` (its tracking and actions
+/// machines) driven on the host's network, clock and store by the kit's ``SessionDriver``: the lock, the
+/// timers, the callers of requests, and one ordered worker for the host's events and the store's writes,
+/// which ``run()`` runs for the channel's life next to the track requests, sent several at once (a slow
+/// answer must not hold a later `view` back).
+final class KarteActionsChannel: Channel {
+    typealias Session = KarteSession
+    typealias StoreKey = KarteSession.StoreKey
+
     static let pluginVersion = "0.1.0"
     static let bundleID = "org.attendant.Attendant1"
 
     let configuration: KarteActionsConfiguration
     let host: any ChannelHost
-    let driverState = DriverState(State())
-    let worker = OrderedWorker<Work>()
-    let timers: ChannelTimers<KarteTrackingMachine.TimerKind>
-    /// The deadline of each `actions-variables --fetch` caller, by waiter id.
-    let fetchDeadlines: ChannelTimers<UInt64>
+    let driver: SessionDriver<Session>
     let sends: AsyncStream<Send>
     let sendQueue: AsyncStream<Send>.Continuation
 
     init(configuration: KarteActionsConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
-        self.timers = ChannelTimers(clock: host.clock)
-        self.fetchDeadlines = ChannelTimers(clock: host.clock)
+        self.driver = SessionDriver(host: host, prefix: "karte-actions")
+        self.driver.load(Session())
         (self.sends, self.sendQueue) = AsyncStream.makeStream(of: Send.self)
-    }
-
-    struct State: Sendable {
-        /// Made by the first `listen()` (it needs the stored visitor id) and kept for the daemon's run:
-        /// `original_pv_id` is fixed per run.
-        var tracking: KarteTrackingMachine?
-        var actions = KarteActionsMachine()
-        var appKey: String?
-        var listening = false
-        var background = false
-        /// Callers of `actions-variables --fetch`, waiting for the answer to `_fetch_variables`.
-        var fetchWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-        var nextWaiter: UInt64 = 0
-        /// Requests that carry `_fetch_variables`, by the machine's request id.
-        var fetchRequests: Set<UInt64> = []
-        var counters = Counters()
-    }
-
-    struct Counters: Sendable {
-        var requestsSent = 0
-        var answers = 0
-        var failures = 0
-        var dropped = 0
-        var unreadable = 0
-        var shown = 0
     }
 
     /// One track request to send: the machine's id and its body, uncompressed.
@@ -69,72 +36,27 @@ final class KarteActionsChannel: Channel, ChannelDriver {
         var appKey: String
     }
 
-    /// What a step leaves to be done once the lock is released.
-    enum Effect: Sendable {
-        case emit(ChannelEvent)
-        case arm(TimerID<KarteTrackingMachine.TimerKind>, after: Duration)
-        case send(Send)
-        case store(String?, key: String)
-        case log(Logger.Level, String)
-        case resume(CheckedContinuation<Bool, Never>, Bool)
-    }
-
-    /// Work done in order by ``run()``.
-    enum Work: Sendable {
-        case emit(ChannelEvent)
-        case store(String?, key: String)
-        case log(Logger.Level, String)
-    }
-
-    enum StoreKey {
-        static let visitorID = "visitor-id"
-        static let appVersion = "app-version"
-        static let suppressed = "suppressed"
-        static let variables = "variables"
-        /// Prefix of the events tracked and not yet answered, each under its local id.
-        static let pendingEvent = "pending-event/"
-    }
-
     static let appKeySecret = "app-key"
-
-    func perform(_ effect: Effect) {
-        switch effect {
-        case .emit(let event):
-            self.worker.enqueue(.emit(event))
-        case .store(let value, let key):
-            self.worker.enqueue(.store(value, key: key))
-        case .log(let level, let message):
-            self.worker.enqueue(.log(level, message))
-        case .arm(let id, let delay):
-            self.timers.arm(id.kind, after: delay) { [weak self] _ in self?.trackingTimerFired(id) }
-        case .send(let send):
-            self.sendQueue.yield(send)
-        case .resume(let continuation, let value):
-            continuation.resume(returning: value)
-        }
-    }
 
     func run() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.worker.run { work in await self.carryOut(work) } }
+            group.addTask { await self.driver.run { work in await self.carryOut(work) } }
             for await send in self.sends {
                 group.addTask { await self.deliver(send) }
             }
         }
     }
 
-    private func carryOut(_ work: Work) async {
+    private func carryOut(_ work: Session.Work) async {
         switch work {
-        case .emit(let event):
-            self.host.emit(event)
+        case .send(let requestID, let body, let appKey):
+            self.sendQueue.yield(Send(requestID: requestID, body: body, appKey: appKey))
         case .store(let value, let key):
             do {
                 try await self.host.store.setValue(value, forKey: key)
             } catch {
                 self.host.logger.error("karte-actions: cannot store \(key): \(error)")
             }
-        case .log(let level, let message):
-            self.host.logger.log(level: level, "karte-actions: \(message)")
         }
     }
 
@@ -148,45 +70,29 @@ final class KarteActionsChannel: Channel, ChannelDriver {
         let variables = try await self.host.store.value(forKey: StoreKey.variables)
         let unanswered = try await self.unansweredEvents()
         let systemInfo = LinuxMachineInfo.systemInfo(bundleID: Self.bundleID)
+        let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
+        let start = Session.Start(
+            appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: self.configuration.appVersion, previousVersion: previousVersion,
+            suppressed: suppressed, variables: variables, unanswered: unanswered, startView: self.configuration.startView
+        )
         let now = self.host.now()
-        self.step { state, effects in
-            state.appKey = appKey
-            state.listening = true
-            guard state.tracking == nil else { return }
-            let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
-            state.tracking = KarteTrackingMachine(configuration: .init(appInfo: appInfo), visitorID: visitorID)
-            if suppressed { _ = state.actions.suppress() }
-            if !unanswered.isEmpty {
-                self.handle(state.tracking!.resend(unanswered), state: &state, effects: &effects)
-                effects.append(.log(.notice, "sending again \(unanswered.count) event(s) of an earlier run that were never answered (marked _retry)"))
-            }
-            if let variables { state.actions.restoreVariables(fromJSON: variables) }
-            self.handle(state.tracking!.launch(version: self.configuration.appVersion, previousVersion: previousVersion, now: now), state: &state, effects: &effects)
-            if previousVersion != self.configuration.appVersion { effects.append(.store(self.configuration.appVersion, key: StoreKey.appVersion)) }
-            if let view = self.configuration.startView, let actions = try? state.tracking!.view(name: view, now: now) {
-                self.handle(actions, state: &state, effects: &effects)
-            }
-            effects.append(.log(.info, "tracking to \(self.configuration.trackURL) as visitor \(visitorID)\(suppressed ? "; suppressed (kept from the last run)" : "")"))
-        }
+        self.driver.step { $0.start(start, trackURL: self.configuration.trackURL, now: now) }
     }
 
     func stopListening() async {
         // What is tracked goes out before the channel is dropped (the batching window is short), and the
         // daemon waits a little for the answers, sending at once what they bring (`_message_ready`), so
         // that a clean stop leaves nothing for the next run to send again.
-        self.withState { $0.listening = false }
+        _ = self.driver.withSession { $0.listening = false }
         var waited: Duration = .zero
         while waited < Self.stopGrace {
-            let busy = self.step { state, effects -> Bool in
-                guard let actions = state.tracking?.flushNow() else { return false }
-                self.handle(actions, state: &state, effects: &effects)
-                return (state.tracking?.requestsInFlight ?? 0) > 0
-            }
-            guard busy else { break }
+            let now = self.host.now()
+            self.driver.step { $0.flushNow(now: now) }
+            guard self.driver.withSession({ $0.busy }) == true else { break }
             try? await self.host.clock.sleep(for: .milliseconds(20))
             waited += .milliseconds(20)
         }
-        await self.worker.drain()
+        await self.driver.drain()
     }
 
     /// How long a stopping channel waits for its last requests' answers.
@@ -194,8 +100,7 @@ final class KarteActionsChannel: Channel, ChannelDriver {
 
     func keepAlive() async throws {
         // Nothing to keep: the track API is request and answer. A refused app key shows in the answers.
-        let state = self.withState { ($0.listening, $0.appKey) }
-        guard state.0, state.1 != nil else { throw ChannelError(.transient, "karte-actions: not listening") }
+        guard self.driver.withSession({ $0.listening && $0.appKey != nil }) == true else { throw ChannelError(.transient, "karte-actions: not listening") }
     }
 
     func tokenDidChange(_ token: ChannelToken) async {
@@ -203,17 +108,12 @@ final class KarteActionsChannel: Channel, ChannelDriver {
             self.host.logger.error("karte-actions: the new token is not a KARTE app key (\(token.value.count) characters, 32 expected); keeping the old one")
             return
         }
-        self.withState { $0.appKey = token.value }
+        _ = self.driver.withSession { $0.appKey = token.value }
     }
 
     func applicationStateDidChange(_ state: ApplicationState) async {
         let now = self.host.now()
-        self.step { channel, effects in
-            guard channel.tracking != nil, (state == .background) != channel.background else { return }
-            channel.background = state == .background
-            let actions = state == .background ? channel.tracking!.background(now: now) : channel.tracking!.foreground(now: now)
-            self.handle(actions, state: &channel, effects: &effects)
-        }
+        self.driver.step { $0.applicationState(background: state == .background, now: now) }
     }
 
     /// The events an earlier run kept and never saw answered (it crashed or was killed).

@@ -1,0 +1,275 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+/// The KarteActions channel's whole state as one pure value that the kit's ``SessionDriver`` drives: the
+/// two machines and what lies between them and the host.
+///
+/// - ``KarteTrackingMachine`` owns the pv ids, batching and retries: its requests become ``Work/send``,
+///   sent several at once by the channel (a slow answer must not hold a later `view` back), and their
+///   outcomes come back with ``completed(_:_:now:)``. What it records is kept in the store until answered
+///   (its journal), so a crash loses no event.
+/// - ``KarteActionsMachine`` owns what is shown: its `show`/`close` become the host's in-app action
+///   events (desktop notifications), its will/did steps D-Bus signals, and the events it tracks back
+///   (`message_open`, `_message_suppressed`, …) go straight into the tracking machine in the same step.
+///
+/// The user's requests are answered with ``SessionAction/replied(_:_:)``: at once, or (a variables
+/// fetch) when the request carrying `_fetch_variables` ends or its deadline passes.
+public struct KarteSession: ChannelSession {
+    public typealias Action = SessionAction<Timer, Work>
+    typealias Tracking = KarteTrackingMachine
+
+    public enum Timer: Hashable, Sendable {
+        /// The tracking machine's timer of this kind (the last arming's id is handed back).
+        case tracking(KarteTrackingMachine.TimerKind)
+        /// A variables fetch's deadline.
+        case fetch(UInt64)
+    }
+
+    public enum Work: Sendable {
+        /// POST one track request (the body uncompressed) with the app key; answer with
+        /// ``completed(_:_:now:)``.
+        case send(requestID: UInt64, body: [UInt8], appKey: String)
+        case store(String?, key: String)
+    }
+
+    /// Where the channel's state is kept in its store.
+    public enum StoreKey {
+        public static let visitorID = "visitor-id"
+        public static let appVersion = "app-version"
+        public static let suppressed = "suppressed"
+        public static let variables = "variables"
+        /// Prefix of the events tracked and not yet answered, each under its local id.
+        public static let pendingEvent = "pending-event/"
+    }
+
+    /// How a track request ended.
+    public enum Outcome: Sendable {
+        case answer(status: Int, body: [UInt8])
+        case failure(String)
+        /// A 2xx whose body cannot even be unpacked: the reason names size and kind, never content.
+        case unreadable(status: Int, reason: String)
+    }
+
+    public struct Counters: Sendable {
+        public var requestsSent = 0
+        public var answers = 0
+        public var failures = 0
+        public var dropped = 0
+        public var unreadable = 0
+        public var shown = 0
+    }
+
+    /// What `listen()` found in the store and the configuration.
+    public struct Start: Sendable {
+        public var appKey: String
+        public var appInfo: KarteAppInfo
+        public var visitorID: String
+        public var appVersion: String
+        public var previousVersion: String?
+        public var suppressed: Bool
+        public var variables: String?
+        public var unanswered: [KarteRecordedEvent]
+        public var startView: String?
+
+        public init(
+            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, previousVersion: String?, suppressed: Bool,
+            variables: String?, unanswered: [KarteRecordedEvent], startView: String?
+        ) {
+            self.appKey = appKey
+            self.appInfo = appInfo
+            self.visitorID = visitorID
+            self.appVersion = appVersion
+            self.previousVersion = previousVersion
+            self.suppressed = suppressed
+            self.variables = variables
+            self.unanswered = unanswered
+            self.startView = startView
+        }
+    }
+
+    /// Made by the first ``start(_:trackURL:now:)`` (it needs the stored visitor id) and kept for the
+    /// daemon's run: `original_pv_id` is fixed per run.
+    public internal(set) var tracking: KarteTrackingMachine?
+    public internal(set) var actions = KarteActionsMachine()
+    public var appKey: String?
+    public var listening = false
+    public internal(set) var background = false
+    public internal(set) var counters = Counters()
+    /// Where track requests go, for messages.
+    var trackURL = ""
+    /// The last arming of each of the tracking machine's timers.
+    var armed: [KarteTrackingMachine.TimerKind: TimerID<KarteTrackingMachine.TimerKind>] = [:]
+    /// Callers of `actions-variables --fetch`, waiting for the answer to `_fetch_variables`.
+    var fetchWaiters: Set<UInt64> = []
+    /// Requests that carry `_fetch_variables`, by the machine's request id.
+    var fetchRequests: Set<UInt64> = []
+
+    public init() {}
+
+    // MARK: The channel's life
+
+    /// `listen()`: the tracking machine on the first call (events an earlier run never saw answered are
+    /// sent again, marked `_retry`), the launch events, and the start view.
+    public mutating func start(_ start: Start, trackURL: String, now: UnixTime) -> [Action] {
+        self.appKey = start.appKey
+        self.listening = true
+        self.trackURL = trackURL
+        guard self.tracking == nil else { return [] }
+        self.tracking = KarteTrackingMachine(configuration: .init(appInfo: start.appInfo), visitorID: start.visitorID)
+        var out: [Action] = []
+        if start.suppressed { _ = self.actions.suppress() }
+        if !start.unanswered.isEmpty {
+            out += self.carryOut(self.tracking!.resend(start.unanswered), now: now)
+            out.append(.log(.notice, "sending again \(start.unanswered.count) event(s) of an earlier run that were never answered (marked _retry)"))
+        }
+        if let variables = start.variables { self.actions.restoreVariables(fromJSON: variables) }
+        out += self.carryOut(self.tracking!.launch(version: start.appVersion, previousVersion: start.previousVersion, now: now), now: now)
+        if start.previousVersion != start.appVersion { out.append(.work(.store(start.appVersion, key: StoreKey.appVersion))) }
+        if let view = start.startView, let viewed = try? self.tracking!.view(name: view, now: now) {
+            out += self.carryOut(viewed, now: now)
+        }
+        let suppressed = start.suppressed ? "; suppressed (kept from the last run)" : ""
+        out.append(.log(.info, "tracking to \(trackURL) as visitor \(start.visitorID)\(suppressed)"))
+        return out
+    }
+
+    /// What is tracked goes out now (a stopping channel waits for the answers while ``busy``).
+    public mutating func flushNow(now: UnixTime) -> [Action] {
+        guard let flushed = self.tracking?.flushNow() else { return [] }
+        return self.carryOut(flushed, now: now)
+    }
+
+    /// Requests are under way.
+    public var busy: Bool { (self.tracking?.requestsInFlight ?? 0) > 0 }
+
+    /// The desktop went to the background or came back.
+    public mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
+        guard self.tracking != nil, background != self.background else { return [] }
+        self.background = background
+        return self.carryOut(background ? self.tracking!.background(now: now) : self.tracking!.foreground(now: now), now: now)
+    }
+
+    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+        switch timer {
+        case .tracking(let kind):
+            guard self.tracking != nil, let id = self.armed.removeValue(forKey: kind) else { return [] }
+            return self.carryOut(self.tracking!.timerFired(id), now: now)
+        case .fetch(let id):
+            guard self.fetchWaiters.remove(id) != nil else { return [] }
+            return [.replied(id, .success(self.variablesReply(fetched: false)))]
+        }
+    }
+
+    public mutating func forgetRequest(_ id: UInt64) {
+        self.fetchWaiters.remove(id)
+    }
+
+    /// A track request ended.
+    public mutating func completed(_ requestID: UInt64, _ outcome: Outcome, now: UnixTime) -> [Action] {
+        guard self.tracking != nil else { return [] }
+        var out: [Action] = []
+        let tracked: [Tracking.Action]
+        switch outcome {
+        case .answer(let status, let body):
+            if status == 401 || status == 403 {
+                out.append(.emit(.stoppedListening(ChannelError(.authentication, "karte-actions: KARTE refused the app key (HTTP \(status)) at \(self.trackURL)"))))
+            }
+            tracked = self.tracking!.requestCompleted(requestID, status: status, body: body)
+        case .failure(let reason):
+            self.counters.failures += 1
+            tracked = self.tracking!.requestFailed(requestID, reason: reason)
+        case .unreadable(let status, let reason):
+            // The server did answer: not retried, and nothing of it is used.
+            tracked = self.tracking!.requestUnreadable(requestID, reason: "HTTP \(status), \(reason)")
+        }
+        return out + self.carryOut(tracked, now: now)
+    }
+
+    // MARK: Requests
+
+    /// A tracking request as request `id`: refused input changes nothing; the caller hears the keys it left.
+    public mutating func track(
+        _ id: UInt64, now: UnixTime,
+        _ body: (inout KarteTrackingMachine, UnixTime) throws(KarteFieldError) -> [KarteTrackingMachine.Action],
+        reply: (KarteKeys) -> [String: String]
+    ) throws(ChannelError) -> [Action] {
+        guard self.listening, self.tracking != nil else { throw Self.notListening }
+        let tracked: [Tracking.Action]
+        do {
+            tracked = try body(&self.tracking!, now)
+        } catch {
+            throw ChannelError(.invalidArgument, "\(error)")
+        }
+        return self.carryOut(tracked, now: now) + [.replied(id, .success(.fields(reply(self.tracking!.keys))))]
+    }
+
+    /// Dismisses the action shown (or all), as request `id`.
+    public mutating func dismiss(_ id: UInt64, actionID: String?, now: UnixTime) throws(ChannelError) -> [Action] {
+        let before = self.actions.shown.count
+        if let actionID, !self.actions.shown.contains(where: { $0.message.actionID == actionID }) {
+            throw ChannelError(.illegalState, "no action \(actionID) is shown; see attendantctl actions list")
+        }
+        let out = self.handle(self.actions.dismiss(actionID: actionID), now: now)
+        return out + [.replied(id, .success(.fields(["dismissed": String(before - self.actions.shown.count)])))]
+    }
+
+    /// Suppresses actions (kept across restarts when `persists`), as request `id`.
+    public mutating func suppress(_ id: UInt64, persists: Bool, now: UnixTime) -> [Action] {
+        let before = self.actions.shown.count
+        var out = self.handle(self.actions.suppress(), now: now)
+        if persists { out.append(.work(.store("true", key: StoreKey.suppressed))) }
+        out.append(.log(.info, "suppressed: actions are not shown until unsuppress"))
+        return out + [.replied(id, .success(.fields(["suppressed": "true", "dismissed": String(before)])))]
+    }
+
+    public mutating func unsuppress(_ id: UInt64, persists: Bool) -> [Action] {
+        self.actions.unsuppress()
+        var out: [Action] = persists ? [.work(.store(nil, key: StoreKey.suppressed))] : []
+        out.append(.log(.info, "unsuppressed: actions are shown again"))
+        return out + [.replied(id, .success(.fields(["suppressed": "false"])))]
+    }
+
+    /// A link of a shown action was followed: `message_click`, and a soft reset unless its target is `_blank`.
+    public mutating func linkClicked(actionID: String, url: String, target: String, now: UnixTime) -> [Action] {
+        self.handle(self.actions.linkClicked(actionID: actionID, url: url, target: target), now: now)
+    }
+
+    /// `actions-variables`, as request `id`: with `fetch`, `_fetch_variables` is tracked and the caller
+    /// waits until its request ends (or `timeout` passes); the variables either way.
+    public mutating func variables(_ id: UInt64, fetch: Bool, timeout: Duration, now: UnixTime) -> [Action] {
+        guard fetch, self.listening, self.tracking != nil else { return [.replied(id, .success(self.variablesReply(fetched: false)))] }
+        self.fetchWaiters.insert(id)
+        let tracked = (try? self.tracking!.track(KarteEvent(name: KarteEventName.fetchVariables), now: now)) ?? []
+        return self.carryOut(tracked, now: now) + [.setTimer(.fetch(id), after: timeout)]
+    }
+
+    func variablesReply(fetched: Bool) -> ChannelReply {
+        .fields(["variables": KarteActionsMachine.json(of: self.actions.variables).text, "fetched": fetched ? "true" : "false"])
+    }
+
+    /// `actions-list`: the actions shown, whether suppressed, and the ids.
+    public var listFields: [String: String] {
+        let actions = self.actions.shown.map { shown -> JSONValue in
+            .object([
+                "id": .string(shown.message.actionID),
+                "campaign_id": .string(shown.message.campaignID),
+                "shorten_id": .string(shown.message.shortenID),
+                "title": .string(shown.content.title),
+                "body": .string(shown.content.body),
+                "links": .array(shown.content.links.map { .object(["label": .string($0.label), "url": .string($0.url), "target": .string($0.target)]) }),
+            ])
+        }
+        let keys = self.tracking?.keys
+        return [
+            "actions": JSONValue.array(actions).text,
+            "suppressed": self.actions.isSuppressed ? "true" : "false",
+            "visitor_id": keys?.visitorID ?? "",
+            "pv_id": keys?.pvID ?? "",
+            "original_pv_id": keys?.originalPVID ?? "",
+        ]
+    }
+
+    public static var notListening: ChannelError {
+        ChannelError(.illegalState, "the channel is not listening yet (no app key, or it is starting); see attendantctl channels")
+    }
+}
