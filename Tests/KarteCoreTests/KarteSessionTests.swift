@@ -1,0 +1,109 @@
+import AttendantPluginAPI
+import AttendantPluginKit
+import KarteCore
+import Testing
+
+/// ``KarteSession``, what the KarteActions driver runs on the kit's `SessionDriver`, with no host: when
+/// requests are answered and with what, what is kept in the store, and what reaches the host.
+@Suite struct KarteSessionTests {
+    typealias Action = KarteSession.Action
+
+    static let appKey = String(repeating: "k", count: 32)
+
+    static func started(startView: String? = nil) -> (KarteSession, [Action]) {
+        var session = KarteSession()
+        let start = KarteSession.Start(
+            appKey: Self.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "1.0", previousVersion: "1.0", suppressed: false,
+            variables: nil, unanswered: [], startView: startView
+        )
+        let actions = session.start(start, trackURL: "https://karte.test/v0/native/track", now: t0)
+        return (session, actions)
+    }
+
+    /// The requests a step sends, by the machine's id.
+    static func sent(_ actions: [Action]) -> [UInt64] {
+        actions.compactMap { if case .work(.send(let id, _, let key)) = $0, key == Self.appKey { id } else { nil } }
+    }
+
+    static func stored(_ actions: [Action]) -> [String: String?] {
+        var stored: [String: String?] = [:]
+        for case .work(.store(let value, let key)) in actions { stored[key] = .some(value) }
+        return stored
+    }
+
+    static func replies(_ actions: [Action]) -> [UInt64: ChannelReply] {
+        var replies: [UInt64: ChannelReply] = [:]
+        for case .replied(let id, .success(let reply)) in actions { replies[id] = reply }
+        return replies
+    }
+
+    static func buy(_ tracking: inout KarteTrackingMachine, _ now: UnixTime) throws(KarteFieldError) -> [KarteTrackingMachine.Action] {
+        try tracking.track(KarteEvent(name: "buy"), now: now)
+    }
+
+    static func badName(_ tracking: inout KarteTrackingMachine, _ now: UnixTime) throws(KarteFieldError) -> [KarteTrackingMachine.Action] {
+        try tracking.track(KarteEvent(name: ""), now: now)
+    }
+
+    /// Ends the batching window: the requests it sends.
+    static func flush(_ session: inout KarteSession) -> [Action] {
+        session.timerFired(.tracking(.flush), now: t0)
+    }
+
+    @Test func trackingBeforeListeningIsRefusedAndAfterItAnsweredWithTheKeys() throws {
+        var idle = KarteSession()
+        #expect(throws: KarteSession.notListening) { try idle.track(1, now: t0, Self.buy, reply: { ["pv_id": $0.pvID] }) }
+
+        var (session, launched) = Self.started()
+        #expect(launched.contains { if case .setTimer(.tracking(.flush), _) = $0 { true } else { false } }, "the launch events wait for the batching window")
+        #expect(Self.stored(launched).keys.contains { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }, "what is tracked is kept until answered")
+        let tracked = try session.track(7, now: t0, Self.buy, reply: { ["pv_id": $0.pvID] })
+        #expect(Self.replies(tracked)[7] == .fields(["pv_id": session.tracking!.keys.pvID]))
+        #expect(throws: ChannelError.self) { try session.track(8, now: t0, Self.badName, reply: { _ in [:] }) }
+    }
+
+    @Test func aVariablesFetchWaitsForItsRequestAndHearsWhatItBrought() throws {
+        var (session, _) = Self.started()
+        _ = Self.flush(&session)
+        let asked = session.variables(5, fetch: true, timeout: .seconds(11), now: t0)
+        #expect(Self.replies(asked).isEmpty)
+        let request = try #require(Self.sent(Self.flush(&session)).first)
+        let answered = session.completed(request, .answer(status: 200, body: Array(Fixtures.responseText.utf8)), now: t0)
+        #expect(Self.replies(answered)[5] != nil)
+        guard case .fields(let fields)? = Self.replies(answered)[5] else { Issue.record("no fields: \(answered)"); return }
+        #expect(fields["fetched"] == "true")
+        #expect(answered.contains { if case .cancelTimer(.fetch(5)) = $0 { true } else { false } })
+        #expect(Self.stored(answered).values.contains(nil), "the answered events are forgotten in the store")
+
+        // Without an answer, the deadline says "not fetched"; once.
+        _ = session.variables(6, fetch: true, timeout: .seconds(11), now: t0)
+        #expect(Self.replies(session.timerFired(.fetch(6), now: t0))[6] == .fields(["variables": "{}", "fetched": "false"]))
+        #expect(session.timerFired(.fetch(6), now: t0).isEmpty)
+    }
+
+    @Test func anAnswersActionIsShownAndItsOpenTrackedInTheSameStep() throws {
+        var (session, _) = Self.started()
+        let request = try #require(Self.sent(Self.flush(&session)).first)
+        let answered = session.completed(request, .answer(status: 200, body: Fixtures.response(Fixtures.message(id: "a1"))), now: t0)
+        let shown = answered.compactMap { if case .emit(.actionReceived(let action)) = $0 { action.id } else { nil } }
+        #expect(shown == ["a1"])
+        #expect(session.counters.shown == 1)
+        #expect(answered.contains { if case .setTimer(.tracking(.flush), _) = $0 { true } else { false } }, "message_open goes into the next batch")
+        #expect(Self.replies(try session.dismiss(9, actionID: nil, now: t0))[9] == .fields(["dismissed": "1"]))
+        #expect(throws: ChannelError(.illegalState, "no action a1 is shown; see attendantctl actions list")) { try session.dismiss(10, actionID: "a1", now: t0) }
+    }
+
+    @Test func aRefusedAppKeyStopsListeningAndFailedRequestsAreCounted() throws {
+        var (session, _) = Self.started()
+        let request = try #require(Self.sent(Self.flush(&session)).first)
+        let refused = session.completed(request, .answer(status: 401, body: []), now: t0)
+        let stopped = refused.compactMap { if case .emit(.stoppedListening(let error)) = $0 { error } else { nil } }
+        #expect(stopped.map(\.code) == [.authentication])
+        #expect(stopped.first?.message == "karte-actions: KARTE refused the app key (HTTP 401) at https://karte.test/v0/native/track")
+
+        _ = try session.track(1, now: t0, Self.buy, reply: { _ in [:] })
+        let again = try #require(Self.sent(Self.flush(&session)).first)
+        _ = session.completed(again, .failure("connection refused"), now: t0)
+        #expect(session.counters.failures == 1)
+    }
+}
