@@ -123,9 +123,18 @@ private final class Loop: Sendable {
         _ = loop.executor.schedule(at: loop.deadline(in: 1_500), tolerance: 1_000 * millisecond, on: .continuous, note(3))
         try await loop.waitUntil("three timers") { ran.withLock { $0.count } == 3 }
         let runs = ran.withLock { $0 }
-        #expect(runs.map(\.name) == [1, 2, 3])
-        #expect(runs[1].at - start < 10_000 * millisecond, "the tolerant timer waited for its deadline")
-        #expect(runs[2].at - start >= 1_500 * millisecond, "a timer ran early with no other reason to wake")
+        let at = Dictionary(uniqueKeysWithValues: runs.map { ($0.name, $0.at - start) })
+        #expect(at[1]! >= 100 * millisecond)
+        #expect(at[2]! < 10_000 * millisecond, "the tolerant timer waited for its deadline")
+        if at[1]! < 500 * millisecond {
+            #expect(runs.map(\.name) == [1, 2, 3])
+            #expect(at[3]! >= 1_500 * millisecond, "a timer ran early with no other reason to wake")
+        } else {
+            // The first wake-up came late (a loaded machine), inside the third timer's tolerance: it may run
+            // there too, in deadline order, but never before its window opened.
+            #expect(runs.map(\.name) == [1, 3, 2] || runs.map(\.name) == [1, 2, 3])
+            #expect(at[3]! >= 500 * millisecond)
+        }
         #expect(loop.executor.scheduledCount == 0)
     }
 }
