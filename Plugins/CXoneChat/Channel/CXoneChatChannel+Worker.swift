@@ -14,10 +14,7 @@ extension CXoneChatChannel {
             guard self.driver.withSession({ $0.socketGeneration }) == generation else { return }
             self.open(url, generation: generation)
         case .closeSocket:
-            self.connection.withLock { connection in
-                defer { connection.socket = nil }
-                return connection.socket?.1
-            }?.close()
+            self.connection.withLock { $0.take() }?.close()
         case .write(let bytes, let generation):
             await self.write(bytes, generation: generation)
         case .machine(let action):

@@ -19,8 +19,7 @@ final class CXoneChatChannel: Channel {
     let host: any ChannelHost
     let rest: CXoneREST
     let driver: SessionDriver<ChatSession>
-    /// The current socket, with its generation, and the last analytics event sent (the next waits for it).
-    let connection = Mutex<(socket: (Generation, CXoneSocket)?, analytics: Task<Void, Never>?)>((nil, nil))
+    let connection = Mutex(Connection())
     /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
     let outbox: Outbox<ChatStorage.OutboxRecord>
 
@@ -36,6 +35,25 @@ final class CXoneChatChannel: Channel {
 
     var prefix: String { "cxone-chat" }
 
+    /// What the driver holds beside the session: the current socket and its generation, and the last
+    /// analytics event sent (the next waits for it).
+    struct Connection: Sendable {
+        var socket: CXoneSocket?
+        var generation = Generation()
+        var analytics: Task<Void, Never>?
+
+        /// The socket, if it is the one of `generation`.
+        func socket(of generation: Generation) -> CXoneSocket? {
+            self.generation == generation ? self.socket : nil
+        }
+
+        /// Takes the socket out (for closing).
+        mutating func take() -> CXoneSocket? {
+            defer { self.socket = nil }
+            return self.socket
+        }
+    }
+
     /// The worker, for as long as the host keeps the channel.
     func run() async {
         await self.driver.run { work in await self.carryOut(work) }
@@ -48,8 +66,8 @@ final class CXoneChatChannel: Channel {
             self?.socketEvent(event, generation: generation)
         }
         let previous = self.connection.withLock { connection in
-            defer { connection.socket = (generation, socket) }
-            return connection.socket?.1
+            defer { (connection.socket, connection.generation) = (socket, generation) }
+            return connection.take()
         }
         previous?.close()
     }
@@ -59,7 +77,7 @@ final class CXoneChatChannel: Channel {
         case .opened:
             self.driver.step { $0.socketOpened(generation) }
         case .closed(let reason):
-            self.connection.withLock { if $0.socket?.0 == generation { $0.socket = nil } }
+            self.connection.withLock { if $0.generation == generation { $0.socket = nil } }
             self.driver.step { $0.socketClosed(generation, reason: reason) }
         case .text(let bytes):
             self.received(bytes, generation: generation)
@@ -81,7 +99,7 @@ final class CXoneChatChannel: Channel {
     }
 
     func write(_ bytes: [UInt8], generation: Generation) async {
-        guard let socket = self.connection.withLock({ $0.socket?.0 == generation ? $0.socket?.1 : nil }) else { return }
+        guard let socket = self.connection.withLock({ $0.socket(of: generation) }) else { return }
         do {
             try await socket.send(bytes)
         } catch {

@@ -82,7 +82,7 @@ public struct ChatSession: ChannelSession {
         self.settings = settings
     }
 
-    let prefix = "cxone-chat"
+    var prefix: String { "cxone-chat" }
 
     // MARK: Events
 
