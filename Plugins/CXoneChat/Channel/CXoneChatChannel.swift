@@ -29,11 +29,11 @@ final class CXoneChatChannel: Channel {
         self.rest = CXoneREST(
             network: host.network, endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits
         )
-        self.driver = SessionDriver(host: host, prefix: "cxone-chat")
+        self.driver = SessionDriver(host: host, prefix: ChatSession.prefix)
         self.outbox = Outbox(store: host.store) { $0.key }
     }
 
-    var prefix: String { "cxone-chat" }
+    var prefix: String { ChatSession.prefix }
 
     /// What the driver holds beside the session: the current socket and its generation, and the last
     /// analytics event sent (the next waits for it).

@@ -30,7 +30,7 @@ final class GMSChatChannel: Channel {
     init(configuration: GMSChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
-        self.driver = SessionDriver(host: host, prefix: "gms-chat")
+        self.driver = SessionDriver(host: host, prefix: Session.prefix)
         var client = BayeuxClient.Configuration(url: configuration.cometdURL)
         client.machine = configuration.machine
         if configuration.apiVersion == 1 { client.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
@@ -45,7 +45,7 @@ final class GMSChatChannel: Channel {
         await self.driver.run { work in await self.carryOut(work) }
     }
 
-    var prefix: String { "gms-chat" }
+    var prefix: String { Session.prefix }
 
     /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
     var serverDescription: String { "GMS at \(self.configuration.baseURL) (chat API v\(self.configuration.apiVersion))" }

@@ -82,7 +82,9 @@ public struct ChatSession: ChannelSession {
         self.settings = settings
     }
 
-    var prefix: String { "cxone-chat" }
+    /// The start of every message (the plugin's name).
+    public static let prefix = "cxone-chat"
+    var prefix: String { Self.prefix }
 
     // MARK: Events
 

@@ -129,7 +129,9 @@ public struct GMSChatSession: ChannelSession {
     public internal(set) var eventsIgnored = 0
     var waiting: [UInt64: Waiting] = [:]
     let settings: Settings
-    var prefix: String { "gms-chat" }
+    /// The start of every message (the plugin's name).
+    public static let prefix = "gms-chat"
+    var prefix: String { Self.prefix }
 
     /// The session for what was stored: a chat kept with its keys (v2 needs the secure key, v1 its
     /// service as well) resumes after the position shown.
