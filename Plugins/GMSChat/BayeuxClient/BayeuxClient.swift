@@ -47,6 +47,14 @@ public final class BayeuxClient: Sendable {
         public var now: Duration
         public var batchesReceived: Int
         public var batchesRejected: Int
+
+        /// The machine's fields (``BayeuxClientStateMachine/Status/fields(now:)``) and the batches counted.
+        public var fields: [String: String] {
+            var fields = self.machine.fields(now: self.now)
+            fields["batches-received"] = String(self.batchesReceived)
+            fields["batches-rejected"] = String(self.batchesRejected)
+            return fields
+        }
     }
 
     let configuration: Configuration

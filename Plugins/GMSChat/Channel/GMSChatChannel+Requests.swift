@@ -121,41 +121,16 @@ extension GMSChatChannel {
         _ = try await self.driver.request { session, id throws(ChannelError) in try session.startChat(id, timeout: timeout) }
     }
 
-    /// v2 `requestChat`: GMS answers with an event carrying the chat's keys.
-    func requestChatV2() async throws {
-        var data: [String: JSONValue] = ["operation": .string("requestChat")]
-        if let nickname = self.configuration.nickname {
-            data["nickname"] = .string(nickname)
-        } else if let first = self.configuration.firstName, let last = self.configuration.lastName {
-            data["firstName"] = .string(first)
-            data["lastName"] = .string(last)
-        } else {
-            data["nickname"] = .string(self.configuration.displayName)
-        }
-        if let subject = self.configuration.subject { data["subject"] = .string(subject) }
-        if let email = self.configuration.email { data["emailAddress"] = .string(email) }
-        do {
-            _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: .object(data))
-        } catch {
-            throw ChannelError(.transient, "\(self.prefix): requesting a chat from \(self.serverDescription) failed: \(error)")
-        }
-    }
-
     /// A chat operation with the chat's keys: a v2 publish, or a v1 POST to `…/ixn/chat/<op>`.
     func operate(v2: String, v1: String, fields: [String: String]) async throws {
-        guard let keys = self.driver.withSession({ $0.phase == .active ? $0.keys : nil }) ?? nil, let secureKey = keys.secureKey else {
-            throw ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
-        }
-        if self.configuration.apiVersion == 1 {
-            try await self.postV1(v1, fields: fields)
-            return
-        }
-        var data = self.v2Operation(v2, keys: keys, secureKey: secureKey)
-        for (key, value) in fields { data[key] = .string(value) }
-        do {
-            _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: .object(data))
-        } catch {
-            throw ChannelError(.transient, "\(self.prefix): \(v2) to \(self.serverDescription) failed: \(error)")
+        let keys = self.driver.withSession { $0.phase == .active ? $0.keys : nil } ?? nil
+        let noChat = ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
+        if self.configuration.apiVersion == 2 {
+            guard let keys, let data = GMSChatV2Operation.operation(v2, keys: keys, fields: fields) else { throw noChat }
+            try await self.publish(data, what: "\(v2) to")
+        } else {
+            guard let serviceID = keys?.serviceID else { throw noChat }
+            if let event = try await self.v1.operate(v1, serviceID: serviceID, fields: fields) { self.received(event) }
         }
     }
 
@@ -171,24 +146,11 @@ extension GMSChatChannel {
     }
 
     func statusFields() -> [String: String] {
-        let status = self.bayeux.status
         var fields = self.driver.withSession { $0.statusFields() } ?? [:]
+        fields.merge(self.bayeux.status.fields) { _, bayeux in bayeux }
         fields["server"] = self.configuration.baseURL
         fields["api-version"] = String(self.configuration.apiVersion)
         fields["service"] = self.configuration.service
-        fields["transport"] = status.machine.connectionType.rawValue
-        fields["batches-received"] = String(status.batchesReceived)
-        fields["batches-rejected"] = String(status.batchesRejected)
-        if let handshakeAt = status.machine.handshakeAt, status.machine.clientID != nil {
-            fields["client-id-age"] = "\((status.now - handshakeAt).components.seconds) s"
-        }
-        let advice = status.machine.advice
-        func milliseconds(_ name: String, _ value: Duration?) -> String? {
-            value.map { "\(name)=\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
-        }
-        let parts = [advice.reconnect.map { "reconnect=\($0)" }, milliseconds("interval", advice.interval), milliseconds("timeout", advice.timeout), milliseconds("maxInterval", advice.maxInterval)]
-        fields["advice"] = parts.compactMap { $0 }.joined(separator: " ")
-        if status.machine.failures > 0 { fields["failures"] = String(status.machine.failures) }
         return fields
     }
 }

@@ -48,27 +48,27 @@ extension GMSChatChannel {
         }
     }
 
+    /// A v1 event the chat's REST answers carry, for the session.
+    func received(_ event: GMSChatV1Event) {
+        let now = self.host.now()
+        self.driver.step { $0.received(event, now: now) }
+    }
+
     /// Asks GMS for every transcript event after `position`: v2 `requestNotifications` from the next
     /// position, v1 `refresh` after it. Whether the request went through.
     func requestNotifications(_ keys: GMSChatKeys, after position: Int) async -> Bool {
-        if self.configuration.apiVersion == 1 { return await self.refreshV1(after: position) }
-        guard let secureKey = keys.secureKey else { return false }
-        var data = self.v2Operation("requestNotifications", keys: keys, secureKey: secureKey)
-        data["transcriptPosition"] = .number(Double(position + 1))
-        do {
-            _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: .object(data))
+        do throws(ChannelError) {
+            if self.configuration.apiVersion == 1 {
+                guard let serviceID = keys.serviceID else { throw ChannelError(.illegalState, "there is no chat") }
+                self.received(try await self.v1.refresh(serviceID: serviceID, after: position))
+            } else {
+                guard let data = GMSChatV2Operation.requestNotifications(keys: keys, after: position) else { return false }
+                try await self.publish(data, what: "requestNotifications to")
+            }
             return true
         } catch {
-            self.host.logger.warning("\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error); asking again once connected")
+            self.host.logger.warning("\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error.message); asking again once connected")
             return false
         }
-    }
-
-    /// A v2 operation's data with the chat's keys.
-    func v2Operation(_ operation: String, keys: GMSChatKeys, secureKey: String) -> [String: JSONValue] {
-        var data: [String: JSONValue] = ["operation": .string(operation), "secureKey": .string(secureKey)]
-        if let userID = keys.userID { data["userId"] = .string(userID) }
-        if let alias = keys.alias { data["alias"] = .string(alias) }
-        return data
     }
 }

@@ -17,7 +17,8 @@ import Synchronization
 /// The kit's ``SessionDriver`` runs the session: the lock, its timers, the callers waiting for a connect
 /// or a start, and one ordered worker (run by ``run()`` for the channel's life) for the store, the secrets
 /// and events for the host. This class hands the session what the Bayeux client reports and does its
-/// work: publishes and v1's HTTP operations (as tasks of their own, their outcomes fed back) and the store.
+/// work: v2's publishes (GMSCore's ``GMSChatV2Operation``), v1's HTTP operations (``GMSChatV1Client``),
+/// each a task of its own whose outcome is fed back, and the store.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -26,6 +27,8 @@ final class GMSChatChannel: Channel {
     let driver: SessionDriver<Session>
     /// Set once in `init`; the Bayeux client reports to this channel, which owns it.
     let bayeux: BayeuxClient
+    /// v1's HTTP operations.
+    let v1: GMSChatV1Client
 
     init(configuration: GMSChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -38,6 +41,8 @@ final class GMSChatChannel: Channel {
         self.bayeux = BayeuxClient(
             configuration: client, network: host.network, clock: host.clock, now: { host.now().elapsed }, logger: host.logger
         ) { event in relay.forward(event) }
+        let server = "GMS at \(configuration.baseURL) (chat API v\(configuration.apiVersion))"
+        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration, source: "\(Session.prefix): \(server)")
         relay.channel.withLock { $0 = WeakChannel(self) }
     }
 
@@ -50,7 +55,7 @@ final class GMSChatChannel: Channel {
     /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
     var serverDescription: String { "GMS at \(self.configuration.baseURL) (chat API v\(self.configuration.apiVersion))" }
 
-    /// The session's work, in order; GMS's operations run as tasks of their own.
+    /// The session's work, in order; GMS's operations run as tasks of their own, their outcomes fed back.
     func carryOut(_ work: Session.Work) async {
         switch work {
         case .requestNotifications(let keys, let position):
@@ -60,21 +65,42 @@ final class GMSChatChannel: Channel {
             }
         case .requestChat:
             Task {
-                do {
-                    if self.configuration.apiVersion == 2 { try await self.requestChatV2() } else { try await self.requestChatV1() }
+                do throws(ChannelError) {
+                    if self.configuration.apiVersion == 2 {
+                        try await self.publish(GMSChatV2Operation.requestChat(self.configuration.customer), what: "requesting a chat from")
+                    } else {
+                        let serviceID = try await self.v1.requestChat()
+                        self.driver.step { $0.v1ServiceMade(serviceID) }
+                    }
                 } catch {
-                    let failure = error as? ChannelError ?? ChannelError(.transient, "\(self.prefix): requesting a chat from \(self.serverDescription) failed: \(error)")
-                    self.driver.step { $0.startFailed(failure) }
+                    self.driver.step { $0.startFailed(error) }
                 }
             }
         case .createV1Interaction(let serviceID):
-            Task { await self.createV1Interaction(serviceID: serviceID) }
+            Task {
+                do throws(ChannelError) {
+                    let (keys, event) = try await self.v1.createInteraction(serviceID: serviceID)
+                    let now = self.host.now()
+                    self.driver.step { $0.v1Created(keys, event, now: now) }
+                } catch {
+                    self.driver.step { $0.startFailed(error) }
+                }
+            }
         case .storePosition(let position):
             await self.persist(String(position), key: Session.StoreKey.position)
         case .storeValue(let value, let key):
             await self.persist(value, key: key)
         case .storeKeys(let keys):
             await self.persistKeys(keys)
+        }
+    }
+
+    /// Publishes a v2 operation on the chat's service channel.
+    func publish(_ data: JSONValue, what: String) async throws(ChannelError) {
+        do {
+            _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: data)
+        } catch {
+            throw ChannelError(.transient, "\(self.prefix): \(what) \(self.serverDescription) failed: \(error)")
         }
     }
 }

@@ -77,10 +77,9 @@ struct GMSChatConfiguration: Sendable {
     /// v2's service channel.
     var serviceChannel: String { "/service/chatV2/\(self.service)" }
 
-    /// The name GMS shows the agent: the nickname, else first and last name, else "Customer".
-    var displayName: String {
-        if let nickname = self.nickname { return nickname }
-        if let first = self.firstName, let last = self.lastName { return "\(first) \(last)" }
-        return "Customer"
+    /// Who the customer is to GMS (its display name: the nickname, else first and last name, else
+    /// "Customer").
+    var customer: GMSCustomer {
+        GMSCustomer(nickname: self.nickname, firstName: self.firstName, lastName: self.lastName, email: self.email, subject: self.subject)
     }
 }

@@ -83,6 +83,15 @@ public struct BayeuxClientStateMachine: Sendable {
         public var advice: BayeuxAdvice
         public var connected: Bool
         public var failures: Int
+
+        public init(clientID: String?, handshakeAt: Duration?, connectionType: BayeuxConnectionType, advice: BayeuxAdvice, connected: Bool, failures: Int) {
+            self.clientID = clientID
+            self.handshakeAt = handshakeAt
+            self.connectionType = connectionType
+            self.advice = advice
+            self.connected = connected
+            self.failures = failures
+        }
     }
 
     enum Phase: Sendable, Hashable {
@@ -249,4 +258,26 @@ public struct BayeuxFailure: Error, Sendable, Hashable, CustomStringConvertible 
     public static let timedOut = BayeuxFailure("no reply in time")
     public static let disconnected = BayeuxFailure("the session was disconnected before the message went out")
     public static let noCommonConnectionType = BayeuxFailure("the server offers none of this client's connection types")
+}
+
+extension BayeuxClientStateMachine.Status {
+    /// The session as `chat status` shows it: the transport, the client id's age at `now` (elapsed time,
+    /// as `handshakeAt`), the server's last advice (`reconnect=retry interval=0 ms timeout=30000 ms`) and
+    /// the failures in a row, if any.
+    public func fields(now: Duration) -> [String: String] {
+        var fields = ["transport": self.connectionType.rawValue]
+        if let handshakeAt = self.handshakeAt, self.clientID != nil {
+            fields["client-id-age"] = "\((now - handshakeAt).components.seconds) s"
+        }
+        func milliseconds(_ name: String, _ value: Duration?) -> String? {
+            value.map { "\(name)=\($0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000) ms" }
+        }
+        let advice = [
+            self.advice.reconnect.map { "reconnect=\($0)" }, milliseconds("interval", self.advice.interval),
+            milliseconds("timeout", self.advice.timeout), milliseconds("maxInterval", self.advice.maxInterval),
+        ]
+        fields["advice"] = advice.compactMap { $0 }.joined(separator: " ")
+        if self.failures > 0 { fields["failures"] = String(self.failures) }
+        return fields
+    }
 }
