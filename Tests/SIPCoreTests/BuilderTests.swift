@@ -130,3 +130,18 @@ import Testing
         #expect(Set((0..<100).map { _ in system.tag() }).count == 100)
     }
 }
+
+@Suite struct SIPLocalAddressTests {
+    @Test func aContactAndViaNameTheLocalAddressWithIPv6InBracketsAndTCPAsAParameter() throws {
+        let aor = try SIPURI(parsing: "sip:alice@example.com")
+        let udp = SIPLocalAddress(ip: "192.0.2.10", port: 5060, transport: "UDP")
+        #expect(udp.contact(user: "alice").description == "sip:alice@192.0.2.10:5060")
+        let tcp = SIPLocalAddress(ip: "2001:db8::1", port: 5070, transport: "tcp")
+        #expect(tcp.contact(user: "alice").description == "sip:alice@[2001:db8::1]:5070;transport=tcp")
+        let builder = SIPRegisterBuilder(registrar: try SIPURI(parsing: "sip:example.com"), addressOfRecord: aor, local: tcp)
+        let request = builder.request(callID: "c", fromTag: "t", sequence: 1, branch: "z9hG4bK1", expires: 600)
+        let text = request.serialized().text
+        #expect(text.contains("Via: SIP/2.0/TCP [2001:db8::1]:5070;branch=z9hG4bK1;rport\r\n"))
+        #expect(text.contains("Contact: <sip:alice@[2001:db8::1]:5070;transport=tcp>\r\n"))
+    }
+}

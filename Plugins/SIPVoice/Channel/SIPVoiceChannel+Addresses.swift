@@ -60,23 +60,9 @@ extension SIPVoiceChannel {
         }
     }
 
-    func contactURI(_ transport: SIPTransport) -> SIPURI {
-        let host = transport.localHost.contains(":") ? "[\(transport.localHost)]" : transport.localHost
-        var parameters = SIPParameters()
-        if transport.kind == .tcp { parameters.set("transport", "tcp") }
-        return SIPURI(scheme: "sip", user: self.configuration.addressOfRecord.user, host: host, port: transport.localPort, parameters: parameters)
-    }
-
+    /// What goes into every REGISTER on `transport`.
     func registrationConfiguration(transport: SIPTransport, instanceID: String) -> RegistrationConfiguration {
-        let host = transport.localHost.contains(":") ? "[\(transport.localHost)]" : transport.localHost
-        var builder = SIPRegisterBuilder(
-            registrar: self.configuration.registrar,
-            addressOfRecord: self.configuration.addressOfRecord,
-            contact: self.contactURI(transport),
-            viaTransport: transport.kind.rawValue,
-            viaHost: host,
-            viaPort: transport.localPort
-        )
+        var builder = SIPRegisterBuilder(registrar: self.configuration.registrar, addressOfRecord: self.configuration.addressOfRecord, local: transport.address)
         builder.displayName = self.configuration.displayName
         builder.instanceID = instanceID
         builder.outbound = self.configuration.outbound

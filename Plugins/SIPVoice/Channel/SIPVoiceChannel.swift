@@ -57,7 +57,7 @@ final class SIPVoiceChannel: Channel {
         } start: { agent, transport, prepared in
             let (credentials, instanceID) = prepared
             let registration = self.registrationConfiguration(transport: transport, instanceID: instanceID)
-            let flow = Agent.Flow(pings: transport.kind == .tcp, localAddress: "\(transport.localHost):\(transport.localPort)")
+            let flow = Agent.Flow(pings: transport.kind == .tcp, localAddress: "\(transport.address.host):\(transport.address.port)")
             return agent.listen(on: flow, registration: registration, credentials: credentials, now: self.host.now())
         }
     }

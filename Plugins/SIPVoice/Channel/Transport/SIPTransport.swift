@@ -97,8 +97,7 @@ final class SIPTransport: Sendable {
     }
 
     /// The local address as it goes into Via and Contact.
-    var localHost: String { self.local.ip }
-    var localPort: Int { self.local.port }
+    var address: SIPLocalAddress { SIPLocalAddress(ip: self.local.ip, port: self.local.port, transport: self.kind.rawValue) }
 
     /// Sends a message on the flow, or (a response) where its request came from. Failures show up as
     /// ``Arrival/closed(_:)`` (the flow over TCP) or are absorbed by SIP's retransmissions (UDP).

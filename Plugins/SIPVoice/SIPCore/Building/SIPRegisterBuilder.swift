@@ -90,3 +90,40 @@ public struct SIPRegisterBuilder: Sendable, Hashable {
         return SIPRequest(method: .register, uri: self.registrar, headers: headers)
     }
 }
+
+/// Where this agent is reached on a flow: the address and port its socket has, as Contact and Via name
+/// them.
+public struct SIPLocalAddress: Sendable, Hashable {
+    /// As the socket reports it: `192.0.2.10`, `2001:db8::1`.
+    public var ip: String
+    public var port: Int
+    /// `UDP` or `TCP`.
+    public var transport: String
+
+    public init(ip: String, port: Int, transport: String) {
+        self.ip = ip
+        self.port = port
+        self.transport = transport.uppercased()
+    }
+
+    /// The host as a URI and a Via write it: an IPv6 address in brackets.
+    public var host: String { self.ip.contains(":") ? "[\(self.ip)]" : self.ip }
+
+    /// `user`'s Contact here: `sip:alice@192.0.2.10:5060`, with `;transport=tcp` over TCP (UDP is the
+    /// default a URI without the parameter means).
+    public func contact(user: String?) -> SIPURI {
+        var parameters = SIPParameters()
+        if self.transport != "UDP" { parameters.set("transport", self.transport.lowercased()) }
+        return SIPURI(scheme: "sip", user: user, host: self.host, port: self.port, parameters: parameters)
+    }
+}
+
+extension SIPRegisterBuilder {
+    /// A builder for `addressOfRecord` reached at `local`: its Contact, and the Via of its requests.
+    public init(registrar: SIPURI, addressOfRecord: SIPURI, local: SIPLocalAddress) {
+        self.init(
+            registrar: registrar, addressOfRecord: addressOfRecord, contact: local.contact(user: addressOfRecord.user),
+            viaTransport: local.transport, viaHost: local.host, viaPort: local.port
+        )
+    }
+}
