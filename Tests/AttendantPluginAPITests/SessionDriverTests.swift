@@ -141,4 +141,41 @@ import Testing
         #expect(!rig.driver.load(Counter()), "the first one loaded stays")
         #expect(rig.driver.withSession { $0.count } == 7)
     }
+    @Test func anOperationRunsBesideTheBusyWorkerAndItsStepIsTheSessionsNext() async throws {
+        let host = InMemoryChannelHost()
+        let driver = SessionDriver<Counter>(host: host, prefix: "toy")
+        driver.load(Counter())
+        let (release, releaser) = AsyncStream.makeStream(of: Void.self)
+        let started = Recorder<String>()
+        let worker = Task {
+            await driver.run { work in
+                started.add(work)
+                if work == "added 1" { for await _ in release { break } }
+            }
+        }
+        driver.step { $0.add(1) }
+        #expect(try await started.next() == "added 1")
+        driver.concurrently { { $0.add(10) } }
+        try await eventually("the operation's step ran while the worker was held") { driver.withSession { $0.count } == 11 }
+        #expect(started.all == ["added 1"], "the worker is still held on the first work")
+        releaser.yield()
+        #expect(try await started.next() == "added 10", "the operation's step queued its work behind")
+        worker.cancel()
+        await worker.value
+    }
+
+    @Test func anOperationEndsWithTheChannelsRun() async throws {
+        let rig = Rig()
+        let cancelled = Recorder<Bool>()
+        rig.driver.concurrently {
+            try? await rig.host.clock.sleep(for: .seconds(3600))
+            cancelled.add(Task.isCancelled)
+            return { $0.add(1) }
+        }
+        await rig.host.manualClock.waitForSleepers(atLeast: 1)
+        rig.worker.cancel()
+        #expect(try await cancelled.next() == true, "cancelling run() cancelled the operation it ran")
+        await rig.worker.value
+        #expect(rig.driver.withSession { $0.count } == 1, "its step still reached the session")
+    }
 }

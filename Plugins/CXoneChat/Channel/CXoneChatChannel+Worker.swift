@@ -20,9 +20,9 @@ extension CXoneChatChannel {
         case .machine(let action):
             await self.carryOut(action)
         case .download(let url, let large):
-            Task {
+            self.driver.concurrently {
                 let input = await self.downloadedInput(url: url, large: large)
-                self.driver.step { $0.downloaded(url: url, input) }
+                return { $0.downloaded(url: url, input) }
             }
         case .recordContact(let threadID, let ended):
             do {
@@ -47,19 +47,7 @@ extension CXoneChatChannel {
             self.call(ChatStateMachine.Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
         case .sendAnalytics(let visitorID, let event):
             guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
-            let wire = ChatWireOutput.analytics(event, visitorID: visitorID)
-            // One after the other, so the server sees a visit before its page views.
-            self.connection.withLock { connection in
-                let previous = connection.analytics
-                connection.analytics = Task {
-                    await previous?.value
-                    do throws(ChatError) {
-                        try await self.rest.sendAnalytics(brandID: brandID, visitorID: visitorID, wire)
-                    } catch {
-                        self.host.logger.warning("\(self.prefix): \(error.message)")
-                    }
-                }
-            }
+            self.analytics.enqueue(Analytics(brandID: brandID, visitorID: visitorID, wire: ChatWireOutput.analytics(event, visitorID: visitorID)))
         case .store(let value):
             await self.persist(value)
         case .persistOutbox(let entry):
@@ -72,20 +60,34 @@ extension CXoneChatChannel {
         }
     }
 
-    /// Runs a REST call as a task of its own (the worker goes on meanwhile) and feeds the machine the
-    /// input its outcome makes.
+    /// An analytics event for the server, sent beside the worker.
+    struct Analytics: Sendable {
+        var brandID: Int
+        var visitorID: String
+        var wire: CXoneWire.AnalyticsEvent
+    }
+
+    func send(_ analytics: Analytics) async {
+        do throws(ChatError) {
+            try await self.rest.sendAnalytics(brandID: analytics.brandID, visitorID: analytics.visitorID, analytics.wire)
+        } catch {
+            self.host.logger.warning("\(self.prefix): \(error.message)")
+        }
+    }
+
+    /// Runs a REST call beside the worker and feeds the machine the input its outcome makes.
     func call<Value: Sendable>(
         _ input: @escaping @Sendable (Result<Value, ChatError>) -> ChatStateMachine.Input,
         _ request: @escaping @Sendable () async throws(ChatError) -> Value
     ) {
-        Task {
+        self.driver.concurrently {
             let result: Result<Value, ChatError>
             do throws(ChatError) {
                 result = .success(try await request())
             } catch {
                 result = .failure(error)
             }
-            self.driver.step { session in session.run { $0.handle(input(result)) } }
+            return { session in session.run { $0.handle(input(result)) } }
         }
     }
 

@@ -22,6 +22,7 @@ final class CXoneChatChannel: Channel {
     let connection = Mutex(Connection())
     /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
     let outbox: Outbox<ChatStorage.OutboxRecord>
+    let analytics = OrderedWorker<Analytics>()
 
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -35,12 +36,10 @@ final class CXoneChatChannel: Channel {
 
     var prefix: String { ChatSession.prefix }
 
-    /// What the driver holds beside the session: the current socket and its generation, and the last
-    /// analytics event sent (the next waits for it).
+    /// What the driver holds beside the session: the current socket and its generation.
     struct Connection: Sendable {
         var socket: CXoneSocket?
         var generation = Generation()
-        var analytics: Task<Void, Never>?
 
         /// The socket, if it is the one of `generation`.
         func socket(of generation: Generation) -> CXoneSocket? {
@@ -54,9 +53,13 @@ final class CXoneChatChannel: Channel {
         }
     }
 
-    /// The worker, for as long as the host keeps the channel.
+    /// The worker, for as long as the host keeps the channel, and beside it the analytics events, one
+    /// after the other (so the server sees a visit before its page views).
     func run() async {
+        async let analytics: Void = self.analytics.run { await self.send($0) }
         await self.driver.run { work in await self.carryOut(work) }
+        self.analytics.finish()
+        await analytics
     }
 
     // MARK: The socket

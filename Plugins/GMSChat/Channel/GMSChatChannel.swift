@@ -18,7 +18,7 @@ import Synchronization
 /// or a start, and one ordered worker (run by ``run()`` for the channel's life) for the store, the secrets
 /// and events for the host. This class hands the session what the Bayeux client reports and does its
 /// work: v2's publishes (GMSCore's ``GMSChatV2Operation``), v1's HTTP operations (``GMSChatV1Client``),
-/// each a task of its own whose outcome is fed back, and the store.
+/// each run beside the worker with its outcome fed back, and the store.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -55,35 +55,35 @@ final class GMSChatChannel: Channel {
     /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
     var serverDescription: String { "GMS at \(self.configuration.baseURL) (chat API v\(self.configuration.apiVersion))" }
 
-    /// The session's work, in order; GMS's operations run as tasks of their own, their outcomes fed back.
+    /// The session's work, in order; GMS's operations run beside it, their outcomes fed back.
     func carryOut(_ work: Session.Work) async {
         switch work {
         case .requestNotifications(let keys, let position):
-            Task {
+            self.driver.concurrently {
                 let succeeded = await self.requestNotifications(keys, after: position)
-                self.driver.step { $0.notificationsAsked(succeeded: succeeded) }
+                return { $0.notificationsAsked(succeeded: succeeded) }
             }
         case .requestChat:
-            Task {
+            self.driver.concurrently {
                 do throws(ChannelError) {
                     if self.configuration.apiVersion == 2 {
                         try await self.publish(GMSChatV2Operation.requestChat(self.configuration.customer), what: "requesting a chat from")
-                    } else {
-                        let serviceID = try await self.v1.requestChat()
-                        self.driver.step { $0.v1ServiceMade(serviceID) }
+                        return { _ in [] }
                     }
+                    let serviceID = try await self.v1.requestChat()
+                    return { $0.v1ServiceMade(serviceID) }
                 } catch {
-                    self.driver.step { $0.startFailed(error) }
+                    return { $0.startFailed(error) }
                 }
             }
         case .createV1Interaction(let serviceID):
-            Task {
+            self.driver.concurrently {
                 do throws(ChannelError) {
                     let (keys, event) = try await self.v1.createInteraction(serviceID: serviceID)
                     let now = self.host.now()
-                    self.driver.step { $0.v1Created(keys, event, now: now) }
+                    return { $0.v1Created(keys, event, now: now) }
                 } catch {
-                    self.driver.step { $0.startFailed(error) }
+                    return { $0.startFailed(error) }
                 }
             }
         case .storePosition(let position):

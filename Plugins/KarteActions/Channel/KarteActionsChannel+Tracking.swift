@@ -7,14 +7,13 @@ import KarteCore
 extension KarteActionsChannel {
     // MARK: The network
 
-    /// Sends one track request and hands the outcome to the machine. Runs concurrently with others.
-    func deliver(_ send: Send) async {
+    /// Sends one track request: its outcome for the machine. Runs beside others.
+    func deliver(_ send: Send) async -> Outcome {
         let body: [UInt8]
         do {
             body = try Gzip.compress(send.body)
         } catch {
-            self.complete(send.requestID, .failure("cannot compress the body: \(error)"))
-            return
+            return .failure("cannot compress the body: \(error)")
         }
         let request = NetworkRequest(
             method: "POST",
@@ -32,10 +31,9 @@ extension KarteActionsChannel {
             usesCookies: false
         )
         do {
-            let response = try await self.host.network.send(request)
-            self.complete(send.requestID, self.answer(response))
+            return self.answer(try await self.host.network.send(request))
         } catch {
-            self.complete(send.requestID, .failure(error.kind == .tooLarge ? "the answer is larger than \(KarteTrackResponse.defaultSizeLimit) bytes" : error.message))
+            return .failure(error.kind == .tooLarge ? "the answer is larger than \(KarteTrackResponse.defaultSizeLimit) bytes" : error.message)
         }
     }
 
@@ -50,10 +48,5 @@ extension KarteActionsChannel {
         } catch {
             return .unreadable(status: response.status, reason: "a \(response.body.count)-byte body marked gzip could not be unpacked: \(error)")
         }
-    }
-
-    private func complete(_ requestID: UInt64, _ outcome: Outcome) {
-        let now = self.host.now()
-        self.driver.step { $0.completed(requestID, outcome, now: now) }
     }
 }

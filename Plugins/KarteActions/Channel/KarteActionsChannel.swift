@@ -6,8 +6,8 @@ import Synchronization
 /// A KARTE in-app messaging channel: KarteCore's pure ``KarteSession`` (its tracking and actions
 /// machines) driven on the host's network, clock and store by the kit's ``SessionDriver``: the lock, the
 /// timers, the callers of requests, and one ordered worker for the host's events and the store's writes,
-/// which ``run()`` runs for the channel's life next to the track requests, sent several at once (a slow
-/// answer must not hold a later `view` back).
+/// which ``run()`` runs for the channel's life; the track requests go out beside it, several at once (a
+/// slow answer must not hold a later `view` back).
 final class KarteActionsChannel: Channel {
     typealias Session = KarteSession
     typealias StoreKey = KarteSession.StoreKey
@@ -18,15 +18,12 @@ final class KarteActionsChannel: Channel {
     let configuration: KarteActionsConfiguration
     let host: any ChannelHost
     let driver: SessionDriver<Session>
-    let sends: AsyncStream<Send>
-    let sendQueue: AsyncStream<Send>.Continuation
 
     init(configuration: KarteActionsConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
         self.driver = SessionDriver(host: host, prefix: "karte-actions")
         self.driver.load(Session())
-        (self.sends, self.sendQueue) = AsyncStream.makeStream(of: Send.self)
     }
 
     /// One track request to send: the machine's id and its body, uncompressed.
@@ -39,18 +36,17 @@ final class KarteActionsChannel: Channel {
     static let appKeySecret = "app-key"
 
     func run() async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { await self.driver.run { work in await self.carryOut(work) } }
-            for await send in self.sends {
-                group.addTask { await self.deliver(send) }
-            }
-        }
+        await self.driver.run { work in await self.carryOut(work) }
     }
 
     private func carryOut(_ work: Session.Work) async {
         switch work {
         case .send(let requestID, let body, let appKey):
-            self.sendQueue.yield(Send(requestID: requestID, body: body, appKey: appKey))
+            self.driver.concurrently {
+                let outcome = await self.deliver(Send(requestID: requestID, body: body, appKey: appKey))
+                let now = self.host.now()
+                return { $0.completed(requestID, outcome, now: now) }
+            }
         case .store(let value, let key):
             do {
                 try await self.host.store.setValue(value, forKey: key)

@@ -65,6 +65,9 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     private let state = Mutex(State())
     private let timers: ChannelTimers<Session.Timer>
     private let worker = OrderedWorker<Job>()
+    /// What ``concurrently(_:)`` started, for ``run(_:)`` to run as its child tasks.
+    private let operations: AsyncStream<@Sendable () async -> Void>
+    private let operationQueue: AsyncStream<@Sendable () async -> Void>.Continuation
     private let host: any ChannelHost
     /// The start of the driver's own messages (the plugin's name).
     private let prefix: String
@@ -73,17 +76,47 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
         self.host = host
         self.prefix = prefix
         self.timers = ChannelTimers(clock: host.clock)
+        (self.operations, self.operationQueue) = AsyncStream.makeStream()
     }
 
-    /// Does the session's work, its events and its log lines in order, `carryOut` doing the work, until
-    /// the calling task is cancelled: the channel's `run()`.
+    /// Does the session's work, its events and its log lines in order, `carryOut` doing the work, and
+    /// runs the operations ``concurrently(_:)`` starts as its child tasks, until the calling task is
+    /// cancelled: the channel's `run()`.
     public func run(_ carryOut: (Session.Work) async -> Void) async {
-        await self.worker.run { job in
-            switch job {
-            case .work(let work): await carryOut(work)
-            case .emit(let event): self.host.emit(event)
-            case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                await withDiscardingTaskGroup { operations in
+                    for await operation in self.operations {
+                        operations.addTask { await operation() }
+                    }
+                }
             }
+            await self.worker.run { job in
+                switch job {
+                case .work(let work): await carryOut(work)
+                case .emit(let event): self.host.emit(event)
+                case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Runs `operation` beside the worker (a REST call, a download: work whose answer the session waits
+    /// for, while the worker goes on), as a child task of ``run(_:)``, so it ends with the channel; the
+    /// step it returns is the session's next. Since API 1.9.
+    ///
+    /// ```swift
+    /// case .fetch(let url):
+    ///     self.driver.concurrently {
+    ///         let answer = await self.fetch(url)
+    ///         return { session in session.fetched(url, answer) }
+    ///     }
+    /// ```
+    public func concurrently(_ operation: @escaping @Sendable () async -> (inout Session) -> [Action]) {
+        self.operationQueue.yield {
+            let step = await operation()
+            self.step(step)
         }
     }
 
