@@ -35,6 +35,14 @@ import Testing
             return [.setTimer(.deadline(id), after: .seconds(5))]
         }
 
+        /// Keeps `value` in the store and the secrets, then works.
+        mutating func keep(_ value: String?) -> [Action] {
+            [
+                .write(StoreWrite(.store, key: "state", value: value, what: "the state")),
+                .write(StoreWrite(.secrets, key: "token", value: value, what: "the token")), .work("kept \(value ?? "nothing")"),
+            ]
+        }
+
         mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
             guard case .deadline(let id) = timer, self.waiting.removeValue(forKey: id) != nil else { return [] }
             return [.replied(id, .failure(ChannelError(.transient, "toy: not there in time")))]
@@ -177,5 +185,25 @@ import Testing
         #expect(try await cancelled.next() == true, "cancelling run() cancelled the operation it ran")
         await rig.worker.value
         #expect(rig.driver.withSession { $0.count } == 1, "its step still reached the session")
+    }
+    @Test func aSessionsWritesGoToTheStoreOrTheSecretsInOrderWithItsWork() async throws {
+        let host = InMemoryChannelHost()
+        let driver = SessionDriver<Counter>(host: host, prefix: "toy")
+        driver.load(Counter())
+        let seen = Recorder<String>()
+        let worker = Task {
+            await driver.run { work in
+                let stored = (try? await host.store.value(forKey: "state")) ?? nil
+                let secret = (try? await host.secrets.secret(forKey: "token")) ?? nil
+                seen.add("\(work): store \(stored ?? "-"), secrets \(secret ?? "-")")
+            }
+        }
+        driver.step { $0.keep("one") }
+        #expect(try await seen.next() == "kept one: store one, secrets one", "written before the work queued after them")
+        #expect(await host.inMemoryStore.allValues() == ["state": "one"], "a secret never reaches the store")
+        driver.step { $0.keep(nil) }
+        #expect(try await seen.next() == "kept nothing: store -, secrets -", "nil removes")
+        worker.cancel()
+        await worker.value
     }
 }

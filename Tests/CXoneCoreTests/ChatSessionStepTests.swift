@@ -26,7 +26,7 @@ import Testing
             case .work(.write(_, let generation)): "write \(generation)"
             case .work(.machine(let action)): "machine \(action)".prefix { $0 != "(" }.description
             case .work(.download(let url, let large)): "download \(url) \(large == nil ? "unknown" : "known")"
-            case .work(.recordContact(let thread, let ended)): "record \(thread) \(ended ? "ended" : "started")"
+            case .write(let write): "keep \(write.key) \(write.value ?? "removed")"
             case .setTimer(.machine(let id), _): "set \(id.kind)"
             case .setTimer(.request(let id), _): "deadline \(id)"
             case .cancelTimer(.machine(let id)): "cancel \(id.kind)"
@@ -103,14 +103,14 @@ import Testing
         var session = Self.session(ready.machine)
         let message = ready.message("m-1", thread: "thread-1", "Hello, how can I help?")
         let words = Self.words(session.run { $0.handle(.messageCreated(message, caseID: "case-1")) })
-        let told = words.filter { $0.hasPrefix("record") || $0.hasPrefix("emit") }
-        let start = try #require(told.firstIndex(of: "record thread-1 started"), "\(words)")
-        #expect(Array(told[start...].prefix(3)) == ["record thread-1 started", "emit incomingContact", "emit messageReceived"], "\(words)")
+        let told = words.filter { $0.hasPrefix("keep contact.") || $0.hasPrefix("emit") }
+        let start = try #require(told.firstIndex(of: "keep contact.thread-1 open"), "\(words)")
+        #expect(Array(told[start...].prefix(3)) == ["keep contact.thread-1 open", "emit incomingContact", "emit messageReceived"], "\(words)")
         #expect(session.contacts.threads == ["thread-1": false])
 
         // The same thread again is no new contact.
         let again = Self.words(session.run { $0.handle(.messageCreated(ready.message("m-2", thread: "thread-1", "Still there?"), caseID: "case-1")) })
-        #expect(!again.contains { $0.hasPrefix("record") })
+        #expect(!again.contains { $0.hasPrefix("keep contact.") })
     }
 
     @Test func aLostChatIsToldToTheHostOnceAndOnlyWhileItListens() throws {

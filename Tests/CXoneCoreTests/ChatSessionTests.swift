@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import Testing
 
@@ -8,13 +9,13 @@ import Testing
     // MARK: Storage
 
     /// Applies records to a store's values and secrets, as the driver does.
-    static func keep(_ records: [ChatStorage.Record]) -> (store: [String: String], secrets: [String: String]) {
+    static func keep(_ records: [StoreWrite]) -> (store: [String: String], secrets: [String: String]) {
         var store: [String: String] = [:]
         var secrets: [String: String] = [:]
         for record in records {
             switch record.place {
-            case .store: store[record.key] = record.text
-            case .secrets: secrets[record.key] = record.text
+            case .store: store[record.key] = record.value
+            case .secrets: secrets[record.key] = record.value
             }
         }
         return (store, secrets)
@@ -43,7 +44,7 @@ import Testing
         #expect(ChatStorage.accessToken(fromSecret: secret) == token)
 
         // A token cleared is removed from the secrets.
-        #expect(try ChatStorage.record(for: .accessToken(nil)) == .init(place: .secrets, key: ChatStorage.Key.accessToken, text: nil))
+        #expect(try ChatStorage.record(for: .accessToken(nil)) == StoreWrite(.secrets, key: ChatStorage.Key.accessToken, value: nil, what: "the chat's access token"))
     }
 
     @Test func anOlderVersionsShownThroughIsAFloorAndUnreadableRecordsAreLeftOut() {

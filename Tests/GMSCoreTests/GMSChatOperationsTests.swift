@@ -84,3 +84,15 @@ import Testing
         #expect(fresh.fields(now: .seconds(1)) == ["transport": "websocket", "advice": ""])
     }
 }
+
+@Suite struct GMSChatKeysTests {
+    @Test func theKeysAreKeptInTheSecretsAllFiveAndRemovedAllFive() {
+        let kept = GMSChatKeys.writes(GMSChatKeys(secureKey: "s", chatID: "c", userID: "u", alias: "a", serviceID: "v"))
+        #expect(kept.allSatisfy { $0.place == .secrets })
+        #expect(Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }) == [
+            "secure-key": "s", "chat-id": "c", "user-id": "u", "alias": "a", "service-id": "v",
+        ])
+        let removed = GMSChatKeys.writes(nil)
+        #expect(removed.count == 5 && removed.allSatisfy { $0.place == .secrets && $0.value == nil })
+    }
+}

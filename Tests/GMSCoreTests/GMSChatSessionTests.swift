@@ -25,14 +25,15 @@ import Testing
 
     /// Each action in a few words, for comparing in order.
     static func words(_ actions: [Action]) -> [String] {
-        actions.map { action in
+        actions.compactMap { action -> String? in
             switch action {
             case .work(.requestNotifications(_, let position)): "ask after \(position)"
             case .work(.requestChat): "request chat"
             case .work(.createV1Interaction(let serviceID)): "create \(serviceID)"
-            case .work(.storePosition(let position)): "store position \(position)"
-            case .work(.storeValue(let value, let key)): "store \(key)=\(value ?? "nil")"
-            case .work(.storeKeys(let keys)): "store keys \(keys?.secureKey ?? "nil")"
+            case .write(let write) where write.key == GMSChatSession.StoreKey.position: "store position \(write.value ?? "nil")"
+            // The keys in a few words: the secure key (the other four go with it).
+            case .write(let write) where write.place == .secrets: write.key == GMSChatKeys.SecretKey.secureKey ? "store keys \(write.value ?? "nil")" : nil
+            case .write(let write): "store \(write.key)=\(write.value ?? "nil")"
             case .setTimer(.gap, let delay): "gap in \(delay.components.seconds) s"
             case .setTimer(.request(let id), _): "deadline \(id)"
             case .cancelTimer(.gap): "cancel gap"

@@ -27,7 +27,7 @@ import Testing
 
     static func stored(_ actions: [Action]) -> [String: String?] {
         var stored: [String: String?] = [:]
-        for case .work(.store(let value, let key)) in actions { stored[key] = .some(value) }
+        for case .write(let write) in actions { stored[write.key] = .some(write.value) }
         return stored
     }
 

@@ -36,21 +36,6 @@ extension CXoneChatChannel {
         self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: settings))
     }
 
-    func persist(_ value: ChatStateMachine.StoredValue) async {
-        do {
-            try await self.write(ChatStorage.record(for: value))
-        } catch {
-            self.host.logger.error("\(self.prefix): could not store the chat's \(ChatStorage.name(of: value)): \(error)")
-        }
-    }
-
-    func write(_ record: ChatStorage.Record) async throws {
-        switch record.place {
-        case .store: try await self.host.store.setValue(record.text, forKey: record.key)
-        case .secrets: try await self.host.secrets.setSecret(record.text, forKey: record.key)
-        }
-    }
-
     func persist(_ entry: ChatStateMachine.OutboxEntry) async {
         do {
             // The worker does the machine's actions in order, so a confirmation's removeFromOutbox comes

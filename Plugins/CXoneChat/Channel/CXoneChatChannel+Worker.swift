@@ -4,8 +4,8 @@ import CXoneCore
 import FoundationEssentials
 import Synchronization
 
-// The session's work, done in order by the driver's worker: the socket, REST calls (started as tasks of
-// their own), the store and secrets.
+// The session's work, done in order by the driver's worker: the socket, REST calls and downloads (run beside
+// the worker), analytics, the outbox. (The kit's driver does the session's store writes itself.)
 extension CXoneChatChannel {
     func carryOut(_ work: ChatSession.Work) async {
         switch work {
@@ -23,12 +23,6 @@ extension CXoneChatChannel {
             self.driver.concurrently {
                 let input = await self.downloadedInput(url: url, large: large)
                 return { $0.downloaded(url: url, input) }
-            }
-        case .recordContact(let threadID, let ended):
-            do {
-                try await self.write(ChatStorage.contactRecord(threadID: threadID, ended: ended))
-            } catch {
-                self.host.logger.error("\(self.prefix): could not note that thread \(threadID) is in the contact history: \(error); it may be recorded again after a restart")
             }
         }
     }
@@ -48,13 +42,11 @@ extension CXoneChatChannel {
         case .sendAnalytics(let visitorID, let event):
             guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
             self.analytics.enqueue(Analytics(brandID: brandID, visitorID: visitorID, wire: ChatWireOutput.analytics(event, visitorID: visitorID)))
-        case .store(let value):
-            await self.persist(value)
         case .persistOutbox(let entry):
             await self.persist(entry)
         case .removeFromOutbox(let messageID):
             await self.removeFromOutbox(messageID)
-        case .openSocket, .closeSocket, .send, .download, .report, .setTimer, .cancelTimer:
+        case .openSocket, .closeSocket, .send, .download, .report, .setTimer, .cancelTimer, .store:
             // The session turns these into its own actions.
             break
         }

@@ -15,10 +15,10 @@ import Synchronization
 /// for everything after it (v2 `requestNotifications`, v1 `refresh`).
 ///
 /// The kit's ``SessionDriver`` runs the session: the lock, its timers, the callers waiting for a connect
-/// or a start, and one ordered worker (run by ``run()`` for the channel's life) for the store, the secrets
-/// and events for the host. This class hands the session what the Bayeux client reports and does its
-/// work: v2's publishes (GMSCore's ``GMSChatV2Operation``), v1's HTTP operations (``GMSChatV1Client``),
-/// each run beside the worker with its outcome fed back, and the store.
+/// or a start, and one ordered worker (run by ``run()`` for the channel's life) for the writes to the
+/// store and the secrets and the events for the host. This class hands the session what the Bayeux
+/// client reports and does its work: v2's publishes (GMSCore's ``GMSChatV2Operation``) and v1's HTTP
+/// operations (``GMSChatV1Client``), each run beside the worker with its outcome fed back.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -86,12 +86,6 @@ final class GMSChatChannel: Channel {
                     return { $0.startFailed(error) }
                 }
             }
-        case .storePosition(let position):
-            await self.persist(String(position), key: Session.StoreKey.position)
-        case .storeValue(let value, let key):
-            await self.persist(value, key: key)
-        case .storeKeys(let keys):
-            await self.persistKeys(keys)
         }
     }
 

@@ -7,11 +7,11 @@ import KarteCore
 extension KarteActionsChannel {
     // MARK: The network
 
-    /// Sends one track request: its outcome for the machine. Runs beside others.
-    func deliver(_ send: Send) async -> Outcome {
+    /// Sends one track request (`json` uncompressed): its outcome for the machine. Runs beside others.
+    func deliver(_ json: [UInt8], appKey: String) async -> Outcome {
         let body: [UInt8]
         do {
-            body = try Gzip.compress(send.body)
+            body = try Gzip.compress(json)
         } catch {
             return .failure("cannot compress the body: \(error)")
         }
@@ -19,7 +19,7 @@ extension KarteActionsChannel {
             method: "POST",
             url: self.configuration.trackURL,
             headers: [
-                NetworkHeader("X-KARTE-App-Key", send.appKey),
+                NetworkHeader("X-KARTE-App-Key", appKey),
                 NetworkHeader("Content-Type", "application/json"),
                 NetworkHeader("Content-Encoding", "gzip"),
                 NetworkHeader("Accept-Encoding", "gzip"),

@@ -26,13 +26,6 @@ final class KarteActionsChannel: Channel {
         self.driver.load(Session())
     }
 
-    /// One track request to send: the machine's id and its body, uncompressed.
-    struct Send: Sendable {
-        var requestID: UInt64
-        var body: [UInt8]
-        var appKey: String
-    }
-
     static let appKeySecret = "app-key"
 
     func run() async {
@@ -43,15 +36,9 @@ final class KarteActionsChannel: Channel {
         switch work {
         case .send(let requestID, let body, let appKey):
             self.driver.concurrently {
-                let outcome = await self.deliver(Send(requestID: requestID, body: body, appKey: appKey))
+                let outcome = await self.deliver(body, appKey: appKey)
                 let now = self.host.now()
                 return { $0.completed(requestID, outcome, now: now) }
-            }
-        case .store(let value, let key):
-            do {
-                try await self.host.store.setValue(value, forKey: key)
-            } catch {
-                self.host.logger.error("karte-actions: cannot store \(key): \(error)")
             }
         }
     }

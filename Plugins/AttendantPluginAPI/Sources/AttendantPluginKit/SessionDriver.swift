@@ -9,6 +9,8 @@ public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable 
     case work(Work)
     case setTimer(Timer, after: Duration)
     case cancelTimer(Timer)
+    /// A value to keep across restarts, written on the worker in order with the work (since API 1.9).
+    case write(StoreWrite)
     /// An event for the host, in order with the work queued before it.
     case emit(ChannelEvent)
     case log(Logger.Level, String)
@@ -37,7 +39,7 @@ public protocol ChannelSession: Sendable {
 /// It keeps the session under one lock (taken out of the state while a step changes it, so the step's
 /// copy is the only reference to its collections and changing them copies nothing) and carries out its
 /// actions: timers on the host's clock (``ChannelTimers``, with the stale-firing guard), the session's
-/// work, events and log lines in one ``OrderedWorker`` (run by ``run(_:)`` from the channel's `run()`),
+/// work, its store writes (``StoreWrite``), events and log lines in one ``OrderedWorker`` (run by ``run(_:)`` from the channel's `run()`),
 /// and the callers of ``request(_:)``, resumed once the lock is released.
 ///
 /// The session is made when the channel has what it needs (``load(_:)``: from the store, say); until
@@ -52,6 +54,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
 
     enum Job: Sendable {
         case work(Session.Work)
+        case write(StoreWrite)
         case emit(ChannelEvent)
         case log(Logger.Level, String)
     }
@@ -94,6 +97,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
             await self.worker.run { job in
                 switch job {
                 case .work(let work): await carryOut(work)
+                case .write(let write): await self.carryOut(write)
                 case .emit(let event): self.host.emit(event)
                 case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
                 }
@@ -224,6 +228,8 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
             switch action {
             case .work(let work):
                 self.worker.enqueue(.work(work))
+            case .write(let write):
+                self.worker.enqueue(.write(write))
             case .emit(let event):
                 self.worker.enqueue(.emit(event))
             case .log(let level, let message):
@@ -237,6 +243,19 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
             }
         }
         return replies
+    }
+
+    private func carryOut(_ write: StoreWrite) async {
+        do {
+            switch write.place {
+            case .store: try await self.host.store.setValue(write.value, forKey: write.key)
+            case .secrets: try await self.host.secrets.setSecret(write.value, forKey: write.key)
+            }
+        } catch {
+            let place = write.place == .store ? "the state database" : "the secrets file"
+            let ifLost = write.ifLost.map { "; \($0)" } ?? ""
+            self.host.logger.error("\(self.prefix): could not keep \(write.what) in \(place): \(error)\(ifLost)")
+        }
     }
 
     private func timerFired(_ id: TimerID<Session.Timer>) {

@@ -32,8 +32,6 @@ public struct ChatSession: ChannelSession {
         /// GET the body of the large event at `url` (its notice, if the link still has it), and answer
         /// with ``downloaded(url:_:)``.
         case download(url: String, CXoneWire.EventInS3?)
-        /// Keep that the thread is in the contact history (``ChatStorage/contactRecord(threadID:ended:)``).
-        case recordContact(threadID: String, ended: Bool)
     }
 
     /// What the session's frames, socket address and messages are made with.
@@ -194,7 +192,13 @@ public struct ChatSession: ChannelSession {
             case .report(let report):
                 reports.append(report)
                 out += self.told(report)
-            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .store, .persistOutbox, .removeFromOutbox:
+            case .store(let value):
+                do {
+                    out.append(.write(try ChatStorage.record(for: value)))
+                } catch {
+                    out.append(.log(.error, "\(self.prefix): could not encode the chat's \(ChatStorage.name(of: value)) to keep it: \(error)"))
+                }
+            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .persistOutbox, .removeFromOutbox:
                 out.append(.work(.machine(action)))
             }
         }
@@ -242,7 +246,7 @@ public struct ChatSession: ChannelSession {
         var out: [Action] = []
         let machine = self.machine
         if let change = self.contacts.note(report, threadName: { machine.thread($0)?.name }) {
-            out += [.work(.recordContact(threadID: change.threadID, ended: change.ended)), .emit(change.event)]
+            out += [.write(ChatStorage.contactRecord(threadID: change.threadID, ended: change.ended)), .emit(change.event)]
         }
         switch report {
         case .stateChanged(let state):

@@ -1,4 +1,5 @@
 public import AttendantPluginAPI
+public import AttendantPluginKit
 internal import FoundationEssentials
 
 /// What a CXone chat keeps across restarts, as text under keys of the channel's store: the visitor and
@@ -22,25 +23,6 @@ public enum ChatStorage {
         public static let accessToken = "access-token"
         /// `contact.THREAD`: the thread is in the contact history; `open` or `ended`.
         public static let contactPrefix = "contact."
-    }
-
-    /// Where a value is kept.
-    public enum Place: Sendable, Equatable {
-        case store
-        case secrets
-    }
-
-    /// One value to write: under `key` in `place`, as `text` (nil removes it).
-    public struct Record: Sendable, Equatable {
-        public var place: Place
-        public var key: String
-        public var text: String?
-
-        public init(place: Place, key: String, text: String?) {
-            self.place = place
-            self.key = key
-            self.text = text
-        }
     }
 
     /// What the store's values hold: the machine's stored values (less the outbox and the token, which
@@ -78,25 +60,29 @@ public enum ChatStorage {
     }
 
     /// Where and how the machine's ``ChatStateMachine/Action/store(_:)`` value is kept.
-    public static func record(for value: ChatStateMachine.StoredValue) throws -> Record {
+    public static func record(for value: ChatStateMachine.StoredValue) throws -> StoreWrite {
+        let what = "the chat's \(Self.name(of: value))"
         switch value {
         case .visitorID(let id):
-            return Record(place: .store, key: Key.visitorID, text: id)
+            return StoreWrite(.store, key: Key.visitorID, value: id, what: what)
         case .customerID(let id):
-            return Record(place: .store, key: Key.customerID, text: id)
+            return StoreWrite(.store, key: Key.customerID, value: id, what: what)
         case .threadIDs(let ids):
-            return Record(place: .store, key: Key.threadIDs, text: try self.json(ids))
+            return StoreWrite(.store, key: Key.threadIDs, value: try self.json(ids), what: what)
         case .shownMessages(let threadID, let shown):
-            return Record(place: .store, key: Key.shownPrefix + threadID.lowercased(), text: try self.json(ShownRecord(shown)))
+            return StoreWrite(.store, key: Key.shownPrefix + threadID.lowercased(), value: try self.json(ShownRecord(shown)), what: what)
         case .accessToken(let token):
             let text = try token.map { try self.json(TokenRecord(value: $0.value, expiresAt: $0.expiresAt?.secondsSince1970)) }
-            return Record(place: .secrets, key: Key.accessToken, text: text)
+            return StoreWrite(.secrets, key: Key.accessToken, value: text, what: what)
         }
     }
 
     /// The mark that `threadID` (lower case) is in the contact history.
-    public static func contactRecord(threadID: String, ended: Bool) -> Record {
-        Record(place: .store, key: Key.contactPrefix + threadID, text: ended ? "ended" : "open")
+    public static func contactRecord(threadID: String, ended: Bool) -> StoreWrite {
+        StoreWrite(
+            .store, key: Key.contactPrefix + threadID, value: ended ? "ended" : "open", what: "that thread \(threadID) is in the contact history",
+            ifLost: "it may be recorded again after a restart"
+        )
     }
 
     /// What a stored value is called in a log line.

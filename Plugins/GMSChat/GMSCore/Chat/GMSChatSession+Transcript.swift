@@ -36,7 +36,7 @@ extension GMSChatSession {
         }
         if self.ledger.shown > self.storedPosition {
             self.storedPosition = self.ledger.shown
-            actions.append(.work(.storePosition(self.ledger.shown)))
+            actions.append(Self.store(String(self.ledger.shown), key: StoreKey.position))
         }
         return actions
     }
@@ -74,9 +74,8 @@ extension GMSChatSession {
         self.storedPosition = 0
         self.contactRecorded = false
         self.replayAskedFor = nil
-        return [
-            .work(.storeKeys(keys)), .work(.storeValue(threadID, key: StoreKey.thread)), .work(.storePosition(0)),
-            .work(.storeValue(Phase.active.rawValue, key: StoreKey.phase)),
+        return GMSChatKeys.writes(keys).map(Action.write) + [
+            Self.store(threadID, key: StoreKey.thread), Self.store("0", key: StoreKey.position), Self.store(Phase.active.rawValue, key: StoreKey.phase),
             .emit(.chatStateChanged(.ready)), .emit(.threadUpdated(self.thread(threadID, .ready))),
             .log(.info, "\(self.prefix): the chat with \(self.server) started"),
         ]
@@ -87,7 +86,7 @@ extension GMSChatSession {
         guard self.phase == .active else { return [] }
         self.phase = .ended
         self.keys = nil
-        var actions: [Action] = [.cancelTimer(.gap), .work(.storeKeys(nil)), .work(.storeValue(Phase.ended.rawValue, key: StoreKey.phase))]
+        var actions: [Action] = [.cancelTimer(.gap)] + GMSChatKeys.writes(nil).map(Action.write) + [Self.store(Phase.ended.rawValue, key: StoreKey.phase)]
         if let threadID = self.threadID {
             actions.append(.emit(.threadUpdated(self.thread(threadID, .closed))))
             if self.contactRecorded { actions.append(.emit(.contactEnded(contactID: threadID, outcome: .completed))) }

@@ -40,9 +40,6 @@ public struct GMSChatSession: ChannelSession {
         /// v1: create the chat interaction of the service; answer with ``v1Created(_:_:now:)`` or
         /// ``startFailed(_:)``.
         case createV1Interaction(serviceID: String)
-        case storePosition(Int)
-        case storeValue(String?, key: String)
-        case storeKeys(GMSChatKeys?)
     }
 
     /// Where the chat's state is kept in the channel's store.
@@ -50,6 +47,11 @@ public struct GMSChatSession: ChannelSession {
         public static let position = "transcript-position"
         public static let thread = "thread-id"
         public static let phase = "chat-phase"
+    }
+
+    /// Keeps `value` under `key` of the channel's store.
+    static func store(_ value: String?, key: String) -> Action {
+        .write(StoreWrite(.store, key: key, value: value, what: "the chat's \(key)"))
     }
 
     public struct Settings: Sendable {
@@ -245,7 +247,7 @@ public struct GMSChatSession: ChannelSession {
             )
             if updated != keys {
                 self.keys = updated
-                actions.append(.work(.storeKeys(updated)))
+                actions += GMSChatKeys.writes(updated).map(Action.write)
             }
         }
         guard self.phase == .active else { return actions }

@@ -41,8 +41,8 @@ extension KarteSession {
             }
         }
         guard let journal = self.tracking?.takeJournal(), !journal.isEmpty else { return out }
-        for event in journal.recorded { out.append(.work(.store(event.persisted.text, key: StoreKey.pendingEvent + event.localID))) }
-        for localID in journal.finished { out.append(.work(.store(nil, key: StoreKey.pendingEvent + localID))) }
+        for event in journal.recorded { out.append(Self.store(event.persisted.text, key: StoreKey.pendingEvent + event.localID)) }
+        for localID in journal.finished { out.append(Self.store(nil, key: StoreKey.pendingEvent + localID)) }
         return out
     }
 
@@ -77,7 +77,7 @@ extension KarteSession {
             case .windowDismissed:
                 out.append(.emit(.actionLifecycle(InAppActionLifecycle(phase: .windowDismissed))))
             case .variablesChanged(let variables):
-                out.append(.work(.store(KarteActionsMachine.json(of: variables).text, key: StoreKey.variables)))
+                out.append(Self.store(KarteActionsMachine.json(of: variables).text, key: StoreKey.variables))
                 out.append(.log(.info, "variables now: \(variables.keys.sorted().joined(separator: ", "))"))
             case .messageOpenExpired(let ref, let age):
                 out.append(.log(.info, "action \(ref.actionID) shown without message_open: its answer is \(age) old (more than 180 s)"))

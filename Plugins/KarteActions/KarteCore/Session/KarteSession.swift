@@ -29,7 +29,11 @@ public struct KarteSession: ChannelSession {
         /// POST one track request (the body uncompressed) with the app key; answer with
         /// ``completed(_:_:now:)``.
         case send(requestID: UInt64, body: [UInt8], appKey: String)
-        case store(String?, key: String)
+    }
+
+    /// Keeps `value` under `key` of the channel's store (nil removes it).
+    static func store(_ value: String?, key: String) -> Action {
+        .write(StoreWrite(.store, key: key, value: value, what: "the channel's \(key)"))
     }
 
     /// Where the channel's state is kept in its store.
@@ -124,7 +128,7 @@ public struct KarteSession: ChannelSession {
         }
         if let variables = start.variables { self.actions.restoreVariables(fromJSON: variables) }
         out += self.carryOut(self.tracking!.launch(version: start.appVersion, previousVersion: start.previousVersion, now: now), now: now)
-        if start.previousVersion != start.appVersion { out.append(.work(.store(start.appVersion, key: StoreKey.appVersion))) }
+        if start.previousVersion != start.appVersion { out.append(Self.store(start.appVersion, key: StoreKey.appVersion)) }
         if let view = start.startView, let viewed = try? self.tracking!.view(name: view, now: now) {
             out += self.carryOut(viewed, now: now)
         }
@@ -217,14 +221,14 @@ public struct KarteSession: ChannelSession {
     public mutating func suppress(_ id: UInt64, persists: Bool, now: UnixTime) -> [Action] {
         let before = self.actions.shown.count
         var out = self.handle(self.actions.suppress(), now: now)
-        if persists { out.append(.work(.store("true", key: StoreKey.suppressed))) }
+        if persists { out.append(Self.store("true", key: StoreKey.suppressed)) }
         out.append(.log(.info, "suppressed: actions are not shown until unsuppress"))
         return out + [.replied(id, .success(.fields(["suppressed": "true", "dismissed": String(before)])))]
     }
 
     public mutating func unsuppress(_ id: UInt64, persists: Bool) -> [Action] {
         self.actions.unsuppress()
-        var out: [Action] = persists ? [.work(.store(nil, key: StoreKey.suppressed))] : []
+        var out: [Action] = persists ? [Self.store(nil, key: StoreKey.suppressed)] : []
         out.append(.log(.info, "unsuppressed: actions are shown again"))
         return out + [.replied(id, .success(.fields(["suppressed": "false"])))]
     }
