@@ -160,3 +160,32 @@ import Testing
         #expect(ChatWireOutput.request(for: .loadThreadMetadata(threadID: "t-9")).threadID == "t-9")
     }
 }
+
+@Suite struct DownloadedInputTests {
+    static func notice() throws -> CXoneWire.EventInS3 {
+        guard case .event(_, nil, .eventInS3(let s3)) = try CXoneInbound.decode(WireSamples.bytes("event-in-s3.json")) else {
+            throw ChatError(.server, "the sample is not EventInS3")
+        }
+        return s3
+    }
+
+    @Test func aDownloadedBodyIsItsOriginEventsInputOrSaysWhyNot() throws {
+        let url = "https://chat-events.s3.amazonaws.com/large/55555555.json"
+        let limits = CXoneWireLimits()
+        let recovered = ChatWireInput.downloaded(url: url, .success(WireSamples.bytes("thread-recovered.json")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        guard case .downloaded(url, .threadRecovered)? = Optional(recovered.input) else {
+            Issue.record("expected the recovered thread, got \(recovered.input)")
+            return
+        }
+        let failed = ChatWireInput.downloaded(url: url, .failure(ChatError(.server, "HTTP 403")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        #expect("\(failed.input)" == "\(ChatStateMachine.Input.downloadFailed(url: url, reason: "HTTP 403"))")
+        let wrong = ChatWireInput.downloaded(url: url, .success(WireSamples.bytes("thread-list-fetched.json")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        guard case .downloadFailed(url, let reason) = wrong.input else {
+            Issue.record("a body of another event was taken: \(wrong.input)")
+            return
+        }
+        #expect(reason.contains("not the announced ThreadRecovered"), "\(reason)")
+        let forgotten = ChatWireInput.downloaded(url: url, .success([]), large: nil, limits: limits, now: WireInputTests.now)
+        #expect("\(forgotten.input)" == "\(ChatStateMachine.Input.downloadFailed(url: url, reason: "the notice of the event is gone"))")
+    }
+}

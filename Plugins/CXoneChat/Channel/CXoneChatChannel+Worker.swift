@@ -21,7 +21,9 @@ extension CXoneChatChannel {
             await self.carryOut(action)
         case .download(let url, let large):
             self.driver.concurrently {
-                let input = await self.downloadedInput(url: url, large: large)
+                let body = await Self.outcome { () async throws(ChatError) in try await self.rest.download(url) }
+                let (input, ignored) = ChatWireInput.downloaded(url: url, body, large: large, limits: self.configuration.limits, now: self.host.now())
+                if let ignored { self.host.logger.debug("\(self.prefix): ignored \(ignored)") }
                 return { $0.downloaded(url: url, input) }
             }
         }
@@ -73,32 +75,16 @@ extension CXoneChatChannel {
         _ request: @escaping @Sendable () async throws(ChatError) -> Value
     ) {
         self.driver.concurrently {
-            let result: Result<Value, ChatError>
-            do throws(ChatError) {
-                result = .success(try await request())
-            } catch {
-                result = .failure(error)
-            }
+            let result = await Self.outcome(request)
             return { session in session.run { $0.handle(input(result)) } }
         }
     }
 
-    /// The input a large event's body makes: its origin event, or why it could not be had.
-    func downloadedInput(url: String, large: CXoneWire.EventInS3?) async -> ChatStateMachine.Input {
-        guard let large else { return .downloadFailed(url: url, reason: "the notice of the event is gone") }
-        do {
-            let body = try await self.rest.download(url)
-            let origin = try large.decodeOrigin(body, limits: self.configuration.limits)
-            let (input, ignored) = ChatWireInput.input(for: origin, now: self.host.now())
-            guard let input else {
-                self.host.logger.debug("\(self.prefix): ignored a large \(large.originEventType) event: \(ignored ?? "not used")")
-                return .downloadIgnored(url: url)
-            }
-            return .downloaded(url: url, input)
-        } catch let error as ChatError {
-            return .downloadFailed(url: url, reason: error.message)
+    static func outcome<Value>(_ request: () async throws(ChatError) -> Value) async -> Result<Value, ChatError> {
+        do throws(ChatError) {
+            return .success(try await request())
         } catch {
-            return .downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)")
+            return .failure(error)
         }
     }
 }

@@ -59,6 +59,31 @@ public enum ChatWireInput {
         }
     }
 
+    /// The input a large event's downloaded `body` (EventInS3) makes: its origin event's, or why it could
+    /// not be had; `ignored` says what was dropped, for the driver's log. `large` is nil when the notice
+    /// of the event is gone (a new socket forgot it).
+    public static func downloaded(
+        url: String,
+        _ body: Result<[UInt8], ChatError>,
+        large: CXoneWire.EventInS3?,
+        limits: CXoneWireLimits,
+        now: UnixTime
+    ) -> (input: ChatStateMachine.Input, ignored: String?) {
+        guard let large else { return (.downloadFailed(url: url, reason: "the notice of the event is gone"), nil) }
+        let origin: CXoneInbound
+        do {
+            origin = try large.decodeOrigin(try body.get(), limits: limits)
+        } catch let error as ChatError {
+            return (.downloadFailed(url: url, reason: error.message), nil)
+        } catch {
+            return (.downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)"), nil)
+        }
+        guard let input = Self.input(for: origin, now: now).input else {
+            return (.downloadIgnored(url: url), "a large \(large.originEventType) event: \(Self.input(for: origin, now: now).ignored ?? "not used")")
+        }
+        return (.downloaded(url: url, input), nil)
+    }
+
     /// The input for one received event.
     public static func input(
         for event: CXoneReceivedEvent,
