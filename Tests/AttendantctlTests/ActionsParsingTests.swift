@@ -10,6 +10,8 @@ import Testing
         let view = try #require(try Attendantctl.parseAsRoot(["actions", "view", "pricing", "--title", "Pricing", "--channel", "app", "--json"]) as? A.View)
         #expect(view.name == "pricing" && view.title == "Pricing" && view.actions.channel == "app" && view.output.json)
         #expect(try view.values.text() == nil)
+        let first = try #require(try Attendantctl.parseAsRoot(["actions", "--channel", "app", "list"]) as? A.List)
+        #expect(first.actions.channel == "app", "--channel before the subcommand")
         let track = try #require(try Attendantctl.parseAsRoot(["actions", "track", "buy", "--value", "price=1200"]) as? A.Track)
         #expect(track.event == "buy" && track.actions.channel == nil)
         #expect(try track.values.text() == #"{"price":1200}"#)

@@ -39,6 +39,11 @@ import Testing
         typealias C = Attendantctl.Chat
         let prepare = try #require(try Attendantctl.parseAsRoot(["chat", "prepare", "--channel", "web", "--json"]) as? C.Prepare)
         #expect(prepare.chat.channel == "web" && prepare.output.json)
+        // --channel before the subcommand, as `attendantctl chat --channel web send hi` is typed.
+        let before = try #require(try Attendantctl.parseAsRoot(["chat", "--channel", "web", "send", "hi"]) as? C.Send)
+        #expect(before.chat.channel == "web")
+        let both = try #require(try Attendantctl.parseAsRoot(["chat", "--channel", "web", "send", "--channel", "app", "hi"]) as? C.Send)
+        #expect(both.chat.channel == "app", "the one nearer the command wins")
         let connect = try #require(try Attendantctl.parseAsRoot(["chat", "connect"]) as? C.Connect)
         #expect(connect.chat.channel == nil && !connect.output.json)
         let view = try #require(try Attendantctl.parseAsRoot(["chat", "view", "Pricing", "https://example.test/p"]) as? C.View)

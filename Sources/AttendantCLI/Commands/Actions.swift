@@ -30,7 +30,8 @@ extension Attendantctl {
                 object of fields; with both, --value wins. Field names are the channel's to check: a \
                 refused one fails with its message (exit status 1, D-Bus error InvalidArgument).
 
-                Every command takes --channel NAME; without it, the daemon's only channel of the plugin \
+                Every command takes --channel NAME, before or after its name; without it, the daemon's \
+                only channel of the plugin \
                 karte-actions is used, and none or several is a usage error. JSON: one object with the \
                 keys ok (true), action (the request, such as "actions-view"), channel, and the reply's \
                 keys that the command's --help lists, as strings; actions and variables are JSON.
@@ -40,6 +41,9 @@ extension Attendantctl {
                 Suppress.self, Unsuppress.self, Variables.self,
             ]
         )
+
+        /// `attendantctl actions --channel NAME view …`: the commands' own --channel, given first.
+        @OptionGroup var actions: ActionsOptions
     }
 }
 

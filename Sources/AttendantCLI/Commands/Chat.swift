@@ -50,8 +50,8 @@ extension Attendantctl {
                 end the conversation; view reports the page the person is looking at (after prepare). \
                 A request out of that order fails with the channel's message (exit status 1, D-Bus error \
                 IllegalState); a channel that does not chat answers Unsupported. Every command takes \
-                --channel NAME; without it the daemon's only channel is used, and with several it is a \
-                usage error. Messages from agents arrive as message-received events: see attendantctl \
+                --channel NAME, before or after its name; without it the daemon's only channel is used, \
+                and with several it is a usage error. Messages from agents arrive as message-received events: see attendantctl \
                 monitor.
 
                 Thread JSON: an object with the keys id, name, state (pending, received, loaded, ready, \
@@ -62,6 +62,9 @@ extension Attendantctl {
                 """,
             subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self, Nickname.self, PushURL.self, Notice.self]
         )
+
+        /// `attendantctl chat --channel NAME send …`: the commands' own --channel, given first.
+        @OptionGroup var chat: ChatOptions
 
         struct Prepare: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
