@@ -59,15 +59,15 @@ extension GMSChatChannel {
     func requestNotifications(_ keys: GMSChatKeys, after position: Int) async -> Bool {
         do throws(ChannelError) {
             if self.configuration.apiVersion == 1 {
-                guard let serviceID = keys.serviceID else { throw ChannelError(.illegalState, "there is no chat") }
+                guard let serviceID = keys.serviceID else { return false }
                 self.received(try await self.v1.refresh(serviceID: serviceID, after: position))
             } else {
                 guard let data = GMSChatV2Operation.requestNotifications(keys: keys, after: position) else { return false }
-                try await self.publish(data, what: "requestNotifications to")
+                try await self.publish(data, what: "asking for the chat's events after position \(position) from")
             }
             return true
         } catch {
-            self.host.logger.warning("\(self.prefix): asking \(self.serverDescription) for the chat's events after position \(position) failed: \(error.message); asking again once connected")
+            self.host.logger.warning("\(error.message); asking again once connected")
             return false
         }
     }

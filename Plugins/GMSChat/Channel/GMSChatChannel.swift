@@ -41,8 +41,7 @@ final class GMSChatChannel: Channel {
         self.bayeux = BayeuxClient(
             configuration: client, network: host.network, clock: host.clock, now: { host.now().elapsed }, logger: host.logger
         ) { event in relay.forward(event) }
-        let server = "GMS at \(configuration.baseURL) (chat API v\(configuration.apiVersion))"
-        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration, source: "\(Session.prefix): \(server)")
+        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration, source: "\(Session.prefix): \(configuration.serverDescription)")
         relay.channel.withLock { $0 = WeakChannel(self) }
     }
 
@@ -52,8 +51,7 @@ final class GMSChatChannel: Channel {
 
     var prefix: String { Session.prefix }
 
-    /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
-    var serverDescription: String { "GMS at \(self.configuration.baseURL) (chat API v\(self.configuration.apiVersion))" }
+    var serverDescription: String { self.configuration.serverDescription }
 
     /// The session's work, in order; GMS's operations run beside it, their outcomes fed back.
     func carryOut(_ work: Session.Work) async {

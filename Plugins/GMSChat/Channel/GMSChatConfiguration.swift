@@ -74,6 +74,9 @@ struct GMSChatConfiguration: Sendable {
         self.machine.connectionType = self.transport
     }
 
+    /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
+    var serverDescription: String { "GMS at \(self.baseURL) (chat API v\(self.apiVersion))" }
+
     /// v2's service channel.
     var serviceChannel: String { "/service/chatV2/\(self.service)" }
 
