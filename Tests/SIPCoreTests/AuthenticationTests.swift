@@ -1,4 +1,5 @@
 import AttendantCore
+import AttendantPluginAPI
 @testable import SIPCore
 import Testing
 
@@ -113,5 +114,37 @@ import Testing
             #expect(Base64.encode(Array(input.utf8)) == output)
         }
         #expect(Base64.encode([0xFF, 0xFE, 0xFD]) == "//79")
+    }
+}
+
+/// The channel's token as REGISTER credentials: what each kind makes of it, and the two ways of having no
+/// token told apart (a configuration to fix, or a sign-in to wait for).
+@Suite struct SIPCredentialSourceTests {
+    static let now = UnixTime(secondsSince1970: 1_234_564_290)
+    static let token = ChannelTokenState.available(ChannelToken(value: "kamailio_rules", expiresAt: nil))
+
+    static func credentials(_ kind: SIPCredentialSource.Kind, _ state: ChannelTokenState = Self.token) throws(ChannelError) -> (RegistrationCredentials, Int64?) {
+        let source = SIPCredentialSource(kind: kind, username: "foo@bar.com", ephemeralLifetime: .seconds(3600))
+        let made = try source.credentials(for: state, now: Self.now, hashing: AuthenticationTests.hashing, prefix: "sip-voice")
+        return (made.credentials, made.expiry)
+    }
+
+    @Test func eachKindMakesItsCredentialsFromTheToken() throws {
+        #expect(try Self.credentials(.bearer) == (.bearer("kamailio_rules"), nil))
+        #expect(try Self.credentials(.digest) == (.digest(DigestCredentials(username: "foo@bar.com", password: "kamailio_rules")), nil))
+        // Valid for the lifetime from now: the expiry of Kamailio's example, with its password.
+        let (ephemeral, expiry) = try Self.credentials(.ephemeral)
+        #expect(expiry == 1_234_567_890)
+        #expect(ephemeral == .digest(DigestCredentials(username: "1234567890:foo@bar.com", password: "SKRoqQ0atcnJqdEqMBKwYlKaBMM=")))
+        #expect(try Self.credentials(.none, .noSource) == (.none, nil), "no credentials need no token")
+    }
+
+    @Test func noTokenSourceIsAConfigurationErrorAndNoValidTokenYetASignInToWaitFor() {
+        let missing = #expect(throws: ChannelError.self) { try Self.credentials(.digest, .noSource) }
+        #expect(missing?.code == .configuration)
+        #expect(missing?.message.contains("set token-command, token-url, token-file or token-credential") == true)
+        let expired = #expect(throws: ChannelError.self) { try Self.credentials(.bearer, .unavailable(reason: "the token expired at 12:00")) }
+        #expect(expired?.code == .authentication)
+        #expect(expired?.message.contains("the token expired at 12:00; the channel listens again as soon as") == true)
     }
 }

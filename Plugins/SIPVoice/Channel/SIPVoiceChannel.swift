@@ -46,7 +46,7 @@ final class SIPVoiceChannel: Channel {
 
     func listen() async throws {
         try await self.driver.listen { () async throws(ChannelError) in
-            (try await self.credentials(for: await self.host.tokenState()), try await self.instanceID())
+            (try self.credentials(for: await self.host.tokenState()), try await self.instanceID())
         } open: { flow in
             try await SIPTransport.open(
                 self.configuration.transport,
@@ -68,14 +68,14 @@ final class SIPVoiceChannel: Channel {
 
     func keepAlive() async throws {
         let token = self.configuration.authentication == .ephemeral ? await self.host.currentToken() : nil
-        let renewal = token.map { self.ephemeral(secret: $0.value) }
+        let renewal = token.map { self.configuration.credentialSource.ephemeral(secret: $0.value, now: self.host.now(), hashing: self.host.hashing) }
         try await self.driver.keepAlive { agent, waiter in agent.keepAlive(waiter: waiter, renewal: renewal, now: self.host.now()) }
     }
 
     func tokenDidChange(_ token: ChannelToken) async {
         let credentials: RegistrationCredentials
         do {
-            credentials = try await self.credentials(for: .available(token))
+            credentials = try self.credentials(for: .available(token))
         } catch {
             self.host.logger.warning("\(self.prefix): the renewed token cannot be used: \(error)")
             return

@@ -4,17 +4,7 @@ import SIPCore
 /// The settings of one SIPVoice channel (`[channel.sip-voice]`); see ``SIPVoicePluginFactory``.
 struct SIPVoiceConfiguration: Sendable {
     /// How the channel's token becomes SIP credentials.
-    enum Authentication: String, Sendable, CaseIterable {
-        /// The token is a bearer token (JWT) for `Authorization: Bearer` (RFC 8898).
-        case bearer
-        /// The token is the Digest password of `username`.
-        case digest
-        /// The token is the shared secret of time-limited Digest credentials (Kamailio `auth_ephemeral`):
-        /// the channel derives username `<expiry>:<user>` and its password itself.
-        case ephemeral
-        /// No credentials: a challenge is a configuration error.
-        case none
-    }
+    typealias Authentication = SIPCredentialSource.Kind
 
     var registrar: SIPURI
     var registrarHost: String
@@ -27,6 +17,11 @@ struct SIPVoiceConfiguration: Sendable {
     var ephemeralLifetime: Duration = .seconds(3600)
     var ephemeralHash: EphemeralCredentials.Hash = .sha1
     var registerExpires: UInt32 = 600
+
+    /// `authentication`, `username` and the ephemeral settings together.
+    var credentialSource: SIPCredentialSource {
+        SIPCredentialSource(kind: self.authentication, username: self.username, ephemeralLifetime: self.ephemeralLifetime, ephemeralHash: self.ephemeralHash)
+    }
     var maximumExpires: UInt32 = 86400
     var outbound: Bool
     var instanceID: String?
