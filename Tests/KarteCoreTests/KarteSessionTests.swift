@@ -107,3 +107,25 @@ import Testing
         #expect(session.counters.failures == 1)
     }
 }
+
+/// Where the app key comes from, and what a wrong one or none says (never the key).
+@Suite struct KarteAppKeyTests {
+    static let key = String(repeating: "a1B2", count: 8)
+
+    @Test func theTokenIsTheKeyAndWithoutATokenSourceTheSecretsAre() throws {
+        #expect(try KarteAppKey.fromToken(.available(ChannelToken(value: Self.key, expiresAt: nil))) == Self.key)
+        #expect(try KarteAppKey.fromToken(.noSource) == nil, "no token source: ask the secrets")
+        #expect(try KarteAppKey.fromSecrets(Self.key, channelName: "app") == Self.key)
+    }
+
+    @Test func aWrongKeyOrNoneFailsSayingWhereItLookedAndNeverTheKey() {
+        let short = #expect(throws: ChannelError.self) { try KarteAppKey.fromToken(.available(ChannelToken(value: "s3cret", expiresAt: nil))) }
+        #expect(short?.code == .configuration && short?.message.contains("6 characters; an app key has 32") == true)
+        #expect(short?.message.contains("s3cret") == false)
+        let waiting = #expect(throws: ChannelError.self) { try KarteAppKey.fromToken(.unavailable(reason: "the token command failed")) }
+        #expect(waiting?.code == .authentication)
+        let none = #expect(throws: ChannelError.self) { try KarteAppKey.fromSecrets(nil, channelName: "app") }
+        #expect(none?.message.contains(#"{"app": {"app-key": "…"}}"#) == true)
+        #expect(!KarteAppKey.isValid(String(repeating: "a", count: 31) + " "), "a space cannot go into the header")
+    }
+}

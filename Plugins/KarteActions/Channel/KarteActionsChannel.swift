@@ -26,8 +26,6 @@ final class KarteActionsChannel: Channel {
         self.driver.load(Session())
     }
 
-    static let appKeySecret = "app-key"
-
     func run() async {
         await self.driver.run { work in await self.carryOut(work) }
     }
@@ -87,7 +85,7 @@ final class KarteActionsChannel: Channel {
     }
 
     func tokenDidChange(_ token: ChannelToken) async {
-        guard Self.isValidAppKey(token.value) else {
+        guard KarteAppKey.isValid(token.value) else {
             self.host.logger.error("karte-actions: the new token is not a KARTE app key (\(token.value.count) characters, 32 expected); keeping the old one")
             return
         }
@@ -110,41 +108,16 @@ final class KarteActionsChannel: Channel {
 
     // MARK: App key and ids
 
-    /// The app key: the channel's token, else `app-key` in its secrets. Never logged: messages say only
-    /// where a key was looked for and how long a wrong one is.
+    /// The app key: the channel's token, else `app-key` in its secrets (KarteCore's ``KarteAppKey`` checks).
     private func appKey() async throws -> String {
-        switch await self.host.tokenState() {
-        case .available(let token):
-            guard Self.isValidAppKey(token.value) else {
-                throw ChannelError(.configuration, "karte-actions: the channel's token is not a KARTE app key (\(token.value.count) characters; an app key has 32)")
-            }
-            return token.value
-        case .unavailable(let reason):
-            throw ChannelError(.authentication, "karte-actions: no app key yet: \(reason)")
-        default:
-            break
-        }
+        if let key = try KarteAppKey.fromToken(await self.host.tokenState()) { return key }
         let secret: String?
         do {
-            secret = try await self.host.secrets.secret(forKey: Self.appKeySecret)
+            secret = try await self.host.secrets.secret(forKey: KarteAppKey.secretName)
         } catch {
             throw ChannelError(.configuration, "karte-actions: cannot read the secrets file: \(error)")
         }
-        guard let secret else {
-            throw ChannelError(
-                .configuration,
-                "karte-actions: no app key: give the channel a token source (token-file, token-command) that yields it, or put it in secrets.json as {\"\(self.host.channelName)\": {\"\(Self.appKeySecret)\": \"…\"}}"
-            )
-        }
-        guard Self.isValidAppKey(secret) else {
-            throw ChannelError(.configuration, "karte-actions: the app-key in secrets.json is not a KARTE app key (\(secret.count) characters; an app key has 32)")
-        }
-        return secret
-    }
-
-    /// KARTE's check (`AppKey.isValid`): 32 characters. Printable ASCII too, since it goes into a header.
-    static func isValidAppKey(_ key: String) -> Bool {
-        key.utf8.count == 32 && key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        return try KarteAppKey.fromSecrets(secret, channelName: self.host.channelName)
     }
 
     private func storedOrNew(_ key: String) async throws -> String {
