@@ -39,8 +39,9 @@ public protocol ChannelSession: Sendable {
 /// It keeps the session under one lock (taken out of the state while a step changes it, so the step's
 /// copy is the only reference to its collections and changing them copies nothing) and carries out its
 /// actions: timers on the host's clock (``ChannelTimers``, with the stale-firing guard), the session's
-/// work, its store writes (``StoreWrite``), events and log lines in one ``OrderedWorker`` (run by ``run(_:)`` from the channel's `run()`),
-/// and the callers of ``request(_:)``, resumed once the lock is released.
+/// work, its store writes (``StoreWrite``), events and log lines in one ``OrderedWorker`` (run by
+/// ``run(_:)`` from the channel's `run()`, beside the operations ``concurrently(_:)`` starts), and the
+/// callers of ``request(_:)``, resumed once the lock is released.
 ///
 /// The session is made when the channel has what it needs (``load(_:)``: from the store, say); until
 /// then, steps do nothing.

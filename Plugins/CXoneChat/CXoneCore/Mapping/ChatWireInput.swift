@@ -78,9 +78,8 @@ public enum ChatWireInput {
         } catch {
             return (.downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)"), nil)
         }
-        guard let input = Self.input(for: origin, now: now).input else {
-            return (.downloadIgnored(url: url), "a large \(large.originEventType) event: \(Self.input(for: origin, now: now).ignored ?? "not used")")
-        }
+        let (input, ignored) = Self.input(for: origin, now: now)
+        guard let input else { return (.downloadIgnored(url: url), "a large \(large.originEventType) event: \(ignored ?? "not used")") }
         return (.downloaded(url: url, input), nil)
     }
 
