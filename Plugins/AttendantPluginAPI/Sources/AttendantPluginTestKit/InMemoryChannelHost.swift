@@ -149,12 +149,27 @@ public final class InMemoryChannelHost: ChannelHost {
 /// ``ChannelSecrets`` in memory, for tests.
 public final class InMemoryChannelSecrets: ChannelSecrets {
     private let values = Mutex<[String: String]>([:])
+    private let writeFailure = Mutex<String?>(nil)
 
     public init() {}
 
     public func secret(forKey key: String) async throws -> String? { self.values.withLock { $0[key] } }
 
-    public func setSecret(_ value: String?, forKey key: String) async throws { self.values.withLock { $0[key] = value } }
+    public func setSecret(_ value: String?, forKey key: String) async throws {
+        if let reason = self.writeFailure.withLock({ $0 }) { throw SecretsWriteFailure(reason: reason) }
+        self.values.withLock { $0[key] = value }
+    }
+
+    /// From now on every write fails with `reason` (a full disk, say); nil makes writes work again.
+    public func failWrites(_ reason: String?) {
+        self.writeFailure.withLock { $0 = reason }
+    }
+
+    /// The error of a write ``failWrites(_:)`` made fail.
+    public struct SecretsWriteFailure: Error, CustomStringConvertible {
+        public var reason: String
+        public var description: String { self.reason }
+    }
 
     /// Every secret stored, for assertions.
     public var all: [String: String] { self.values.withLock { $0 } }
