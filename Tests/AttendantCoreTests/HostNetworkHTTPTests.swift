@@ -65,6 +65,28 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(90))
     }
 
+    /// The limit is for the whole answer: a server that sends the head and then stalls in the body is a
+    /// timeout too, not a request that waits forever.
+    @Test func aBodyThatStallsIsATimeout() async throws {
+        let server = try await LoopbackHTTPServer.start { _ in .init(body: String(repeating: "x", count: 100), stallBody: true) }
+        defer { Task { try? await server.stop() } }
+        let sending = Task { () async throws(NetworkError) -> NetworkResponse in
+            try await self.network.send(NetworkRequest(url: server.url + "/stalls", timeout: .milliseconds(300)))
+        }
+        let outcome = Task { await sending.result }
+        // Bounded, so that without the limit this fails instead of hanging the suite.
+        let bound = Task { try await Task.sleep(for: .seconds(30)); sending.cancel() }
+        let result = await outcome.value
+        bound.cancel()
+        guard case .failure(let failure) = result else {
+            Issue.record("a stalled body was taken as an answer")
+            return
+        }
+        let error = try #require(failure as? NetworkError, "\(failure)")
+        #expect(error.kind == .timeout, "\(error)")
+        #expect(error.message == "GET \(server.url)/stalls failed: no answer within 0.3 s")
+    }
+
     @Test func refusedAndInvalid() async throws {
         let server = try await LoopbackHTTPServer.start { _ in .init(body: "") }
         let closedPort = server.url

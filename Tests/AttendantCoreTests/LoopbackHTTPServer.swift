@@ -24,6 +24,8 @@ final class LoopbackHTTPServer: Sendable {
         var headers: [(name: String, value: String)] = []
         /// Never answer (the client's timeout must act).
         var hang = false
+        /// Answer with the head and half the body, then nothing (the client's timeout must act).
+        var stallBody = false
     }
 
     let port: Int
@@ -102,6 +104,11 @@ final class LoopbackHTTPServer: Sendable {
                 for (name, value) in response.headers { headers.add(name: name, value: value) }
                 let status = HTTPResponseStatus(statusCode: response.status)
                 context.write(self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
+                if response.stallBody {
+                    let half = String(response.body.prefix(response.body.count / 2))
+                    context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: half)))), promise: nil)
+                    return
+                }
                 context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
                 context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
             }

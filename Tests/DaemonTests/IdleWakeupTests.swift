@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import DaemonTestSupport
 import TestSupport
 import Testing
 
@@ -66,11 +67,54 @@ import Testing
             !daemon.stderr.contains("runs on Swift's default executors"),
             "the idle executor was not installed (has the custom-executor SPI changed?):\n\(daemon.stderr)"
         )
+        try await Self.expectNoWakeUps(daemon)
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0, "attendantd did not stop cleanly:\n\(daemon.stderr)")
+    }
+
+    /// An idle KarteActions channel, too, wakes nothing: the track API is request and answer, and the
+    /// kit's session driver (its worker, the operations beside it) waits without timers once the start's
+    /// events are answered. (CXoneChat and GMSChat keep protocol timers: a heartbeat, a held connect.)
+    @Test func anIdleDaemonWithAKarteActionsChannelDoesNotWake() async throws {
+        let scratch = try Scratch()
+        let bus = try PrivateBus()
+        // No campaigns, so no action is shown; the start's events (install, open) are tracked and answered.
+        let simulator = try SimulatorDaemonTests.Simulator(["--karte-campaigns", try scratch.write("campaigns.json", "[]")])
+        defer { _ = simulator.stop() }
+        let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
+        chmod(key, 0o600)
+        let file = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "app"
+            plugin = "karte-actions"
+            token-file = "\(key)"
+
+            [channel.karte-actions]
+            url = "\(simulator.announcement["karte_base"] as? String ?? "")"
+            """
+        )
+        let daemon = try DaemonProcess(
+            ["--config", file],
+            scratch: scratch,
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+        )
+        try #require(await daemon.waitForLog("ready: "), "attendantd did not get ready:\n\(daemon.stderr)")
+        try await eventually("the start's events tracked") { try simulator.control("GET", "/control/karte/events").contains("native_app_open") }
+        // What comes after activity dies out first: the new connection's connect timeout (10 s), which
+        // async-http-client cancels once connected, still wakes its event loop at its old deadline.
+        try await Self.expectNoWakeUps(daemon, settle: .seconds(12))
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0, "attendantd did not stop cleanly:\n\(daemon.stderr)")
+    }
+
+    /// Lets start-up finish for `settle` (the channel's first status, the bus name; slower on a loaded
+    /// machine), then watches 5 s of nothing: no libdispatch pool, and no thread of the daemon switched once.
+    static func expectNoWakeUps(_ daemon: DaemonProcess, settle: Duration = .seconds(5)) async throws {
         let pid = daemon.process.processIdentifier
 
-        // Let start-up finish (the channel's first status, the bus name; slower on a loaded machine), then
-        // watch 5 s of nothing.
-        try await Task.sleep(for: .seconds(5))
+        try await Task.sleep(for: settle)
         let before = try Self.threads(of: pid)
         try await Task.sleep(for: .seconds(5))
         let after = try Self.threads(of: pid)
@@ -92,7 +136,5 @@ import Testing
         }
         #expect(woke.isEmpty, "the idle daemon woke in 5 s:\n\(woke.joined(separator: "\n"))\nthreads: \(after)")
 
-        daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "attendantd did not stop cleanly:\n\(daemon.stderr)")
     }
 }

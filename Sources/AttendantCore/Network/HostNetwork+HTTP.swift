@@ -31,30 +31,49 @@ extension HostNetwork {
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
 
         let client = self.shared.httpClient(verifiesTLS: self.verifiesTLS)
-        let deadline = NIODeadline.now() + Self.timeAmount(request.timeout)
+        let prepared = outgoing
+        let outcome: NetworkResponse?
         do {
-            let response = try await client.execute(outgoing, deadline: deadline)
-            if request.usesCookies {
-                let now = Self.wallTime()
-                let setCookies = response.headers["Set-Cookie"]
-                if !setCookies.isEmpty {
-                    self.cookies.withLock { jar in
-                        for header in setCookies { jar.store(header, from: target, now: now) }
-                    }
+            // The limit is for the whole answer, its body too: async-http-client's deadline ends with the
+            // answer's head. It is kept on the daemon's clock, so a limit that was not needed costs no
+            // wake-up at its old deadline (async-http-client's would wake its event loop once).
+            outcome = try await withThrowingTaskGroup(of: NetworkResponse?.self) { group in
+                group.addTask { try await self.exchange(prepared, on: client, request, target: target) }
+                group.addTask {
+                    try await self.clock.sleep(for: request.timeout)
+                    return nil
                 }
+                defer { group.cancelAll() }
+                return try await group.next() ?? nil
             }
-            let body = try await response.body.collect(upTo: request.maximumResponseSize)
-            return NetworkResponse(
-                status: Int(response.status.code),
-                reason: response.status.reasonPhrase,
-                headers: response.headers.map { NetworkHeader($0.name, $0.value) },
-                body: Array(body.readableBytesView)
-            )
         } catch is NIOTooManyBytesError {
             throw NetworkError(.tooLarge, "\(what) answered with more than \(request.maximumResponseSize) bytes")
         } catch {
             throw Self.networkError(error, what: what, limit: request.timeout)
         }
+        guard let outcome else { throw NetworkError(.timeout, "\(what) failed: no answer within \(request.timeout.seconds.formatted) s") }
+        return outcome
+    }
+
+    /// One request and its whole answer, keeping the cookies it sets.
+    private func exchange(_ outgoing: HTTPClientRequest, on client: HTTPClient, _ request: NetworkRequest, target: CookieJar.Target) async throws -> NetworkResponse {
+        let response = try await client.execute(outgoing, deadline: .distantFuture)
+        if request.usesCookies {
+            let now = Self.wallTime()
+            let setCookies = response.headers["Set-Cookie"]
+            if !setCookies.isEmpty {
+                self.cookies.withLock { jar in
+                    for header in setCookies { jar.store(header, from: target, now: now) }
+                }
+            }
+        }
+        let body = try await response.body.collect(upTo: request.maximumResponseSize)
+        return NetworkResponse(
+            status: Int(response.status.code),
+            reason: response.status.reasonPhrase,
+            headers: response.headers.map { NetworkHeader($0.name, $0.value) },
+            body: Array(body.readableBytesView)
+        )
     }
 
     /// A URL for a message or a log line: no query or fragment (pre-signed URLs carry credentials there)
