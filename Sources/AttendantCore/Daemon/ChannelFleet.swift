@@ -301,7 +301,7 @@ package final class ChannelFleet: Service {
             secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
             router: self.environment.router,
-            network: HostNetwork(verifiesTLS: channel.verifiesTLS, clock: self.environment.clock, logger: logger),
+            network: HostNetwork(verifiesTLS: channel.verifiesTLS, logger: logger),
             links: self.environment.links
         )
         let made: any Channel

@@ -18,46 +18,40 @@ extension HostNetwork {
         else {
             throw NetworkError(.invalidRequest, "\(what): not an absolute http:// or https:// URL")
         }
-        var outgoing = HTTPClientRequest(url: request.url)
-        outgoing.method = HTTPMethod(rawValue: method)
+        var headers = HTTPHeaders()
         var cookie = request.headers.first { $0.name.lowercased() == "cookie" }?.value
         for header in request.headers where header.name.lowercased() != "cookie" {
-            outgoing.headers.add(name: header.name, value: header.value)
+            headers.add(name: header.name, value: header.value)
         }
         if request.usesCookies, let jar = self.cookies.withLock({ $0.header(for: target, now: Self.wallTime()) }) {
             cookie = cookie.map { "\($0); \(jar)" } ?? jar
         }
-        if let cookie { outgoing.headers.add(name: "Cookie", value: cookie) }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        if let cookie { headers.add(name: "Cookie", value: cookie) }
 
         let client = self.shared.httpClient(verifiesTLS: self.verifiesTLS)
-        let prepared = outgoing
-        let outcome: NetworkResponse?
+        // The deadline of async-http-client's request API holds for the whole answer, its body too (its
+        // async API's ends with the answer's head: a server that sent the head and stalled held the
+        // request forever), and it is cancelled on the connection's event loop, so a deadline a request
+        // did not need wakes nothing later.
+        let deadline = NIODeadline.now() + Self.timeAmount(request.timeout)
+        let response: HTTPClient.Response
         do {
-            // The limit is for the whole answer, its body too: async-http-client's deadline ends with the
-            // answer's head. It is kept on the daemon's clock, so a limit that was not needed costs no
-            // wake-up at its old deadline (async-http-client's would wake its event loop once).
-            outcome = try await withThrowingTaskGroup(of: NetworkResponse?.self) { group in
-                group.addTask { try await self.exchange(prepared, on: client, request, target: target) }
-                group.addTask {
-                    try await self.clock.sleep(for: request.timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? nil
+            let outgoing = try HTTPClient.Request(
+                url: request.url, method: HTTPMethod(rawValue: method), headers: headers, body: request.body.map { .bytes($0) }
+            )
+            let task = client.execute(
+                request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: request.maximumResponseSize), deadline: deadline
+            )
+            response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
             }
-        } catch is NIOTooManyBytesError {
+        } catch is ResponseAccumulator.ResponseTooBigError {
             throw NetworkError(.tooLarge, "\(what) answered with more than \(request.maximumResponseSize) bytes")
         } catch {
             throw Self.networkError(error, what: what, limit: request.timeout)
         }
-        guard let outcome else { throw NetworkError(.timeout, "\(what) failed: no answer within \(request.timeout.seconds.formatted) s") }
-        return outcome
-    }
-
-    /// One request and its whole answer, keeping the cookies it sets.
-    private func exchange(_ outgoing: HTTPClientRequest, on client: HTTPClient, _ request: NetworkRequest, target: CookieJar.Target) async throws -> NetworkResponse {
-        let response = try await client.execute(outgoing, deadline: .distantFuture)
         if request.usesCookies {
             let now = Self.wallTime()
             let setCookies = response.headers["Set-Cookie"]
@@ -67,12 +61,11 @@ extension HostNetwork {
                 }
             }
         }
-        let body = try await response.body.collect(upTo: request.maximumResponseSize)
         return NetworkResponse(
             status: Int(response.status.code),
             reason: response.status.reasonPhrase,
             headers: response.headers.map { NetworkHeader($0.name, $0.value) },
-            body: Array(body.readableBytesView)
+            body: response.body.map { Array($0.readableBytesView) } ?? []
         )
     }
 

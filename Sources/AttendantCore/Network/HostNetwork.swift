@@ -67,16 +67,12 @@ package final class HostNetwork: ChannelNetwork {
     /// Whether TLS certificates are checked (`tls-verify`, on unless the channel turns it off).
     package let verifiesTLS: Bool
     let logger: Logger
-    /// What a request's time limit is kept on: the daemon's clock, whose cancelled sleeps cost nothing
-    /// (a limit that was not needed does not wake the process at its old deadline).
-    let clock: any Clock<Duration>
     /// The channel's cookies (`NetworkRequest/usesCookies`), kept for the life of the channel.
     let cookies = Mutex(CookieJar())
 
-    package init(shared: Shared = .process, verifiesTLS: Bool = true, clock: any Clock<Duration> = ContinuousClock(), logger: Logger) {
+    package init(shared: Shared = .process, verifiesTLS: Bool = true, logger: Logger) {
         self.shared = shared
         self.verifiesTLS = verifiesTLS
-        self.clock = clock
         self.logger = logger
     }
 }
