@@ -14,18 +14,13 @@ extension GMSChatChannel {
         let stored: Session.Stored
         do {
             let store = self.host.store
-            let secrets = self.host.secrets
+            var secrets: [String: String] = [:]
+            for name in GMSChatKeys.secretNames { secrets[name] = try await self.host.secrets.secret(forKey: name) }
             stored = Session.Stored(
                 position: try await store.value(forKey: Session.StoreKey.position).flatMap { Int($0) } ?? 0,
                 threadID: try await store.value(forKey: Session.StoreKey.thread),
                 phase: try await store.value(forKey: Session.StoreKey.phase).flatMap(Session.Phase.init(rawValue:)) ?? .none,
-                keys: GMSChatKeys(
-                    secureKey: try await secrets.secret(forKey: GMSChatKeys.SecretKey.secureKey),
-                    chatID: try await secrets.secret(forKey: GMSChatKeys.SecretKey.chatID),
-                    userID: try await secrets.secret(forKey: GMSChatKeys.SecretKey.userID),
-                    alias: try await secrets.secret(forKey: GMSChatKeys.SecretKey.alias),
-                    serviceID: try await secrets.secret(forKey: GMSChatKeys.SecretKey.serviceID)
-                )
+                keys: GMSChatKeys(secrets: secrets)
             )
         } catch {
             throw ChannelError(.transient, "\(self.prefix): could not read the chat's stored state: \(error)")

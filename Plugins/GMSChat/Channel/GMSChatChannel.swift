@@ -41,7 +41,7 @@ final class GMSChatChannel: Channel {
         self.bayeux = BayeuxClient(
             configuration: client, network: host.network, clock: host.clock, now: { host.now().elapsed }, logger: host.logger
         ) { event in relay.forward(event) }
-        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration, source: "\(Session.prefix): \(configuration.serverDescription)")
+        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration)
         relay.channel.withLock { $0 = WeakChannel(self) }
     }
 

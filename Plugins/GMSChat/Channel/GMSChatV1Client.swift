@@ -8,14 +8,9 @@ import GMSCore
 struct GMSChatV1Client: Sendable {
     let network: any ChannelNetwork
     let configuration: GMSChatConfiguration
-    /// `gms-chat: GMS at https://… (chat API v1)`, what every failure starts with.
-    let source: String
 
-    init(network: any ChannelNetwork, configuration: GMSChatConfiguration, source: String) {
-        self.network = network
-        self.configuration = configuration
-        self.source = source
-    }
+    /// `gms-chat: GMS at https://… (chat API v1)`, what every failure starts with.
+    var source: String { "\(GMSChatSession.prefix): \(self.configuration.serverDescription)" }
 
     /// `request-chat` makes the chat's service; its id.
     func requestChat() async throws(ChannelError) -> String {

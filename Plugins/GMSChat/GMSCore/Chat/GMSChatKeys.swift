@@ -27,12 +27,25 @@ public struct GMSChatKeys: Sendable, Hashable {
         public static let serviceID = "service-id"
     }
 
+    /// Every key with its name in the secrets, for writing them and reading them back.
+    static var fields: [(name: String, field: WritableKeyPath<GMSChatKeys, String?>)] {
+        [
+            (SecretKey.secureKey, \.secureKey), (SecretKey.chatID, \.chatID), (SecretKey.userID, \.userID),
+            (SecretKey.alias, \.alias), (SecretKey.serviceID, \.serviceID),
+        ]
+    }
+
+    /// The names the keys are kept under in the secrets.
+    public static var secretNames: [String] { Self.fields.map(\.name) }
+
+    /// The keys as the secrets hold them, by ``secretNames``.
+    public init(secrets: [String: String]) {
+        self.init()
+        for (name, field) in Self.fields { self[keyPath: field] = secrets[name] }
+    }
+
     /// Writes that keep `keys` in the secrets, or (nil) remove them.
     public static func writes(_ keys: GMSChatKeys?) -> [StoreWrite] {
-        let values = [
-            (SecretKey.secureKey, keys?.secureKey), (SecretKey.chatID, keys?.chatID), (SecretKey.userID, keys?.userID),
-            (SecretKey.alias, keys?.alias), (SecretKey.serviceID, keys?.serviceID),
-        ]
-        return values.map { key, value in StoreWrite(.secrets, key: key, value: value, what: "the chat's \(key)") }
+        Self.fields.map { name, field in StoreWrite(.secrets, key: name, value: keys?[keyPath: field], what: "the chat's \(name)") }
     }
 }
