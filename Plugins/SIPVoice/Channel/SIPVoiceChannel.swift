@@ -67,7 +67,7 @@ final class SIPVoiceChannel: Channel {
     }
 
     func keepAlive() async throws {
-        let token = self.configuration.authentication == .ephemeral ? await self.host.currentToken() : nil
+        let token = self.configuration.credentialSource.kind == .ephemeral ? await self.host.currentToken() : nil
         let renewal = token.map { self.configuration.credentialSource.ephemeral(secret: $0.value, now: self.host.now(), hashing: self.host.hashing) }
         try await self.driver.keepAlive { agent, waiter in agent.keepAlive(waiter: waiter, renewal: renewal, now: self.host.now()) }
     }

@@ -3,25 +3,16 @@ import SIPCore
 
 /// The settings of one SIPVoice channel (`[channel.sip-voice]`); see ``SIPVoicePluginFactory``.
 struct SIPVoiceConfiguration: Sendable {
-    /// How the channel's token becomes SIP credentials.
-    typealias Authentication = SIPCredentialSource.Kind
-
     var registrar: SIPURI
     var registrarHost: String
     var registrarPort: Int
     var transport: SIPTransport.Kind
     var addressOfRecord: SIPURI
     var displayName: String?
-    var authentication: Authentication = .bearer
-    var username: String
-    var ephemeralLifetime: Duration = .seconds(3600)
-    var ephemeralHash: EphemeralCredentials.Hash = .sha1
+    /// How the channel's token becomes SIP credentials: `authentication`, `username` and the ephemeral
+    /// settings.
+    var credentialSource: SIPCredentialSource
     var registerExpires: UInt32 = 600
-
-    /// `authentication`, `username` and the ephemeral settings together.
-    var credentialSource: SIPCredentialSource {
-        SIPCredentialSource(kind: self.authentication, username: self.username, ephemeralLifetime: self.ephemeralLifetime, ephemeralHash: self.ephemeralHash)
-    }
     var maximumExpires: UInt32 = 86400
     var outbound: Bool
     var instanceID: String?
@@ -70,25 +61,27 @@ struct SIPVoiceConfiguration: Sendable {
         }
         self.displayName = try settings.string("display-name")
 
+        var kind = SIPCredentialSource.Kind.bearer
         if let text = try settings.string("authentication") {
-            guard let authentication = Authentication(rawValue: text) else {
-                let known = Authentication.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+            guard let chosen = SIPCredentialSource.Kind(rawValue: text) else {
+                let known = SIPCredentialSource.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
                 throw settings.error("authentication", "expected one of \(known), found \"\(text)\"")
             }
-            self.authentication = authentication
+            kind = chosen
         }
-        self.username = try settings.string("username") ?? user
+        var credentialSource = SIPCredentialSource(kind: kind, username: try settings.string("username") ?? user)
         if let lifetime = try settings.duration("ephemeral-lifetime") {
             guard lifetime >= .seconds(120) else { throw settings.error("ephemeral-lifetime", "must be at least 2 minutes") }
-            self.ephemeralLifetime = lifetime
+            credentialSource.ephemeralLifetime = lifetime
         }
         if let hash = try settings.string("ephemeral-hash") {
             let hashes: [String: EphemeralCredentials.Hash] = ["sha1": .sha1, "sha256": .sha256, "sha384": .sha384, "sha512": .sha512]
             guard let chosen = hashes[hash] else {
                 throw settings.error("ephemeral-hash", "expected \"sha1\", \"sha256\", \"sha384\" or \"sha512\", found \"\(hash)\"")
             }
-            self.ephemeralHash = chosen
+            credentialSource.ephemeralHash = chosen
         }
+        self.credentialSource = credentialSource
 
         if let expires = try settings.duration("register-expires") {
             guard expires >= .seconds(60), expires <= .seconds(86400) else {
