@@ -75,43 +75,21 @@ extension GMSChatChannel {
 
     // MARK: Requests
 
+    /// What attendantctl and D-Bus clients ask (GMSCore's ``GMSChatCommand``).
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
         try await self.loadIfNeeded()
-        switch request {
-        case .prepare, .connect:
+        switch try GMSChatCommand(request, apiVersion: self.configuration.apiVersion) {
+        case .start:
             try await self.startChat()
             return .done
         case .listThreads:
             return .threads(self.driver.withSession { $0.threads } ?? [])
-        case .sendMessage(_, let text):
-            try await self.startChat()
-            try await self.operate(v2: "sendMessage", v1: "send", fields: ["message": text])
-            return .done
-        case .typing(_, let started):
-            try await self.operate(v2: started ? "startTyping" : "stopTyping", v1: started ? "startTyping" : "stopTyping", fields: [:])
-            return .fields(["typing": started ? "started" : "stopped"])
-        case .custom("chat-typing", let arguments):
-            let started = (arguments["state"] ?? "started") == "started"
-            return try await self.perform(.typing(threadID: arguments["thread"], started: started))
-        case .endConversation:
-            try await self.operate(v2: "disconnect", v1: "disconnect", fields: [:])
-            return .done
-        case .custom("chat-status", _):
+        case .status:
             return .fields(self.statusFields())
-        case .custom("chat-nickname", let arguments):
-            try await self.operateV2Only("updateNickname", ["nickname": arguments["nickname"] ?? ""], what: "a nickname change")
-            return .fields(["operation": "updateNickname"])
-        case .custom("chat-push-url", let arguments):
-            try await self.operateV2Only("pushUrl", ["pushUrl": arguments["url"] ?? ""], what: "a pushed URL")
-            return .fields(["operation": "pushUrl"])
-        case .custom("chat-notice", let arguments):
-            try await self.operateV2Only("customNotice", ["message": arguments["text"] ?? ""], what: "a custom notice")
-            return .fields(["operation": "customNotice"])
-        default:
-            throw ChannelError(
-                .unsupported,
-                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
-            )
+        case .operate(let operation):
+            if operation.startsChat { try await self.startChat() }
+            try await self.operate(operation)
+            return operation.reply
         }
     }
 
@@ -122,27 +100,16 @@ extension GMSChatChannel {
     }
 
     /// A chat operation with the chat's keys: a v2 publish, or a v1 POST to `…/ixn/chat/<op>`.
-    func operate(v2: String, v1: String, fields: [String: String]) async throws {
+    func operate(_ operation: GMSChatOperation) async throws {
         let keys = self.driver.withSession { $0.phase == .active ? $0.keys : nil } ?? nil
         let noChat = ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
         if self.configuration.apiVersion == 2 {
-            guard let keys, let data = GMSChatV2Operation.operation(v2, keys: keys, fields: fields) else { throw noChat }
-            try await self.publish(data, what: "\(v2) to")
+            guard let keys, let data = GMSChatV2Operation.operation(operation.v2, keys: keys, fields: operation.fields) else { throw noChat }
+            try await self.publish(data, what: "\(operation.v2) to")
         } else {
             guard let serviceID = keys?.serviceID else { throw noChat }
-            if let event = try await self.v1.operate(v1, serviceID: serviceID, fields: fields) { self.received(event) }
+            if let event = try await self.v1.operate(operation.v1, serviceID: serviceID, fields: operation.fields) { self.received(event) }
         }
-    }
-
-    /// An operation only chat API v2 has (v1's HTTP operations have no customer side for it).
-    func operateV2Only(_ operation: String, _ fields: [String: String], what: String) async throws {
-        guard self.configuration.apiVersion == 2 else {
-            throw ChannelError(.unsupported, "\(self.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
-        }
-        guard fields.values.allSatisfy({ !$0.isEmpty }) else {
-            throw ChannelError(.illegalState, "\(self.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
-        }
-        try await self.operate(v2: operation, v1: operation, fields: fields)
     }
 
     func statusFields() -> [String: String] {

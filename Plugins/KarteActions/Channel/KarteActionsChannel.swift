@@ -23,7 +23,8 @@ final class KarteActionsChannel: Channel {
         self.configuration = configuration
         self.host = host
         self.driver = SessionDriver(host: host, prefix: "karte-actions")
-        self.driver.load(Session())
+        let settings = Session.Settings(suppressPersists: configuration.suppressPersists, fetchTimeout: configuration.requestTimeout + .seconds(1))
+        self.driver.load(Session(settings: settings))
     }
 
     func run() async {
@@ -38,7 +39,19 @@ final class KarteActionsChannel: Channel {
                 let now = self.host.now()
                 return { $0.completed(requestID, outcome, now: now) }
             }
+        case .open(let requestID, let url):
+            self.driver.concurrently {
+                let outcome = await self.host.openURL(url)
+                return { $0.opened(requestID, outcome) }
+            }
         }
+    }
+
+    /// What attendantctl, D-Bus clients and notification buttons ask (KarteCore's ``KarteCommand``).
+    func perform(_ request: ChannelRequest) async throws -> ChannelReply {
+        let command = try KarteCommand(request)
+        let now = self.host.now()
+        return try await self.driver.request { session, id throws(ChannelError) in try session.perform(command, id, now: now) }
     }
 
     // MARK: Channel

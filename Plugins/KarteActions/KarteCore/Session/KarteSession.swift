@@ -29,6 +29,21 @@ public struct KarteSession: ChannelSession {
         /// POST one track request (the body uncompressed) with the app key; answer with
         /// ``completed(_:_:now:)``.
         case send(requestID: UInt64, body: [UInt8], appKey: String)
+        /// Open a link of a shown action by the desktop's link policy; answer with ``opened(_:_:)``.
+        case open(requestID: UInt64, url: String)
+    }
+
+    /// What the configuration decides about the user's requests.
+    public struct Settings: Sendable {
+        /// `suppress` survives a daemon restart (the SDKs keep it in memory).
+        public var suppressPersists: Bool
+        /// How long `actions-variables --fetch` waits for its request's answer.
+        public var fetchTimeout: Duration
+
+        public init(suppressPersists: Bool = false, fetchTimeout: Duration = .seconds(11)) {
+            self.suppressPersists = suppressPersists
+            self.fetchTimeout = fetchTimeout
+        }
     }
 
     /// Keeps `value` under `key` of the channel's store (nil removes it).
@@ -107,8 +122,13 @@ public struct KarteSession: ChannelSession {
     var fetchWaiters: Set<UInt64> = []
     /// Requests that carry `_fetch_variables`, by the machine's request id.
     var fetchRequests: Set<UInt64> = []
+    /// Clicks whose link the host is opening: what their callers hear besides how it went.
+    var opening: [UInt64: [String: String]] = [:]
+    let settings: Settings
 
-    public init() {}
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
 
     // MARK: The channel's life
 
@@ -166,6 +186,7 @@ public struct KarteSession: ChannelSession {
 
     public mutating func forgetRequest(_ id: UInt64) {
         self.fetchWaiters.remove(id)
+        self.opening[id] = nil
     }
 
     /// A track request ended.
@@ -234,7 +255,7 @@ public struct KarteSession: ChannelSession {
     }
 
     /// A link of a shown action was followed: `message_click`, and a soft reset unless its target is `_blank`.
-    public mutating func linkClicked(actionID: String, url: String, target: String, now: UnixTime) -> [Action] {
+    mutating func linkClicked(actionID: String, url: String, target: String, now: UnixTime) -> [Action] {
         self.handle(self.actions.linkClicked(actionID: actionID, url: url, target: target), now: now)
     }
 

@@ -1,0 +1,80 @@
+public import AttendantPluginAPI
+
+/// What attendantctl and D-Bus clients ask of a GMSChat channel, read from the API's request and checked
+/// against the chat API version before anything is sent.
+public enum GMSChatCommand: Sendable, Hashable {
+    /// `prepare` and `connect`: starts a chat unless one is active.
+    case start
+    case listThreads
+    /// `chat-status`: the session's and the Bayeux client's fields.
+    case status
+    /// An operation of the chat, with the chat's keys.
+    case operate(GMSChatOperation)
+
+    /// Reads `request` for a channel on chat API `apiVersion`, or says what is wrong with it.
+    public init(_ request: ChannelRequest, apiVersion: Int) throws(ChannelError) {
+        let v2Only = { (name: String, fields: [String: String], what: String) throws(ChannelError) -> GMSChatCommand in
+            guard apiVersion == 2 else {
+                throw ChannelError(.unsupported, "\(GMSChatSession.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
+            }
+            guard fields.values.allSatisfy({ !$0.isEmpty }) else {
+                throw ChannelError(.illegalState, "\(GMSChatSession.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
+            }
+            return .operate(GMSChatOperation(v2: name, v1: name, fields: fields, reply: .fields(["operation": name])))
+        }
+        switch request {
+        case .prepare, .connect:
+            self = .start
+        case .listThreads:
+            self = .listThreads
+        case .sendMessage(_, let text):
+            self = .operate(GMSChatOperation(v2: "sendMessage", v1: "send", fields: ["message": text], reply: .done, startsChat: true))
+        case .typing(_, let started):
+            self = .typing(started)
+        case .custom("chat-typing", let arguments):
+            self = .typing((arguments["state"] ?? "started") == "started")
+        case .endConversation:
+            self = .operate(GMSChatOperation(v2: "disconnect", v1: "disconnect", reply: .done))
+        case .custom("chat-status", _):
+            self = .status
+        case .custom("chat-nickname", let arguments):
+            self = try v2Only("updateNickname", ["nickname": arguments["nickname"] ?? ""], "a nickname change")
+        case .custom("chat-push-url", let arguments):
+            self = try v2Only("pushUrl", ["pushUrl": arguments["url"] ?? ""], "a pushed URL")
+        case .custom("chat-notice", let arguments):
+            self = try v2Only("customNotice", ["message": arguments["text"] ?? ""], "a custom notice")
+        default:
+            throw ChannelError(
+                .unsupported,
+                "\(GMSChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
+            )
+        }
+    }
+
+    static func typing(_ started: Bool) -> GMSChatCommand {
+        let name = started ? "startTyping" : "stopTyping"
+        return .operate(GMSChatOperation(v2: name, v1: name, reply: .fields(["typing": started ? "started" : "stopped"])))
+    }
+}
+
+/// A chat operation: a v2 publish on the service channel, or a v1 POST to `…/ixn/chat/<v1>`.
+public struct GMSChatOperation: Sendable, Hashable {
+    /// v2's `operation`.
+    public var v2: String
+    /// v1's path under `…/ixn/chat/`.
+    public var v1: String
+    /// The operation's own fields, as strings (the chat's keys are added when it is sent).
+    public var fields: [String: String]
+    /// What the caller hears once the operation went through.
+    public var reply: ChannelReply
+    /// A chat is started first when there is none (sending a message).
+    public var startsChat: Bool
+
+    public init(v2: String, v1: String, fields: [String: String] = [:], reply: ChannelReply, startsChat: Bool = false) {
+        self.v2 = v2
+        self.v1 = v1
+        self.fields = fields
+        self.reply = reply
+        self.startsChat = startsChat
+    }
+}

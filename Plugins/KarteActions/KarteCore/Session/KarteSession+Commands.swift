@@ -1,0 +1,78 @@
+public import AttendantPluginAPI
+public import AttendantPluginKit
+
+// The user's requests (``KarteCommand``), each as request `id` of the kit's driver.
+extension KarteSession {
+    /// Starts `command` as request `id`; refused input throws and changes nothing.
+    public mutating func perform(_ command: KarteCommand, _ id: UInt64, now: UnixTime) throws(ChannelError) -> [Action] {
+        switch command {
+        case .view(let name, let title, let values):
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
+                try tracking.view(name: name, title: title, values: values, now: now)
+            } reply: { keys in ["event": KarteEventName.view, "pv_id": keys.pvID, "original_pv_id": keys.originalPVID] }
+        case .track(let event):
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.track(event, now: now) } reply: { keys in
+                ["event": event.name, "pv_id": keys.pvID]
+            }
+        case .identify(let user, let values):
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.identify(userID: user, values: values, now: now) } reply: { keys in
+                ["event": KarteEventName.identify, "pv_id": keys.pvID]
+            }
+        case .attribute(let values):
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.attribute(values, now: now) } reply: { keys in
+                ["event": KarteEventName.attribute, "pv_id": keys.pvID]
+            }
+        case .boundary:
+            return try self.track(id, now: now) { tracking, _ in tracking.markBoundary() } reply: { keys in ["pv_id": keys.pvID] }
+        case .list:
+            return [.replied(id, .success(.fields(self.listFields)))]
+        case .click(let actionID, let choice):
+            return try self.click(id, actionID: actionID, choice, now: now)
+        case .variables(let fetch):
+            return self.variables(id, fetch: fetch, timeout: self.settings.fetchTimeout, now: now)
+        case .dismiss(let actionID):
+            return try self.dismiss(id, actionID: actionID, now: now)
+        case .suppress:
+            return self.suppress(id, persists: self.settings.suppressPersists, now: now)
+        case .unsuppress:
+            return self.unsuppress(id, persists: self.settings.suppressPersists)
+        }
+    }
+
+    /// Follows a link of a shown action: `message_click`, a soft reset unless the link's target is
+    /// `_blank` (the iOS order: reset first), then the host opens it (``Work/open(requestID:url:)``).
+    mutating func click(_ id: UInt64, actionID wanted: String?, _ choice: KarteCommand.LinkChoice, now: UnixTime) throws(ChannelError) -> [Action] {
+        let (action, link) = try Self.link(of: self.actions.shown, actionID: wanted, choice)
+        let actionID = action.message.actionID
+        self.opening[id] = ["action": actionID, "url": link.url, "target": link.target, "reset": link.keepsActionOpen ? "false" : "true"]
+        return self.linkClicked(actionID: actionID, url: link.url, target: link.target, now: now) + [.work(.open(requestID: id, url: link.url))]
+    }
+
+    /// The host opened (or did not open) the link of click `id`.
+    public mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome) -> [Action] {
+        guard var fields = self.opening.removeValue(forKey: id) else { return [] }
+        fields["opened"] = outcome.name
+        fields["detail"] = outcome.detail
+        return [.replied(id, .success(.fields(fields)))]
+    }
+
+    /// The shown action (the last one unless `wanted` names another) and the link a click follows.
+    static func link(
+        of shown: [KarteActionsMachine.ShownAction], actionID wanted: String?, _ choice: KarteCommand.LinkChoice
+    ) throws(ChannelError) -> (KarteActionsMachine.ShownAction, KarteActionContent.Link) {
+        guard let action = wanted.map({ id in shown.first { $0.message.actionID == id } }) ?? shown.last else {
+            throw ChannelError(.illegalState, wanted.map { "no action \($0) is shown; see attendantctl actions list" } ?? "no action is shown")
+        }
+        let (id, links) = (action.message.actionID, action.content.links)
+        switch choice {
+        case .url(let url):
+            guard let link = links.first(where: { $0.url == url }) else { throw KarteCommand.invalid("action \(id) has no link to \(url)") }
+            return (action, link)
+        case .index(let text):
+            guard let index = Int(text), links.indices.contains(index) else {
+                throw KarteCommand.invalid(links.isEmpty ? "action \(id) has no links" : "action \(id) has links 0 to \(links.count - 1), not \(text)")
+            }
+            return (action, links[index])
+        }
+    }
+}
