@@ -129,3 +129,39 @@ import Testing
         #expect(!KarteAppKey.isValid(String(repeating: "a", count: 31) + " "), "a space cannot go into the header")
     }
 }
+
+/// What a KarteActions channel finds in its store at start, as the session wrote it.
+@Suite struct KarteStoredStartTests {
+    static func start(_ stored: [String: String], persists: Bool) -> KarteSession.Start {
+        KarteSession.Start(
+            appKey: KarteSessionTests.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "2.0", stored: stored, suppressPersists: persists,
+            startView: nil
+        )
+    }
+
+    @Test func eventsNeverAnsweredComeBackInTheOrderTheyWereRecorded() throws {
+        var (session, launched) = KarteSessionTests.started()
+        var store: [String: String] = [:]
+        func keep(_ actions: [KarteSession.Action]) {
+            for case .write(let write) in actions { store[write.key] = write.value }
+        }
+        keep(launched)
+        for n in 0..<11 { keep(try session.perform(.track(KarteEvent(name: "e\(n)")), UInt64(n), now: t0)) }
+        store[KarteSession.StoreKey.pendingEvent + "garbage"] = "{"
+        store[KarteSession.StoreKey.appVersion] = "1.0"
+
+        let start = Self.start(store, persists: false)
+        let names = start.unanswered.map(\.event.name).filter { $0.hasPrefix("e") }
+        #expect(names == (0..<11).map { "e\($0)" }, "e10 after e9, though its id sorts before as text")
+        #expect(start.unanswered.count == store.keys.filter { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }.count - 1, "what does not parse is left out")
+        #expect(start.previousVersion == "1.0")
+    }
+
+    @Test func suppressComesBackOnlyWhenItPersists() {
+        let stored = [KarteSession.StoreKey.suppressed: "true", KarteSession.StoreKey.variables: #"{"a":1}"#]
+        #expect(Self.start(stored, persists: true).suppressed)
+        #expect(!Self.start(stored, persists: false).suppressed)
+        #expect(Self.start(stored, persists: false).variables == #"{"a":1}"#)
+        #expect(Self.start([:], persists: true).previousVersion == nil)
+    }
+}

@@ -58,16 +58,13 @@ final class KarteActionsChannel: Channel {
 
     func listen() async throws {
         let appKey = try await self.appKey()
-        let visitorID = try await self.storedOrNew(StoreKey.visitorID)
-        let previousVersion = try await self.host.store.value(forKey: StoreKey.appVersion)
-        let suppressed = self.configuration.suppressPersists ? try await self.host.store.value(forKey: StoreKey.suppressed) == "true" : false
-        let variables = try await self.host.store.value(forKey: StoreKey.variables)
-        let unanswered = try await self.unansweredEvents()
+        let stored = try await self.storedValues()
+        let visitorID = try await self.visitorID(stored[StoreKey.visitorID])
         let systemInfo = LinuxMachineInfo.systemInfo(bundleID: Self.bundleID)
         let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
         let start = Session.Start(
-            appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: self.configuration.appVersion, previousVersion: previousVersion,
-            suppressed: suppressed, variables: variables, unanswered: unanswered, startView: self.configuration.startView
+            appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: self.configuration.appVersion, stored: stored,
+            suppressPersists: self.configuration.suppressPersists, startView: self.configuration.startView
         )
         let now = self.host.now()
         self.driver.step { $0.start(start, trackURL: self.configuration.trackURL, now: now) }
@@ -110,15 +107,6 @@ final class KarteActionsChannel: Channel {
         self.driver.step { $0.applicationState(background: state == .background, now: now) }
     }
 
-    /// The events an earlier run kept and never saw answered (it crashed or was killed).
-    private func unansweredEvents() async throws -> [KarteRecordedEvent] {
-        let values = try await self.host.store.allValues()
-        return values.compactMap { key, text in
-            guard key.hasPrefix(StoreKey.pendingEvent), let json = try? JSONValue.parse(Array(text.utf8)) else { return nil }
-            return KarteRecordedEvent(persisted: json)
-        }
-    }
-
     // MARK: App key and ids
 
     /// The app key: the channel's token, else `app-key` in its secrets (KarteCore's ``KarteAppKey`` checks).
@@ -133,15 +121,25 @@ final class KarteActionsChannel: Channel {
         return try KarteAppKey.fromSecrets(secret, channelName: self.host.channelName)
     }
 
-    private func storedOrNew(_ key: String) async throws -> String {
+    /// The channel's store, read once at start.
+    private func storedValues() async throws -> [String: String] {
         do {
-            if let stored = try await self.host.store.value(forKey: key), !stored.isEmpty { return stored }
-            var random = SystemRandomNumberGenerator()
-            let made = KarteID.random(using: &random)
-            try await self.host.store.setValue(made, forKey: key)
-            return made
+            return try await self.host.store.allValues()
         } catch {
-            throw ChannelError(.configuration, "karte-actions: cannot read or keep the visitor id in the state database: \(error)")
+            throw ChannelError(.transient, "karte-actions: cannot read the channel's state database: \(error)")
         }
+    }
+
+    /// The visitor id kept from before, else a new one, kept for the next start.
+    private func visitorID(_ stored: String?) async throws -> String {
+        if let stored, !stored.isEmpty { return stored }
+        var random = SystemRandomNumberGenerator()
+        let made = KarteID.random(using: &random)
+        do {
+            try await self.host.store.setValue(made, forKey: StoreKey.visitorID)
+        } catch {
+            throw ChannelError(.configuration, "karte-actions: cannot keep the visitor id in the state database: \(error)")
+        }
+        return made
     }
 }

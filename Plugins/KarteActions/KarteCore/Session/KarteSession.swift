@@ -104,6 +104,29 @@ public struct KarteSession: ChannelSession {
             self.unanswered = unanswered
             self.startView = startView
         }
+
+        /// The count that ends a local id (`<original_pv_id>-<n>`): the order events were recorded in.
+        static func number(_ localID: String) -> Int {
+            localID.split(separator: "-").last.flatMap { Int($0) } ?? 0
+        }
+
+        /// What the channel's store holds (every value, read at once): the version last run, suppress
+        /// (only when it `persists`), the campaign variables, and the events never seen answered, in the
+        /// order they were recorded. An entry that does not parse is left out.
+        public init(
+            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, stored values: [String: String], suppressPersists: Bool,
+            startView: String?
+        ) {
+            let unanswered = values.compactMap { key, text -> KarteRecordedEvent? in
+                guard key.hasPrefix(StoreKey.pendingEvent), let json = try? JSONValue.parse(Array(text.utf8)) else { return nil }
+                return KarteRecordedEvent(persisted: json)
+            }
+            self.init(
+                appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: appVersion, previousVersion: values[StoreKey.appVersion],
+                suppressed: suppressPersists && values[StoreKey.suppressed] == "true", variables: values[StoreKey.variables],
+                unanswered: unanswered.sorted { ($0.date, Self.number($0.localID)) < ($1.date, Self.number($1.localID)) }, startView: startView
+            )
+        }
     }
 
     /// Made by the first ``start(_:trackURL:now:)`` (it needs the stored visitor id) and kept for the
