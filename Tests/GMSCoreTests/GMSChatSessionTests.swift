@@ -77,6 +77,24 @@ import Testing
         #expect(Self.words(try session.startChat(3, timeout: .seconds(8))) == ["replied 3"])
     }
 
+    @Test func whatAChatWroteIsReadBackAsTheChatToResume() throws {
+        var session = Self.session()
+        _ = session.connected(over: "websocket")
+        _ = try session.startChat(1, timeout: .seconds(8))
+        var (store, secrets): ([String: String], [String: String]) = ([:], [:])
+        let started = session.received(GMSChatV2Reply(chatID: "chat-1", userID: "user-1", secureKey: "key-1", messages: Self.rows([1, 2])), now: Self.now)
+        for case .write(let write) in started {
+            if write.place == .store { store[write.key] = write.value } else { secrets[write.key] = write.value }
+        }
+        let stored = GMSChatSession.Stored(store: store, secrets: secrets)
+        #expect(stored.position == 2 && stored.threadID == "gms-thread" && stored.phase == .active)
+        #expect(stored.keys.secureKey == "key-1" && stored.keys.userID == "user-1" && stored.keys.chatID == "chat-1")
+        #expect(Self.session(stored: stored).phase == .active)
+
+        let unreadable = GMSChatSession.Stored(store: [GMSChatSession.StoreKey.position: "x", GMSChatSession.StoreKey.phase: "?"], secrets: [:])
+        #expect(unreadable.position == 0 && unreadable.phase == .none && unreadable.keys.secureKey == nil)
+    }
+
     @Test func aRefusedOrLateStartFailsEveryCallerAndLeavesNoChat() throws {
         var session = Self.session()
         _ = session.connected(over: "websocket")

@@ -13,15 +13,9 @@ extension GMSChatChannel {
         guard !self.driver.isLoaded else { return }
         let stored: Session.Stored
         do {
-            let store = self.host.store
             var secrets: [String: String] = [:]
             for name in GMSChatKeys.secretNames { secrets[name] = try await self.host.secrets.secret(forKey: name) }
-            stored = Session.Stored(
-                position: try await store.value(forKey: Session.StoreKey.position).flatMap { Int($0) } ?? 0,
-                threadID: try await store.value(forKey: Session.StoreKey.thread),
-                phase: try await store.value(forKey: Session.StoreKey.phase).flatMap(Session.Phase.init(rawValue:)) ?? .none,
-                keys: GMSChatKeys(secrets: secrets)
-            )
+            stored = Session.Stored(store: try await self.host.store.allValues(), secrets: secrets)
         } catch {
             throw ChannelError(.transient, "\(self.prefix): could not read the chat's stored state: \(error)")
         }

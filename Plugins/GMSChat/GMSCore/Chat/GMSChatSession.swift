@@ -88,6 +88,15 @@ public struct GMSChatSession: ChannelSession {
             self.phase = phase
             self.keys = keys
         }
+
+        /// What the channel's store (every value) and the secrets (the chat's keys) hold; a position or
+        /// phase that does not parse counts as none.
+        public init(store values: [String: String], secrets: [String: String]) {
+            self.init(
+                position: values[StoreKey.position].flatMap { Int($0) } ?? 0, threadID: values[StoreKey.thread],
+                phase: values[StoreKey.phase].flatMap(Phase.init(rawValue:)) ?? .none, keys: GMSChatKeys(secrets: secrets)
+            )
+        }
     }
 
     enum RequestState: Sendable {
