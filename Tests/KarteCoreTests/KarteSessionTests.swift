@@ -165,3 +165,52 @@ import Testing
         #expect(Self.start([:], persists: true).previousVersion == nil)
     }
 }
+
+/// A stopping KarteActions channel: what is tracked goes out, and the stop waits for the answers.
+@Suite struct KarteStopTests {
+    static func stopReplies(_ actions: [KarteSession.Action]) -> [UInt64] {
+        actions.compactMap { if case .replied(let id, .success(.done)) = $0 { id } else { nil } }
+    }
+
+    @Test func aStopSendsWhatIsTrackedAndIsOverOnceItIsAnswered() throws {
+        var (session, _) = KarteSessionTests.started()
+        _ = try session.perform(.track(KarteEvent(name: "buy")), 1, now: t0)
+        let stopping = session.stop(9, grace: .seconds(3), now: t0)
+        #expect(!session.listening)
+        let sent = KarteSessionTests.sent(stopping)
+        #expect(sent.count == 1, "the batch goes out without waiting for its window")
+        #expect(Self.stopReplies(stopping).isEmpty)
+        #expect(stopping.contains { if case .setTimer(.stopGrace, .seconds(3)) = $0 { true } else { false } })
+
+        // The first answer shows an action: what that tracks (`message_open`, `_message_ready`) goes out at
+        // once, and the stop waits for those requests too.
+        var (pending, rounds, replied, last): ([UInt64], Int, [UInt64], [KarteSession.Action]) = (sent, 0, [], [])
+        var body = Fixtures.response(Fixtures.message(id: "a1"))
+        while let id = pending.first, rounds < 10 {
+            #expect(replied.isEmpty, "over only once nothing is under way")
+            pending.removeFirst()
+            last = session.completed(id, .answer(status: 200, body: body), now: t0)
+            body = Fixtures.response()
+            replied += Self.stopReplies(last)
+            pending += KarteSessionTests.sent(last)
+            rounds += 1
+        }
+        #expect(rounds >= 2 && replied == [9])
+        #expect(last.contains { if case .cancelTimer(.stopGrace) = $0 { true } else { false } })
+        #expect(session.timerFired(.stopGrace, now: t0).isEmpty, "over once")
+    }
+
+    @Test func aStopWithNothingUnderWayIsOverAtOnceAndOneWithNoAnswerAfterItsGrace() throws {
+        var (idle, _) = KarteSessionTests.started()
+        let sent = KarteSessionTests.sent(KarteSessionTests.flush(&idle))
+        for id in sent { _ = idle.completed(id, .answer(status: 200, body: Fixtures.response()), now: t0) }
+        #expect(Self.stopReplies(idle.stop(1, grace: .seconds(3), now: t0)) == [1])
+
+        var session = KarteSessionTests.started().0
+        let stopping = session.stop(2, grace: .seconds(3), now: t0)
+        #expect(!KarteSessionTests.sent(stopping).isEmpty && Self.stopReplies(stopping).isEmpty)
+        let late = session.timerFired(.stopGrace, now: t0)
+        #expect(Self.stopReplies(late) == [2])
+        #expect(late.contains { if case .log(.notice, let line) = $0 { line.hasPrefix("stopped with 1 track request(s) unanswered") } else { false } })
+    }
+}

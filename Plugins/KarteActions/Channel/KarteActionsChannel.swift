@@ -70,19 +70,10 @@ final class KarteActionsChannel: Channel {
         self.driver.step { $0.start(start, trackURL: self.configuration.trackURL, now: now) }
     }
 
+    /// What is tracked goes out, and the daemon waits a little for the answers (KarteCore decides).
     func stopListening() async {
-        // What is tracked goes out before the channel is dropped (the batching window is short), and the
-        // daemon waits a little for the answers, sending at once what they bring (`_message_ready`), so
-        // that a clean stop leaves nothing for the next run to send again.
-        _ = self.driver.withSession { $0.listening = false }
-        var waited: Duration = .zero
-        while waited < Self.stopGrace {
-            let now = self.host.now()
-            self.driver.step { $0.flushNow(now: now) }
-            guard self.driver.withSession({ $0.busy }) == true else { break }
-            try? await self.host.clock.sleep(for: .milliseconds(20))
-            waited += .milliseconds(20)
-        }
+        let now = self.host.now()
+        _ = try? await self.driver.request { session, id in session.stop(id, grace: Self.stopGrace, now: now) }
         await self.driver.drain()
     }
 

@@ -23,6 +23,8 @@ public struct KarteSession: ChannelSession {
         case tracking(KarteTrackingMachine.TimerKind)
         /// A variables fetch's deadline.
         case fetch(UInt64)
+        /// How long a stopping channel waits for its last answers.
+        case stopGrace
     }
 
     public enum Work: Sendable {
@@ -145,6 +147,8 @@ public struct KarteSession: ChannelSession {
     var fetchWaiters: Set<UInt64> = []
     /// Requests that carry `_fetch_variables`, by the machine's request id.
     var fetchRequests: Set<UInt64> = []
+    /// The stop (``stop(_:grace:now:)``) waiting for the last answers.
+    var stopping: UInt64?
     /// Clicks whose link the host is opening: what their callers hear besides how it went.
     var opening: [UInt64: [String: String]] = [:]
     let settings: Settings
@@ -180,7 +184,7 @@ public struct KarteSession: ChannelSession {
         return out
     }
 
-    /// What is tracked goes out now (a stopping channel waits for the answers while ``busy``).
+    /// What is tracked goes out now.
     public mutating func flushNow(now: UnixTime) -> [Action] {
         guard let flushed = self.tracking?.flushNow() else { return [] }
         return self.carryOut(flushed, now: now)
@@ -188,6 +192,23 @@ public struct KarteSession: ChannelSession {
 
     /// Requests are under way.
     public var busy: Bool { (self.tracking?.requestsInFlight ?? 0) > 0 }
+
+    /// `stopListening()`, as request `id`: what is tracked goes out at once (the batching window is short),
+    /// and the stop is over once every request is answered, what the answers bring (`_message_ready`)
+    /// sent too, or when `grace` has passed. A clean stop leaves nothing for the next run to send again.
+    public mutating func stop(_ id: UInt64, grace: Duration, now: UnixTime) -> [Action] {
+        self.listening = false
+        self.stopping = id
+        let flushed = self.flushNow(now: now)
+        return flushed + (self.stopSettled() ?? [.setTimer(.stopGrace, after: grace)])
+    }
+
+    /// The stop's reply once nothing is under way; nil while something is.
+    mutating func stopSettled() -> [Action]? {
+        guard let id = self.stopping, !self.busy else { return nil }
+        self.stopping = nil
+        return [.cancelTimer(.stopGrace), .replied(id, .success(.done))]
+    }
 
     /// The desktop went to the background or came back.
     public mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
@@ -204,12 +225,21 @@ public struct KarteSession: ChannelSession {
         case .fetch(let id):
             guard self.fetchWaiters.remove(id) != nil else { return [] }
             return [.replied(id, .success(self.variablesReply(fetched: false)))]
+        case .stopGrace:
+            guard let id = self.stopping else { return [] }
+            self.stopping = nil
+            let unanswered = self.tracking?.requestsInFlight ?? 0
+            return [
+                .log(.notice, "stopped with \(unanswered) track request(s) unanswered; their events are sent again at the next start"),
+                .replied(id, .success(.done)),
+            ]
         }
     }
 
     public mutating func forgetRequest(_ id: UInt64) {
         self.fetchWaiters.remove(id)
         self.opening[id] = nil
+        if self.stopping == id { self.stopping = nil }
     }
 
     /// A track request ended.
@@ -230,7 +260,9 @@ public struct KarteSession: ChannelSession {
             // The server did answer: not retried, and nothing of it is used.
             tracked = self.tracking!.requestUnreadable(requestID, reason: "HTTP \(status), \(reason)")
         }
-        return out + self.carryOut(tracked, now: now)
+        out += self.carryOut(tracked, now: now)
+        guard self.stopping != nil else { return out }
+        return out + self.flushNow(now: now) + (self.stopSettled() ?? [])
     }
 
     // MARK: Requests
