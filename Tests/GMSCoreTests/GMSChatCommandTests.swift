@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import AttendantPluginKit
 import GMSCore
 import Testing
 
@@ -38,5 +39,44 @@ import Testing
         let unknown = #expect(throws: ChannelError.self) { try GMSChatCommand(.viewPage(title: "t", url: "u"), apiVersion: 2) }
         #expect(unknown?.code == .unsupported)
         #expect(unknown?.message.hasPrefix("gms-chat: no view-page requests here; it knows prepare, connect,") == true)
+    }
+}
+
+/// ``GMSChatInbound``: which decoder an event on a subscribed channel goes to, by API version and channel.
+@Suite struct GMSChatInboundTests {
+    static func json(_ text: String) throws -> JSONValue { try JSONValue.parse(Array(text.utf8)) }
+
+    @Test func eventsAreReadByTheirVersionsChannelAndOthersIgnoredOrRejected() throws {
+        let reply = try Self.json(#"{"chatId":"c1","secureKey":"k1","messages":[]}"#)
+        let v1 = try Self.json(#"{"tag":"service.chat.refresh.1","message":{"transcriptPosition":"1","transcriptToShow":[]}}"#)
+        guard case .v2(let decoded) = GMSChatInbound(channel: "/service/chatV2/support", data: reply, apiVersion: 2, service: "support") else {
+            Issue.record("not read as v2")
+            return
+        }
+        #expect(decoded.secureKey == "k1")
+        guard case .v1 = GMSChatInbound(channel: "/_genesys", data: v1, apiVersion: 1, service: "support") else {
+            Issue.record("not read as v1")
+            return
+        }
+        guard case .ignored("/_genesys") = GMSChatInbound(channel: "/_genesys", data: v1, apiVersion: 2, service: "support") else {
+            Issue.record("v1's channel is not a v2 chat's")
+            return
+        }
+        guard case .ignored("/service/chatV2/other") = GMSChatInbound(channel: "/service/chatV2/other", data: reply, apiVersion: 2, service: "support") else {
+            Issue.record("another service's channel is not this chat's")
+            return
+        }
+        guard case .rejected("/service/chatV2/support", _) = GMSChatInbound(channel: "/service/chatV2/support", data: .array([]), apiVersion: 2, service: "support") else {
+            Issue.record("not a GMS event, on the chat's channel")
+            return
+        }
+        #expect(GMSChatInbound.serviceChannel("support") == "/service/chatV2/support")
+    }
+
+    @Test func theSessionCountsWhatItRejectsOrIgnores() {
+        var session = GMSChatSessionTests.session()
+        _ = session.received(GMSChatInbound(channel: "/other", data: .object([:]), apiVersion: 2, service: "customer-support"), now: GMSChatSessionTests.now)
+        _ = session.received(GMSChatInbound(channel: "/service/chatV2/customer-support", data: .array([]), apiVersion: 2, service: "customer-support"), now: GMSChatSessionTests.now)
+        #expect(session.eventsIgnored == 1 && session.eventsRejected == 1)
     }
 }

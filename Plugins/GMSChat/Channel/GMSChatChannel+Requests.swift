@@ -14,7 +14,7 @@ extension GMSChatChannel {
         try await self.loadIfNeeded()
         _ = self.driver.withSession { $0.background = false }
         if self.configuration.apiVersion == 1 {
-            self.bayeux.subscribe("/_genesys")
+            self.bayeux.subscribe(GMSChatInbound.genesysChannel)
         } else {
             self.bayeux.subscribe(self.configuration.serviceChannel)
         }

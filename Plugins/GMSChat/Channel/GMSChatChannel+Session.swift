@@ -27,25 +27,9 @@ extension GMSChatChannel {
     /// An event on a subscribed channel, decoded here (outside the lock) for the session.
     func delivered(_ message: BayeuxMessage) {
         guard let data = message.data else { return }
+        let inbound = GMSChatInbound(channel: message.channel, data: data, apiVersion: self.configuration.apiVersion, service: self.configuration.service)
         let now = self.host.now()
-        switch (self.configuration.apiVersion, message.channel) {
-        case (2, self.configuration.serviceChannel):
-            do {
-                let reply = try GMSChatV2Reply(decoding: data)
-                self.driver.step { $0.received(reply, now: now) }
-            } catch {
-                self.driver.step { $0.rejected(channel: message.channel, error) }
-            }
-        case (1, "/_genesys"):
-            do {
-                let event = try GMSChatV1Event(decoding: data)
-                self.driver.step { $0.received(event, now: now) }
-            } catch {
-                self.driver.step { $0.rejected(channel: message.channel, error) }
-            }
-        default:
-            self.driver.step { $0.ignored(channel: message.channel) }
-        }
+        self.driver.step { $0.received(inbound, now: now) }
     }
 
     /// A v1 event the chat's REST answers carry, for the session.

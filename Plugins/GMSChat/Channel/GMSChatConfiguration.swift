@@ -78,7 +78,7 @@ struct GMSChatConfiguration: Sendable {
     var serverDescription: String { "GMS at \(self.baseURL) (chat API v\(self.apiVersion))" }
 
     /// v2's service channel.
-    var serviceChannel: String { "/service/chatV2/\(self.service)" }
+    var serviceChannel: String { GMSChatInbound.serviceChannel(self.service) }
 
     /// Who the customer is to GMS (its display name: the nickname, else first and last name, else
     /// "Customer").

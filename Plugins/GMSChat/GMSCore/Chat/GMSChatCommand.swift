@@ -13,15 +13,6 @@ public enum GMSChatCommand: Sendable, Hashable {
 
     /// Reads `request` for a channel on chat API `apiVersion`, or says what is wrong with it.
     public init(_ request: ChannelRequest, apiVersion: Int) throws(ChannelError) {
-        let v2Only = { (name: String, fields: [String: String], what: String) throws(ChannelError) -> GMSChatCommand in
-            guard apiVersion == 2 else {
-                throw ChannelError(.unsupported, "\(GMSChatSession.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
-            }
-            guard fields.values.allSatisfy({ !$0.isEmpty }) else {
-                throw ChannelError(.illegalState, "\(GMSChatSession.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
-            }
-            return .operate(GMSChatOperation(v2: name, v1: name, fields: fields, reply: .fields(["operation": name])))
-        }
         switch request {
         case .prepare, .connect:
             self = .start
@@ -38,17 +29,29 @@ public enum GMSChatCommand: Sendable, Hashable {
         case .custom("chat-status", _):
             self = .status
         case .custom("chat-nickname", let arguments):
-            self = try v2Only("updateNickname", ["nickname": arguments["nickname"] ?? ""], "a nickname change")
+            self = try Self.v2Only("updateNickname", ["nickname": arguments["nickname"] ?? ""], "a nickname change", apiVersion: apiVersion)
         case .custom("chat-push-url", let arguments):
-            self = try v2Only("pushUrl", ["pushUrl": arguments["url"] ?? ""], "a pushed URL")
+            self = try Self.v2Only("pushUrl", ["pushUrl": arguments["url"] ?? ""], "a pushed URL", apiVersion: apiVersion)
         case .custom("chat-notice", let arguments):
-            self = try v2Only("customNotice", ["message": arguments["text"] ?? ""], "a custom notice")
+            self = try Self.v2Only("customNotice", ["message": arguments["text"] ?? ""], "a custom notice", apiVersion: apiVersion)
         default:
             throw ChannelError(
                 .unsupported,
                 "\(GMSChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
             )
         }
+    }
+
+    /// An operation only chat API v2 has (v1's HTTP operations have no customer side for it), with
+    /// `fields` that must not be empty.
+    static func v2Only(_ name: String, _ fields: [String: String], _ what: String, apiVersion: Int) throws(ChannelError) -> GMSChatCommand {
+        guard apiVersion == 2 else {
+            throw ChannelError(.unsupported, "\(GMSChatSession.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
+        }
+        guard fields.values.allSatisfy({ !$0.isEmpty }) else {
+            throw ChannelError(.illegalState, "\(GMSChatSession.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
+        }
+        return .operate(GMSChatOperation(v2: name, v1: name, fields: fields, reply: .fields(["operation": name])))
     }
 
     static func typing(_ started: Bool) -> GMSChatCommand {
