@@ -77,6 +77,24 @@ import Testing
         #expect(session.timerFired(.request(3), now: ChatDriver().wallClock).isEmpty)
     }
 
+    @Test func anOpenedThreadIsTheOneWorkedInAndMarkedReadOnceTheServerSentIt() throws {
+        var driver = ChatDriver()
+        var thread = ChatThread(id: "Thread-1", state: .ready)
+        thread.lastMessages = [driver.message("m1", thread: "Thread-1")]
+        driver.readySingleThread(thread: thread)
+        var session = Self.session(driver.machine)
+
+        #expect(throws: ChannelError.self) { try session.begin(.openThread("nowhere", timeout: .seconds(5)), id: 3) }
+        let begun = Self.words(try session.begin(.openThread("THREAD-1", timeout: .seconds(5)), id: 4))
+        #expect(begun.first == "deadline 4" && begun.contains { $0.hasPrefix("write") }, "the recovery frame goes out: \(begun)")
+        #expect(session.currentThread == nil, "not before the server answers")
+
+        let recovered = Self.words(session.run { $0.handle(.threadRecovered(thread, caseID: "case-1", agent: nil)) })
+        let reply = try #require(recovered.firstIndex { $0.hasPrefix("replied 4 thread") })
+        #expect(recovered[(reply + 1)...].contains { $0.hasPrefix("write") }, "then the messages are marked read: \(recovered)")
+        #expect(session.currentThread == "thread-1")
+    }
+
     @Test func whatAnOldSocketSaysIsDroppedAndANewSocketIsANewGeneration() throws {
         var session = Self.session()
         _ = try Self.prepare(&session)

@@ -86,13 +86,7 @@ extension CXoneChatChannel {
         case .custom("chat-typing", let arguments): return try await self.run(try .typing(arguments))
         case .custom("chat-status", _): return .fields(self.statusFields())
         case .custom("pre-chat-form", _): return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
-        case .openThread(let threadID):
-            let reply = try await self.run(.openThread(threadID, timeout: responseTimeout))
-            self.driver.step { session in
-                session.currentThread = threadID.lowercased()
-                return session.run { $0.markRead(threadID: threadID.lowercased()) }
-            }
-            return reply
+        case .openThread(let threadID): return try await self.run(.openThread(threadID, timeout: responseTimeout))
         case .sendMessage(let threadID, let text):
             let gateway = self.configuration.gatewayDescription
             return try await self.run(try .sendMessage(text, to: threadID, at: self.host.now(), timeout: responseTimeout, gateway: gateway))

@@ -13,15 +13,20 @@ public struct ChatOperation {
         public var settle: @Sendable (ChatStateMachine, [ChatStateMachine.Report]) -> Outcome?
         /// The outcome when the timeout passes; nil for the "no answer" error.
         public var timedOut: (@Sendable (ChatStateMachine) -> Outcome)?
+        /// What follows once the operation succeeded, in the step that settled it (with the thread the
+        /// user works in).
+        public var then: (@Sendable (inout ChatStateMachine, inout String?) -> [ChatStateMachine.Action])?
 
         public init(
             actions: [ChatStateMachine.Action],
             settle: @escaping @Sendable (ChatStateMachine, [ChatStateMachine.Report]) -> Outcome?,
-            timedOut: (@Sendable (ChatStateMachine) -> Outcome)? = nil
+            timedOut: (@Sendable (ChatStateMachine) -> Outcome)? = nil,
+            then: (@Sendable (inout ChatStateMachine, inout String?) -> [ChatStateMachine.Action])? = nil
         ) {
             self.actions = actions
             self.settle = settle
             self.timedOut = timedOut
+            self.then = then
         }
     }
 
@@ -94,7 +99,8 @@ public struct ChatOperation {
         }
     }
 
-    /// Opens (recovers) a thread and replies with it once the server sent it.
+    /// Opens (recovers) a thread and replies with it once the server sent it; then it is the thread the
+    /// user works in, and its messages are marked read.
     public static func openThread(_ threadID: String, timeout: Duration) -> ChatOperation {
         let key = threadID.lowercased()
         return ChatOperation(timeout: timeout) { machine, _ throws(ChatError) in
@@ -103,6 +109,9 @@ public struct ChatOperation {
                     if case .threadUpdated(let thread) = report, thread.id.lowercased() == key { return .success(.thread(thread)) }
                 }
                 return reports.firstError.map { .failure($0.channelError()) }
+            } then: { machine, current in
+                current = key
+                return machine.markRead(threadID: key)
             }
         }
     }

@@ -212,9 +212,13 @@ public struct ChatSession: ChannelSession {
             }
         }
         for (id, request) in self.requests.sorted(by: { $0.key < $1.key }) {
-            guard let outcome = request.pending.settle(self.machine, reports) else { continue }
+            // Still waiting (what follows a settled operation, below, may have settled this one).
+            guard self.requests[id] != nil, let outcome = request.pending.settle(self.machine, reports) else { continue }
             self.requests[id] = nil
             out += self.replied(id, outcome, request)
+            if case .success = outcome, let then = request.pending.then {
+                out += self.apply(then(&self.machine, &self.currentThread))
+            }
         }
         return out
     }
