@@ -22,12 +22,12 @@ extension CXoneChatChannel {
             // visitor and the page view go out once per visit, as the SDK sends them.
             let (phase, viewing) = self.driver.withSession { ($0.machine.state, $0.machine.isViewingPage) } ?? (.initial, false)
             if phase == .initial {
-                _ = try await self.run(self.prepare)
+                _ = try await self.run(self.commands.prepare)
             }
             if !viewing, let title = self.configuration.pageTitle, let url = self.configuration.pageURL {
                 _ = try? await self.run(.viewPage(title: title, url: url, at: self.host.now()))
             }
-            _ = try await self.run(self.connect)
+            _ = try await self.run(self.commands.connect)
         } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
             // The server's refusals and a chat in the wrong state are worth another try later.
             throw ChannelError(.transient, error.message)
@@ -73,42 +73,15 @@ extension CXoneChatChannel {
 
     // MARK: Requests
 
+    /// What attendantctl and D-Bus clients ask (CXoneCore's ``ChatCommand``).
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
         try await self.loadIfNeeded()
-        let responseTimeout = self.configuration.machine.responseTimeout
-        switch request {
-        case .prepare: return try await self.run(self.prepare)
-        case .connect: return try await self.run(self.connect)
-        case .viewPage(let title, let url): return try await self.run(.viewPage(title: title, url: url, at: self.host.now()))
+        switch try ChatCommand(request, settings: self.commands, now: self.host.now()) {
+        case .operation(let operation): return try await self.run(operation)
         case .listThreads: return .threads(self.driver.withSession { $0.machine.threads } ?? [])
-        case .createThread(let fields): return try await self.run(.createThread(customFields: fields))
-        case .endConversation(let threadID): return try await self.run(.endConversation(threadID, timeout: responseTimeout))
-        case .custom("chat-typing", let arguments): return try await self.run(try .typing(arguments))
-        case .custom("chat-status", _): return .fields(self.statusFields())
-        case .custom("pre-chat-form", _): return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
-        case .openThread(let threadID): return try await self.run(.openThread(threadID, timeout: responseTimeout))
-        case .sendMessage(let threadID, let text):
-            let gateway = self.configuration.gatewayDescription
-            return try await self.run(try .sendMessage(text, to: threadID, at: self.host.now(), timeout: responseTimeout, gateway: gateway))
-        case .typing(let threadID, let started):
-            var arguments = ["state": started ? "started" : "stopped"]
-            arguments["thread"] = threadID
-            return try await self.run(try .typing(arguments))
-        default:
-            throw ChannelError(
-                .unsupported,
-                "\(self.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, chat-status, chat-typing and pre-chat-form"
-            )
+        case .status: return .fields(self.statusFields())
+        case .preChatForm: return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
         }
-    }
-
-    var prepare: ChatOperation {
-        .prepare(brandID: self.configuration.brandID, channelID: self.configuration.channelID, timeout: self.configuration.requestTimeout * 3)
-    }
-
-    var connect: ChatOperation {
-        let timeout = self.configuration.machine.responseTimeout * 4 + self.configuration.requestTimeout
-        return .connect(channelDescription: self.configuration.channelDescription, timeout: timeout)
     }
 
     func statusFields() -> [String: String] {

@@ -23,6 +23,8 @@ final class CXoneChatChannel: Channel {
     /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
     let outbox: Outbox<ChatStorage.OutboxRecord>
     let analytics = OrderedWorker<Analytics>()
+    /// What the configuration says about the user's operations.
+    let commands: ChatCommand.Settings
 
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -31,6 +33,10 @@ final class CXoneChatChannel: Channel {
             network: host.network, endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits
         )
         self.driver = SessionDriver(host: host, prefix: ChatSession.prefix)
+        self.commands = ChatCommand.Settings(
+            brandID: configuration.brandID, channelID: configuration.channelID, requestTimeout: configuration.requestTimeout,
+            responseTimeout: configuration.machine.responseTimeout, gatewayDescription: configuration.gatewayDescription
+        )
         self.outbox = Outbox(store: host.store) { $0.key }
     }
 

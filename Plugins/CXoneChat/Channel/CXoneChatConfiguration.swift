@@ -104,7 +104,4 @@ struct CXoneChatConfiguration: Sendable {
 
     /// The gateway, for messages: `ws://127.0.0.1:8080/chat-gateway`.
     var gatewayDescription: String { self.endpoints.socket }
-
-    /// What messages call the channel: `brand 1386, channel chat_sim`.
-    var channelDescription: String { "brand \(self.brandID), channel \(self.channelID)" }
 }

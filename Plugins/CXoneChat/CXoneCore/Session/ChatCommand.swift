@@ -1,0 +1,71 @@
+public import AttendantPluginAPI
+
+/// What attendantctl and D-Bus clients ask of a CXoneChat channel, read from the API's request: the
+/// chat's operations (``ChatOperation``) with the timeouts the configuration gives them, and what is
+/// answered from the session as it is.
+public enum ChatCommand {
+    case operation(ChatOperation)
+    case listThreads
+    /// `chat-status`: the session's fields.
+    case status
+    /// `pre-chat-form`: the form's fields.
+    case preChatForm
+
+    /// What the configuration says about the operations.
+    public struct Settings: Sendable {
+        public var brandID: Int
+        public var channelID: String
+        /// A REST call's time limit.
+        public var requestTimeout: Duration
+        /// How long the gateway has to answer an event.
+        public var responseTimeout: Duration
+        /// Where the socket goes, for messages.
+        public var gatewayDescription: String
+
+        public init(brandID: Int, channelID: String, requestTimeout: Duration, responseTimeout: Duration, gatewayDescription: String) {
+            self.brandID = brandID
+            self.channelID = channelID
+            self.requestTimeout = requestTimeout
+            self.responseTimeout = responseTimeout
+            self.gatewayDescription = gatewayDescription
+        }
+
+        /// Fetches the channel configuration (three REST calls at most) and stores the visitor.
+        public var prepare: ChatOperation {
+            .prepare(brandID: self.brandID, channelID: self.channelID, timeout: self.requestTimeout * 3)
+        }
+
+        /// Connects and waits until the chat is ready (authorize, threads, their metadata, a REST call).
+        public var connect: ChatOperation {
+            .connect(channelDescription: "brand \(self.brandID), channel \(self.channelID)", timeout: self.responseTimeout * 4 + self.requestTimeout)
+        }
+    }
+
+    /// Reads `request` (at `now`), or says what is wrong with it.
+    public init(_ request: ChannelRequest, settings: Settings, now: UnixTime) throws(ChannelError) {
+        let timeout = settings.responseTimeout
+        switch request {
+        case .prepare: self = .operation(settings.prepare)
+        case .connect: self = .operation(settings.connect)
+        case .viewPage(let title, let url): self = .operation(.viewPage(title: title, url: url, at: now))
+        case .listThreads: self = .listThreads
+        case .createThread(let fields): self = .operation(.createThread(customFields: fields))
+        case .openThread(let threadID): self = .operation(.openThread(threadID, timeout: timeout))
+        case .endConversation(let threadID): self = .operation(.endConversation(threadID, timeout: timeout))
+        case .sendMessage(let threadID, let text):
+            self = .operation(try .sendMessage(text, to: threadID, at: now, timeout: timeout, gateway: settings.gatewayDescription))
+        case .typing(let threadID, let started):
+            var arguments = ["state": started ? "started" : "stopped"]
+            arguments["thread"] = threadID
+            self = .operation(try .typing(arguments))
+        case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
+        case .custom("chat-status", _): self = .status
+        case .custom("pre-chat-form", _): self = .preChatForm
+        default:
+            throw ChannelError(
+                .unsupported,
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, chat-status, chat-typing and pre-chat-form"
+            )
+        }
+    }
+}
