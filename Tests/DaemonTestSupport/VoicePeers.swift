@@ -250,6 +250,13 @@ package final class VoicePeers {
         }
     }
 
+    /// Waits (bounded) until the trace satisfies `condition`, and says whether it did: kamailio's log
+    /// reaches this process through a pipe, which a busy machine drains a little after the SIP answer.
+    @discardableResult
+    package func waitForTrace(within seconds: Double = 10, _ condition: ([String]) -> Bool) async -> Bool {
+        (try? await eventually("kamailio's trace", within: seconds) { condition(self.registrarTrace) }) != nil
+    }
+
     /// `kamcmd -s unix:<ctl> ARGUMENTS`; throws with kamailio's log if it fails.
     package func kamcmd(_ arguments: String...) async throws -> String {
         let result = try await runTool("kamcmd", ["-s", "unix:" + self.controlSocket] + arguments, environment: ProcessInfo.processInfo.environment)

@@ -69,10 +69,11 @@ import Testing
         return daemon
     }
 
-    /// SIGTERM, and the daemon exits 0.
+    /// SIGTERM, and the daemon exits 0 (if not, the failure says how it ended and what it logged last).
     static func stop(_ daemon: DaemonProcess) async {
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        let status = await daemon.waitForExit()
+        #expect(status == 0, "exit status \(status.map(String.init) ?? "none within 30 s (killed)"); the daemon's last log lines:\n\(daemon.stderr.suffix(4000))")
     }
 
     static func waitForListening(_ bus: PrivateBus, _ daemon: DaemonProcess) async throws {

@@ -100,8 +100,10 @@ import TestSupport
         #expect(try await peers.registeredContacts().map(\.aor) == ["bob"])
         // What auth_ephemeral said, as the cfg logged it: -5 no credentials, -2 wrong password, -7 expired,
         // -1 no timestamp.
-        let refusals = peers.registrarTrace.filter { $0.hasPrefix("digest refused for carol") }.map { $0.split(separator: " ").last.map(String.init) ?? "" }
-        #expect(Set(refusals) == ["-5", "-2", "-7", "-1"], "\(refusals)")
+        func refusals(_ trace: [String]) -> Set<String> {
+            Set(trace.filter { $0.hasPrefix("digest refused for carol") }.map { $0.split(separator: " ").last.map(String.init) ?? "" })
+        }
+        #expect(await peers.waitForTrace { refusals($0) == ["-5", "-2", "-7", "-1"] }, "\(refusals(peers.registrarTrace))")
 
         // Expires 0 removes the contact.
         let removed = try await SIPp.register(
@@ -189,7 +191,7 @@ import TestSupport
         #expect(try await call.waitForClosed() == "603 Decline")
         #expect(call.provisionalStatuses.contains(100) && call.provisionalStatuses.contains(180), "\(call.provisionalStatuses)")
         #expect(await callee.waitForEnd() == 0, "the callee got its ACK: \(callee.process.report)")
-        #expect(peers.registrarTrace.contains { $0.hasPrefix("reply 603 Decline to INVITE") }, "\(peers.registrarTrace)")
+        #expect(await peers.waitForTrace { $0.contains { $0.hasPrefix("reply 603 Decline to INVITE") } }, "\(peers.registrarTrace)")
     }
 
     @Test func aRedirectReachesTheCallerWithItsContactAndBaresipFollowsIt() async throws {
@@ -231,7 +233,7 @@ import TestSupport
         #expect(final.status == 480, "\(final)")
         #expect(try await call.waitForClosed() == "480 Temporarily Unavailable")
         #expect(call.agent.sipTrace.first { $0.message.method == "INVITE" }?.transport == "TCP")
-        #expect(peers.registrarTrace.contains("nobody is not registered"))
+        #expect(await peers.waitForTrace { $0.contains("nobody is not registered") }, "\(peers.registrarTrace)")
     }
 
     // MARK: Restarts
@@ -310,7 +312,7 @@ import TestSupport
             let refused = try await SIPp.register(with: peers, user: "erin", credentials: .header("Authorization: Bearer " + token))
             #expect(refused.statuses == [401], "\(reason)")
             #expect(refused.finalResponse?.header("WWW-Authenticate") == "Bearer realm=\"127.0.0.1\", error=\"invalid_token\"", "\(reason)")
-            #expect(peers.registrarTrace.last { $0.hasPrefix("bearer refused for erin") } == "bearer refused for erin: \(reason)")
+            #expect(await peers.waitForTrace { $0.last { $0.hasPrefix("bearer refused for erin") } == "bearer refused for erin: \(reason)" }, "\(peers.registrarTrace)")
         }
         // Digest credentials are no Bearer token: a plain challenge.
         let digest = try await SIPp.register(
