@@ -119,6 +119,14 @@ import Testing
         #expect(events.all.count == 1, "\(events.all)")
     }
 
+    @Test func aNameIsResolvedForADatagramFlow() async throws {
+        // "localhost" from /etc/hosts: resolved on the resolver's queue, not on the caller's thread.
+        let peer = try SocketPeer.udp()
+        let flow = try await self.network.openDatagramFlow(to: "localhost", port: peer.address.port, options: DatagramOptions()) { _ in }
+        #expect(flow.remote.port == peer.address.port && ["127.0.0.1", "::1"].contains(flow.remote.ip), "\(flow.remote)")
+        await flow.close()
+    }
+
     @Test func aNameThatDoesNotResolveIsAResolutionError() async throws {
         await #expect {
             _ = try await self.network.openDatagramFlow(to: "no-such-host.invalid", port: 5060, options: DatagramOptions()) { _ in }

@@ -1,4 +1,5 @@
 package import AttendantPluginAPI
+import Dispatch
 import NIOCore
 import NIOPosix
 import Synchronization
@@ -10,6 +11,22 @@ extension HostNetwork {
     /// Datagrams read per wake-up of the event loop: a burst of INVITEs costs one wake-up per 64.
     static let datagramsPerRead: UInt = 64
 
+    /// `host`'s address: an IP literal at once, a name by `getaddrinfo` on a serial queue of its own.
+    /// NIO's datagram bootstrap resolves a name on the calling thread, which here is the daemon's one
+    /// executor thread: a slow DNS server would hold every channel and the control API for its timeout.
+    /// (Its stream bootstrap resolves off the loop already.)
+    static func resolve(_ host: String, port: Int) async throws -> SocketAddress {
+        if let literal = try? SocketAddress(ipAddress: host, port: port) { return literal }
+        return try await withCheckedThrowingContinuation { continuation in
+            Self.resolverQueue.async {
+                continuation.resume(with: Result { try SocketAddress.makeAddressResolvingHost(host, port: port) })
+            }
+        }
+    }
+
+    /// Where names are resolved: a private serial queue sleeps without waking while idle (DESIGN.md §8).
+    static let resolverQueue = DispatchQueue(label: "attendant.resolver")
+
     package func openDatagramFlow(
         to host: String,
         port: Int,
@@ -19,7 +36,8 @@ extension HostNetwork {
         let latch = CloseLatch()
         let connected: any NIOCore.Channel
         do {
-            connected = try await self.datagramBootstrap(options, connected: true, latch: latch, receive: receive).connect(host: host, port: port).get()
+            let address = try await Self.resolve(host, port: port)
+            connected = try await self.datagramBootstrap(options, connected: true, latch: latch, receive: receive).connect(to: address).get()
         } catch {
             throw SocketFailure.networkError(error)
         }
