@@ -81,20 +81,7 @@ import Testing
         // No campaigns, so no action is shown; the start's events (install, open) are tracked and answered.
         let simulator = try SimulatorDaemonTests.Simulator(["--karte-campaigns", try scratch.write("campaigns.json", "[]")])
         defer { _ = simulator.stop() }
-        let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
-        chmod(key, 0o600)
-        let file = try scratch.write(
-            "attendant.toml",
-            """
-            [[channel]]
-            name = "app"
-            plugin = "karte-actions"
-            token-file = "\(key)"
-
-            [channel.karte-actions]
-            url = "\(simulator.announcement["karte_base"] as? String ?? "")"
-            """
-        )
+        let file = try scratch.write("attendant.toml", try KarteActionsDaemonTests.channel("app", on: simulator, scratch: scratch))
         let daemon = try DaemonProcess(
             ["--config", file],
             scratch: scratch,

@@ -89,8 +89,7 @@ import Testing
         if let campaigns { arguments += ["--karte-campaigns", try scratch.write("campaigns.json", campaigns)] }
         let simulator = try Simulator(arguments)
         let desktop = if let desktop { desktop } else { try await DesktopSession() }
-        let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
-        chmod(key, 0o600)
+        let channel = try Self.channel("karte", on: simulator, scratch: scratch, extra: extra)
         let opened = scratch.path + "/opened"
         let opener = try scratch.write("opener", "#!/bin/sh\necho \"$1\" >> \(opened)\n")
         chmod(opener, 0o755)
@@ -100,14 +99,7 @@ import Testing
             [daemon]
             \(daemon)
 
-            [[channel]]
-            name = "karte"
-            plugin = "karte-actions"
-            token-file = "\(key)"
-
-            [channel.karte-actions]
-            url = "\(simulator.announcement["karte_base"] as? String ?? "")"
-            \(extra)
+            \(channel)
 
             [links]
             opener = ["\(opener)"]
@@ -117,6 +109,23 @@ import Testing
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: karte listening"), "\(daemon.stderr)")
         return Setup(simulator: simulator, scratch: scratch, desktop: desktop, daemon: daemon, opened: opened)
+    }
+
+    /// A KarteActions channel `name` on `simulator`'s KARTE endpoint (its configuration's TOML), the app
+    /// key in a file of `scratch` only its owner reads.
+    static func channel(_ name: String, on simulator: Simulator, scratch: Scratch, extra: String = "") throws -> String {
+        let key = try scratch.write("karte.key", (simulator.announcement["karte_app_key"] as? String ?? "") + "\n")
+        chmod(key, 0o600)
+        return """
+            [[channel]]
+            name = "\(name)"
+            plugin = "karte-actions"
+            token-file = "\(key)"
+
+            [channel.karte-actions]
+            url = "\(simulator.announcement["karte_base"] as? String ?? "")"
+            \(extra)
+            """
     }
 
     // MARK: Tracking
