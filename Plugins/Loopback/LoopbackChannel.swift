@@ -60,6 +60,12 @@ final class LoopbackChannel: Channel {
         }
         for task in tasks { task.cancel() }
         try? await self.count("stops")
+        if self.configuration.stopDelay > .zero {
+            self.host.logger.info("loopback stopping slowly (stop-delay = \(self.configuration.stopDelay.seconds) s)")
+            // A task of its own, so cancelling the stop does not end the wait.
+            let clock = self.host.clock, delay = self.configuration.stopDelay
+            await Task.detached { try? await clock.sleep(for: delay) }.value
+        }
     }
 
     func keepAlive() async throws {

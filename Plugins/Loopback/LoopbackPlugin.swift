@@ -25,7 +25,9 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 ///   later on the host's clock, with "Echo: " and the text (default false);
 /// - `listen-failures`: the first this many attempts to listen fail (default 0), with the error class
 ///   `listen-failure`: `transient`, `authentication` or `configuration` (default `transient`), to show
-///   the daemon's recovery, sign-in and health reporting without a real server.
+///   the daemon's recovery, sign-in and health reporting without a real server;
+/// - `stop-delay`: stopping takes this long (default 0) and ignores cancellation, as a stuck plugin would,
+///   to show that the daemon drops a channel that does not stop within its `shutdown-timeout`.
 ///
 /// Requests: `accept` and `decline` for a ringing contact; `ring` (arguments `caller`, `summary`) raises
 /// a contact now; `drop` (argument `reason`) reports that the channel stopped listening; `report`
@@ -55,6 +57,7 @@ struct LoopbackConfiguration: Sendable {
     var echoAgent = false
     /// How long the scripted agent takes to answer.
     var echoDelay = Duration.seconds(1)
+    var stopDelay = Duration.zero
 
     init() {}
 
@@ -79,6 +82,10 @@ struct LoopbackConfiguration: Sendable {
         if let failures = try settings.integer("listen-failures") {
             guard failures >= 0 else { throw settings.error("listen-failures", "must be zero or more") }
             self.listenFailures = failures
+        }
+        if let delay = try settings.duration("stop-delay") {
+            guard delay >= .zero else { throw settings.error("stop-delay", "must not be negative") }
+            self.stopDelay = delay
         }
         if let failure = try settings.string("listen-failure") {
             switch failure {

@@ -64,6 +64,38 @@ import Testing
         #expect(daemon.stderr.contains("[second] stopped"))
     }
 
+    /// A channel that takes longer to stop than `shutdown-timeout` is dropped with a warning; the other
+    /// channel stops normally and the daemon still exits 0, before systemd's TimeoutStopSec would kill it.
+    @Test func aChannelSlowerThanTheShutdownTimeoutIsDroppedAndTheDaemonExitsZero() async throws {
+        let scratch = try Scratch()
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [daemon]
+            shutdown-timeout = "1s"
+
+            [[channel]]
+            name = "quick"
+            plugin = "loopback"
+
+            [[channel]]
+            name = "slow"
+            plugin = "loopback"
+            [channel.loopback]
+            stop-delay = "1h"
+            """
+        )
+        let notify = try NotifySocket(path: scratch.path + "/notify")
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: ["NOTIFY_SOCKET": notify.path])
+        #expect(notify.waitFor { $0.contains("READY=1") } != nil, "no READY=1; stderr:\n\(daemon.stderr)")
+
+        daemon.signal(SIGTERM)
+        let status = await daemon.waitForExit(within: 10)
+        #expect(status == 0, "exit status \(status.map(String.init) ?? "none within 10 s"); stderr:\n\(daemon.stderr.suffix(3000))")
+        #expect(daemon.stderr.contains("[slow] did not stop within 1 s; dropping it anyway"))
+        #expect(daemon.stderr.contains("[quick] stopped"))
+    }
+
     @Test func secondInstanceForTheSameUserIsRefused() async throws {
         let scratch = try Scratch()
         let config = try scratch.write("attendant.toml", Self.configuration(secondInterval: "1h"))

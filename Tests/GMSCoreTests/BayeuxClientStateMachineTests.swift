@@ -272,6 +272,20 @@ struct Rig {
         #expect(rig.machine.status.clientID == "second")
     }
 
+    @Test func anUnansweredDisconnectStopsAfterItsOwnShortDelay() throws {
+        var rig = Rig { $0.networkDelay = .seconds(10) }
+        _ = rig.handshake(clientID: "first")
+        let disconnecting = rig.machine.disconnect(now: .seconds(5))
+        #expect(disconnecting.armed.map(\.1) == [.seconds(3)], "a disconnect waits 3 s, not the 10 s network delay")
+        let id = try #require(disconnecting.sent(on: "/meta/disconnect").first?.id)
+        let deadline = try #require(disconnecting.timer(.reply(id)))
+        #expect(rig.machine.timerFired(deadline, now: .seconds(8)).last == .stopped(nil))
+
+        var short = Rig { $0.networkDelay = .seconds(1) }
+        _ = short.handshake(clientID: "second")
+        #expect(short.machine.disconnect(now: .seconds(5)).armed.map(\.1) == [.seconds(1)], "never longer than the network delay")
+    }
+
     @Test func aServerWithoutWebSocketGetsLongPolling() throws {
         var rig = Rig { $0.connectionType = .webSocket }
         let handshake = try #require(rig.machine.start(now: .zero).sent(on: "/meta/handshake").first)

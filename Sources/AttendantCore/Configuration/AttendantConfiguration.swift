@@ -36,8 +36,13 @@ package struct DaemonSettings: Sendable, Equatable {
     package var logLevel: Logger.Level = .info
     /// Where the state database lives; default `$XDG_STATE_HOME/attendant`.
     package var stateDirectory: String?
-    /// How long channels get to stop gracefully on shutdown; keep it below the unit's `TimeoutStopSec=`.
+    /// How long channels get to stop gracefully on shutdown; keep it at least 3 s below the unit's
+    /// `TimeoutStopSec=`.
     package var shutdownTimeout: Duration = .seconds(10)
+
+    /// The whole graceful shutdown's limit: the channels' `shutdownTimeout` and a margin for the services
+    /// stopped after them, so a channel dropped at its limit does not take the daemon past its own.
+    package var gracefulShutdownBudget: Duration { self.shutdownTimeout + .seconds(2) }
 
     package init() {}
 }

@@ -168,8 +168,11 @@ package struct AttendantDaemon {
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: self.logger
         )
-        // Below the unit's TimeoutStopSec=15s, so the daemon ends itself before systemd kills it.
-        groupConfiguration.maximumGracefulShutdownDuration = configuration.daemon.shutdownTimeout
+        // Channels get `shutdown-timeout` to stop, and the services after them (the event router's last
+        // alerts, the desktop's bus) the margin: a channel that uses all of its time is dropped with a
+        // warning and the daemon still exits 0. Below the unit's TimeoutStopSec=15s by default, so the
+        // daemon ends itself before systemd kills it.
+        groupConfiguration.maximumGracefulShutdownDuration = configuration.daemon.gracefulShutdownBudget
         let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
         self.logger.info("stopped")

@@ -1,4 +1,5 @@
 import AttendantPluginAPI
+import Synchronization
 
 /// Elapsed time and sleeping on whatever clock the daemon (or a test) injects.
 ///
@@ -31,24 +32,83 @@ package struct Timekeeper: Sendable {
         try await self.sleeper(deadline, tolerance)
     }
 
-    /// Runs `operation`, cancelling it and throwing ``TimeoutError`` when it takes longer than `limit`.
+    /// Runs `operation`, and throws ``TimeoutError`` when it takes longer than `limit`: then the operation
+    /// is cancelled, and given up to ``abandonGrace`` of real time to end (a token command is killed and
+    /// reaped in that time). One that ignores cancellation is left behind, so one stuck plugin call cannot
+    /// hold the supervisor, or the daemon's shutdown, past its limit; a task group would wait for it.
+    /// Cancelling the caller cancels the operation, still bounded the same way.
     package func withTimeout<T: Sendable>(
         _ limit: Duration,
         _ operation: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let deadline = self.elapsed + limit
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await operation() }
-            group.addTask {
-                try await self.sleep(untilElapsed: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else {
-                throw TimeoutError(limit: limit)
-            }
-            return value
+        let outcome = FirstOutcome<Result<T, any Error>>()
+        let ended = FirstOutcome<Void>()
+        let work = Task {
+            outcome.settle(await Result(catching: operation))
+            ended.settle(())
         }
+        let timer = Task {
+            try? await self.sleep(untilElapsed: deadline)
+            outcome.settle(.failure(TimeoutError(limit: limit)))
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            work.cancel()
+        }
+        timer.cancel()
+        if case .failure(let error) = result, error is TimeoutError {
+            work.cancel()
+            let grace = Task {
+                try? await Task.sleep(for: Self.abandonGrace)
+                ended.settle(())
+            }
+            await ended.value
+            grace.cancel()
+        }
+        return try result.get()
+    }
+
+    /// How long a timed-out operation gets to end once cancelled, in real time whatever the clock.
+    package static let abandonGrace = Duration.seconds(1)
+}
+
+/// The first of several outcomes, for whoever waits for it.
+private final class FirstOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var value: T?
+        var waiters: [CheckedContinuation<T, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func settle(_ value: T) {
+        let waiters = self.state.withLock { state -> [CheckedContinuation<T, Never>] in
+            guard state.value == nil else { return [] }
+            state.value = value
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: value) }
+    }
+
+    var value: T {
+        get async {
+            await withCheckedContinuation { continuation in
+                let settled = self.state.withLock { state -> T? in
+                    if state.value == nil { state.waiters.append(continuation) }
+                    return state.value
+                }
+                if let settled { continuation.resume(returning: settled) }
+            }
+        }
+    }
+}
+
+fileprivate extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }
 

@@ -23,6 +23,10 @@ public struct BayeuxClientStateMachine: Sendable {
         /// Added to `advice.timeout` for a connect's deadline, and the deadline of every other request
         /// (CometD's `maxNetworkDelay`).
         public var networkDelay: Duration = .seconds(10)
+        /// How long a `/meta/disconnect` waits for its answer (never longer than `networkDelay`). The
+        /// disconnect is a courtesy: the chat's position is also kept on this side, and a stop or a sleep
+        /// has a budget of its own (the daemon's shutdown, logind's 5 s delay lock), so it is short.
+        public var disconnectDelay: Duration = .seconds(3)
         /// Waits between failed attempts after the first, which is immediate.
         public var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(30), jitter: .full)
         /// Extension fields for every handshake.
@@ -226,7 +230,8 @@ public struct BayeuxClientStateMachine: Sendable {
         self.connected = false
         // The server ends the held connect itself; its answer no longer matters.
         self.connectInFlight = nil
-        actions += self.sendControl([message])
+        actions.append(.send([message], on: .control))
+        actions += self.arm(.reply(id), after: min(self.configuration.disconnectDelay, self.configuration.networkDelay))
         return actions
     }
 }
