@@ -37,9 +37,18 @@ package final class DaemonController: Service {
     }
 
     /// Publishes the channels' status line on every status change.
+    ///
+    /// These loops end on graceful shutdown through `cancelWhenGracefulShutdown`, never through a
+    /// sequence's `cancelOnGracefulShutdown()`: that merges two sequences with swift-async-algorithms'
+    /// `merge`, whose `next()` holds its lock across `withUnsafeThrowingContinuation`. The runtime may
+    /// enqueue the task before running that closure, and on the daemon's one executor thread the next job
+    /// then waits for the lock forever: about one SIGTERM in 150 hung right after "stopping" (found with
+    /// gdb; apple/swift-async-algorithms#430). `scripts/test` keeps it out of `Sources/`.
     private func publishStatuses() async {
-        for await _ in self.statusChanges.cancelOnGracefulShutdown() {
-            self.notifier.status(StatusLine.summarize(self.fleet.statuses))
+        await cancelWhenGracefulShutdown {
+            for await _ in self.statusChanges {
+                self.notifier.status(StatusLine.summarize(self.fleet.statuses))
+            }
         }
     }
 
@@ -80,9 +89,11 @@ package final class DaemonController: Service {
     }
 
     private func handleReloads() async {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
-            self.logger.notice("SIGHUP: reloading the configuration")
-            _ = try? await self.reload()
+        await cancelWhenGracefulShutdown {
+            for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                self.logger.notice("SIGHUP: reloading the configuration")
+                _ = try? await self.reload()
+            }
         }
     }
 
