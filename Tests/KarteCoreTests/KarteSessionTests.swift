@@ -132,11 +132,8 @@ import Testing
 
 /// What a KarteActions channel finds in its store at start, as the session wrote it.
 @Suite struct KarteStoredStartTests {
-    static func start(_ stored: [String: String], persists: Bool) -> KarteSession.Start {
-        KarteSession.Start(
-            appKey: KarteSessionTests.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "2.0", stored: stored, suppressPersists: persists,
-            startView: nil
-        )
+    static func start(_ stored: [String: String]) -> KarteSession.Start {
+        KarteSession.Start(appKey: KarteSessionTests.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "2.0", stored: stored, startView: nil)
     }
 
     @Test func eventsNeverAnsweredComeBackInTheOrderTheyWereRecorded() throws {
@@ -150,7 +147,7 @@ import Testing
         store[KarteSession.StoreKey.pendingEvent + "garbage"] = "{"
         store[KarteSession.StoreKey.appVersion] = "1.0"
 
-        let start = Self.start(store, persists: false)
+        let start = Self.start(store)
         let names = start.unanswered.map(\.event.name).filter { $0.hasPrefix("e") }
         #expect(names == (0..<11).map { "e\($0)" }, "e10 after e9, though its id sorts before as text")
         #expect(start.unanswered.count == store.keys.filter { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }.count - 1, "what does not parse is left out")
@@ -159,10 +156,13 @@ import Testing
 
     @Test func suppressComesBackOnlyWhenItPersists() {
         let stored = [KarteSession.StoreKey.suppressed: "true", KarteSession.StoreKey.variables: #"{"a":1}"#]
-        #expect(Self.start(stored, persists: true).suppressed)
-        #expect(!Self.start(stored, persists: false).suppressed)
-        #expect(Self.start(stored, persists: false).variables == #"{"a":1}"#)
-        #expect(Self.start([:], persists: true).previousVersion == nil)
+        for persists in [true, false] {
+            var session = KarteSession(settings: .init(suppressPersists: persists))
+            _ = session.start(Self.start(stored), trackURL: "https://karte.test/v0/native/track", now: t0)
+            #expect(session.actions.isSuppressed == persists)
+        }
+        #expect(Self.start(stored).variables == #"{"a":1}"#)
+        #expect(Self.start([:]).previousVersion == nil)
     }
 }
 

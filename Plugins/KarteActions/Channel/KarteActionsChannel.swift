@@ -64,7 +64,7 @@ final class KarteActionsChannel: Channel {
         let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
         let start = Session.Start(
             appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: self.configuration.appVersion, stored: stored,
-            suppressPersists: self.configuration.suppressPersists, startView: self.configuration.startView
+            startView: self.configuration.startView
         )
         let now = self.host.now()
         self.driver.step { $0.start(start, trackURL: self.configuration.trackURL, now: now) }

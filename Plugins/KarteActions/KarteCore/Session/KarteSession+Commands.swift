@@ -33,9 +33,9 @@ extension KarteSession {
         case .dismiss(let actionID):
             return try self.dismiss(id, actionID: actionID, now: now)
         case .suppress:
-            return self.suppress(id, persists: self.settings.suppressPersists, now: now)
+            return self.suppress(id, now: now)
         case .unsuppress:
-            return self.unsuppress(id, persists: self.settings.suppressPersists)
+            return self.unsuppress(id)
         }
     }
 

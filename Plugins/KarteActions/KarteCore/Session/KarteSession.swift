@@ -113,11 +113,11 @@ public struct KarteSession: ChannelSession {
         }
 
         /// What the channel's store holds (every value, read at once): the version last run, suppress
-        /// (only when it `persists`), the campaign variables, and the events never seen answered, in the
-        /// order they were recorded. An entry that does not parse is left out.
+        /// (restored only when the session's settings say it persists), the campaign variables, and the
+        /// events never seen answered, in the order they were recorded. An entry that does not parse is
+        /// left out.
         public init(
-            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, stored values: [String: String], suppressPersists: Bool,
-            startView: String?
+            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, stored values: [String: String], startView: String?
         ) {
             let unanswered = values.compactMap { key, text -> KarteRecordedEvent? in
                 guard key.hasPrefix(StoreKey.pendingEvent), let json = try? JSONValue.parse(Array(text.utf8)) else { return nil }
@@ -125,7 +125,7 @@ public struct KarteSession: ChannelSession {
             }
             self.init(
                 appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: appVersion, previousVersion: values[StoreKey.appVersion],
-                suppressed: suppressPersists && values[StoreKey.suppressed] == "true", variables: values[StoreKey.variables],
+                suppressed: values[StoreKey.suppressed] == "true", variables: values[StoreKey.variables],
                 unanswered: unanswered.sorted { ($0.date, Self.number($0.localID)) < ($1.date, Self.number($1.localID)) }, startView: startView
             )
         }
@@ -168,7 +168,7 @@ public struct KarteSession: ChannelSession {
         guard self.tracking == nil else { return [] }
         self.tracking = KarteTrackingMachine(configuration: .init(appInfo: start.appInfo), visitorID: start.visitorID)
         var out: [Action] = []
-        if start.suppressed { _ = self.actions.suppress() }
+        if start.suppressed && self.settings.suppressPersists { _ = self.actions.suppress() }
         if !start.unanswered.isEmpty {
             out += self.carryOut(self.tracking!.resend(start.unanswered), now: now)
             out.append(.log(.notice, "sending again \(start.unanswered.count) event(s) of an earlier run that were never answered (marked _retry)"))
@@ -293,18 +293,18 @@ public struct KarteSession: ChannelSession {
         return out + [.replied(id, .success(.fields(["dismissed": String(before - self.actions.shown.count)])))]
     }
 
-    /// Suppresses actions (kept across restarts when `persists`), as request `id`.
-    public mutating func suppress(_ id: UInt64, persists: Bool, now: UnixTime) -> [Action] {
+    /// Suppresses actions (kept across restarts when the settings say so), as request `id`.
+    mutating func suppress(_ id: UInt64, now: UnixTime) -> [Action] {
         let before = self.actions.shown.count
         var out = self.handle(self.actions.suppress(), now: now)
-        if persists { out.append(Self.store("true", key: StoreKey.suppressed)) }
+        if self.settings.suppressPersists { out.append(Self.store("true", key: StoreKey.suppressed)) }
         out.append(.log(.info, "suppressed: actions are not shown until unsuppress"))
         return out + [.replied(id, .success(.fields(["suppressed": "true", "dismissed": String(before)])))]
     }
 
-    public mutating func unsuppress(_ id: UInt64, persists: Bool) -> [Action] {
+    mutating func unsuppress(_ id: UInt64) -> [Action] {
         self.actions.unsuppress()
-        var out: [Action] = persists ? [Self.store(nil, key: StoreKey.suppressed)] : []
+        var out: [Action] = self.settings.suppressPersists ? [Self.store(nil, key: StoreKey.suppressed)] : []
         out.append(.log(.info, "unsuppressed: actions are shown again"))
         return out + [.replied(id, .success(.fields(["suppressed": "false"])))]
     }
