@@ -27,7 +27,7 @@ import Testing
         #expect(at == driver.epoch)
         #expect(driver.deadline(.visitExpiry) == .seconds(1800))
         let visitorID = try #require(driver.stored.visitorID)
-        #expect(driver.actions.contains { if case .sendAnalytics(visitorID, _) = $0 { true } else { false } })
+        #expect(driver.actions.contains { if case .sendAnalytics(_, visitorID, _) = $0 { true } else { false } })
     }
 
     @Test func aLaterPageViewExtendsTheVisitAndEndsThePreviousPage() {

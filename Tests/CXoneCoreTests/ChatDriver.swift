@@ -46,7 +46,7 @@ struct ChatDriver {
     var errors: [ChatError] { self.reports.compactMap { if case .error(let e) = $0 { e } else { nil } } }
     var received: [ChatMessage] { self.reports.compactMap { if case .messageReceived(let m) = $0 { m } else { nil } } }
     var threadUpdates: [ChatThread] { self.reports.compactMap { if case .threadUpdated(let t) = $0 { t } else { nil } } }
-    var analytics: [Machine.AnalyticsEvent] { self.actions.compactMap { if case .sendAnalytics(_, let e) = $0 { e } else { nil } } }
+    var analytics: [Machine.AnalyticsEvent] { self.actions.compactMap { if case .sendAnalytics(_, _, let e) = $0 { e } else { nil } } }
     var sentMessageIDs: [String] {
         self.commands.compactMap {
             switch $0 {

@@ -17,7 +17,7 @@ import Testing
         let customerID = try #require(driver.stored.customerID)
         #expect(visitorID != customerID)
         #expect(visitorID.count == 36 && visitorID == visitorID.lowercased())
-        #expect(driver.actions.last == .createOrUpdateVisitor(visitorID: visitorID, customerID: customerID))
+        #expect(driver.actions.last == .createOrUpdateVisitor(brandID: 1386, visitorID: visitorID, customerID: customerID))
         #expect(driver.state == .preparing)
         driver.handle(.visitorStored)
         #expect(driver.state == .prepared)
@@ -31,7 +31,7 @@ import Testing
         driver.perform { try $0.prepare(brandID: 1, channelID: "c") }
         driver.handle(.channelConfigurationFetched(.init()))
         #expect(!driver.actions.contains { if case .store = $0 { true } else { false } })
-        #expect(driver.actions.last == .createOrUpdateVisitor(visitorID: "visitor-9", customerID: "customer-9"))
+        #expect(driver.actions.last == .createOrUpdateVisitor(brandID: 1, visitorID: "visitor-9", customerID: "customer-9"))
     }
 
     @Test(arguments: [ChatState.preparing, .prepared, .connecting, .connected, .ready])
@@ -114,7 +114,7 @@ import Testing
         let actionsBefore = driver.actions.count
         driver.apply(driver.machine.background(at: driver.wallClock))
         let after = Array(driver.actions[actionsBefore...])
-        guard case .sendAnalytics(_, .pageViewEnded(_, "Home", "app://home", 9, _)) = after.first else {
+        guard case .sendAnalytics(_, _, .pageViewEnded(_, "Home", "app://home", 9, _)) = after.first else {
             Issue.record("pageViewEnded must come first: \(after)")
             return
         }

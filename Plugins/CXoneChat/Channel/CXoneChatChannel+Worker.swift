@@ -35,14 +35,12 @@ extension CXoneChatChannel {
             self.call(ChatStateMachine.Input.channelConfiguration) { () async throws(ChatError) in try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID) }
         case .fetchAvailability(let brandID, let channelID):
             self.call(ChatStateMachine.Input.availability) { () async throws(ChatError) in try await self.rest.availability(brandID: brandID, channelID: channelID) }
-        case .createOrUpdateVisitor(let visitorID, let customerID):
-            guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
+        case .createOrUpdateVisitor(let brandID, let visitorID, let customerID):
             let customer = CXoneWire.CustomerIdentity(
                 idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
             )
             self.call(ChatStateMachine.Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
-        case .sendAnalytics(let visitorID, let event):
-            guard let brandID = self.driver.withSession({ $0.machine.brandID }) ?? nil else { return }
+        case .sendAnalytics(let brandID, let visitorID, let event):
             self.analytics.enqueue(Analytics(brandID: brandID, visitorID: visitorID, wire: ChatWireOutput.analytics(event, visitorID: visitorID)))
         case .persistOutbox(let entry):
             await self.persist(entry)

@@ -6,7 +6,7 @@ extension ChatStateMachine {
     /// `viewPage(title:url:)`: starts a visit (VisitorVisit) or extends the current one by 30 minutes, ends
     /// the previous page view, and sends PageView. Legal once the chat is prepared.
     public mutating func viewPage(title: String, url: String, at now: UnixTime) throws(ChatError) -> [Action] {
-        guard self.isPrepared, let visitorID = self.stored.visitorID else {
+        guard self.isPrepared, let brandID = self.brandID, let visitorID = self.stored.visitorID else {
             throw .illegalState("view a page", self.state, expected: "prepare the chat first")
         }
         var actions: [Action] = []
@@ -16,12 +16,12 @@ extension ChatStateMachine {
         } else {
             visitID = self.random.uuid()
             self.visit = (visitID, true)
-            actions.append(.sendAnalytics(visitorID: visitorID, .visitorVisit(visitID: visitID, at: now)))
+            actions.append(.sendAnalytics(brandID: brandID, visitorID: visitorID, .visitorVisit(visitID: visitID, at: now)))
         }
         actions += self.arm(.visitExpiry, after: self.configuration.visitLifetime)
         actions += self.endPageView(at: now)
         self.lastPage = (title, url, now)
-        actions.append(.sendAnalytics(visitorID: visitorID, .pageView(visitID: visitID, title: title, url: url, at: now)))
+        actions.append(.sendAnalytics(brandID: brandID, visitorID: visitorID, .pageView(visitID: visitID, title: title, url: url, at: now)))
         return actions
     }
 
@@ -37,9 +37,9 @@ extension ChatStateMachine {
 
     /// Ends the page being viewed, if any (the diagrams' pageViewEnded, sent as TimeSpentOnPage).
     mutating func endPageView(at now: UnixTime) -> [Action] {
-        guard let page = self.lastPage, let visit = self.visit, let visitorID = self.stored.visitorID else { return [] }
+        guard let page = self.lastPage, let visit = self.visit, let brandID = self.brandID, let visitorID = self.stored.visitorID else { return [] }
         self.lastPage = nil
         let seconds = max(0, Int((now - page.at).components.seconds))
-        return [.sendAnalytics(visitorID: visitorID, .pageViewEnded(visitID: visit.id, title: page.title, url: page.url, secondsSpent: seconds, at: now))]
+        return [.sendAnalytics(brandID: brandID, visitorID: visitorID, .pageViewEnded(visitID: visit.id, title: page.title, url: page.url, secondsSpent: seconds, at: now))]
     }
 }

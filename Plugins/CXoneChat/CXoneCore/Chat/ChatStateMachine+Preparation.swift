@@ -54,7 +54,7 @@ extension ChatStateMachine {
     // MARK: Results
 
     mutating func configurationFetched(_ configuration: ChannelConfiguration) -> [Action] {
-        guard self.state == .preparing, self.step == .configuration else { return [] }
+        guard self.state == .preparing, self.step == .configuration, let brandID = self.brandID else { return [] }
         self.channelConfiguration = configuration
         var actions: [Action] = []
         let visitorID = self.stored.visitorID ?? {
@@ -70,7 +70,7 @@ extension ChatStateMachine {
             return id
         }()
         self.step = .visitor
-        actions.append(.createOrUpdateVisitor(visitorID: visitorID, customerID: customerID))
+        actions.append(.createOrUpdateVisitor(brandID: brandID, visitorID: visitorID, customerID: customerID))
         return actions
     }
 

@@ -42,9 +42,9 @@ public struct ChatStateMachine: Sendable {
         /// `GET .../availability`; answer with ``Input/availabilityFetched(online:)`` or ``Input/availabilityFailed(_:)``.
         case fetchAvailability(brandID: Int, channelID: String)
         /// `PUT .../visitors/{visitorId}`; answer with ``Input/visitorStored`` or ``Input/visitorFailed(_:)``.
-        case createOrUpdateVisitor(visitorID: String, customerID: String)
+        case createOrUpdateVisitor(brandID: Int, visitorID: String, customerID: String)
         /// `POST .../visitors/{visitorId}/events`; failures are the driver's to log.
-        case sendAnalytics(visitorID: String, AnalyticsEvent)
+        case sendAnalytics(brandID: Int, visitorID: String, AnalyticsEvent)
         /// Open the WebSocket; answer with ``Input/socketOpened`` or ``Input/socketClosed(reason:)``.
         case openSocket(brandID: Int, channelID: String, visitorID: String)
         /// Close the WebSocket; the driver reports no ``Input/socketClosed(reason:)`` for it.

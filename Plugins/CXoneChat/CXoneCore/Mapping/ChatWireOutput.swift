@@ -133,7 +133,7 @@ extension ChatWireOutput.Context {
 }
 
 extension ChatWireOutput {
-    /// The REST body of an analytics event the machine sends (``ChatStateMachine/Action/sendAnalytics(visitorID:_:)``).
+    /// The REST body of an analytics event the machine sends (``ChatStateMachine/Action/sendAnalytics(brandID:visitorID:_:)``).
     public static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
         let destination = CXoneID(visitorID)
         func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
