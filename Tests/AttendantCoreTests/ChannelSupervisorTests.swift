@@ -75,6 +75,31 @@ import Testing
         #expect(h.channel.runState == .ended)
     }
 
+    /// A plugin whose background work does not end when cancelled is left behind after a grace, so it
+    /// cannot hold the daemon's shutdown (a GMS chat's operation once waited for a reply that never came).
+    @Test func aRunThatIgnoresCancellationDoesNotHoldTheStop() async {
+        let h = Harness()
+        let stubborn = StubbornChannel(h.channel)
+        let supervisor = ChannelSupervisor(
+            name: "desk", plugin: "scripted", channel: stubborn, tokens: NoTokenKeeper(channelName: "desk"), clock: h.clock,
+            logger: h.host.logger, configuration: .init(), onStatus: { _ in }
+        )
+        let run = Task { await supervisor.run() }
+        await h.channel.waitForCalls(atLeast: 1)
+        // The latch opens by itself later, so a supervisor that waited for run() would end, and fail the
+        // check below instead of hanging.
+        let opener = Task.detached {
+            try? await Task.sleep(for: .seconds(10))
+            stubborn.release.open()
+        }
+        supervisor.stop()
+        await run.value
+        opener.cancel()
+        #expect(!stubborn.ended, "the supervisor waited for its channel's run()")
+        #expect(h.host.logRecords.text.contains("background work did not end within 1 s of being cancelled; leaving it behind"))
+        stubborn.release.open()
+    }
+
     @Test func dropIsFollowedByListeningAgainAfterBackoff() async {
         let h = Harness()
         let run = Task { await h.supervisor.run() }
@@ -167,4 +192,24 @@ final class StatusLog: Sendable {
     private let entries = Mutex<[ChannelStatus]>([])
     func append(_ status: ChannelStatus) { self.entries.withLock { $0.append(status) } }
     var all: [ChannelStatus] { self.entries.withLock { $0 } }
+}
+
+/// A channel whose `run()` waits for its latch whether cancelled or not.
+final class StubbornChannel: Channel {
+    let wrapped: ScriptedChannel
+    let release = Latch()
+    private let done = Atomic(false)
+
+    init(_ wrapped: ScriptedChannel) { self.wrapped = wrapped }
+
+    var ended: Bool { self.done.load(ordering: .sequentiallyConsistent) }
+
+    func run() async {
+        await self.release.wait()
+        self.done.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    func listen() async throws { try await self.wrapped.listen() }
+    func stopListening() async { await self.wrapped.stopListening() }
+    func keepAlive() async throws { try await self.wrapped.keepAlive() }
 }

@@ -272,6 +272,28 @@ struct Rig {
         #expect(rig.machine.status.clientID == "second")
     }
 
+    /// A publish on the wire when the session ends gets its answer then: the server no longer owes one,
+    /// and its caller (a stopping channel's operation) must not wait for ever.
+    @Test func aPublishStillOnTheWireFailsWhenTheDisconnectEndsTheSession() throws {
+        for answered in [true, false] {
+            var rig = Rig()
+            _ = rig.handshake(clientID: "first")
+            let (id, published) = rig.machine.publish("/service/chatV2/x", data: .null)
+            #expect(published.sent(on: "/service/chatV2/x").count == 1)
+            let disconnecting = rig.machine.disconnect(now: .seconds(1))
+            #expect(!disconnecting.contains(.published(id: id, .failure(.disconnected))), "sent: it waits for its reply")
+            let disconnect = try #require(disconnecting.sent(on: "/meta/disconnect").first)
+            let disconnectID = try #require(disconnect.id)
+            let deadline = try #require(disconnecting.timer(.reply(disconnectID)))
+            let ended = answered
+                ? rig.machine.received([Rig.reply(to: disconnect)], now: .seconds(1))
+                : rig.machine.timerFired(deadline, now: .seconds(4))
+            #expect(ended.contains(.published(id: id, .failure(.endedBeforeReply))), "disconnect answered: \(answered)")
+            #expect(ended.last == .stopped(nil))
+            #expect(ended.armed.isEmpty)
+        }
+    }
+
     @Test func anUnansweredDisconnectStopsAfterItsOwnShortDelay() throws {
         var rig = Rig { $0.networkDelay = .seconds(10) }
         _ = rig.handshake(clientID: "first")

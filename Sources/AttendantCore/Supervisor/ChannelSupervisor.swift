@@ -137,8 +137,11 @@ package final class ChannelSupervisor: Sendable {
     /// Runs the channel until ``stop()`` or cancellation, with the channel's own background work
     /// (``Channel/run()``) and the token keeper's schedule beside it.
     package func run() async {
+        // Not a child task: a plugin's run() that does not end when cancelled would hold this supervisor,
+        // the fleet and the daemon's shutdown with it. It gets the grace a timed-out call gets.
+        let background = Task { [channel] in await channel.run() }
+        defer { background.cancel() }
         await withDiscardingTaskGroup { group in
-            group.addTask { [channel] in await channel.run() }
             group.addTask {
                 await self.tokens.run { [weak self] token in
                     guard let self else { return }
@@ -148,6 +151,10 @@ package final class ChannelSupervisor: Sendable {
             }
             await self.loop()
             group.cancelAll()
+        }
+        background.cancel()
+        if await !Timekeeper.awaitEnd(of: background) {
+            self.logger.warning("its plugin's background work did not end within \(Timekeeper.abandonGrace.seconds.formatted) s of being cancelled; leaving it behind")
         }
     }
 

@@ -72,6 +72,23 @@ package struct Timekeeper: Sendable {
 
     /// How long a timed-out operation gets to end once cancelled, in real time whatever the clock.
     package static let abandonGrace = Duration.seconds(1)
+
+    /// Waits for `task` to end, for at most `grace` of real time; whether it ended.
+    package static func awaitEnd(of task: Task<Void, Never>, within grace: Duration = abandonGrace) async -> Bool {
+        let ended = FirstOutcome<Bool>()
+        let watcher = Task {
+            await task.value
+            ended.settle(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: grace)
+            ended.settle(false)
+        }
+        let result = await ended.value
+        watcher.cancel()
+        timer.cancel()
+        return result
+    }
 }
 
 /// The first of several outcomes, for whoever waits for it.

@@ -146,9 +146,12 @@ extension BayeuxClientStateMachine {
         return actions + [.stopped(failure)]
     }
 
+    /// The disconnect was answered (or not in time): the session is over, and so is every request still
+    /// waiting for an answer on it (a publish sent just before the disconnect would otherwise wait for a
+    /// reply the server no longer owes, and its caller with it).
     mutating func finishDisconnect(id: String) -> [Action] {
-        var actions = self.stopSessionTimers()
-        actions += self.cancel(.reply(id))
+        var actions = self.stopTimers()
+        actions += self.failAll(.endedBeforeReply)
         self.phase = .stopped
         actions.append(.stopped(nil))
         return actions

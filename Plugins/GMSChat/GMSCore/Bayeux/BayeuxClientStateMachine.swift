@@ -262,6 +262,7 @@ public struct BayeuxFailure: Error, Sendable, Hashable, CustomStringConvertible 
 
     public static let timedOut = BayeuxFailure("no reply in time")
     public static let disconnected = BayeuxFailure("the session was disconnected before the message went out")
+    public static let endedBeforeReply = BayeuxFailure("the session ended before the server answered")
     public static let noCommonConnectionType = BayeuxFailure("the server offers none of this client's connection types")
 }
 
