@@ -11,7 +11,7 @@ process is killed.
 
 It found two hangs: swift-async-algorithms' `merge` (behind `cancelOnGracefulShutdown()`) waiting on its
 own lock on the daemon's one executor thread (about one stop in 150 with Loopback channels), and a GMS
-chat's publish waiting for a reply after the Bayeux disconnect (3 stops in 300 with real channels).
+chat's publish waiting for a reply after the Bayeux disconnect (8 stops in 1,300 with real channels).
 
 Usage: Benchmarks/stop_race.py [--runs N] [--binary PATH] [--slow-stop | --channels LIST] [--stacks DIR]
        (default: 500 runs of .build/debug/attendantd). It reports counts; it asserts nothing.

@@ -140,7 +140,6 @@ package final class ChannelSupervisor: Sendable {
         // Not a child task: a plugin's run() that does not end when cancelled would hold this supervisor,
         // the fleet and the daemon's shutdown with it. It gets the grace a timed-out call gets.
         let background = Task { [channel] in await channel.run() }
-        defer { background.cancel() }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await self.tokens.run { [weak self] token in
