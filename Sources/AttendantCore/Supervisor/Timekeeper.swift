@@ -43,11 +43,7 @@ package struct Timekeeper: Sendable {
     ) async throws -> T {
         let deadline = self.elapsed + limit
         let outcome = FirstOutcome<Result<T, any Error>>()
-        let ended = FirstOutcome<Void>()
-        let work = Task {
-            outcome.settle(await Result(catching: operation))
-            ended.settle(())
-        }
+        let work = Task { outcome.settle(await Result(catching: operation)) }
         let timer = Task {
             try? await self.sleep(untilElapsed: deadline)
             outcome.settle(.failure(TimeoutError(limit: limit)))
@@ -60,12 +56,7 @@ package struct Timekeeper: Sendable {
         timer.cancel()
         if case .failure(let error) = result, error is TimeoutError {
             work.cancel()
-            let grace = Task {
-                try? await Task.sleep(for: Self.abandonGrace)
-                ended.settle(())
-            }
-            await ended.value
-            grace.cancel()
+            _ = await Self.awaitEnd(of: work)
         }
         return try result.get()
     }
