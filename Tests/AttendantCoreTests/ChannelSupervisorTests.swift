@@ -84,20 +84,23 @@ import Testing
             name: "desk", plugin: "scripted", channel: stubborn, tokens: NoTokenKeeper(channelName: "desk"), clock: h.clock,
             logger: h.host.logger, configuration: .init(), onStatus: { _ in }
         )
-        let run = Task { await supervisor.run() }
-        await h.channel.waitForCalls(atLeast: 1)
-        // The latch opens by itself later, so a supervisor that waited for run() would end, and fail the
-        // check below instead of hanging.
-        let opener = Task.detached {
-            try? await Task.sleep(for: .seconds(10))
-            stubborn.release.open()
+        let returned = Atomic(false)
+        let run = Task {
+            await supervisor.run()
+            returned.store(true, ordering: .sequentiallyConsistent)
         }
+        await h.channel.waitForCalls(atLeast: 1)
         supervisor.stop()
-        await run.value
-        opener.cancel()
-        #expect(!stubborn.ended, "the supervisor waited for its channel's run()")
-        #expect(h.host.logRecords.text.contains("background work did not end within 1 s of being cancelled; leaving it behind"))
+        // Only the test releases the channel's run(), after this: a supervisor that waited for it would
+        // not return at all. The bound is generous; it keeps such a failure from hanging the suite.
+        for _ in 0..<1200 where !returned.load(ordering: .sequentiallyConsistent) {
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        let supervisorReturned = returned.load(ordering: .sequentiallyConsistent)
         stubborn.release.open()
+        await run.value
+        #expect(supervisorReturned, "the supervisor waited for its channel's run()")
+        #expect(h.host.logRecords.text.contains("background work did not end within 1 s of being cancelled; leaving it behind"))
     }
 
     @Test func dropIsFollowedByListeningAgainAfterBackoff() async {
@@ -198,16 +201,10 @@ final class StatusLog: Sendable {
 final class StubbornChannel: Channel {
     let wrapped: ScriptedChannel
     let release = Latch()
-    private let done = Atomic(false)
 
     init(_ wrapped: ScriptedChannel) { self.wrapped = wrapped }
 
-    var ended: Bool { self.done.load(ordering: .sequentiallyConsistent) }
-
-    func run() async {
-        await self.release.wait()
-        self.done.store(true, ordering: .sequentiallyConsistent)
-    }
+    func run() async { await self.release.wait() }
 
     func listen() async throws { try await self.wrapped.listen() }
     func stopListening() async { await self.wrapped.stopListening() }

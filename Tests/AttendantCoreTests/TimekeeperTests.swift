@@ -14,22 +14,27 @@ struct TimekeeperTests {
     @Test func anOperationThatIgnoresCancellationIsLeftBehindAtTheLimit() async throws {
         let latch = Latch()
         let finished = Atomic(false)
-        // The latch opens by itself later, so a timeout that waited for the operation would end, and fail
-        // the check below instead of hanging.
-        let opener = Task.detached {
-            try? await Task.sleep(for: .seconds(5))
-            latch.open()
-        }
-        await #expect(throws: TimeoutError.self) {
-            try await self.timekeeper.withTimeout(.milliseconds(50)) {
+        let returned = Atomic(false)
+        let timekeeper = self.timekeeper
+        let call = Task {
+            defer { returned.store(true, ordering: .sequentiallyConsistent) }
+            return try await timekeeper.withTimeout(.milliseconds(50)) {
                 await latch.wait()
                 finished.store(true, ordering: .sequentiallyConsistent)
             }
         }
+        // Only the test opens the latch, after this: a withTimeout that waited for the operation would
+        // not return at all. The bound is generous (a loaded machine can starve the test's threads for
+        // seconds); it keeps such a failure from hanging the suite.
+        for _ in 0..<1200 where !returned.load(ordering: .sequentiallyConsistent) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let callReturned = returned.load(ordering: .sequentiallyConsistent)
         let operationEnded = finished.load(ordering: .sequentiallyConsistent)
-        #expect(!operationEnded, "withTimeout waited for the operation that ignored its cancellation")
         latch.open()
-        opener.cancel()
+        #expect(callReturned, "withTimeout waited for the operation that ignored its cancellation")
+        #expect(!operationEnded)
+        await #expect(throws: TimeoutError.self) { try await call.value }
     }
 
     @Test func cancellingTheCallerCancelsTheOperation() async throws {
