@@ -86,7 +86,7 @@ extension BayeuxClientStateMachine {
             return self.connectReplied(message, now: now)
         case "/meta/disconnect":
             guard case .disconnecting(let pending) = self.phase, pending == id else { return [.note("stale disconnect reply \(id)")] }
-            return self.finishDisconnect(id: id)
+            return self.finishDisconnect()
         default:
             guard let request = self.inFlight.removeValue(forKey: id) else {
                 // A reply to nothing of ours; with a `data` field it is an event that kept its publisher's id.
@@ -185,7 +185,7 @@ extension BayeuxClientStateMachine {
             actions += self.interrupted(failure)
             return actions + self.waitToHandshake()
         case .disconnecting(let pending) where pending == id:
-            return self.finishDisconnect(id: id)
+            return self.finishDisconnect()
         default:
             break
         }

@@ -65,11 +65,11 @@ extension BayeuxClientStateMachine {
         return actions
     }
 
-    /// Sends on the control lane, each message with a reply deadline.
-    mutating func sendControl(_ messages: [BayeuxMessage]) -> [Action] {
+    /// Sends on the control lane, each message with a reply deadline (`networkDelay` unless `deadline`).
+    mutating func sendControl(_ messages: [BayeuxMessage], deadline: Duration? = nil) -> [Action] {
         var actions: [Action] = [.send(messages, on: .control)]
         for message in messages {
-            if let id = message.id { actions += self.arm(.reply(id), after: self.configuration.networkDelay) }
+            if let id = message.id { actions += self.arm(.reply(id), after: deadline ?? self.configuration.networkDelay) }
         }
         return actions
     }
@@ -133,13 +133,15 @@ extension BayeuxClientStateMachine {
         return wasConnected || self.failures == 0 ? [.connectionInterrupted(failure)] : []
     }
 
-    mutating func stop(_ failure: BayeuxFailure?) -> [Action] {
+    /// Ends the session for good: `failure` is why (nil: the client disconnected), `requests` what every
+    /// request still waiting hears (by default the same).
+    mutating func stop(_ failure: BayeuxFailure?, requests: BayeuxFailure? = nil) -> [Action] {
         var actions = self.stopTimers()
         if self.connectInFlight != nil {
             self.connectInFlight = nil
             actions.append(.abandonConnect)
         }
-        actions += self.failAll(failure ?? .disconnected)
+        actions += self.failAll(requests ?? failure ?? .disconnected)
         self.phase = .stopped
         self.clientID = nil
         self.connected = false
@@ -149,12 +151,8 @@ extension BayeuxClientStateMachine {
     /// The disconnect was answered (or not in time): the session is over, and so is every request still
     /// waiting for an answer on it (a publish sent just before the disconnect would otherwise wait for a
     /// reply the server no longer owes, and its caller with it).
-    mutating func finishDisconnect(id: String) -> [Action] {
-        var actions = self.stopTimers()
-        actions += self.failAll(.endedBeforeReply)
-        self.phase = .stopped
-        actions.append(.stopped(nil))
-        return actions
+    mutating func finishDisconnect() -> [Action] {
+        self.stop(nil, requests: .endedBeforeReply)
     }
 
     /// Fails the publishes still waiting for a session; those on the wire keep waiting for their replies.

@@ -230,8 +230,7 @@ public struct BayeuxClientStateMachine: Sendable {
         self.connected = false
         // The server ends the held connect itself; its answer no longer matters.
         self.connectInFlight = nil
-        actions.append(.send([message], on: .control))
-        actions += self.arm(.reply(id), after: min(self.configuration.disconnectDelay, self.configuration.networkDelay))
+        actions += self.sendControl([message], deadline: min(self.configuration.disconnectDelay, self.configuration.networkDelay))
         return actions
     }
 }
