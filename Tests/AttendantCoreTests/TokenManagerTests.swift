@@ -168,8 +168,13 @@ final class RenewalLog: Sendable {
         let command = TokenSettings.Source.command(["/bin/sh", "-c", "echo $$ > \(folder.path)/pid; exec sleep 1000"])
         let h = Harness(source: command.makeSource(channel: "desk", environment: [:])) { $0.timeout = .seconds(10) }
         let renewal = Task { try await h.manager.renew() }
-        while folder.read("pid") == nil { await Task.yield() }
-        let pid = try #require(folder.read("pid").flatMap { pid_t($0.trimmingCharacters(in: "\n")) })
+        // The shell creates the file before it writes its pid into it.
+        var written: pid_t?
+        while written == nil && !Task.isCancelled {
+            await Task.yield()
+            written = folder.read("pid").flatMap { pid_t($0.trimmingCharacters(in: "\n")) }
+        }
+        let pid = try #require(written)
         await h.clock.waitForSleeper(until: h.at(10))
         h.clock.advance(by: .seconds(10))
         await #expect(throws: TokenError(.timeout, "token command /bin/sh did not finish within 10 s and was killed")) { try await renewal.value }
