@@ -14,7 +14,7 @@ import Testing
     }
 
     @Test func everyCommandSendsItsRequestAndPrintsTheReply() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let runs: [([String], String)] = [
             (["view", "pricing"], "Viewed pricing on app: page pv-2.\n"),
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func listAndVariablesForPeopleAndScripts() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let list = try await attendantctl(["actions", "list", "--channel", "app"], bus: bus.address)
         #expect(
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func clickThatStaysOrIsRefused() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.set(
             reply: ["action": "a1", "url": "https://shop.example/later", "target": "_blank", "opened": "opened", "detail": "opened by xdg-open", "reset": "false"],
@@ -168,7 +168,7 @@ import Testing
 
     /// A reply whose JSON-text field is not JSON is the daemon's fault: said so, exit status 1.
     @Test func aMalformedReplyIsAFailure() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.set(reply: ["actions": "[{", "suppressed": "false"], for: "actions-list")
         await peer.set(reply: ["variables": "[]"], for: "actions-variables")
@@ -184,7 +184,7 @@ import Testing
 
     /// Without --channel: the only karte-actions channel among the others; none or several is a usage error.
     @Test func withoutChannelTheOnlyActionChannelIsUsed() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let none = try await attendantctl(["actions", "list"], bus: bus.address)
         #expect(none.status == 64, "\(none)")
@@ -223,7 +223,7 @@ import Testing
 
     /// --value reads numbers, booleans and JSON as JSON and anything else as text; --values merges under it.
     @Test func valuesReachTheChannelAsOneJSONObject() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let arguments = [
             "actions", "track", "buy", "--channel", "app",
@@ -248,7 +248,7 @@ import Testing
         (["actions", "list"], ControlError.noSuchChannel, #"no running channel "app""#),
     ])
     func refusalsBecomeTheMessageAndExitStatusOne(_ arguments: [String], _ name: String, _ message: String) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.fail(ControlInterface.Method.channelRequest, name, message)
         let text = try await attendantctl(arguments + ["--channel", "app"], bus: bus.address)

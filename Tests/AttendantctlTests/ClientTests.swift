@@ -6,7 +6,7 @@ import Testing
 /// ControlClient against the test peer on a private bus, in-process.
 @Suite(.timeLimit(.minutes(1))) struct ClientTests {
     @Test func callsReachTheirMethodsWithTheirArguments() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let client = try await ControlClient.connect(.custom(bus.address))
 
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func chatCallsReachTheirMethodsAndThreadsComeBackWhole() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let client = try await ControlClient.connect(.custom(bus.address))
         try await client.chatPrepare(channel: "web")
@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func errorRepliesKeepTheirNameAndMessage() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.fail(ControlInterface.Method.accept, ControlError.noSuchContact, "no contact desk-9 on any channel")
         let client = try await ControlClient.connect(.custom(bus.address))
@@ -75,7 +75,7 @@ import Testing
     }
 
     @Test func notRunningAndGoneAreTheirOwnClass() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         await #expect(throws: ControlClientError.notRunning(.custom(bus.address))) {
             _ = try await ControlClient.connect(.custom(bus.address))
         }
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func aReplyOfTheWrongShapeIsReported() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let server = try await BusConnection.open(.custom(bus.address))
         #expect(try await server.requestName(ControlInterface.busName) == .acquired)
         try await server.export(
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func signalsArriveDecoded() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let client = try await ControlClient.connect(.custom(bus.address))
         let signals = try await client.signals()

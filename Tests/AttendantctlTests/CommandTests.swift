@@ -9,7 +9,7 @@ import Testing
 /// method with its arguments, prints what it got, and turns error replies into a message and exit code.
 @Suite(.timeLimit(.minutes(2))) struct CommandTests {
     @Test func statusHumanAndJSON() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let text = try await attendantctl(["status"], bus: bus.address)
         #expect(text.status == 0, "\(text)")
@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func channelsAndContacts() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let channels = try await attendantctl(["channels"], bus: bus.address)
         #expect(channels.status == 0, "\(channels)")
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func acceptDeclineTokenReloadAndDoNotDisturb() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let runs: [([String], String)] = [
             (["accept", "desk-2"], "Accepted desk-2.\n"),
@@ -121,7 +121,7 @@ import Testing
         (["contacts"], ControlInterface.Method.listContacts, "org.freedesktop.DBus.Error.Failed", "broken"),
     ])
     func errorRepliesBecomeTheMessageAndExitStatusOne(_ arguments: [String], _ member: String, _ name: String, _ message: String) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.fail(member, name, message)
         let text = try await attendantctl(arguments, bus: bus.address)
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func healthAgainstThePeer() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let ok = try await attendantctl(["health"], bus: bus.address)
         #expect(ok.status == 0)
@@ -174,7 +174,7 @@ import Testing
 /// the reply; each error name becomes the message and exit status 1.
 @Suite(.timeLimit(.minutes(2))) struct ChatCommandTests {
     @Test func everyChatCommandReachesItsMethod() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let t1 = Fixtures.threads[0]
         let runs: [([String], String)] = [
@@ -240,7 +240,7 @@ import Testing
     }
 
     @Test func threadsAndAThreadForPeople() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let threads = try await attendantctl(["chat", "threads", "--channel", "web"], bus: bus.address)
         #expect(threads.status == 0, "\(threads)")
@@ -267,7 +267,7 @@ import Testing
     }
 
     @Test func withoutChannelTheOnlyChannelIsUsed() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let several = try await attendantctl(["chat", "prepare"], bus: bus.address)
         #expect(several.status == 64, "\(several)")
@@ -297,7 +297,7 @@ import Testing
         (["chat", "end"], ControlInterface.Method.chatEndConversation, ControlError.illegalState, "channel web: no thread"),
     ])
     func errorRepliesBecomeTheMessageAndExitStatusOne(_ arguments: [String], _ member: String, _ name: String, _ message: String) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.fail(member, name, message)
         let text = try await attendantctl(arguments + ["--channel", "web"], bus: bus.address)

@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func jsonLinesUntilSIGINT() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         var peer = try await ControlPeer.start(on: bus.address)
         let monitor = try await Self.startMonitor(["--json"], bus: bus)
 
@@ -48,7 +48,7 @@ import Testing
     }
 
     @Test func textLinesUntilSIGTERM() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let monitor = try await Self.startMonitor([], bus: bus)
         await peer.emit(.channelEvent(channel: "desk", event: "contact-ended", details: ["contact": .string("desk-3"), "outcome": .string("missed")]))
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func theBusGoingAwayEndsItWithStatusOne() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let monitor = try await Self.startMonitor([], bus: bus)
         bus.stop()

@@ -8,7 +8,7 @@ import Testing
         "attendantctl: attendantd is not running on this session bus (org.attendant.Attendant1 has no owner). Start it with: systemctl --user start attendantd\n"
 
     @Test func healthIsUnknownOnABusWithoutTheDaemon() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let result = try await attendantctl(["health"], bus: bus.address)
         #expect(result.status == 3, "\(result)")
         #expect(
@@ -22,7 +22,7 @@ import Testing
 
     @Test(arguments: [["status"], ["channels"], ["contacts"], ["accept", "c1"], ["decline", "c1"], ["token", "renew", "desk"], ["reload"], ["dnd"], ["dnd", "on"], ["monitor"]])
     func everyCommandSaysTheDaemonIsNotRunning(_ arguments: [String]) async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let result = try await attendantctl(arguments, bus: bus.address)
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr == Self.message)

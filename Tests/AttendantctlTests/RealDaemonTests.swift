@@ -69,7 +69,7 @@ import Testing
     static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
 
     @Test func everyCommandAgainstTheDaemon() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Daemon(Self.loopback(), bus: bus)
         let monitor = try CommandProcess(BuildProducts.attendantctl, ["monitor", "--json"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(await monitor.waitFor { $0.stderr.contains("Monitoring attendantd") }, "\(monitor.stderr)")
@@ -161,7 +161,7 @@ import Testing
     }
 
     @Test func aChatThroughTheLoopbackChannel() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let configuration = Self.loopback() + "\ncontact-kind = \"chat\"\necho-agent = true\n\n[[channel]]\nname = \"phone\"\nplugin = \"loopback\"\n"
         let daemon = try await Daemon(configuration.replacingOccurrences(of: "contact-interval = \"200ms\"\n", with: ""), bus: bus)
         let desk = ["--channel", "desk"]
@@ -232,7 +232,7 @@ import Testing
     }
 
     @Test func healthWarnsWhileAChannelRecoversAndMonitorWaitsForTheDaemon() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let monitor = try CommandProcess(BuildProducts.attendantctl, ["monitor", "--json", "--wait"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
         #expect(await monitor.waitFor { $0.stderr.contains("waiting for it to start") }, "\(monitor.stderr)")
         let daemon = try await Daemon(Self.failing("desk", failures: 1_000_000, "transient"), bus: bus)
@@ -256,7 +256,7 @@ import Testing
     }
 
     @Test func healthIsCriticalWhileSignInIsNeeded() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         // desk fails twice and then listens; ghost's one authentication failure needs a new token,
         // which a channel without a token source cannot get: sign-in needed.
         let daemon = try await Daemon(Self.failing("desk", failures: 2, "transient") + Self.failing("ghost", failures: 1, "authentication"), bus: bus)
@@ -276,7 +276,7 @@ import Testing
     }
 
     @Test func healthIsCriticalWhenAChannelCannotListen() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Daemon(Self.loopback() + "\n\n[[channel]]\nname = \"ghost\"\nplugin = \"nosuch\"\n", bus: bus)
         let health = try await attendantctl(["health"], bus: bus.address)
         #expect(health.status == 2, "\(health)")

@@ -21,7 +21,7 @@ final class SimulatorProcess: Sendable {
         return (exe as NSString).deletingLastPathComponent + "/attendant-sim"
     }()
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String]) async throws {
         let process = Process()
         // Through `env --default-signal`: a child of the test runner would inherit its blocked signals.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -34,7 +34,7 @@ final class SimulatorProcess: Sendable {
         self.process = process
         self.stderr = PipeOutput(err.fileHandleForReading)
         // The first line of stdout: the process writes it right after binding.
-        guard let line = firstLine(of: out.fileHandleForReading.fileDescriptor) else {
+        guard let line = await firstLine(of: out.fileHandleForReading.fileDescriptor) else {
             kill(process.processIdentifier, SIGKILL)
             throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(self.stderr.text)")
         }
@@ -62,7 +62,7 @@ final class SimulatorProcess: Sendable {
     }
 
     @Test func printsTheAnnouncementAndAnswersTheControlAPI() async throws {
-        let sim = try SimulatorProcess(["--token-lifetime", "120"])
+        let sim = try await SimulatorProcess(["--token-lifetime", "120"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let keys = Set(sim.announcement.keys)
         #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand", "cxone_channel", "gms_cometd", "gms_base", "gms_service", "karte_base", "karte_app_key"])
@@ -126,8 +126,8 @@ final class SimulatorProcess: Sendable {
         #expect(!sim.errorOutput.contains(jwt), "no token on stderr")
     }
 
-    @Test func helpExplainsTheOptions() throws {
-        let (status, text) = try run(SimulatorProcess.executable, ["--help"])
+    @Test func helpExplainsTheOptions() async throws {
+        let (status, text) = try await run(SimulatorProcess.executable, ["--help"])
         #expect(status == 0)
         let options = [
             "--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault",
@@ -156,7 +156,7 @@ final class SimulatorProcess: Sendable {
 
     /// Starts `attendant-sim` with `arguments` and registers alice over TCP with a token from its endpoint.
     static func ringing(_ arguments: [String]) async throws -> (SimulatorProcess, TestUserAgent, String) {
-        let sim = try SimulatorProcess(arguments)
+        let sim = try await SimulatorProcess(arguments)
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         defer { _ = client.shutdown() }
         let (_, issued) = try await Self.post(client, "http://127.0.0.1:\(try Self.port(sim, "http_port"))/token?identity=alice")
@@ -208,7 +208,7 @@ final class SimulatorProcess: Sendable {
     }
 
     @Test func cxoneFlagsShapeTheChannelAndTheGatewayGoesDownAndComesBack() async throws {
-        let sim = try SimulatorProcess(["--cxone-live-chat", "--cxone-offline"])
+        let sim = try await SimulatorProcess(["--cxone-live-chat", "--cxone-offline"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let base = "http://127.0.0.1:\(try Self.port(sim, "http_port"))"
         let channel = base + "/chat/1.0/brand/1386/channel/chat_sim"
@@ -231,8 +231,8 @@ final class SimulatorProcess: Sendable {
         #expect(sim.terminate() == 0)
     }
 
-    @Test func refusesAMissingKeyFile() throws {
-        let (status, text) = try run(SimulatorProcess.executable, ["--signing-key-file", "/nonexistent/attendant-sim-key"])
+    @Test func refusesAMissingKeyFile() async throws {
+        let (status, text) = try await run(SimulatorProcess.executable, ["--signing-key-file", "/nonexistent/attendant-sim-key"])
         #expect(status != 0)
         #expect(text.contains("/nonexistent/attendant-sim-key"))
     }

@@ -14,7 +14,7 @@ extension KarteTrackTests {
         try #"[{"id":"file-campaign","kind":"popup","trigger":{"event_name":"view"},"title":"From a file"}]"#
             .write(toFile: campaigns, atomically: true, encoding: .utf8)
         let key = "0123456789abcdef0123456789abcdef"
-        let sim = try SimulatorProcess(["--karte-app-key", key, "--karte-campaigns", campaigns, "--karte-no-gzip-answers"])
+        let sim = try await SimulatorProcess(["--karte-app-key", key, "--karte-campaigns", campaigns, "--karte-no-gzip-answers"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let base = try #require(sim.announcement["karte_base"] as? String)
         #expect(sim.announcement["karte_app_key"] as? String == key)
@@ -28,7 +28,7 @@ extension KarteTrackTests {
 
         // A bad campaigns file stops it with a message naming the file.
         try #"[{"id":"x"}]"#.write(toFile: campaigns, atomically: true, encoding: .utf8)
-        let (status, text) = try run(SimulatorProcess.executable, ["--karte-campaigns", campaigns])
+        let (status, text) = try await run(SimulatorProcess.executable, ["--karte-campaigns", campaigns])
         #expect(status != 0)
         #expect(text.contains(campaigns))
         #expect(text.contains("kind"))

@@ -129,7 +129,7 @@ package final class Baresip {
                 started = (sipPort, controlPort, process, try BaresipControl(port: controlPort))
             } catch let error as FixtureError where error.description.contains("Address already in use") {
                 failures.append(Self.report(process))
-                process.terminate(within: 3)
+                await process.terminate(within: 3)
             }
         }
         guard let started else {
@@ -231,6 +231,8 @@ package final class Baresip {
     }
 
     package func stop() { self.process.terminate(within: 3) }
+    /// ``stop()`` from a test's body, without holding a cooperative thread while baresip ends.
+    package func stop() async { await self.process.terminate(within: 3) }
 }
 
 /// One call placed by baresip through the registrar.
@@ -313,4 +315,6 @@ package final class CallAttempt {
     }
 
     package func stop() { self.agent.stop() }
+    /// ``stop()`` from a test's body, without holding a cooperative thread.
+    package func stop() async { await self.agent.stop() }
 }

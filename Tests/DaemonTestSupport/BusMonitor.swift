@@ -68,7 +68,7 @@ package final class BusMonitor: Sendable {
                 return child.stderr.contains("Monitoring bus message stream.")
             }
         } catch {
-            child.terminate()
+            await child.terminate()
             throw error
         }
     }
@@ -105,6 +105,8 @@ package final class BusMonitor: Sendable {
     }
 
     package func stop() { self.child.terminate() }
+    /// ``stop()`` from a test's body, without holding a cooperative thread.
+    package func stop() async { await self.child.terminate() }
 
     deinit { self.child.terminate() }
 }

@@ -39,7 +39,7 @@ package final class Faye: Sendable {
                 return Self.accepts(port)
             }
         } catch {
-            process.terminate()
+            await process.terminate()
             throw error
         }
         return faye
@@ -48,6 +48,11 @@ package final class Faye: Sendable {
     /// Stops the server (SIGTERM, then SIGKILL): every client session it had is gone.
     package func stop() {
         self.process.terminate(within: 5)
+    }
+
+    /// ``stop()`` from a test's body, without holding a cooperative thread while Faye ends.
+    package func stop() async {
+        await self.process.terminate(within: 5)
     }
 
     private static func accepts(_ port: UInt16) -> Bool {

@@ -33,13 +33,13 @@ import Testing
     }
 
     /// `attendantctl chat ARGUMENTS`.
-    static func chat(_ arguments: [String], bus: PrivateBus) throws -> (status: Int32, output: String) {
-        try TokenDaemonTests.ctl(["chat"] + arguments, bus: bus)
+    static func chat(_ arguments: [String], bus: PrivateBus) async throws -> (status: Int32, output: String) {
+        try await TokenDaemonTests.ctl(["chat"] + arguments, bus: bus)
     }
 
     /// `attendantctl chat threads --json`.
-    static func threads(bus: PrivateBus) throws -> [[String: Any]] {
-        let (status, output) = try Self.chat(["threads", "--json"], bus: bus)
+    static func threads(bus: PrivateBus) async throws -> [[String: Any]] {
+        let (status, output) = try await Self.chat(["threads", "--json"], bus: bus)
         guard status == 0 else { throw FixtureError("chat threads failed (\(status)): \(output)") }
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
     }
@@ -49,8 +49,8 @@ import Testing
     }
 
     /// The gateway's threads (`/control/cxone/threads`).
-    static func gatewayThreads(_ simulator: Simulator) throws -> [[String: Any]] {
-        try simulator.controlJSON("GET", "/control/cxone/threads")["threads"] as? [[String: Any]] ?? []
+    static func gatewayThreads(_ simulator: Simulator) async throws -> [[String: Any]] {
+        try await simulator.controlJSON("GET", "/control/cxone/threads")["threads"] as? [[String: Any]] ?? []
     }
 
     static func gatewayTexts(_ thread: [String: Any]?) -> [String] {
@@ -58,8 +58,8 @@ import Testing
     }
 
     /// Client event types the gateway received, in order.
-    static func receivedEvents(_ simulator: Simulator) throws -> [String] {
-        try simulator.controlJSON("GET", "/control/cxone/status")["received"] as? [String] ?? []
+    static func receivedEvents(_ simulator: Simulator) async throws -> [String] {
+        try await simulator.controlJSON("GET", "/control/cxone/status")["received"] as? [String] ?? []
     }
 
     /// attendantd with the chat channel, once the channel is listening.
@@ -88,32 +88,32 @@ import Testing
     // MARK: Single thread, send, agent reply, end
 
     @Test func singleThreadConnectsSendsGetsTheAgentsReplyAndEndsTheConversation() async throws {
-        let simulator = try Simulator(["--cxone-auto-reply"])
+        let simulator = try await Simulator(["--cxone-auto-reply"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
         // prepare → configuration, visitor stored, prepared; connect → socket, AuthorizeCustomer, no thread
         // to recover, ready.
-        #expect(try Self.receivedEvents(simulator).prefix(2) == ["AuthorizeCustomer", "RecoverThread"], "\(daemon.stderr)")
+        await #expect(try Self.receivedEvents(simulator).prefix(2) == ["AuthorizeCustomer", "RecoverThread"], "\(daemon.stderr)")
         #expect(daemon.stderr.contains("[chat] chat ready"), "\(daemon.stderr)")
-        #expect(try Self.threads(bus: bus).isEmpty)
+        await #expect(try Self.threads(bus: bus).isEmpty)
 
         // prepare is illegal outside initial and offline (IllegalChatStateError).
-        let again = try Self.chat(["prepare"], bus: bus)
+        let again = try await Self.chat(["prepare"], bus: bus)
         #expect(again.status != 0)
         #expect(again.output.contains("cannot prepare the chat while the chat is ready: prepare is allowed only while it is initial or offline"), "\(again.output)")
 
         // The first message creates the thread; the agent's answer comes back as MessageCreated.
-        let sent = try Self.chat(["send", "Hello <b>from</b> the desk & co"], bus: bus)
+        let sent = try await Self.chat(["send", "Hello <b>from</b> the desk & co"], bus: bus)
         #expect(sent.status == 0, "\(sent.output)")
         try await eventually("the agent's reply in the thread") {
-            Self.texts(try Self.threads(bus: bus).first).count == 2
+            await Self.texts(try Self.threads(bus: bus).first).count == 2
         }
-        let thread = try #require(try Self.threads(bus: bus).first)
+        let thread = try await #require(try Self.threads(bus: bus).first)
         #expect(Self.texts(thread) == ["Hello <b>from</b> the desk & co", "You wrote: Hello <b>from</b> the desk & co"])
         #expect(thread["state"] as? String == "ready")
-        let gateway = try #require(try Self.gatewayThreads(simulator).first)
+        let gateway = try await #require(try Self.gatewayThreads(simulator).first)
         #expect((gateway["id"] as? String)?.lowercased() == thread["id"] as? String)
         #expect(Self.gatewayTexts(gateway) == ["Hello <b>from</b> the desk & co", "You wrote: Hello <b>from</b> the desk & co"])
         #expect(daemon.stderr.contains("chat message") && daemon.stderr.contains("from-agent from Ada Lovelace"), "\(daemon.stderr)")
@@ -121,17 +121,17 @@ import Testing
         #expect(!daemon.stderr.contains("the desk & co"))
 
         // A second thread on a single-thread channel: unsupportedChannelConfigError.
-        let second = try Self.chat(["create"], bus: bus)
+        let second = try await Self.chat(["create"], bus: bus)
         #expect(second.status != 0)
         #expect(second.output.contains("this chat channel allows one thread and it exists already"), "\(second.output)")
 
         // endConversation: EndContact, the case closed, the thread closed.
-        let ended = try Self.chat(["end"], bus: bus)
+        let ended = try await Self.chat(["end"], bus: bus)
         #expect(ended.status == 0, "\(ended.output)\n\(daemon.stderr)")
-        #expect(try Self.threads(bus: bus).first?["state"] as? String == "closed")
-        #expect(try Self.gatewayThreads(simulator).first?["status"] as? String == "closed")
-        #expect(try Self.receivedEvents(simulator).contains("EndContact"))
-        let closedSend = try Self.chat(["send", "anyone?"], bus: bus)
+        await #expect(try Self.threads(bus: bus).first?["state"] as? String == "closed")
+        await #expect(try Self.gatewayThreads(simulator).first?["status"] as? String == "closed")
+        await #expect(try Self.receivedEvents(simulator).contains("EndContact"))
+        let closedSend = try await Self.chat(["send", "anyone?"], bus: bus)
         #expect(closedSend.status != 0)
 
         await Self.stop(daemon)
@@ -140,64 +140,64 @@ import Testing
     // MARK: Prepare, view page, connect by hand
 
     @Test func withoutAutoConnectTheUserPreparesViewsPagesAndConnectsInOrder() async throws {
-        let simulator = try Simulator()
+        let simulator = try await Simulator()
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "auto-connect = false")
 
         // viewPage and connect before prepare: illegal.
-        let view = try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
+        let view = try await Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
         #expect(view.status != 0)
         #expect(view.output.contains("cannot view a page while the chat is initial: prepare the chat first"), "\(view.output)")
-        let connect = try Self.chat(["connect"], bus: bus)
+        let connect = try await Self.chat(["connect"], bus: bus)
         #expect(connect.status != 0)
         #expect(connect.output.contains("cannot connect while the chat is initial: prepare the chat first"), "\(connect.output)")
 
         // prepare: the channel configuration, then the visitor (with the customer id) stored.
-        let prepared = try Self.chat(["prepare"], bus: bus)
+        let prepared = try await Self.chat(["prepare"], bus: bus)
         #expect(prepared.status == 0, "\(prepared.output)\n\(daemon.stderr)")
-        let status = try simulator.controlJSON("GET", "/control/cxone/status")
+        let status = try await simulator.controlJSON("GET", "/control/cxone/status")
         #expect(status["visitors"] as? Int == 1, "\(status)")
 
         // Two page views: a visit, the first page, its end, the second page.
-        #expect(try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus).status == 0)
-        #expect(try Self.chat(["view", "Cart", "https://shop.example/cart"], bus: bus).status == 0)
+        await #expect(try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus).status == 0)
+        await #expect(try Self.chat(["view", "Cart", "https://shop.example/cart"], bus: bus).status == 0)
         try await eventually("the analytics events") {
-            try simulator.controlJSON("GET", "/control/cxone/status")["analytics_events"] as? Int ?? 0 >= 4
+            try await simulator.controlJSON("GET", "/control/cxone/status")["analytics_events"] as? Int ?? 0 >= 4
         }
-        let analytics = try simulator.controlJSON("GET", "/control/cxone/status")["analytics_types"] as? [String] ?? []
+        let analytics = try await simulator.controlJSON("GET", "/control/cxone/status")["analytics_types"] as? [String] ?? []
         #expect(analytics == ["VisitorVisit", "PageView", "TimeSpentOnPage", "PageView"], "\(analytics)")
 
         // connect: ready.
-        let connected = try Self.chat(["connect"], bus: bus)
+        let connected = try await Self.chat(["connect"], bus: bus)
         #expect(connected.status == 0, "\(connected.output)\n\(daemon.stderr)")
-        #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
+        await #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
         await Self.stop(daemon)
     }
 
     // MARK: Restart: the stored thread recovered, agent messages from meanwhile shown once
 
     @Test func aRestartRecoversTheStoredThreadAndShowsWhatTheAgentWroteMeanwhileOnce() async throws {
-        let simulator = try Simulator()
+        let simulator = try await Simulator()
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         var daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
-        #expect(try Self.chat(["send", "Is my order on its way?"], bus: bus).status == 0)
-        try await eventually("the thread at the gateway") { try Self.gatewayThreads(simulator).count == 1 }
-        let threadID = try #require(try Self.gatewayThreads(simulator).first?["id"] as? String)
-        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Let%20me%20look")
+        await #expect(try Self.chat(["send", "Is my order on its way?"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let threadID = try await #require(try Self.gatewayThreads(simulator).first?["id"] as? String)
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Let%20me%20look")
         try await eventually("the first agent message") { daemon.stderr.contains("from-agent from Ada Lovelace") }
         await Self.stop(daemon)
 
         // The agent writes twice while the daemon is stopped.
-        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=It%20left%20today")
-        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Anything%20else%3F")
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=It%20left%20today")
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Anything%20else%3F")
 
         daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
         // The stored thread is recovered by id.
-        let recovered = try #require(try Self.threads(bus: bus).first)
+        let recovered = try await #require(try Self.threads(bus: bus).first)
         #expect(recovered["id"] as? String == threadID.lowercased())
         #expect(Self.texts(recovered) == ["Is my order on its way?", "Let me look", "It left today", "Anything else?"])
         // The two messages written meanwhile are shown (each once); the one seen before is not.
@@ -209,7 +209,7 @@ import Testing
 
         // A third start: nothing new.
         daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
-        #expect(Self.texts(try Self.threads(bus: bus).first).count == 4)
+        await #expect(Self.texts(try Self.threads(bus: bus).first).count == 4)
         #expect(!daemon.stderr.contains("from-agent from Ada Lovelace"), "\(daemon.stderr)")
         await Self.stop(daemon)
     }
@@ -217,47 +217,47 @@ import Testing
     // MARK: Multi thread
 
     @Test func multiThreadFetchesTheThreadListLoadsEachAndOpensOne() async throws {
-        let simulator = try Simulator(["--cxone-multi-thread"])
+        let simulator = try await Simulator(["--cxone-multi-thread"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         var daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
-        #expect(try Self.receivedEvents(simulator).contains("FetchThreadList"))
+        await #expect(try Self.receivedEvents(simulator).contains("FetchThreadList"))
 
         // Two threads, each created (pending) then sent to.
         var ids: [String] = []
         for text in ["Billing question", "Delivery question"] {
-            let (status, output) = try Self.chat(["create", "--json"], bus: bus)
+            let (status, output) = try await Self.chat(["create", "--json"], bus: bus)
             #expect(status == 0, "\(output)")
             let created = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
             #expect(created["state"] as? String == "pending", "\(created)")
             let id = try #require(created["id"] as? String)
             ids.append(id)
-            #expect(try Self.chat(["send", "--thread", id, text], bus: bus).status == 0)
+            await #expect(try Self.chat(["send", "--thread", id, text], bus: bus).status == 0)
         }
-        try await eventually("both threads at the gateway") { try Self.gatewayThreads(simulator).count == 2 }
+        try await eventually("both threads at the gateway") { try await Self.gatewayThreads(simulator).count == 2 }
         await Self.stop(daemon)
 
         // After a restart: FetchThreadList, then each thread's metadata (its last message).
         daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
-        let events = try Self.receivedEvents(simulator)
+        let events = try await Self.receivedEvents(simulator)
         #expect(events.filter { $0 == "FetchThreadList" }.count == 2)
         #expect(events.filter { $0 == "LoadThreadMetadata" }.count == 2, "\(events)")
-        let listed = try Self.threads(bus: bus)
+        let listed = try await Self.threads(bus: bus)
         #expect(Set(listed.compactMap { $0["id"] as? String }) == Set(ids))
         #expect(Set(listed.compactMap { $0["state"] as? String }) == ["loaded"], "\(listed)")
         #expect(Set(listed.map { Self.texts($0) }) == [["Billing question"], ["Delivery question"]])
 
         // openThread recovers it: ready, with its messages.
-        _ = try simulator.control("POST", "/control/cxone/agent?thread=\(ids[0])&text=About%20your%20bill")
-        let (status, output) = try Self.chat(["open", ids[0], "--json"], bus: bus)
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(ids[0])&text=About%20your%20bill")
+        let (status, output) = try await Self.chat(["open", ids[0], "--json"], bus: bus)
         #expect(status == 0, "\(output)\n\(daemon.stderr)")
         let opened = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
         #expect(opened["state"] as? String == "ready", "\(opened)")
         #expect(Self.texts(opened) == ["Billing question", "About your bill"])
         // Recovered, then marked read as it was shown (MessageSeenByCustomer, as the SDK's markRead).
         try await eventually("RecoverThread then MessageSeenByCustomer") {
-            try Self.receivedEvents(simulator).suffix(2) == ["RecoverThread", "MessageSeenByCustomer"]
+            try await Self.receivedEvents(simulator).suffix(2) == ["RecoverThread", "MessageSeenByCustomer"]
         }
         await Self.stop(daemon)
     }
@@ -265,32 +265,32 @@ import Testing
     // MARK: Welcome message
 
     @Test func theWelcomeMessageGoesFirstAsSendOutboundThenTheUsersMessage() async throws {
-        let simulator = try Simulator(["--cxone-welcome", "Hi {{customer.firstName|there}}, how can we help?"])
+        let simulator = try await Simulator(["--cxone-welcome", "Hi {{customer.firstName|there}}, how can we help?"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
-        #expect(try Self.chat(["send", "I need help"], bus: bus).status == 0)
-        try await eventually("both messages at the gateway") { Self.gatewayTexts(try Self.gatewayThreads(simulator).first).count == 2 }
-        let gateway = try #require(try Self.gatewayThreads(simulator).first)
+        await #expect(try Self.chat(["send", "I need help"], bus: bus).status == 0)
+        try await eventually("both messages at the gateway") { await Self.gatewayTexts(try Self.gatewayThreads(simulator).first).count == 2 }
+        let gateway = try await #require(try Self.gatewayThreads(simulator).first)
         #expect(Self.gatewayTexts(gateway) == ["Hi there, how can we help?", "I need help"])
         let directions = (gateway["messages"] as? [[String: Any]] ?? []).compactMap { $0["direction"] as? String }
         #expect(directions == ["outbound", "inbound"])
-        let events = try Self.receivedEvents(simulator)
+        let events = try await Self.receivedEvents(simulator)
         let outbound = try #require(events.firstIndex(of: "SendOutbound"))
         let message = try #require(events.firstIndex(of: "SendMessage"))
         #expect(outbound < message)
-        try await eventually("the thread updated by both MessageCreated") { Self.texts(try Self.threads(bus: bus).first).count == 2 }
+        try await eventually("the thread updated by both MessageCreated") { await Self.texts(try Self.threads(bus: bus).first).count == 2 }
         await Self.stop(daemon)
     }
 
     // MARK: OAuth
 
     @Test func oauthAuthorizesWithTheCodeKeepsTheTokenInTheSecretsFileAndReconnectsWithIt() async throws {
-        let simulator = try Simulator(["--cxone-oauth"])
+        let simulator = try await Simulator(["--cxone-oauth"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let code = try scratch.write("code", "oauth-code-4f1c\n")
         chmod(code, 0o600)
         // token-file belongs to the channel, not the plugin table: put it before [channel.cxone-chat].
@@ -298,7 +298,7 @@ import Testing
             + "code-verifier = \"verifier-9a7e\"\n"
         var daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
         try await Self.waitForListening(bus, daemon)
-        #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
+        await #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
         let secrets = try String(contentsOfFile: scratch.path + "/state/attendant/secrets.json", encoding: .utf8)
         #expect(secrets.contains("access-token"))
         var status = stat()
@@ -314,14 +314,14 @@ import Testing
         // After a restart the stored token reconnects the customer.
         daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
         try await Self.waitForListening(bus, daemon)
-        let events = try Self.receivedEvents(simulator)
+        let events = try await Self.receivedEvents(simulator)
         #expect(events.filter { $0 == "ReconnectCustomer" }.count == 1, "\(events)")
         await Self.stop(daemon)
     }
 
     /// `attendantctl chat status --json`.
-    static func status(bus: PrivateBus) throws -> [String: String] {
-        let (status, output) = try Self.chat(["status", "--json"], bus: bus)
+    static func status(bus: PrivateBus) async throws -> [String: String] {
+        let (status, output) = try await Self.chat(["status", "--json"], bus: bus)
         guard status == 0 else { throw FixtureError("chat status failed (\(status)): \(output)") }
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
     }
@@ -329,36 +329,36 @@ import Testing
     // MARK: Preparation failures
 
     @Test func aServerErrorWhilePreparingReturnsToInitialWithTheServersAnswer() async throws {
-        let simulator = try Simulator()
+        let simulator = try await Simulator()
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "auto-connect = false")
 
         // The channel configuration fails: back to initial.
-        _ = try simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=configuration")
-        let first = try Self.chat(["prepare"], bus: bus)
+        _ = try await simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=configuration")
+        let first = try await Self.chat(["prepare"], bus: bus)
         #expect(first.status != 0)
         #expect(first.output.contains("could not fetch the channel configuration: GET http://127.0.0.1:"), "\(first.output)")
         #expect(first.output.contains("answered 500 Internal Server Error (InternalServerError: the configuration endpoint is failing (injected fault))"), "\(first.output)")
-        #expect(try Self.status(bus: bus)["state"] == "initial")
+        await #expect(try Self.status(bus: bus)["state"] == "initial")
 
         // The visitor cannot be stored: back to initial too.
-        _ = try simulator.control("POST", "/control/cxone/clear-faults")
-        _ = try simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=visitor")
-        let second = try Self.chat(["prepare"], bus: bus)
+        _ = try await simulator.control("POST", "/control/cxone/clear-faults")
+        _ = try await simulator.control("POST", "/control/cxone/fault?kind=rest-error&endpoint=visitor")
+        let second = try await Self.chat(["prepare"], bus: bus)
         #expect(second.status != 0)
         #expect(second.output.contains("could not send the visitor: PUT http://127.0.0.1:"), "\(second.output)")
-        #expect(try Self.status(bus: bus)["state"] == "initial")
-        let view = try Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
+        await #expect(try Self.status(bus: bus)["state"] == "initial")
+        let view = try await Self.chat(["view", "Orders", "https://shop.example/orders"], bus: bus)
         #expect(view.output.contains("while the chat is initial"), "\(view.output)")
 
         // Well again: prepared, then connected.
-        _ = try simulator.control("POST", "/control/cxone/clear-faults")
-        #expect(try Self.chat(["prepare"], bus: bus).status == 0)
-        #expect(try Self.status(bus: bus)["state"] == "prepared")
-        #expect(try Self.chat(["connect"], bus: bus).status == 0)
-        #expect(try Self.status(bus: bus)["state"] == "ready")
+        _ = try await simulator.control("POST", "/control/cxone/clear-faults")
+        await #expect(try Self.chat(["prepare"], bus: bus).status == 0)
+        await #expect(try Self.status(bus: bus)["state"] == "prepared")
+        await #expect(try Self.chat(["connect"], bus: bus).status == 0)
+        await #expect(try Self.status(bus: bus)["state"] == "ready")
         await Self.stop(daemon)
     }
 }

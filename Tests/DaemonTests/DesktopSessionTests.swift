@@ -251,7 +251,7 @@ import TestSupport
         #expect(text.contains("path=/org/freedesktop/login1; interface=org.freedesktop.login1.Manager; member=PrepareForSleep\n   boolean false"))
         #expect(text.contains("path=\(session.sessionPath); interface=org.freedesktop.login1.Session; member=Lock"))
         #expect(text.contains("path=\(session.sessionPath); interface=org.freedesktop.login1.Session; member=Unlock"))
-        dbusMonitor.terminate()
+        await dbusMonitor.terminate()
 
         // The property follows the signal.
         let preparing = try await runTool(

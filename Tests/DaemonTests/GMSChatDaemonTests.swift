@@ -42,12 +42,12 @@ import Testing
         self.messages(desktop).filter { $0.direction == "from-agent" }.map(\.text)
     }
 
-    static func gmsStatus(_ simulator: Simulator) throws -> [String: Any] {
-        try simulator.controlJSON("GET", "/control/gms/status")
+    static func gmsStatus(_ simulator: Simulator) async throws -> [String: Any] {
+        try await simulator.controlJSON("GET", "/control/gms/status")
     }
 
-    static func gmsChats(_ simulator: Simulator) throws -> [[String: Any]] {
-        try simulator.controlJSON("GET", "/control/gms/chats")["chats"] as? [[String: Any]] ?? []
+    static func gmsChats(_ simulator: Simulator) async throws -> [[String: Any]] {
+        try await simulator.controlJSON("GET", "/control/gms/chats")["chats"] as? [[String: Any]] ?? []
     }
 
     static func escaped(_ text: String) -> String {
@@ -63,8 +63,8 @@ import Testing
         return daemon
     }
 
-    func chatStatus(_ desktop: DesktopSession) throws -> [String: String] {
-        let (_, output) = try run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
+    func chatStatus(_ desktop: DesktopSession) async throws -> [String: String] {
+        let (_, output) = try await run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
     }
 
@@ -75,30 +75,30 @@ import Testing
     /// exactly those 20, once and in order, as one alert updated in place, titled as the seed's push.
     @Test(arguments: [(2, "websocket"), (1, "long-polling")])
     func sleepWithTwentyAgentMessagesThenResumeShowsExactlyThoseOnceInOrder(apiVersion: Int, transport: String) async throws {
-        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: apiVersion, transport: transport)
         // The greeting's alert: the seed's title, the last transcript lines as the body.
         try await eventually("the greeting in dunst") { desktop.printed.contains { $0.summary == "New message from Agent" } }
-        let position = try #require(try self.chatStatus(desktop)["transcript-position"])
+        let position = try await #require(try self.chatStatus(desktop)["transcript-position"])
 
         // Sleep: the disconnect carries the position, as a string; the delay lock is released after it.
         try await desktop.prepareForSleep(true)
-        try await eventually("the background disconnect") { (try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.isEmpty == false }
-        let disconnect = try #require((try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.last)
+        try await eventually("the background disconnect") { await (try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.isEmpty == false }
+        let disconnect = try await #require((try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.last)
         #expect(disconnect["transcript_position"] as? String == position, "\(disconnect)")
         try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
-        let chat = try #require(try Self.gmsChats(simulator).last)
+        let chat = try await #require(try Self.gmsChats(simulator).last)
         #expect(chat["online"] as? Bool == false)
         #expect((chat["agent_notices"] as? [String] ?? []).contains("customer is not online"))
         // Background is not a loss: the channel still counts as listening.
-        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+        let (_, channels) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
         #expect(channels.contains(#""state":"listening""#), "\(channels)")
 
         let away = (1...20).map { "While you slept \($0)" }
-        for text in away { _ = try simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))") }
+        for text in away { _ = try await simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))") }
         try await Task.sleep(for: .milliseconds(500))
         #expect(!Self.agentTexts(desktop).contains("While you slept 1"), "nothing arrives while asleep")
         let callsBefore = desktop.notifyCalls.count
@@ -108,7 +108,7 @@ import Testing
         try await eventually("the 20 messages") { Self.agentTexts(desktop).filter { $0.hasPrefix("While you slept") }.count >= 20 }
         try await Task.sleep(for: .seconds(1))
         #expect(Self.agentTexts(desktop).filter { $0.hasPrefix("While you slept") } == away)
-        #expect(try Self.gmsChats(simulator).last?["online"] as? Bool == true)
+        await #expect(try Self.gmsChats(simulator).last?["online"] as? Bool == true)
         // One alert for the burst, updated in place, whose body ends with the last lines of the transcript.
         try await eventually("the burst in dunst") { desktop.printed.contains { $0.body.contains("While you slept 20") } }
         let burst = desktop.notifyCalls.dropFirst(callsBefore).filter { $0.summary == "New message from Agent" }
@@ -126,7 +126,7 @@ import Testing
         #expect(secrets.contains(secureKey))
         var mode = stat()
         #expect(stat(scratch.path + "/state/attendant/secrets.json", &mode) == 0 && mode.st_mode & 0o777 == 0o600)
-        let (_, status) = try run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
+        let (_, status) = try await run(TokenDaemonTests.attendantctl, ["chat", "status", "--json"], environment: desktop.toolEnvironment)
         await CXoneChatDaemonTests.stop(daemon)
         var outputs = [daemon.stderr, status, "\(desktop.sessionBus.signals("ChannelEvent").map(\.raw))"]
         for name in ["state.sqlite", "state.sqlite-wal"] {
@@ -141,7 +141,7 @@ import Testing
 
     /// The filter (default: all but typing) and the title; the customer's own lines are not alerts.
     @Test func typingNoticesDoNotAlertAndTheCustomersOwnLinesAreNotAlerts() async throws {
-        let simulator = try Simulator(["--gms-greeting-delay", "0.2", "--gms-auto-reply"])
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2", "--gms-auto-reply"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
@@ -150,13 +150,13 @@ import Testing
         try await eventually("the greeting in dunst") { desktop.notifyCalls.contains { $0.body.contains("Hello, this is Ada") } }
         try await Task.sleep(for: .milliseconds(800))
         let calls = desktop.notifyCalls.count
-        _ = try simulator.control("POST", "/control/gms/typing?state=started")
+        _ = try await simulator.control("POST", "/control/gms/typing?state=started")
         try await eventually("the typing notice reported") {
             Self.messages(desktop).contains { $0.direction == "notice" }
         }
         try await Task.sleep(for: .milliseconds(800))
         #expect(desktop.notifyCalls.count == calls, "a typing notice raises no alert")
-        let (status, output) = try run(TokenDaemonTests.attendantctl, ["chat", "send", "Hello <b>Ada</b>"], environment: desktop.toolEnvironment)
+        let (status, output) = try await run(TokenDaemonTests.attendantctl, ["chat", "send", "Hello <b>Ada</b>"], environment: desktop.toolEnvironment)
         #expect(status == 0, "\(output)")
         try await eventually("the agent's reply in dunst") { desktop.printed.contains { $0.body.contains("Hello <b>Ada</b>") || $0.body.contains("Hello &lt;b&gt;Ada") } }
         let shown = try #require(desktop.notifyCalls.last { $0.summary == "New message from Agent" })
@@ -165,14 +165,14 @@ import Testing
         #expect(!daemon.stderr.contains("Hello <b>Ada</b>"), "message text stays out of the log")
 
         // The customer's other v2 operations, through attendantctl.
-        func ctl(_ arguments: [String]) throws -> (Int32, String) {
-            try run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
+        func ctl(_ arguments: [String]) async throws -> (Int32, String) {
+            try await run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
         }
-        #expect(try ctl(["nickname", "Amazing Grace"]) == (0, "The agent on chat now sees Amazing Grace.\n"))
-        #expect(try ctl(["push-url", "https://shop.example/orders/7", "--json"]) == (0, #"{"ok":true,"action":"chat-push-url","channel":"chat","url":"https://shop.example/orders/7"}"# + "\n"))
-        #expect(try ctl(["notice", "order 7"]).0 == 0)
+        await #expect(try ctl(["nickname", "Amazing Grace"]) == (0, "The agent on chat now sees Amazing Grace.\n"))
+        await #expect(try ctl(["push-url", "https://shop.example/orders/7", "--json"]) == (0, #"{"ok":true,"action":"chat-push-url","channel":"chat","url":"https://shop.example/orders/7"}"# + "\n"))
+        await #expect(try ctl(["notice", "order 7"]).0 == 0)
         try await eventually("the three operations at GMS") {
-            let rows = (try Self.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []).filter { $0["party"] as? String == "client" }
+            let rows = await (try Self.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []).filter { $0["party"] as? String == "client" }
             return rows.contains { $0["type"] as? String == "NicknameUpdated" && $0["text"] as? String == "Amazing Grace" }
                 && rows.contains { $0["type"] as? String == "PushUrl" && $0["text"] as? String == "https://shop.example/orders/7" }
                 && rows.contains { $0["type"] as? String == "CustomNotice" && $0["text"] as? String == "order 7" }
@@ -183,7 +183,7 @@ import Testing
     /// Without `auto-start` the daemon only listens; `attendantctl chat connect` starts the chat and
     /// `chat end` ends it, each shown in `chat status`.
     @Test func theUserStartsAndEndsTheChatWithAttendantctl() async throws {
-        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
@@ -192,17 +192,17 @@ import Testing
         )
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
-        #expect(try self.chatStatus(desktop)["chat"] == "none")
-        #expect(try Self.gmsChats(simulator).isEmpty)
-        let (status, output) = try run(TokenDaemonTests.attendantctl, ["chat", "connect"], environment: desktop.toolEnvironment)
+        await #expect(try self.chatStatus(desktop)["chat"] == "none")
+        await #expect(try Self.gmsChats(simulator).isEmpty)
+        let (status, output) = try await run(TokenDaemonTests.attendantctl, ["chat", "connect"], environment: desktop.toolEnvironment)
         #expect(status == 0, "\(output)")
         try await eventually("the agent's greeting") { Self.agentTexts(desktop).contains("Hello, this is Ada. How can I help you?") }
-        let running = try self.chatStatus(desktop)
+        let running = try await self.chatStatus(desktop)
         #expect(running["chat"] == "active" && running["connected"] == "yes" && running["transport"] == "websocket", "\(running)")
         #expect(running["client-id-age"] != nil && running["advice"]?.contains("reconnect=retry") == true, "\(running)")
-        #expect(try run(TokenDaemonTests.attendantctl, ["chat", "end"], environment: desktop.toolEnvironment).0 == 0)
-        try await eventually("the chat ended") { try self.chatStatus(desktop)["chat"] == "ended" }
-        #expect(try Self.gmsChats(simulator).last?["ended"] as? Bool == true)
+        #expect(try await run(TokenDaemonTests.attendantctl, ["chat", "end"], environment: desktop.toolEnvironment).0 == 0)
+        try await eventually("the chat ended") { try await self.chatStatus(desktop)["chat"] == "ended" }
+        await #expect(try Self.gmsChats(simulator).last?["ended"] as? Bool == true)
         await CXoneChatDaemonTests.stop(daemon)
     }
 
@@ -213,7 +213,7 @@ import Testing
     /// problem, never content), and the chat goes on.
     @Test(arguments: ["websocket", "long-polling"])
     func badInputIsNamedWithoutItsContentAndTheChatGoesOn(transport: String) async throws {
-        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
@@ -223,7 +223,7 @@ import Testing
             let file = try scratch.write("batch", body)
             // Each goes to a held long-poll or the socket; wait until the client has one again.
             try await eventually("a client to push to") {
-                let (status, output) = try run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/gms/push"])
+                let (status, output) = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/gms/push"])
                 return status == 0 && output.contains(#""clients":1"#)
             }
         }
@@ -242,9 +242,9 @@ import Testing
         }
         #expect(!daemon.stderr.contains("SECRET"), "content stays out of the log")
         // The chat goes on.
-        _ = try simulator.control("POST", "/control/gms/agent?text=Still%20here")
+        _ = try await simulator.control("POST", "/control/gms/agent?text=Still%20here")
         try await eventually("the agent's next message") { Self.agentTexts(desktop).contains("Still here") }
-        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+        let (_, channels) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
         #expect(channels.contains(#""state":"listening""#), "\(channels)")
         await CXoneChatDaemonTests.stop(daemon)
     }
@@ -256,23 +256,23 @@ import Testing
     /// nothing is lost or doubled.
     @Test(arguments: ["long-polling", "websocket"])
     func aCutConnectionOrARestartedServerLosesAndDoublesNothing(transport: String) async throws {
-        let simulator = try Simulator(["--gms-greeting-delay", "0.2"])
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.greetedDaemon(simulator, desktop: desktop, scratch: scratch, apiVersion: 2, transport: transport)
         var expected: [String] = []
         for (round, fault) in ["drop", "restart", "drop", "restart"].enumerated() {
-            _ = try simulator.control("POST", "/control/gms/fault?kind=\(fault)")
+            _ = try await simulator.control("POST", "/control/gms/fault?kind=\(fault)")
             let text = "After \(fault) \(round)"
             expected.append(text)
-            _ = try simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))")
+            _ = try await simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))")
             try await eventually(text) { Self.agentTexts(desktop).contains(text) }
         }
         try await Task.sleep(for: .seconds(1))
         #expect(Self.agentTexts(desktop).filter { $0.hasPrefix("After ") } == expected)
-        #expect(try Self.gmsStatus(simulator)["unknown_client_replies"] as? Int ?? 0 >= 1)
-        try await eventually("connected") { try self.chatStatus(desktop)["connected"] == "yes" }
+        await #expect(try Self.gmsStatus(simulator)["unknown_client_replies"] as? Int ?? 0 >= 1)
+        try await eventually("connected") { try await self.chatStatus(desktop)["connected"] == "yes" }
         #expect(daemon.stderr.contains("the connection to GMS at"), "\(daemon.stderr)")
         await CXoneChatDaemonTests.stop(daemon)
     }

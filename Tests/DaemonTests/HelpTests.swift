@@ -6,16 +6,16 @@ import TestSupport
 /// `attendantd --help` is wrapped by the argument parser to the terminal's width, not at line breaks
 /// written into the source.
 @Suite struct HelpTests {
-    static func help(columns: Int) throws -> String {
+    static func help(columns: Int) async throws -> String {
         var environment = ProcessInfo.processInfo.environment
         environment["COLUMNS"] = "\(columns)"
-        let (status, output) = try run(BuildProducts.attendantd, ["--help"], environment: environment)
+        let (status, output) = try await run(BuildProducts.attendantd, ["--help"], environment: environment)
         #expect(status == 0, "\(output)")
         return output
     }
 
-    @Test func theDiscussionIsWrappedToTheTerminalNotMidSentence() throws {
-        let wide = try Self.help(columns: 400)
+    @Test func theDiscussionIsWrappedToTheTerminalNotMidSentence() async throws {
+        let wide = try await Self.help(columns: 400)
         for sentence in [
             "It reads $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config says otherwise, loads a plugin for each [[channel]] and keeps every channel listening.",
             "Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings changed; SIGTERM and SIGINT stop every channel gracefully.",
@@ -23,7 +23,7 @@ import TestSupport
         ] {
             #expect(wide.contains(sentence), "not on one line at 400 columns: \(sentence)\n\(wide)")
         }
-        let narrow = try Self.help(columns: 60)
+        let narrow = try await Self.help(columns: 60)
         // The usage line is the parser's own and is never wrapped.
         let long = narrow.split(separator: "\n").filter { $0.count > 60 && !$0.hasPrefix("USAGE:") }
         #expect(long.isEmpty, "lines over 60 columns:\n\(long.joined(separator: "\n"))")

@@ -46,7 +46,7 @@ import Testing
 
     @Test func anIdleDaemonWithALoopbackChannelDoesNotWake() async throws {
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         // No contact-interval: the Loopback channel raises nothing by itself; the keep-alive cycle is the
         // default 600 s, far beyond this test.
         let file = try scratch.write(
@@ -77,9 +77,9 @@ import Testing
     /// events are answered. (CXoneChat and GMSChat keep protocol timers: a heartbeat, a held connect.)
     @Test func anIdleDaemonWithAKarteActionsChannelDoesNotWake() async throws {
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         // No campaigns, so no action is shown; the start's events (install, open) are tracked and answered.
-        let simulator = try SimulatorDaemonTests.Simulator(["--karte-campaigns", try scratch.write("campaigns.json", "[]")])
+        let simulator = try await SimulatorDaemonTests.Simulator(["--karte-campaigns", try scratch.write("campaigns.json", "[]")])
         defer { _ = simulator.stop() }
         let file = try scratch.write("attendant.toml", try KarteActionsDaemonTests.channel("app", on: simulator, scratch: scratch))
         let daemon = try DaemonProcess(
@@ -88,7 +88,7 @@ import Testing
             environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
         )
         try #require(await daemon.waitForLog("ready: "), "attendantd did not get ready:\n\(daemon.stderr)")
-        try await eventually("the start's events tracked") { try simulator.control("GET", "/control/karte/events").contains("native_app_open") }
+        try await eventually("the start's events tracked") { try await simulator.control("GET", "/control/karte/events").contains("native_app_open") }
         // What comes after activity dies out first: the new connection's connect timeout (10 s), which
         // async-http-client cancels once connected, still wakes its event loop at its old deadline.
         try await Self.expectNoWakeUps(daemon, settle: .seconds(12))

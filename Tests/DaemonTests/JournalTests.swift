@@ -38,7 +38,7 @@ import TestSupport
             "XDG_STATE_HOME": scratch.path + "/state",
             "XDG_CONFIG_HOME": scratch.path + "/config",
         ]) { $1 }
-        let (status, output) = try run(
+        let (status, output) = try await run(
             sandbox,
             ["incoming call from Grace Hopper", "--", BuildProducts.attendantd, "--config", config],
             environment: environment

@@ -73,7 +73,7 @@ extension KarteActionsDaemonTests {
     /// `app-version` sends `native_app_update` with the previous version.
     @Test func appKeyFromSecretsAndVersionUpdate() async throws {
         let scratch = try Scratch()
-        let simulator = try Simulator([])
+        let simulator = try await Simulator([])
         defer { _ = simulator.stop() }
         let desktop = try await DesktopSession()
         let key = try #require(simulator.announcement["karte_app_key"] as? String)

@@ -14,7 +14,7 @@ extension KarteActionsDaemonTests {
         let setup = try await Self.start(extra: "request-timeout = \"1s\"")
         defer { setup.stop() }
         try await setup.settled()
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 500, "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 500, "count": 1}"#)
         try await setup.actions("view", "home")
         try await eventually("the retry") { try await setup.events(named: "view").count == 2 }
         let views = try await setup.events(named: "view")
@@ -22,14 +22,14 @@ extension KarteActionsDaemonTests {
         try await Task.sleep(for: .seconds(1))
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "the answer to a retry shows nothing")
 
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 400, "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "status", "status": 400, "count": 1}"#)
         try await setup.actions("view", "cart")
         try await eventually("the 4xx logged") { setup.daemon.stderr.contains("HTTP status 400") }
         try await Task.sleep(for: .seconds(1))
         #expect(try await setup.events(named: "view").count == 3, "a 4xx is not retried")
 
         // No answer within request-timeout (1 s here) is a network failure: retried, marked.
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 5, "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 5, "count": 1}"#)
         try await setup.actions("view", "checkout")
         try await eventually("the retry after the timeout") { try await setup.events(named: "view").count == 5 }
         #expect(try await setup.events(named: "view").suffix(2).map { $0["retry"] as? Bool } == [false, true])
@@ -41,7 +41,7 @@ extension KarteActionsDaemonTests {
         let setup = try await Self.start()
         defer { setup.stop() }
         try await setup.settled()
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 30, "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "hang", "seconds": 30, "count": 1}"#)
         try await setup.actions("track", "buy", "--value", "item=\"tea\"")
         try await eventually("the held request") { try await setup.events(named: "buy").count == 1 }
         let first = try #require(try await setup.events(named: "buy").first)
@@ -80,7 +80,7 @@ extension KarteActionsDaemonTests {
         let setup = try await Self.start()
         defer { setup.stop() }
         try await setup.settled()
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "\#(mode)", "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "\#(mode)", "count": 1}"#)
         try await setup.actions("view", "home")
         try await eventually("the bad answer logged") { setup.daemon.stderr.contains(logged) }
         #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "\(setup.daemon.stderr)")
@@ -94,7 +94,7 @@ extension KarteActionsDaemonTests {
         let setup = try await Self.start(daemon: "log-level = \"debug\"")
         defer { setup.stop() }
         try await setup.settled()
-        _ = try setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "unknown-fields", "count": 1}"#)
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "unknown-fields", "count": 1}"#)
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
         // Named (names only) at debug level.
@@ -110,7 +110,7 @@ extension KarteActionsDaemonTests {
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
         let replies = try await [setup.actions("list"), setup.actions("variables")].map { "\($0)" }.joined()
-        let (_, channels) = try run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: setup.environment)
+        let (_, channels) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: setup.environment)
         setup.stop()
         #expect(!setup.daemon.stderr.contains(key))
         #expect(!replies.contains(key) && !channels.contains(key))

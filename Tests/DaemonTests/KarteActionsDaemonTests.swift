@@ -87,7 +87,7 @@ import Testing
         let scratch = try scratch ?? Scratch()
         var arguments = simulatorArguments
         if let campaigns { arguments += ["--karte-campaigns", try scratch.write("campaigns.json", campaigns)] }
-        let simulator = try Simulator(arguments)
+        let simulator = try await Simulator(arguments)
         let desktop = if let desktop { desktop } else { try await DesktopSession() }
         let channel = try Self.channel("karte", on: simulator, scratch: scratch, extra: extra)
         let opened = scratch.path + "/opened"
@@ -143,12 +143,12 @@ import Testing
         let visitor = try #require(keys["visitor_id"] as? String)
         #expect(keys["pv_id"] as? String == keys["original_pv_id"] as? String, "no view yet: pv_id is the original")
         #expect(first.allSatisfy { $0["gzip"] as? Bool == true })
-        let requests = try JSONSerialization.jsonObject(with: Data(setup.simulator.control("GET", "/control/karte/requests").utf8)) as? [[String: Any]] ?? []
+        let requests = try await JSONSerialization.jsonObject(with: Data(setup.simulator.control("GET", "/control/karte/requests").utf8)) as? [[String: Any]] ?? []
         #expect(requests.allSatisfy { $0["app_key_ok"] as? Bool == true }, "\(requests)")
 
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
-        _ = try setup.simulator.control("DELETE", "/control/karte/events")
+        _ = try await setup.simulator.control("DELETE", "/control/karte/events")
         let config = setup.scratch.path + "/attendant.toml"
         let again = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         defer { again.signal(SIGTERM) }

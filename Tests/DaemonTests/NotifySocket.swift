@@ -1,8 +1,10 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// Plays systemd's side of `sd_notify(3)`: a datagram socket that collects what the daemon reports.
-final class NotifySocket {
+/// Used by one test at a time; its receiving runs on a thread of its own (``waitFor(within:_:)``).
+final class NotifySocket: @unchecked Sendable {
     let path: String
     private let fd: Int32
     private(set) var messages: [String] = []
@@ -29,8 +31,13 @@ final class NotifySocket {
         unlink(self.path)
     }
 
-    /// Receives until a message satisfies `predicate` (returning it) or `seconds` pass (returning nil).
-    func waitFor(within seconds: Double = 30, _ predicate: (String) -> Bool) -> String? {
+    /// Receives until a message satisfies `predicate` (returning it) or `seconds` pass (returning nil), off the
+    /// cooperative threads.
+    func waitFor(within seconds: Double = 60, _ predicate: @escaping @Sendable (String) -> Bool) async -> String? {
+        await offThePool { self.receive(within: seconds, predicate) }
+    }
+
+    private func receive(within seconds: Double, _ predicate: (String) -> Bool) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         var buffer = [UInt8](repeating: 0, count: 4096)
         while Date() < deadline {

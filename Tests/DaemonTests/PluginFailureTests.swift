@@ -8,33 +8,21 @@ import TestSupport
 /// Every way a plugin can fail, through the real daemon: each gets its own message naming the file and
 /// the reason, and the other channels keep running.
 @Suite(.serialized) struct PluginFailureTests {
-    /// Builds the out-of-tree plugin package (a third party's plugins) and returns its products folder.
-    /// The build (a minute from scratch) waits on a thread of its own, not on one of the two cooperative
-    /// threads the other suites share.
-    static func externalPlugins() async throws -> String {
-        let package = BuildProducts.packageRoot + "/Tests/Fixtures/ExternalPlugins"
-        let build = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package], environment: ProcessInfo.processInfo.environment, within: 900)
-        let (status, output) = (build.status, build.stdout + build.stderr)
-        #expect(status == 0, "building \(package) failed:\n\(output)")
-        let binPath = try await runTool("/usr/bin/env", ["swift", "build", "--package-path", package, "--show-bin-path"], environment: ProcessInfo.processInfo.environment, within: 120).stdout
-        return binPath.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// A C shared library: `symbols` decides whether it looks like a plugin.
-    static func cLibrary(_ scratch: Scratch, name: String, source: String) throws -> String {
+    static func cLibrary(_ scratch: Scratch, name: String, source: String) async throws -> String {
         let c = try scratch.write("\(name).c", source)
         let so = scratch.path + "/plugins/libattendant-\(name).so"
         try FileManager.default.createDirectory(atPath: scratch.path + "/plugins", withIntermediateDirectories: true)
-        let (status, output) = try run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", so, c])
+        let (status, output) = try await run("/usr/bin/env", ["cc", "-shared", "-fPIC", "-o", so, c])
         #expect(status == 0, "cc failed: \(output)")
         return so
     }
 
     @Test func eachFailureHasItsOwnMessageAndTheOtherChannelsRun() async throws {
         let scratch = try Scratch()
-        let external = try await Self.externalPlugins()
-        let notPlugin = try Self.cLibrary(scratch, name: "plain", source: "int plain(void) { return 1; }\n")
-        let wrongAPI = try Self.cLibrary(
+        let external = try await BuildProducts.fixturePlugins("external")
+        let notPlugin = try await Self.cLibrary(scratch, name: "plain", source: "int plain(void) { return 1; }\n")
+        let wrongAPI = try await Self.cLibrary(
             scratch,
             name: "future",
             source: """
@@ -82,7 +70,7 @@ import TestSupport
         )
         let notify = try NotifySocket(path: scratch.path + "/notify")
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: ["NOTIFY_SOCKET": notify.path])
-        let ready = try #require(notify.waitFor { $0.contains("READY=1") }, "no READY=1:\n\(daemon.stderr)")
+        let ready = try #require(await notify.waitFor { $0.contains("READY=1") }, "no READY=1:\n\(daemon.stderr)")
         let status = try #require(NotifySocket.status(ready))
         #expect(status.hasPrefix("good listening; third-party listening; missing failed (plugin \"nosuch\" not found"))
         #expect(status.contains("faulty failed (plugin faulty could not make the channel"))
@@ -116,7 +104,7 @@ import TestSupport
             "attendant.toml",
             "[[channel]]\nname = \"desk\"\nplugin = \"\(open)/libattendant-loopback.so\"\n"
         )
-        let (status, output) = try run(BuildProducts.attendantd, ["--config", config, "--check-config"])
+        let (status, output) = try await run(BuildProducts.attendantd, ["--config", config, "--check-config"])
         #expect(status == 1)
         #expect(output.contains("plugin \(open)/libattendant-loopback.so refused: its folder \(open) can be written by other users (mode 777); run chmod go-w \(open)"))
     }

@@ -14,8 +14,8 @@ import Testing
         let daemon: DaemonProcess
         let softphone: String
 
-        func ctl(_ arguments: String...) throws -> (status: Int32, output: String) {
-            try TokenDaemonTests.ctl(arguments, bus: self.bus)
+        func ctl(_ arguments: String...) async throws -> (status: Int32, output: String) {
+            try await TokenDaemonTests.ctl(arguments, bus: self.bus)
         }
 
         func channel(until condition: @escaping ([String: Any]) -> Bool) async throws -> [String: Any] {
@@ -23,8 +23,8 @@ import Testing
         }
 
         /// The daemon's contact records (newest first).
-        func contacts() throws -> [[String: Any]] {
-            let (_, output) = try self.ctl("contacts", "--limit", "100", "--json")
+        func contacts() async throws -> [[String: Any]] {
+            let (_, output) = try await self.ctl("contacts", "--limit", "100", "--json")
             return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
         }
 
@@ -32,7 +32,7 @@ import Testing
         func contact(_ what: String, where condition: @escaping ([String: Any]) -> Bool) async throws -> [String: Any] {
             var found: [String: Any]?
             try await eventually("a contact: \(what); stderr:\n\(self.daemon.stderr)") {
-                found = try self.contacts().first(where: condition)
+                found = try await self.contacts().first(where: condition)
                 return found != nil
             }
             return found!
@@ -44,7 +44,7 @@ import Testing
         token: String? = nil, extra: String = ""
     ) async throws -> Phone {
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let script = try scratch.write("token", "#!/bin/sh\nprintf '%s\\n' '\(token ?? peers.secret)'\n")
         chmod(script, 0o700)
         let softphone = "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())"
@@ -89,19 +89,19 @@ import Testing
         #expect((ringing["fromAddress"] as? String)?.hasPrefix("sip:ada@127.0.0.1") == true, "\(ringing)")
         let first = try #require(ringing["id"] as? String)
         #expect(first == accepted.invites.first?.header("Call-ID"), "the contact is the SIP call")
-        let accept = try phone.ctl("accept", first)
+        let accept = try await phone.ctl("accept", first)
         #expect(accept.status == 0, "\(accept)")
         let redirect = try await accepted.waitForFinalResponse()
         #expect(redirect.status == 302, "\(redirect)")
         #expect(redirect.header("Contact") == "<\(phone.softphone)>", "\(redirect)")
         _ = try await phone.contact("answered") { $0["id"] as? String == first && $0["outcome"] as? String == "answered" }
-        accepted.stop()
+        await accepted.stop()
 
         // Decline: 603.
         let declined = try await peers.call(from: "grace", displayName: "Grace Hopper", to: "alice")
         try await declined.waitForProgress(180)
         let second = try #require(try await phone.contact("ringing from Grace") { $0["from"] as? String == "Grace Hopper" }["id"] as? String)
-        #expect(try phone.ctl("decline", second).status == 0)
+        await #expect(try phone.ctl("decline", second).status == 0)
         let decline = try await declined.waitForFinalResponse()
         #expect(decline.status == 603 && decline.reason == "Decline", "\(decline)")
         #expect(try await declined.waitForClosed() == "603 Decline")
@@ -115,7 +115,7 @@ import Testing
         #expect(try await cancelled.waitForFinalResponse().status == 487)
         _ = try await phone.contact("missed") { $0["id"] as? String == third && $0["outcome"] as? String == "missed" }
         // Accepting a call that is over says so.
-        let late = try phone.ctl("accept", third)
+        let late = try await phone.ctl("accept", third)
         #expect(late.status != 0, "\(late)")
 
         // Stopping the daemon unregisters.
@@ -144,7 +144,7 @@ import Testing
         _ = try await phone.channel { $0["state"] as? String == "listening" }
         let before = try await peers.waitForContacts(of: "alice", "an outbound binding") { $0.count == 1 }
         #expect(before[0].regID == 1 && before[0].socket.hasPrefix("tcp:"), "\(before[0].fields)")
-        let report = try phone.ctl("channels", "--json")
+        let report = try await phone.ctl("channels", "--json")
         #expect(report.status == 0)
 
         try await peers.restartRegistrar()
@@ -158,7 +158,7 @@ import Testing
         let call = try await peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: .tcp)
         try await call.waitForProgress(180)
         let id = try #require(try await phone.contact("ringing after the restart") { $0["from"] as? String == "Ada Lovelace" }["id"] as? String)
-        #expect(try phone.ctl("decline", id).status == 0)
+        await #expect(try phone.ctl("decline", id).status == 0)
         #expect(try await call.waitForFinalResponse().status == 603)
     }
 

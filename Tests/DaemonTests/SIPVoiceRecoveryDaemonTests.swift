@@ -69,14 +69,14 @@ import Testing
     }
 
     @Test func overTCPWithoutOutboundTheContactTakesNewConnectionsAndGarbageClosesOnlyThatOne() async throws {
-        let simulator = try Simulator()
+        let simulator = try await Simulator()
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await SimulatorDaemonTests.daemon(simulator, scratch: scratch, bus: bus, extra: "outbound = false")
         let listening = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
         #expect(listening["state"] as? String == "listening", "\(listening)\n\(daemon.stderr)")
-        let bindings = try simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        let bindings = try await simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
         let contact = try #require(bindings.first?["contact"] as? String, "\(bindings)")
         #expect(contact.hasSuffix(";transport=tcp"), "\(contact)")
         let hostPort = contact.split(separator: "@").last?.split(separator: ";").first?.split(separator: ":") ?? []
@@ -88,7 +88,7 @@ import Testing
         let answers = call.read { $0.contains("SIP/2.0 180") }
         #expect(answers.text.hasPrefix("SIP/2.0 180 Ringing"), "it rings at once, with no 100 first: \(answers)\n\(daemon.stderr)")
         try await eventually("the call in attendantctl contacts") {
-            try TokenDaemonTests.ctl(["contacts", "--json"], bus: bus).output.contains("new-connection-1")
+            try await TokenDaemonTests.ctl(["contacts", "--json"], bus: bus).output.contains("new-connection-1")
         }
 
         // Bytes that are not SIP on another inbound connection close that one, with a log line; the flow,
@@ -98,20 +98,20 @@ import Testing
         #expect(garbage.read { _ in false }.closed, "the garbage connection is closed")
         #expect(await daemon.waitForLog("that is not valid SIP"), "\(daemon.stderr)")
         #expect(daemon.stderr.contains("closed that connection"), "\(daemon.stderr)")
-        #expect(try TokenDaemonTests.ctl(["decline", "new-connection-1"], bus: bus).status == 0)
+        await #expect(try TokenDaemonTests.ctl(["decline", "new-connection-1"], bus: bus).status == 0)
         #expect(call.read { $0.contains("SIP/2.0 603") }.text.contains("SIP/2.0 603 Decline"))
-        #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
+        await #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
         #expect(!daemon.stderr.contains("stopped listening"), "\(daemon.stderr)")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
 
     @Test func aSilentRegistrarIsNamedNotReportedAsTheHostsTimeout() async throws {
-        let simulator = try Simulator()
+        let simulator = try await Simulator()
         defer { _ = simulator.stop() }
-        _ = try simulator.control("POST", "/control/fault?kind=silence")
+        _ = try await simulator.control("POST", "/control/fault?kind=silence")
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         // Not the shared helper: with the registrar silent, the daemon is ready (every channel's first attempt
         // settled) only once SIP gives up, after 32 s.
         let file = try scratch.write(
@@ -137,7 +137,7 @@ import Testing
         var record: [String: Any] = [:]
         // Timer F is 32 s; the host's listen-timeout must not cut the channel's own error short.
         try await eventually("the channel to name the silent registrar\n\(daemon.stderr)", within: 75) {
-            record = try TokenDaemonTests.channel("phone", bus: bus)
+            record = try await TokenDaemonTests.channel("phone", bus: bus)
             return (record["detail"] as? String ?? "").contains("within")
         }
         let detail = record["detail"] as? String ?? ""
@@ -159,7 +159,7 @@ import Testing
         // a minute between attempts; the channel keeps probing every few seconds instead.
         await peers.stopRegistrar()
         try await Task.sleep(for: .seconds(40))
-        #expect(try TokenDaemonTests.channel("phone", bus: phone.bus)["state"] as? String != "listening")
+        await #expect(try TokenDaemonTests.channel("phone", bus: phone.bus)["state"] as? String != "listening")
         try await peers.startRegistrar()
         try await peers.waitForContacts(of: "alice", "the binding within seconds of kamailio's return", within: 8) { $0.count == 1 }
         _ = try await phone.channel { $0["state"] as? String == "listening" }

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// The daemon under a stand-in for systemd: `NOTIFY_SOCKET` and `WATCHDOG_USEC` point at the test.
@@ -28,23 +29,25 @@ import Testing
             environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "1000000"]
         )
 
-        let ready = try #require(notify.waitFor { $0.contains("READY=1") }, "no READY=1; stderr:\n\(daemon.stderr)")
+        let ready = try #require(await notify.waitFor { $0.contains("READY=1") }, "no READY=1; stderr:\n\(daemon.stderr)")
         #expect(NotifySocket.status(ready) == "2 channels listening")
 
         // The watchdog (1 s) is pinged every half interval, after every supervisor's loop answered.
-        var pings = 0
-        _ = notify.waitFor(within: 5) { message in
-            if message.contains("WATCHDOG=1") { pings += 1 }
-            return pings == 3
+        let pings = Mutex(0)
+        _ = await notify.waitFor(within: 5) { message in
+            pings.withLock { count in
+                if message.contains("WATCHDOG=1") { count += 1 }
+                return count == 3
+            }
         }
-        #expect(pings == 3)
+        #expect(pings.withLock { $0 } == 3)
 
         // SIGHUP with one channel changed: RELOADING=1, then READY=1; only that channel restarts.
         _ = try scratch.write("attendant.toml", Self.configuration(secondInterval: "2h"))
         daemon.signal(SIGHUP)
-        let reloading = notify.waitFor { $0.contains("RELOADING=1") }
+        let reloading = await notify.waitFor { $0.contains("RELOADING=1") }
         #expect(reloading?.contains("MONOTONIC_USEC=") == true)
-        let readyAgain = notify.waitFor { $0.contains("READY=1") }
+        let readyAgain = await notify.waitFor { $0.contains("READY=1") }
         #expect(readyAgain.flatMap(NotifySocket.status) == "2 channels listening")
         #expect(daemon.stderr.contains("restarting channel second: its settings changed"))
         #expect(!daemon.stderr.contains("restarting channel first"))
@@ -53,12 +56,12 @@ import Testing
         // A broken file on reload keeps the running configuration.
         _ = try scratch.write("attendant.toml", "[[channel]]\nname = \"x\"\n")
         daemon.signal(SIGHUP)
-        let refused = notify.waitFor { $0.contains("READY=1") }
+        let refused = await notify.waitFor { $0.contains("READY=1") }
         #expect(refused.flatMap(NotifySocket.status)?.hasPrefix("reload failed, still running the previous configuration") == true)
 
         // SIGTERM: STOPPING=1, channels stop, exit status 0.
         daemon.signal(SIGTERM)
-        #expect(notify.waitFor { $0.contains("STOPPING=1") } != nil)
+        #expect(await notify.waitFor { $0.contains("STOPPING=1") } != nil)
         #expect(await daemon.waitForExit() == 0)
         #expect(daemon.stderr.contains("[first] stopped"))
         #expect(daemon.stderr.contains("[second] stopped"))
@@ -87,7 +90,7 @@ import Testing
         )
         let notify = try NotifySocket(path: scratch.path + "/notify")
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: ["NOTIFY_SOCKET": notify.path])
-        #expect(notify.waitFor { $0.contains("READY=1") } != nil, "no READY=1; stderr:\n\(daemon.stderr)")
+        #expect(await notify.waitFor { $0.contains("READY=1") } != nil, "no READY=1; stderr:\n\(daemon.stderr)")
 
         daemon.signal(SIGTERM)
         let status = await daemon.waitForExit(within: 10)

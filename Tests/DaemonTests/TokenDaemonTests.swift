@@ -31,14 +31,14 @@ import Testing
         return daemon
     }
 
-    static func ctl(_ arguments: [String], bus: PrivateBus) throws -> (status: Int32, output: String) {
+    static func ctl(_ arguments: [String], bus: PrivateBus) async throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
-        return try run(Self.attendantctl, arguments, environment: environment)
+        return try await run(Self.attendantctl, arguments, environment: environment)
     }
 
-    static func channel(_ name: String, bus: PrivateBus) throws -> [String: Any] {
-        let (_, output) = try Self.ctl(["channels", "--json"], bus: bus)
+    static func channel(_ name: String, bus: PrivateBus) async throws -> [String: Any] {
+        let (_, output) = try await Self.ctl(["channels", "--json"], bus: bus)
         let channels = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
         return channels.first { $0["name"] as? String == name } ?? [:]
     }
@@ -46,17 +46,17 @@ import Testing
     /// Asks until `condition` holds for the channel's record (bounded).
     static func channel(_ name: String, bus: PrivateBus, until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + .seconds(30)
-        var record = try Self.channel(name, bus: bus)
+        var record = try await Self.channel(name, bus: bus)
         while !condition(record), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
-            record = try Self.channel(name, bus: bus)
+            record = try await Self.channel(name, bus: bus)
         }
         return record
     }
 
     @Test func aTokenCommandsJWTShowsItsExpiryAndHealthWarnsBeforeIt() async throws {
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let now = Int64(Date().timeIntervalSince1970)
         let token = Self.jwt(issuedAt: now, lifetime: 1200)
         let script = try scratch.write("mint-token", "#!/bin/sh\nprintf '%s\\n' '\(token)'\n")
@@ -79,19 +79,19 @@ import Testing
         #expect(record["tokenLastError"] is NSNull && record["tokenFailures"] as? Int == 0, "\(record)")
         #expect(record["state"] as? String == "listening")
 
-        let table = try Self.ctl(["channels"], bus: bus)
+        let table = try await Self.ctl(["channels"], bus: bus)
         #expect(table.output.contains("desk  loopback  listening  expires in 19 min") || table.output.contains("desk  loopback  listening  expires in 20 min"), "\(table.output)")
 
-        let ok = try Self.ctl(["health"], bus: bus)
+        let ok = try await Self.ctl(["health"], bus: bus)
         #expect(ok.status == 0 && ok.output.hasPrefix("ATTENDANT OK - 1 channel listening | "), "\(ok)")
         #expect(ok.output.contains(" desk_token_expiry="), "\(ok)")
-        let warning = try Self.ctl(["health", "--token-warning", "30m"], bus: bus)
+        let warning = try await Self.ctl(["health", "--token-warning", "30m"], bus: bus)
         #expect(warning.status == 1, "\(warning)")
         #expect(warning.output.hasPrefix("ATTENDANT WARNING - desk token expires in "), "\(warning)")
 
         #expect(await daemon.waitForLog("got a new token for desk from token command \(script): expires at "))
         // Renewing on request runs the command again.
-        let renew = try Self.ctl(["token", "renew", "desk"], bus: bus)
+        let renew = try await Self.ctl(["token", "renew", "desk"], bus: bus)
         #expect(renew.status == 0, "\(renew)")
 
         daemon.signal(SIGTERM)
@@ -108,7 +108,7 @@ import Testing
 
     @Test func aHangingCommandIsKilledAndOnesThatPrintNothingOrGarbageAreNamedAndTheDaemonKeepsRunning() async throws {
         let scratch = try Scratch()
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let daemon = try await Self.daemon(
             """
             [[channel]]
@@ -140,17 +140,17 @@ import Testing
         let hang = try await Self.channel("hang", bus: bus) { ($0["tokenFailures"] as? Int ?? 0) >= 2 }
         #expect(hang["tokenLastError"] as? String == killed, "\(hang)")
         #expect(hang["state"] as? String == "listening", "Loopback listens without a token")
-        let emptyRecord = try Self.channel("empty", bus: bus)
+        let emptyRecord = try await Self.channel("empty", bus: bus)
         #expect(emptyRecord["tokenLastError"] as? String == empty, "\(emptyRecord)")
 
-        let health = try Self.ctl(["health"], bus: bus)
+        let health = try await Self.ctl(["health"], bus: bus)
         #expect(health.status == 1, "\(health)")
         #expect(health.output.contains("hang token renewal failed"), "\(health)")
         #expect(health.output.contains("empty token renewal failed"), "\(health)")
         #expect(health.output.contains("garbage token renewal failed"), "\(health)")
         #expect(!daemon.stderr.contains("abc.def.ghi") && !health.output.contains("abc.def.ghi"))
 
-        let renew = try Self.ctl(["token", "renew", "empty"], bus: bus)
+        let renew = try await Self.ctl(["token", "renew", "empty"], bus: bus)
         #expect(renew.status == 1 && renew.output.contains("channel empty: \(empty)"), "\(renew)")
 
         // Every hung command was killed: none of them is still there.

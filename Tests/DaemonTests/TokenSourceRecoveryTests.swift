@@ -42,7 +42,7 @@ import Testing
         let process = Process()
         let port: Int
 
-        init(directory: String) throws {
+        init(directory: String) async throws {
             // Through `env --default-signal`: a child of the test runner inherits its blocked signals, and
             // would not end on SIGTERM.
             self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -52,7 +52,7 @@ import Testing
             self.process.standardError = FileHandle.nullDevice
             try self.process.run()
             // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
-            let line = firstLine(of: out.fileHandleForReading.fileDescriptor) ?? ""
+            let line = await firstLine(of: out.fileHandleForReading.fileDescriptor) ?? ""
             let words = line.split(separator: " ")
             guard let index = words.firstIndex(of: "port"), index + 1 < words.count, let port = Int(words[index + 1]) else {
                 self.process.terminate()
@@ -71,9 +71,9 @@ import Testing
     func anExpiredTokenAsksForSignInAndANewOneStartsTheChannelAgain(_ kind: SourceKind) async throws {
         let scratch = try Scratch()
         let keyFile = try scratch.write("signing-key", Self.key)
-        let simulator = try SimulatorDaemonTests.Simulator(["--signing-key-file", keyFile])
+        let simulator = try await SimulatorDaemonTests.Simulator(["--signing-key-file", keyFile])
         defer { _ = simulator.stop() }
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
 
         let secrets = scratch.path + "/secrets"
         try FileManager.default.createDirectory(atPath: secrets, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -92,7 +92,7 @@ import Testing
             source = "token-credential = \"sip-token\""
             environment["CREDENTIALS_DIRECTORY"] = secrets
         case .url:
-            server = try FileServer(directory: secrets)
+            server = try await FileServer(directory: secrets)
             source = "token-url = \"http://127.0.0.1:\(server!.port)/sip-token\""
         }
         let configuration = try scratch.write(
@@ -122,14 +122,14 @@ import Testing
         #expect(detail.contains("expired"), "\(waiting)")
         #expect(!detail.contains("no token source"), "\(waiting)")
         #expect(!daemon.stderr.contains("has no token source"), "\(daemon.stderr)")
-        let health = try TokenDaemonTests.ctl(["health"], bus: bus)
+        let health = try await TokenDaemonTests.ctl(["health"], bus: bus)
         #expect(health.status == 2 && health.output.contains("sign-in needed"), "\(health)")
 
         // A valid token in the same place: the daemon picks it up on its own and the channel listens.
         try Self.writeSecret(Self.token(lifetime: 3600, age: 0), to: tokenPath)
         let listening = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
         #expect(listening["state"] as? String == "listening", "\(listening)\n\(daemon.stderr)")
-        let bindings = try simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        let bindings = try await simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
         #expect(bindings.count == 1 && bindings.first?["authorization"] as? String == "Bearer", "\(bindings)")
         #expect(daemon.stderr.contains("a new token arrived: listening again"), "\(daemon.stderr)")
 

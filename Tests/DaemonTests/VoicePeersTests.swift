@@ -164,7 +164,7 @@ import TestSupport
         #expect(try await call.waitForClosed().hasPrefix("486"))
 
         // Stopping baresip unregisters it.
-        phone.stop()
+        await phone.stop()
         try await peers.waitForContacts(of: "bob", "no contact after baresip stopped") { $0.isEmpty }
     }
 
@@ -208,7 +208,7 @@ import TestSupport
         #expect(await callee.waitForEnd() == 0)
         // baresip then calls the softphone contact itself (nobody answers there here).
         try await eventually("baresip to follow the redirect") { call.redirectedTo == [softphone] }
-        call.stop()
+        await call.stop()
     }
 
     @Test func theCallerHangsUpBeforeAnswerAndTheCalleeSeesTheCancel() async throws {

@@ -97,7 +97,7 @@ import TestSupport
         rig.client.start()
         let before = try await rig.handshake()
         try await rig.wait(for: "connected") { if case .connected = $0 { true } else { nil } }
-        first.stop()
+        await first.stop()
         let second = try await Faye.start(timeout: 2, port: first.port)
         defer { second.stop() }
         let after = try await rig.wait(for: "a second handshake") { if case .handshook(let id) = $0 { id } else { nil } }

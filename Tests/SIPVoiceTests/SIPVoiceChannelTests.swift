@@ -36,20 +36,32 @@ import Testing
 
     /// Listens, answering registration; returns the authenticated REGISTER.
     static func listen(_ rig: Rig, expires: UInt32? = nil) async throws -> SIPRequest {
-        async let listening: Void = rig.channel.listen()
-        let register = try await rig.peer.register(expires: expires)
-        try await listening
-        return register
+        let listening = Task { try await rig.channel.listen() }
+        do {
+            let register = try await rig.peer.register(expires: expires)
+            try await listening.value
+            return register
+        } catch {
+            // Left behind: the channel's wait runs on the manual clock, so awaiting it (as `async let` does
+            // on the way out) would hang the test instead of failing it.
+            listening.cancel()
+            throw error
+        }
     }
 
     /// Stops listening and answers the unregistering REGISTER (`Expires: 0`), as a registrar does; the
     /// channel's wait for that answer runs on the manual clock, so a silent peer would hold it.
     static func stop(_ rig: Rig) async throws {
-        async let stopped: Void = rig.channel.stopListening()
-        let unregister = try await rig.peer.receiveRequest(.register)
-        #expect(try unregister.headers.expires == 0)
-        rig.peer.respond(unregister, 200)
-        await stopped
+        let stopped = Task { await rig.channel.stopListening() }
+        do {
+            let unregister = try await rig.peer.receiveRequest(.register)
+            #expect(try unregister.headers.expires == 0)
+            rig.peer.respond(unregister, 200)
+        } catch {
+            stopped.cancel()  // left behind, as in `listen`
+            throw error
+        }
+        await stopped.value
     }
 
     // MARK: Registration

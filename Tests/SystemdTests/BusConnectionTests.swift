@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func methodsSignaturesAndErrorsRoundTrip() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let server = try await BusConnection.open(.custom(bus.address))
         let client = try await BusConnection.open(.custom(bus.address))
         #expect(try await server.requestName("org.attendant.Test") == .acquired)
@@ -67,22 +67,22 @@ import Testing
     }
 
     @Test func introspectionNamesTheArguments() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let server = try await BusConnection.open(.custom(bus.address))
         _ = try await server.requestName("org.attendant.Test")
         try await server.export(Self.testObject())
-        let (status, output) = try run("/usr/bin/busctl", ["--address=\(bus.address)", "introspect", "org.attendant.Test", Self.path, Self.interface])
+        let (status, output) = try await run("/usr/bin/busctl", ["--address=\(bus.address)", "introspect", "org.attendant.Test", Self.path, Self.interface])
         #expect(status == 0, "\(output)")
         #expect(output.contains(".Describe") && output.contains("a{sv}ai"))
         #expect(output.contains(".Happened") && output.contains("signal"))
-        let (_, xml) = try run("/usr/bin/busctl", ["--address=\(bus.address)", "--xml-interface", "introspect", "org.attendant.Test", Self.path])
+        let (_, xml) = try await run("/usr/bin/busctl", ["--address=\(bus.address)", "--xml-interface", "introspect", "org.attendant.Test", Self.path])
         #expect(xml.contains(#"<arg type="a{sv}" name="options" direction="in"/>"#), "\(xml)")
         #expect(xml.contains(#"<arg type="s" name="what"/>"#), "\(xml)")
         await server.close()
     }
 
     @Test func signalsArriveAndNamesAreExclusive() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let server = try await BusConnection.open(.custom(bus.address))
         let client = try await BusConnection.open(.custom(bus.address))
         #expect(try await server.requestName("org.attendant.Test") == .acquired)
@@ -106,7 +106,7 @@ import Testing
     }
 
     @Test func theBusGoingAwayFailsPendingCallsAndRunsCloseHandlers() async throws {
-        let bus = try PrivateBus()
+        let bus = try await PrivateBus()
         let server = try await BusConnection.open(.custom(bus.address))
         let client = try await BusConnection.open(.custom(bus.address))
         _ = try await server.requestName("org.attendant.Test")

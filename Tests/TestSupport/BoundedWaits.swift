@@ -68,9 +68,30 @@ package final class PipeOutput: Sendable {
     }
 }
 
+/// Runs blocking `work` on a thread of its own and waits for it without holding one of Swift's cooperative
+/// threads. The test process has two, shared by every suite running at once: a test that blocks one while a
+/// peer starts takes half of everyone's time, and two such tests stop the in-process servers and timers of
+/// all the others.
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result(catching: work)) }
+    }
+}
+
+/// ``offThePool(_:)`` for work that cannot fail.
+package func offThePool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: work()) }
+    }
+}
+
 /// The first line `descriptor` carries (without its newline), read within `seconds`; nil if the writer
-/// closed it or said nothing whole in time.
-package func firstLine(of descriptor: Int32, within seconds: Double = 20) -> String? {
+/// closed it or said nothing whole in time. Waits off the cooperative threads.
+package func firstLine(of descriptor: Int32, within seconds: Double = 60) async -> String? {
+    await offThePool { firstLineBlocking(of: descriptor, within: seconds) }
+}
+
+private func firstLineBlocking(of descriptor: Int32, within seconds: Double) -> String? {
     let deadline = Date().addingTimeInterval(seconds)
     var line: [UInt8] = []
     while true {
@@ -89,12 +110,22 @@ package func firstLine(of descriptor: Int32, within seconds: Double = 20) -> Str
 }
 
 /// Runs a command to completion and returns its exit status and its stdout and stderr together, as written.
-/// Bounded: a command still running after `seconds` is killed and this throws.
+/// Bounded: a command still running after `seconds` is killed and this throws. Waits off the cooperative
+/// threads.
 package func run(
     _ executable: String,
     _ arguments: [String],
     environment: [String: String]? = nil,
-    within seconds: Double = 30
+    within seconds: Double = 60
+) async throws -> (Int32, String) {
+    try await offThePool { try runBlocking(executable, arguments, environment: environment, within: seconds) }
+}
+
+private func runBlocking(
+    _ executable: String,
+    _ arguments: [String],
+    environment: [String: String]?,
+    within seconds: Double
 ) throws -> (Int32, String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)

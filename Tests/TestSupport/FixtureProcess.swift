@@ -88,11 +88,19 @@ package final class FixtureProcess: Sendable {
         return self.process.terminationStatus
     }
 
-    /// SIGTERM, a bounded wait, then SIGKILL. Blocking: for teardown.
+    /// SIGTERM, a bounded wait, then SIGKILL. Blocking: for teardown in `defer` and `deinit`.
     package func terminate(within seconds: Double = 5) {
         guard self.isRunning else { return }
         kill(self.pid, SIGTERM)
         self.process.exitStatus(within: seconds)
+    }
+
+    /// SIGTERM, a bounded wait, then SIGKILL, waiting without holding one of the cooperative threads (a
+    /// peer such as Faye can take seconds to end).
+    package func terminate(within seconds: Double = 5) async {
+        guard self.isRunning else { return }
+        kill(self.pid, SIGTERM)
+        if await self.waitForExit(within: seconds) == nil { _ = await self.waitForExit(within: 5) }
     }
 
     deinit {
@@ -107,7 +115,7 @@ package func runTool(
     _ arguments: [String],
     environment: [String: String],
     input: String? = nil,
-    within seconds: Double = 20
+    within seconds: Double = 60
 ) async throws -> (status: Int32, stdout: String, stderr: String) {
     let child = try FixtureProcess(tool, tool, arguments, environment: environment, withInput: input != nil)
     if let input {

@@ -7,7 +7,7 @@ public final class PrivateBus: @unchecked Sendable {
     public let folder: String
     private let process: Process
 
-    public init() throws {
+    public init() async throws {
         self.folder = try makeTemporaryFolder("attendant-bus")
         self.address = "unix:path=\(self.folder)/bus"
         let process = Process()
@@ -20,7 +20,7 @@ public final class PrivateBus: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        guard firstLine(of: ready.fileHandleForReading.fileDescriptor) != nil else {
+        guard await firstLine(of: ready.fileHandleForReading.fileDescriptor) != nil else {
             // It exited before it was ready, or said nothing within the bound.
             process.exitStatus(within: 0)
             throw FixtureError("dbus-daemon did not print its address on \(self.address)")

@@ -10,7 +10,7 @@ extension VoiceSoakTests {
     /// then no listener could be bound there: on a busy machine (thousands of connections, or of sockets
     /// in TIME_WAIT) a start failed that way about one time in three. The channel binds its listener first.
     @Test func aTCPChannelListensOnABusyMachine() async throws {
-        let busy = try BusyPorts(connections: 3000)
+        let busy = try await BusyPorts(connections: 3000)
         defer { busy.close() }
         for attempt in 0..<12 {
             let soak = try await Soak(seed: UInt64(attempt))
@@ -31,7 +31,7 @@ final class BusyPorts: @unchecked Sendable {
     private let process: Process
     private let input: Pipe
 
-    init(connections: Int) throws {
+    init(connections: Int) async throws {
         let script = """
             import socket, sys
             server = socket.socket(); server.bind(("127.0.0.1", 0)); server.listen(4096)
@@ -52,7 +52,7 @@ final class BusyPorts: @unchecked Sendable {
         try process.run()
         self.process = process
         self.input = input
-        guard firstLine(of: output.fileHandleForReading.fileDescriptor) != nil else {
+        guard await firstLine(of: output.fileHandleForReading.fileDescriptor) != nil else {
             process.exitStatus(within: 0)
             throw SoakError("python3 could not open \(connections) loopback connections")
         }
