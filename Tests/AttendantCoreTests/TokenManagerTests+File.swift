@@ -52,4 +52,34 @@ extension TokenManagerTests {
         run.cancel()
         await run.value
     }
+
+    /// The keeper reads the file before its watch on it begins; a token written in between is not left for
+    /// the next retry (CI once hit that gap: the test above waited in vain).
+    @Test func aTokenWrittenBetweenTheFirstReadAndTheWatchCountsAsAChange() async throws {
+        let folder = try makeTemporaryFolder("attendant-token-file")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/phone.token"
+        let source = FileTokenSource(path: .file(path), description: "token file \(path)")
+        try Self.writeTokenFile("first", to: path)
+        #expect(try await source.fetch() == "first")
+        try Self.writeTokenFile("second", to: path)
+
+        let changes = Locked(0)
+        let watching = Task { await source.watchChanges { changes.withLock { $0 += 1 } } }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while changes.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        watching.cancel()
+        await watching.value
+        #expect(changes.withLock { $0 } == 1, "the write before the watch began is a change")
+
+        // Read since: a new watch has nothing to report.
+        #expect(try await source.fetch() == "second")
+        let again = Task { await source.watchChanges { changes.withLock { $0 += 1 } } }
+        try await Task.sleep(for: .milliseconds(300))
+        again.cancel()
+        await again.value
+        let total = changes.withLock { $0 }
+        #expect(total == 1, "nothing changed after the last read")
+    }
 }
+

@@ -65,9 +65,11 @@ import Testing
         let folder = TemporaryFolder()
         let source = Self.command(["/bin/sh", "-c", "echo $$ > \(folder.path)/pid; sleep 1000 & echo $! > \(folder.path)/child; wait"])
         let task = Task { try? await source.fetch() }
-        while folder.read("child") == nil { await Task.yield() }
-        let pid = try #require(folder.read("pid").flatMap { pid_t($0.trimmingCharacters(in: "\n")) })
-        let child = try #require(folder.read("child").flatMap { pid_t($0.trimmingCharacters(in: "\n")) })
+        // The shell creates each file before it writes the pid into it.
+        let written = { (name: String) in folder.read(name).flatMap { pid_t($0.trimmingCharacters(in: "\n")) } }
+        while written("child") == nil && !Task.isCancelled { await Task.yield() }
+        let pid = try #require(written("pid"))
+        let child = try #require(written("child"))
         task.cancel()
         _ = await task.value
         #expect(!Self.processExists(pid), "the shell is gone (and reaped)")

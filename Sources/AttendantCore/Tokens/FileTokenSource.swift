@@ -1,4 +1,5 @@
 import Glibc
+import Synchronization
 
 /// `token-file` and `token-credential`: a file's contents, trimmed, read again at every renewal (so a
 /// tool that rewrites the file hands the daemon new tokens). A token file that other users may read or
@@ -17,6 +18,14 @@ struct FileTokenSource: TokenSource {
     let description: String
     /// A token file is small; anything bigger is refused before it is read.
     static let sizeLimit = 1024 * 1024
+    /// The file as the last read found it, so that a write between that read and the start of the watch is
+    /// not left for the next retry.
+    private let lastRead = LastRead()
+
+    init(path: Location, description: String) {
+        self.path = path
+        self.description = description
+    }
 
     func fetch() async throws -> String {
         let file: String
@@ -40,6 +49,7 @@ struct FileTokenSource: TokenSource {
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw self.failure(file, errno, help) }
+        self.lastRead.record(info)
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw TokenError(.source, "\(self.description): \(file) is not a regular file")
         }
@@ -69,10 +79,36 @@ struct FileTokenSource: TokenSource {
     /// change while the unit runs.
     func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {
         guard case .file(let path) = self.path, let watcher = TokenFileWatcher(path: path) else { return }
+        var now = stat()
+        if stat(path, &now) == 0, self.lastRead.differs(from: now) { onChange() }
         await watcher.run(onChange)
     }
 
     private func failure(_ file: String, _ code: Int32, _ help: String) -> TokenError {
         TokenError(.source, "\(self.description): cannot read \(file): \(String(cString: strerror(code)))\(help)")
+    }
+}
+
+/// Which file a read found (device and inode) and how it was then (size, modification time).
+private final class LastRead: Sendable {
+    private struct Signature: Equatable {
+        var device: UInt, inode: UInt, size: Int, seconds: Int, nanoseconds: Int
+
+        init(_ info: stat) {
+            self.device = UInt(info.st_dev)
+            self.inode = UInt(info.st_ino)
+            self.size = Int(info.st_size)
+            self.seconds = info.st_mtim.tv_sec
+            self.nanoseconds = info.st_mtim.tv_nsec
+        }
+    }
+
+    private let signature = Mutex<Signature?>(nil)
+
+    func record(_ info: stat) { self.signature.withLock { $0 = Signature(info) } }
+
+    /// Whether the file is another than, or changed since, the last read; false before any read.
+    func differs(from info: stat) -> Bool {
+        self.signature.withLock { $0.map { $0 != Signature(info) } ?? false }
     }
 }
