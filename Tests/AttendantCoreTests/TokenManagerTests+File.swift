@@ -65,7 +65,7 @@ extension TokenManagerTests {
         try Self.writeTokenFile("second", to: path)
 
         let changes = Locked(0)
-        let watching = Task { await source.watchChanges { changes.withLock { $0 += 1 } } }
+        let watching = Task { try? await source.watchChanges { changes.withLock { $0 += 1 } } }
         let deadline = ContinuousClock.now + .seconds(10)
         while changes.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         watching.cancel()
@@ -74,12 +74,27 @@ extension TokenManagerTests {
 
         // Read since: a new watch has nothing to report.
         #expect(try await source.fetch() == "second")
-        let again = Task { await source.watchChanges { changes.withLock { $0 += 1 } } }
+        let again = Task { try? await source.watchChanges { changes.withLock { $0 += 1 } } }
         try await Task.sleep(for: .milliseconds(300))
         again.cancel()
         await again.value
         let total = changes.withLock { $0 }
         #expect(total == 1, "nothing changed after the last read")
     }
-}
 
+    /// A token file whose folder cannot be watched: the keeper says why in its log, and the file is read on
+    /// the renewal schedule only.
+    @Test func aTokenFileThatCannotBeWatchedSaysWhy() async throws {
+        let path = "/nonexistent-attendant-folder/phone.token"
+        let source = FileTokenSource(path: .file(path), description: "token file \(path)")
+        let why = "cannot watch /nonexistent-attendant-folder for \(path): No such file or directory, so a token written into it is read at the renewal times only"
+        await #expect(throws: TokenError(.source, why)) { try await source.watchChanges {} }
+        let h = Harness(source: source)
+        let run = h.start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !h.records.text.contains("cannot watch"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(h.records.text.contains("token file \(path): \(why)"), "\(h.records.text)")
+        run.cancel()
+        await run.value
+    }
+}

@@ -77,8 +77,9 @@ struct FileTokenSource: TokenSource {
 
     /// A `token-file` is watched: a token written into it is read at once. A systemd credential does not
     /// change while the unit runs.
-    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {
-        guard case .file(let path) = self.path, let watcher = TokenFileWatcher(path: path) else { return }
+    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async throws(TokenError) {
+        guard case .file(let path) = self.path else { return }
+        let watcher = try TokenFileWatcher(path: path)
         var now = stat()
         if stat(path, &now) == 0, self.lastRead.differs(from: now) { onChange() }
         await watcher.run(onChange)

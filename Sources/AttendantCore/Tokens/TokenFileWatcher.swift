@@ -13,19 +13,24 @@ final class TokenFileWatcher: Sendable {
     private let name: String
     private let stopped = Mutex(false)
 
-    /// Returns nil when the folder cannot be watched (it does not exist, or inotify is out of watches);
-    /// the token is then read at the renewal schedule's times only.
-    init?(path: String) {
+    /// Throws, saying why, when the folder cannot be watched (it does not exist, or the user is out of
+    /// inotify instances or watches); the token is then read at the renewal schedule's times only.
+    init(path: String) throws(TokenError) {
         let slash = path.lastIndex(of: "/")
         let folder = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         self.name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let later = "so a token written into it is read at the renewal times only"
         let inotify = inotify_init1(Int32(IN_CLOEXEC))
-        guard inotify >= 0 else { return nil }
+        guard inotify >= 0 else {
+            let limit = errno == EMFILE ? " (the user's inotify instances are all in use: fs.inotify.max_user_instances)" : ""
+            throw TokenError(.source, "cannot watch \(path): inotify: \(String(cString: strerror(errno)))\(limit), \(later)")
+        }
         let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ATTRIB)
         var fds: [Int32] = [0, 0]
         guard inotify_add_watch(inotify, folder, mask) >= 0, pipe(&fds) == 0 else {
+            let reason = String(cString: strerror(errno))
             close(inotify)
-            return nil
+            throw TokenError(.source, "cannot watch \(folder) for \(path): \(reason), \(later)")
         }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         self.inotify = inotify

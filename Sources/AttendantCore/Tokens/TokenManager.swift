@@ -99,7 +99,11 @@ package actor TokenManager: TokenKeeper {
                 let (changes, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
                 await withDiscardingTaskGroup { watching in
                     watching.addTask {
-                        await self.source.watchChanges { continuation.yield() }
+                        do throws(TokenError) {
+                            try await self.source.watchChanges { continuation.yield() }
+                        } catch {
+                            self.logger.warning("\(self.source): \(error.message)")
+                        }
                         continuation.finish()
                     }
                     for await _ in changes { await self.sourceChanged() }

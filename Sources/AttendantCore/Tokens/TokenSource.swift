@@ -13,8 +13,9 @@ package protocol TokenSource: Sendable, CustomStringConvertible {
     func timeoutMessage(_ limit: Duration) -> String
 
     /// Calls `onChange` whenever the source may have a new token, until the calling task is cancelled;
-    /// sources that cannot tell return at once and are asked on the renewal schedule only.
-    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async
+    /// sources that cannot tell return at once and are asked on the renewal schedule only. Throws when
+    /// the source could tell but its watch cannot start.
+    func watchChanges(_ onChange: @escaping @Sendable () -> Void) async throws(TokenError)
 }
 
 extension TokenSource {
@@ -22,7 +23,7 @@ extension TokenSource {
         "\(self) gave no token within \(limit.seconds.formatted) s"
     }
 
-    package func watchChanges(_ onChange: @escaping @Sendable () -> Void) async {}
+    package func watchChanges(_ onChange: @escaping @Sendable () -> Void) async throws(TokenError) {}
 }
 
 extension TokenSettings.Source {
