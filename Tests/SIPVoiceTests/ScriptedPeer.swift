@@ -4,6 +4,7 @@ import Foundation
 import Glibc
 import SIPCore
 import Synchronization
+import TestSupport
 
 /// A SIP peer on a loopback UDP socket that the test drives message by message: it plays the registrar
 /// (and the proxy that relays calls) for one SIPVoice channel. Plain blocking sockets on a thread per
@@ -156,25 +157,17 @@ final class ScriptedPeer: @unchecked Sendable {
 
     private func receiveBytes(within seconds: Double) async throws -> [UInt8] {
         let descriptor = self.descriptor
-        let result: Result<([UInt8], sockaddr_in), any Error> = await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                guard poll(&pollDescriptor, 1, Int32(seconds * 1000)) > 0 else {
-                    continuation.resume(returning: .failure(PeerTimeout()))
-                    return
-                }
-                var buffer = [UInt8](repeating: 0, count: 65536)
-                var from = sockaddr_in()
-                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-                let count = withUnsafeMutablePointer(to: &from) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, &buffer, buffer.count, 0, $0, &length) }
-                }
-                guard count >= 0 else {
-                    continuation.resume(returning: .failure(PeerError("recvfrom: \(String(cString: strerror(errno)))")))
-                    return
-                }
-                continuation.resume(returning: .success((Array(buffer[0..<count]), from)))
+        let result: Result<([UInt8], sockaddr_in), any Error> = await offThePool {
+            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&pollDescriptor, 1, Int32(seconds * 1000)) > 0 else { return .failure(PeerTimeout()) }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var from = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let count = withUnsafeMutablePointer(to: &from) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, &buffer, buffer.count, 0, $0, &length) }
             }
+            guard count >= 0 else { return .failure(PeerError("recvfrom: \(String(cString: strerror(errno)))")) }
+            return .success((Array(buffer[0..<count]), from))
         }
         let (bytes, from) = try result.get()
         self.channelAddress = from
