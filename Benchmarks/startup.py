@@ -5,7 +5,7 @@ Measures, over several runs of the release build with two Loopback channels:
 - the time from process start (just before exec) to READY=1 on a notify socket this script owns;
 - resident memory (VmRSS) and private memory (Private_Clean + Private_Dirty) one second after READY=1.
 
-Usage: Benchmarks/startup.py [--runs N] [--binary PATH]   (default: .build/release/attendantd)
+Usage: Benchmarks/startup.py [--runs N] [--binary PATH]   (default: .build-release/release/attendantd)
 It reports figures; it asserts nothing.
 """
 import argparse, os, signal, socket, statistics, subprocess, tempfile, time
@@ -64,8 +64,10 @@ def run_once(binary):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=11)
-    parser.add_argument("--binary", default=".build/release/attendantd")
+    parser.add_argument("--binary", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".build-release/release/attendantd"))
     args = parser.parse_args()
+    if not os.access(args.binary, os.X_OK):
+        raise SystemExit(f"{args.binary} is not there: build it first with `swift build -c release --scratch-path .build-release`")
     results = [run_once(args.binary) for _ in range(args.runs)]
     ready = sorted(r[0] for r in results)
     print(f"runs: {args.runs}, two Loopback channels, {args.binary}")

@@ -25,7 +25,7 @@ process (which pays for code run the first time) and the later ones are told apa
 Usage: Benchmarks/voice_idle.py [--idle SECONDS] [--windows N] [--expires SECONDS] [--keepalive SECONDS]
                                 [--transport udp|tcp]
                                 [--binary PATH] [--no-baresip]
-  (defaults: 60 s, 1 window, 600 s, udp, .build/release/attendantd; DESIGN's figure is 600 s: --idle 600)
+  (defaults: 60 s, 1 window, 600 s, udp, .build-release/release/attendantd; DESIGN's figure is 600 s: --idle 600)
 It reports figures; it asserts nothing.
 """
 import argparse, base64, hashlib, hmac, os, re, secrets, shutil, signal, socket, subprocess, sys, tempfile, time
@@ -300,13 +300,13 @@ def main():
     parser.add_argument("--expires", type=int, default=EXPIRES, help="registration interval of both clients")
     parser.add_argument("--keepalive", type=int, help="the channel's keepalive-interval (default: the daemon's, 600 s)")
     parser.add_argument("--transport", choices=["udp", "tcp"], default="udp")
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/release/attendantd"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build-release/release/attendantd"))
     parser.add_argument("--no-baresip", dest="baresip", action="store_false")
     args = parser.parse_args()
     if args.baresip and not shutil.which("baresip"):
         args.baresip = False
     if not os.access(args.binary, os.X_OK):
-        raise BenchError(f"{args.binary} is not there: build it first with `swift build -c release`")
+        raise BenchError(f"{args.binary} is not there: build it first with `swift build -c release --scratch-path .build-release`")
 
     scratch = tempfile.mkdtemp(prefix="attendant-voice-idle-")
     kamailio = bus = daemon = baresip = None
