@@ -252,6 +252,28 @@ import Testing
         #expect(second.received == [sixth])
     }
 
+    @Test func theShownRecordIsWrittenOnlyWhenItChanges() {
+        var driver = Self.ready()
+        func shownWrites(_ driver: ChatDriver) -> Int {
+            driver.actions.filter { if case .store(.shownMessages) = $0 { true } else { false } }.count
+        }
+        let before = shownWrites(driver)
+        let first = driver.message("a1", "first")
+        driver.handle(.messageCreated(first, caseID: "case-1"))
+        #expect(shownWrites(driver) == before + 1)
+        // The same message again (a gateway's resend) is neither news nor a write.
+        driver.handle(.messageCreated(first, caseID: "case-1"))
+        #expect(shownWrites(driver) == before + 1)
+        #expect(driver.received == [first])
+        // The customer's own message does not touch the agent's record.
+        driver.handle(.messageCreated(driver.message("c1", from: false, "mine"), caseID: "case-1"))
+        #expect(shownWrites(driver) == before + 1)
+        let second = driver.message("a2", "second")
+        driver.handle(.messageCreated(second, caseID: "case-1"))
+        #expect(shownWrites(driver) == before + 2)
+        #expect(driver.stored.shownMessages.values.flatMap { $0.entries.map(\.id) }.suffix(2) == ["a1", "a2"])
+    }
+
     @Test func agentMessagesRecoveredAfterAReconnectAreReportedOnce() {
         var driver = Self.ready()
         let seen = driver.message("a1", "first")

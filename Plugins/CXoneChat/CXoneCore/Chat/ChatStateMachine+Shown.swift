@@ -36,7 +36,9 @@ extension ChatStateMachine {
         public func contains(_ message: ChatMessage) -> Bool {
             if let floor, message.sentAt <= floor { return true }
             let id = message.id.lowercased()
-            return self.entries.contains { $0.id == id }
+            // By index, so no entry is copied (and retained) to compare its id.
+            for index in self.entries.indices where self.entries[index].id == id { return true }
+            return false
         }
 
         /// Adds a message, dropping the oldest beyond `limit`; false if it was there already.
@@ -62,15 +64,21 @@ extension ChatStateMachine {
     }
 
     /// Remembers (and stores) that these messages of a thread were shown, and that the thread is known.
+    ///
+    /// The record is changed in place in the stored values, not copied out and compared back: it holds
+    /// up to ``Configuration/shownMessagesLimit`` ids, and this runs for every agent message.
     mutating func markShown(_ messages: [ChatMessage], in threadID: String) -> [Action] {
         let key = threadID.lowercased()
-        let before = self.stored.shownMessages[key]
-        var record = before ?? ShownMessages()
-        for message in messages where message.direction == .fromAgent {
-            _ = record.insert(message, limit: self.configuration.shownMessagesLimit)
+        var changed = false
+        if self.stored.shownMessages[key] == nil {
+            self.stored.shownMessages[key] = ShownMessages()
+            changed = true
         }
-        guard record != before else { return [] }
-        self.stored.shownMessages[key] = record
+        let limit = self.configuration.shownMessagesLimit
+        for message in messages where message.direction == .fromAgent {
+            if self.stored.shownMessages[key]!.insert(message, limit: limit) { changed = true }
+        }
+        guard changed, let record = self.stored.shownMessages[key] else { return [] }
         return [.store(.shownMessages(threadID: key, record))]
     }
 
