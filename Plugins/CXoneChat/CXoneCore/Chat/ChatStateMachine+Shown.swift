@@ -69,14 +69,12 @@ extension ChatStateMachine {
     /// up to ``Configuration/shownMessagesLimit`` ids, and this runs for every agent message.
     mutating func markShown(_ messages: [ChatMessage], in threadID: String) -> [Action] {
         let key = threadID.lowercased()
-        var changed = false
-        if self.stored.shownMessages[key] == nil {
-            self.stored.shownMessages[key] = ShownMessages()
-            changed = true
-        }
+        // A thread met for the first time is recorded even with no agent message: it is known now.
+        var changed = self.stored.shownMessages[key] == nil
+        if changed { self.stored.shownMessages[key] = ShownMessages() }
         let limit = self.configuration.shownMessagesLimit
         for message in messages where message.direction == .fromAgent {
-            if self.stored.shownMessages[key]!.insert(message, limit: limit) { changed = true }
+            if self.stored.shownMessages[key, default: ShownMessages()].insert(message, limit: limit) { changed = true }
         }
         guard changed, let record = self.stored.shownMessages[key] else { return [] }
         return [.store(.shownMessages(threadID: key, record))]
