@@ -12,6 +12,8 @@ It reports figures; it asserts nothing.
 """
 import argparse, os, signal, socket, statistics, subprocess, tempfile, time
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 CONFIG = """
 [[channel]]
 name = "one"
@@ -67,7 +69,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--keep-state", action="store_true", help="one state database for every run (a restart), not a new one each time")
-    parser.add_argument("--binary", default=os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ".build-release/release/attendantd"))
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build-release/release/attendantd"))
     args = parser.parse_args()
     if not os.access(args.binary, os.X_OK):
         raise SystemExit(f"{args.binary} is not there: build it first with `swift build -c release --scratch-path .build-release`")

@@ -100,6 +100,7 @@ package final class FixtureProcess: Sendable {
     package func terminate(within seconds: Double = 5) async {
         guard self.isRunning else { return }
         kill(self.pid, SIGTERM)
+        // waitForExit sends SIGKILL when its bound passes; the second wait gives the killed process time to end.
         if await self.waitForExit(within: seconds) == nil { _ = await self.waitForExit(within: 5) }
     }
 
