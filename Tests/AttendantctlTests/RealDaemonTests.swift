@@ -15,7 +15,8 @@ import Testing
         let folder: String
         let configuration: String
 
-        init(_ configuration: String, bus: PrivateBus) async throws {
+        /// Starts attendantd; unless `waitingForReady` is false, returns once it logged "ready:".
+        init(_ configuration: String, bus: PrivateBus, waitingForReady: Bool = true) async throws {
             self.folder = try makeTemporaryFolder("attendantctl-daemon")
             self.configuration = self.folder + "/attendant.toml"
             try configuration.write(toFile: self.configuration, atomically: true, encoding: .utf8)
@@ -30,6 +31,7 @@ import Testing
                     "XDG_CONFIG_HOME": self.folder + "/config", "NOTIFY_SOCKET": "", "WATCHDOG_USEC": "",
                 ]
             )
+            guard waitingForReady else { return }
             let ready = await self.process.waitFor { $0.stderr.contains("ready:") }
             #expect(ready, "attendantd did not get ready:\n\(self.process.stderr)")
         }
@@ -67,6 +69,26 @@ import Testing
     }
 
     static func json(_ text: String) throws -> Any { try JSONSerialization.jsonObject(with: Data(text.utf8)) }
+
+    /// A client that calls the moment the daemon's name appears on the bus gets an answer with the
+    /// configured channels (starting or already listening), not `Unknown object` or an empty list: the
+    /// daemon exports its objects and knows its channels before it takes the name. Several starts, as a
+    /// call lost the race in about one start in five before.
+    @Test func aCallAsTheNameAppearsIsAnsweredWithTheConfiguredChannels() async throws {
+        for _ in 0..<5 {
+            let bus = try await PrivateBus()
+            let client = try await ControlClient.connect(.custom(bus.address), requireDaemon: false)
+            var running = try await client.daemonRunningChanges().makeAsyncIterator()
+            let daemon = try await Daemon(Self.loopback() + "\n" + Self.loopback().replacingOccurrences(of: "\"desk\"", with: "\"desk2\""), bus: bus, waitingForReady: false)
+            #expect(await running.next() == true, "the daemon never took its name:\n\(daemon.process.stderr)")
+            let channels = try await client.channels()
+            #expect(channels.map(\.name) == ["desk", "desk2"])
+            #expect(channels.allSatisfy { ["starting", "listening"].contains($0.state) }, "\(channels)")
+            let status = try await client.status()
+            #expect(status.channels == 2, "\(status)")
+            await client.connection.close()
+        }
+    }
 
     @Test func everyCommandAgainstTheDaemon() async throws {
         let bus = try await PrivateBus()

@@ -267,6 +267,9 @@ package final class ControlBus: AlertPresenter {
 
     static func supervisor(_ name: String, target: Target) throws(BusMethodError) -> ChannelSupervisor {
         guard let supervisor = target.fleet.supervisor(named: name) else {
+            if let status = target.fleet.statuses.first(where: { $0.name == name }), status.state == .starting {
+                throw BusMethodError(name: ControlError.noSuchChannel, message: "channel \"\(name)\" is starting; try again in a moment")
+            }
             let running = target.fleet.runningChannels
             throw BusMethodError(
                 name: ControlError.noSuchChannel,

@@ -152,6 +152,11 @@ package struct AttendantDaemon {
             try await control.export()
             desktop = DesktopServices(alerts: alerts, fleet: fleet, control: control, links: links, logger: self.logger)
         }
+        // Only now is the daemon's name taken: a client calls as soon as it sees the name, and then the
+        // objects are there and the channels are known (each `starting` until its supervisor says more),
+        // instead of `Unknown object` or "no channels configured" (issue 29).
+        fleet.announce(configuration)
+        if let session { try await self.claimName(on: session) }
 
         var groupConfiguration = ServiceGroupConfiguration(
             // Started in this order, stopped in reverse: channels stop before the router drains their
@@ -180,8 +185,9 @@ package struct AttendantDaemon {
 }
 
 extension AttendantDaemon {
-    /// Connects to the session bus and claims the daemon's name; nil (with a warning) when there is no
-    /// session bus. Another daemon holding the name is a start failure.
+    /// Connects to the session bus and checks that no other daemon holds the daemon's name; nil (with a
+    /// warning) when there is no session bus. Another daemon holding the name is a start failure. The
+    /// name is claimed later, by ``claimName(on:)``, once the control objects are exported.
     func openSessionBus() async throws -> BusConnection? {
         let connection: BusConnection
         do {
@@ -190,19 +196,25 @@ extension AttendantDaemon {
             self.logger.warning("no session bus (\(error)): no desktop alerts and no control API; contacts are still recorded and logged")
             return nil
         }
+        guard try await connection.nameOwner(ControlInterface.busName) != nil else { return connection }
+        let pid = await connection.processID(ofOwnerOf: ControlInterface.busName)
+        await connection.close()
+        if self.options.desktopIsOptional {
+            self.logger.warning("another attendantd\(holder(pid)) owns \(ControlInterface.busName) on this session bus: running without desktop alerts and control API")
+            return nil
+        }
+        throw DaemonStartError.alreadyRunning(pid: pid)
+    }
+
+    /// Claims the daemon's name on the session bus. Another daemon that took it since
+    /// ``openSessionBus()`` looked (two started at the same moment) makes this start fail.
+    func claimName(on connection: BusConnection) async throws {
         switch try await connection.requestName(ControlInterface.busName) {
         case .acquired:
-            return connection
+            return
         case .taken(let pid):
             await connection.close()
-            let holder = pid.map { " (pid \($0))" } ?? ""
-            if self.options.desktopIsOptional {
-                self.logger.warning("another attendantd\(holder) owns \(ControlInterface.busName) on this session bus: running without desktop alerts and control API")
-                return nil
-            }
-            throw DaemonStartError(
-                description: "attendantd is already running on this session bus\(holder): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
-            )
+            throw DaemonStartError.alreadyRunning(pid: pid)
         }
     }
 }
@@ -210,4 +222,13 @@ extension AttendantDaemon {
 package struct DaemonStartError: Error, CustomStringConvertible {
     package var description: String
     package init(description: String) { self.description = description }
+
+    static func alreadyRunning(pid: UInt32?) -> DaemonStartError {
+        DaemonStartError(
+            description: "attendantd is already running on this session bus\(holder(pid)): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
+        )
+    }
 }
+
+/// " (pid 123)", or nothing when the bus did not say.
+private func holder(_ pid: UInt32?) -> String { pid.map { " (pid \($0))" } ?? "" }

@@ -104,6 +104,20 @@ package final class ChannelFleet: Service {
         }
     }
 
+    /// Makes the channels of `configuration` known before ``run()`` starts them: each enabled one is
+    /// `starting` (waiting for the fleet), so that the control API answers with the channels the daemon
+    /// will run from its first moment on the bus, not with none.
+    package func announce(_ configuration: AttendantConfiguration) {
+        self.shared.withLock { shared in
+            guard shared.order.isEmpty else { return }
+            let enabled = configuration.channels.filter(\.enabled)
+            shared.order = enabled.map(\.name)
+            for channel in enabled where shared.statuses[channel.name] == nil {
+                shared.statuses[channel.name] = ChannelStatus(name: channel.name, plugin: channel.plugin, state: .starting, detail: "waiting for the daemon to start it")
+            }
+        }
+    }
+
     /// Returns once every channel has finished its first attempt to listen (or failed to start).
     package func waitUntilSettled() async {
         await withCheckedContinuation { continuation in

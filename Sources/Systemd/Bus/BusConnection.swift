@@ -226,17 +226,21 @@ public final class BusConnection: @unchecked Sendable {
         switch reply.first?.uint32 {
         case 1, 4: return .acquired
         case 3:
-            let pid = try? await self.call(
-                destination: "org.freedesktop.DBus",
-                path: "/org/freedesktop/DBus",
-                interface: "org.freedesktop.DBus",
-                member: "GetConnectionUnixProcessID",
-                arguments: [.string(name)]
-            ).first?.uint32
-            return .taken(ownerPID: pid)
+            return .taken(ownerPID: await self.processID(ofOwnerOf: name))
         default:
             throw .malformed("RequestName answered \(reply)")
         }
+    }
+
+    /// The process id of whoever owns `name` now, when the bus tells it.
+    public func processID(ofOwnerOf name: String) async -> UInt32? {
+        try? await self.call(
+            destination: "org.freedesktop.DBus",
+            path: "/org/freedesktop/DBus",
+            interface: "org.freedesktop.DBus",
+            member: "GetConnectionUnixProcessID",
+            arguments: [.string(name)]
+        ).first?.uint32
     }
 
     /// The unique name of whoever owns `name` now, or nil.
