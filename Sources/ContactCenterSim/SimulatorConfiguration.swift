@@ -16,6 +16,8 @@ public struct SimulatorConfiguration: Sendable {
     public var signingKey: [UInt8]
     /// How long an issued token is valid.
     public var tokenLifetime: Duration = .seconds(3600)
+    /// How long (real time) the token endpoint waits before it answers: a slow token service.
+    public var tokenDelay: Duration = .zero
     /// The token issuer (`iss`), a Twilio-style account SID.
     public var accountSID: String = "ACsimulator"
     /// The CXone chat gateway's brand, channel and behaviour.

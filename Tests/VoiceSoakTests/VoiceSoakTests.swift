@@ -44,6 +44,20 @@ import Testing
         #expect(!report.log.contains("eyJ"), "no token in the log")
     }
 
+    /// A token service that takes a while to answer costs no extra token: the rig moves the clock only
+    /// once a fetch under way has ended, so the fetch's time limit never passes while the answer is on its
+    /// way. (Before, the rig could move the clock past that limit while the request was still queued on a
+    /// busy machine; the fetch then failed and was retried, and the soak counted 31 tokens in a day.)
+    @Test func aSlowTokenServiceCostsNoExtraToken() async throws {
+        let soak = try await Soak(seed: 11, tokenDelay: .milliseconds(60))
+        let report = try await soak.run(hours: 6, restarts: 0, calls: 0)
+        await soak.stop()
+        // The first token, then one renewal at about 90 % of each token's hour: 54, 108, ... 324 minutes.
+        #expect((6...8).contains(report.tokensIssued), "\(report)")
+        #expect(report.listens == 1, "listening all along: \(report)")
+        #expect(!report.log.contains("did not answer within"), "\(report.log.suffix(2000))")
+    }
+
     @Test func aTokenThatExpiresWhileRenewalsFailEndsInSignInNeededAndRecoversWhenRenewalsWork() async throws {
         let soak = try await Soak(seed: 7)
         try await soak.settle()
@@ -107,13 +121,14 @@ final class Soak: Sendable {
     private let running: Task<Void, any Error>
     private let seed: UInt64
 
-    init(seed: UInt64) async throws {
+    /// - Parameter tokenDelay: how long (real time) the simulator's token endpoint takes to answer.
+    init(seed: UInt64, tokenDelay: Duration = .zero) async throws {
         self.seed = seed
         let clock = ManualClock(epoch: UnixTime(secondsSince1970: Date().timeIntervalSince1970.rounded()))
         self.clock = clock
-        self.simulator = try await ContactCenterSimulator.start(
-            SimulatorConfiguration(tokenLifetime: .seconds(3600), now: { clock.unixTime().secondsSince1970 })
-        )
+        var simulation = SimulatorConfiguration(tokenLifetime: .seconds(3600), now: { clock.unixTime().secondsSince1970 })
+        simulation.tokenDelay = tokenDelay
+        self.simulator = try await ContactCenterSimulator.start(simulation)
         self.folder = try makeTemporaryFolder("attendant-soak")
         self.store = try StateStore(directory: self.folder)
         let records = self.logs
@@ -172,7 +187,7 @@ final class Soak: Sendable {
     var state: ChannelStatus.State? { self.fleet.statuses.first?.state }
 
     /// Waits (real time, bounded) until nothing moves any more: the channel waits on nothing from the
-    /// network (no listen under way, no REGISTER unanswered), a token the simulator issued at this instant
+    /// network (no listen under way, no REGISTER unanswered, no token fetch), a token the simulator issued at this instant
     /// has reached the token manager, and the state, the timers and the counters are steady. Only then may
     /// the clock move: a jump past a response timeout while the response is still on its way would be a
     /// failure the test made up.
@@ -184,6 +199,10 @@ final class Soak: Sendable {
             {
                 return nil
             }
+            // A token fetch under way: its request may not even have reached the simulator yet (on a busy
+            // machine it can wait longer than the quiet spell below), and moving the clock now could pass
+            // the fetch's time limit while the answer is on its way.
+            if await supervisor?.tokenHealth()?.renewing == true { return nil }
             let issued = self.simulator.tokensIssued
             if issued != self.tokensSeen.load(ordering: .relaxed) {
                 guard await supervisor?.tokenHealth()?.lastRenewal == self.clock.unixTime() else { return nil }

@@ -36,6 +36,8 @@ package struct TokenHealth: Sendable, Hashable {
     package var lastRenewalError: String?
     /// Renewals that failed in a row.
     package var consecutiveFailures: Int
+    /// A fetch from the token source is under way.
+    package var renewing = false
 
     package init(expiresAt: UnixTime? = nil, lastRenewal: UnixTime? = nil, lastRenewalError: String? = nil, consecutiveFailures: Int = 0) {
         self.expiresAt = expiresAt

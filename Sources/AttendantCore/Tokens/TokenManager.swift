@@ -80,7 +80,11 @@ package actor TokenManager: TokenKeeper {
         }
     }
 
-    package func health() async -> TokenHealth? { self.record }
+    package func health() async -> TokenHealth? {
+        var record = self.record
+        record.renewing = self.inFlight != nil
+        return record
+    }
 
     package func remainingLifetime() async -> Duration? {
         self.held?.token.expiresAt.map { $0 - self.wallClock() }

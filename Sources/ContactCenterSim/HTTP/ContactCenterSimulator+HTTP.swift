@@ -5,6 +5,7 @@ extension ContactCenterSimulator {
     func route(_ request: HTTPRouteRequest) async -> HTTPReply {
         switch (request.method, request.path) {
         case ("GET", "/token"), ("POST", "/token"):
+            if self.configuration.tokenDelay > .zero { try? await Task.sleep(for: self.configuration.tokenDelay) }
             return self.tokenReply(request)
         case ("POST", "/control/fault"):
             return self.faultReply(request)
