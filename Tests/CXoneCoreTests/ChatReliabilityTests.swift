@@ -197,6 +197,47 @@ import Testing
         #expect(driver.stored.shownMessages["thread-1"]?.entries.map(\.id) == ["a1", "a2"])
     }
 
+    @Test func aListedThreadOpenedForTheFirstTimeShowsItsHistoryAsSeen() {
+        // Multi-thread: a thread listed for the first time is known by its last message only
+        // (LoadThreadMetadata); `chat open` loads its history, which is not news either.
+        var first = ChatDriver()
+        first.prepare(.init(multiThread: true))
+        first.connect()
+        first.handle(.threadListFetched(["t1"]))
+        let history = [
+            first.message("a1", thread: "t1", "from 2022", at: 1_650_000_000),
+            first.message("c1", thread: "t1", from: false, "thanks", at: 1_650_000_100),
+            first.message("a2", thread: "t1", "you are welcome", at: 1_650_000_200),
+        ]
+        first.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: history[2]))
+        #expect(first.state == .ready)
+        first.perform { try $0.openThread(threadID: "t1") }
+        first.handle(.threadRecovered(ChatThread(id: "t1", state: .ready, lastMessages: history), caseID: "case-1", agent: nil))
+        #expect(first.received.isEmpty)
+        // What the agent writes afterwards is news, once.
+        let later = first.message("a3", thread: "t1", "anything else?", at: 1_700_000_000)
+        first.handle(.messageCreated(later, caseID: "case-1"))
+        first.handle(.messageCreated(later, caseID: "case-1"))
+        #expect(first.received == [later])
+
+        // Listed in one run and not opened: what the agent wrote while the daemon was stopped is news in
+        // the next (as the last message listed, and not again when opened); the history before it is not.
+        var listed = ChatDriver()
+        listed.prepare(.init(multiThread: true))
+        listed.connect()
+        listed.handle(.threadListFetched(["t1"]))
+        listed.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: history[2]))
+        var second = ChatDriver(stored: listed.stored, seed: 5)
+        second.prepare(.init(multiThread: true))
+        second.connect()
+        second.handle(.threadListFetched(["t1"]))
+        second.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: later))
+        #expect(second.received == [later])
+        second.perform { try $0.openThread(threadID: "t1") }
+        second.handle(.threadRecovered(ChatThread(id: "t1", state: .ready, lastMessages: history + [later]), caseID: "case-1", agent: nil))
+        #expect(second.received == [later])
+    }
+
     @Test func agentMessagesInTheSameSecondAsTheLastShownAreReportedOnceAfterARestart() {
         // CXone's createdAt has whole seconds: the agent writes again within the second of the last
         // message shown, while the daemon is stopped.

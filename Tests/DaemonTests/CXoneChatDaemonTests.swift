@@ -262,6 +262,47 @@ import Testing
         await Self.stop(daemon)
     }
 
+    /// A thread met for the first time in the thread list is known by its last message only; opening it
+    /// loads its history, which is no news either: no event, no contact. What comes afterwards is.
+    @Test func aListedThreadOpenedForTheFirstTimeShowsItsHistoryAsNoNews() async throws {
+        let simulator = try await Simulator(["--cxone-multi-thread"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        var daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "Hello"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let customer = try #require(try await Self.gatewayThreads(simulator).first?["customer"] as? String)
+        await Self.stop(daemon)
+
+        // Before this daemon knew it, an agent opened a conversation and wrote in it twice.
+        let opened = try await simulator.controlJSON("POST", "/control/cxone/agent?customer=\(customer)&text=Your%20order%20from%202022")
+        let threadID = try #require(opened["thread_id"] as? String).lowercased()
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Is%20it%20still%20wanted%3F")
+        func contacts() async throws -> [[String: Any]] {
+            let (status, output) = try await TokenDaemonTests.ctl(["contacts", "--json"], bus: bus)
+            guard status == 0 else { throw FixtureError("contacts failed (\(status)): \(output)") }
+            return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+        }
+
+        daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        let listed = try await Self.threads(bus: bus).first { $0["id"] as? String == threadID }
+        #expect(Self.texts(listed) == ["Is it still wanted?"], "\(String(describing: listed))")
+        let (status, output) = try await Self.chat(["open", threadID, "--json"], bus: bus)
+        #expect(status == 0, "\(output)\n\(daemon.stderr)")
+        let thread = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
+        #expect(Self.texts(thread) == ["Your order from 2022", "Is it still wanted?"], "\(thread)")
+        #expect(!daemon.stderr.contains("from-agent from Ada Lovelace"), "\(daemon.stderr)")
+        await #expect(try contacts().isEmpty)
+
+        // The agent writes now: news, once, and the thread is a contact.
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(threadID)&text=Hello%20again")
+        try await eventually("the new agent message") { daemon.stderr.contains("from-agent from Ada Lovelace") }
+        try await eventually("the thread in the contact history") { try await contacts().count == 1 }
+        #expect(daemon.stderr.components(separatedBy: "from-agent from Ada Lovelace").count - 1 == 1, "\(daemon.stderr)")
+        await Self.stop(daemon)
+    }
+
     // MARK: Welcome message
 
     @Test func theWelcomeMessageGoesFirstAsSendOutboundThenTheUsersMessage() async throws {

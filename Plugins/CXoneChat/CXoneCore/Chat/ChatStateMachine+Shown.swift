@@ -8,8 +8,10 @@ extension ChatStateMachine {
     ///
     /// A thread with a record is known: an agent message it does not hold is news (it came while the
     /// daemon was stopped or the machine asleep). A thread with no record is met for the first time: its
-    /// history is not news. The list is bounded; ids dropped from its head leave ``floor`` behind, and a
-    /// message sent at or before the floor counts as shown.
+    /// history is not news; one met in the thread list, by its last message only, is recorded with the
+    /// floor at that message's time, so the history before it is not news either when it is opened. The
+    /// list is bounded; ids dropped from its head leave ``floor`` behind, and a message sent at or before
+    /// the floor counts as shown.
     public struct ShownMessages: Sendable, Hashable {
         public struct Entry: Sendable, Hashable {
             /// The message id, lower-cased.
@@ -25,7 +27,7 @@ extension ChatStateMachine {
         /// The latest agent messages shown, oldest first.
         public var entries: [Entry]
         /// Messages sent at or before this time count as shown (ids dropped to keep ``entries`` bounded,
-        /// or the time mark an older version stored).
+        /// the last message of a thread met in the thread list, or the time mark an older version stored).
         public var floor: UnixTime?
 
         public init(entries: [Entry] = [], floor: UnixTime? = nil) {
@@ -65,13 +67,17 @@ extension ChatStateMachine {
 
     /// Remembers (and stores) that these messages of a thread were shown, and that the thread is known.
     ///
+    /// `historyThrough`: for a thread met for the first time by less than its history (multi-thread:
+    /// LoadThreadMetadata gives its last message only), the time of the latest message met; what was sent
+    /// until then is its history, not news, when the thread is loaded (`chat open`: RecoverThread).
+    ///
     /// The record is changed in place in the stored values, not copied out and compared back: it holds
     /// up to ``Configuration/shownMessagesLimit`` ids, and this runs for every agent message.
-    mutating func markShown(_ messages: [ChatMessage], in threadID: String) -> [Action] {
+    mutating func markShown(_ messages: [ChatMessage], in threadID: String, historyThrough: UnixTime? = nil) -> [Action] {
         let key = threadID.lowercased()
         // A thread met for the first time is recorded even with no agent message: it is known now.
         var changed = self.stored.shownMessages[key] == nil
-        if changed { self.stored.shownMessages[key] = ShownMessages() }
+        if changed { self.stored.shownMessages[key] = ShownMessages(floor: historyThrough) }
         let limit = self.configuration.shownMessagesLimit
         for message in messages where message.direction == .fromAgent {
             if self.stored.shownMessages[key, default: ShownMessages()].insert(message, limit: limit) { changed = true }

@@ -196,10 +196,13 @@ extension ChatStateMachine {
         if let name, !name.isEmpty { thread.name = name }
         var actions: [Action] = []
         if let lastMessage, !Self.isInternalMarker(lastMessage), !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
-            if self.isUnshown(lastMessage, shown: self.stored.shownMessages[thread.id.lowercased()]) {
+            let shown = self.stored.shownMessages[thread.id.lowercased()]
+            if self.isUnshown(lastMessage, shown: shown) {
                 actions.append(.report(.messageReceived(lastMessage)))
             }
-            actions += self.markShown([lastMessage], in: thread.id)
+            // Met for the first time, by its last message only: the messages before it are its history,
+            // no news when the thread is opened, as a single-thread channel's recovered history is not.
+            actions += self.markShown([lastMessage], in: thread.id, historyThrough: shown == nil ? lastMessage.sentAt : nil)
             thread.lastMessages.append(lastMessage)
         }
         if thread.state == .received { thread.state = .loaded }
