@@ -49,4 +49,25 @@ import Testing
         #expect(presence.lastError == nil)
         #expect(presence.listening)
     }
+
+    @Test func aNewChatClearsTheLastErrorAndErrorsOfItsOwnStepStay() throws {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched([]))
+        var presence = ChatPresence()
+        presence.connected()
+        driver.presence = presence
+        // A failure of the chat before: the last error, until a new chat starts.
+        driver.perform { try $0.createThread() }
+        driver.handle(.serverError(message: "internal error, request 42"))
+        #expect(driver.presence?.lastError?.message == "the chat server failed: internal error, request 42")
+        driver.perform { try $0.createThread() }
+        #expect(driver.presence?.lastError == nil)
+        // An error in the step that starts the chat is that chat's.
+        var same = driver.presence!
+        let error = ChatError(.operation, "refused")
+        _ = same.after([.threadUpdated(ChatThread(id: "t9", state: .pending)), .error(error)], machine: driver.machine)
+        #expect(same.lastError == error)
+    }
 }

@@ -106,6 +106,13 @@ extension CXoneChatDaemonTests {
         await #expect(try Self.chat(["open", threadID], bus: bus).status == 0)
         await #expect(try Self.chat(["end"], bus: bus).status == 0)
         await #expect(try TokenDaemonTests.channel("chat", bus: bus)["state"] as? String == "listening")
+
+        // `chat status` shows the last error until a new chat starts: it belongs to the chat that failed.
+        await #expect(try Self.status(bus: bus)["last-error"]?.hasPrefix("the chat server failed: ") == true)
+        let created = try await Self.chat(["create"], bus: bus)
+        #expect(created.status == 0, "\(created.output)")
+        let fields = try await Self.status(bus: bus)
+        #expect(fields["last-error"] == nil, "\(fields)")
         await Self.stop(daemon)
     }
 

@@ -112,6 +112,20 @@ import Testing
         #expect(session.timerFired(.request(3), now: Self.now).isEmpty, "the other caller heard it already")
     }
 
+    @Test func theLastErrorBelongsToTheChatThatFailedAndANewChatClearsIt() throws {
+        var session = try Self.active()
+        // GMS refuses an operation and ends the chat: `chat status` says why.
+        _ = session.received(GMSChatV2Reply(secureKey: "key-1", statusCode: 2, chatEnded: true, errors: ["updateNickname needs a nickname"]), now: Self.now)
+        #expect(session.phase == .ended)
+        #expect(session.statusFields()["last-error"] == "GMS refused an operation: updateNickname needs a nickname")
+        // Still the same connection: a new chat starts, and the error was the other chat's.
+        _ = try session.startChat(2, timeout: .seconds(8))
+        #expect(session.statusFields()["last-error"] != nil, "nothing has started yet")
+        _ = session.received(GMSChatV2Reply(chatID: "chat-2", userID: "user-1", secureKey: "key-2"), now: Self.now)
+        #expect(session.phase == .active)
+        #expect(session.statusFields()["last-error"] == nil, "\(session.statusFields())")
+    }
+
     @Test func rowsBehindAGapWaitThenAreAskedForThenTheGapIsSkipped() throws {
         var session = try Self.active()
         let first = Self.words(session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([1, 3])), now: Self.now))

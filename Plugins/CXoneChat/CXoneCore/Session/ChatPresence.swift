@@ -18,7 +18,8 @@ public struct ChatPresence: Sendable {
     public var listening = false
     /// The desktop is in the background: the disconnect that brings is not a loss.
     public var background = false
-    /// The last error the machine reported, for the loss report and `chat status`.
+    /// The last error the machine reported, for the loss report and `chat status`: it belongs to the chat
+    /// that failed, so connecting again or a new chat (a thread created here) ends it.
     public private(set) var lastError: ChatError?
 
     public init() {}
@@ -32,7 +33,17 @@ public struct ChatPresence: Sendable {
     /// After a step that reported `reports` and left `machine` as it is: notes the errors and says what the
     /// host hears.
     public mutating func after(_ reports: [ChatStateMachine.Report], machine: ChatStateMachine) -> [Notice] {
-        for case .error(let error) in reports { self.lastError = error }
+        for report in reports {
+            switch report {
+            case .error(let error):
+                self.lastError = error
+            case .threadUpdated(let thread) where thread.state == .pending:
+                // Only a thread created here is pending (the SDK's createThread): a new chat starts.
+                self.lastError = nil
+            default:
+                break
+            }
+        }
         var notices: [Notice] = []
         if machine.reconnectAttempt > 0, reports.contains(.stateChanged(.connecting)) {
             notices.append(.reconnecting(attempt: machine.reconnectAttempt, reason: machine.lastLossReason))

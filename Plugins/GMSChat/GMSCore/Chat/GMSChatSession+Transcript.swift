@@ -64,10 +64,12 @@ extension GMSChatSession {
 
     // MARK: The chat's life
 
-    /// The chat started: keys kept in the secrets, a thread for the host.
+    /// The chat started: keys kept in the secrets, a thread for the host. An earlier error was the
+    /// earlier chat's (or its start's), not this one's.
     mutating func begin(_ keys: GMSChatKeys) -> [Action] {
         let threadID = self.settings.makeThreadID()
         self.phase = .active
+        self.lastError = nil
         self.keys = keys
         self.threadID = threadID
         self.ledger = TranscriptLedger()
