@@ -68,6 +68,35 @@ import Testing
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
     }
 
+    // MARK: Stopping
+
+    /// Every stop with an active chat tells GMS, as every sleep does: `/meta/disconnect` with the chat's
+    /// position before the daemon exits, over WebSocket as over long-polling. The WebSocket used to close
+    /// the moment the daemon's graceful shutdown began (swift-websocket closes its connections on the
+    /// graceful shutdown of the task that opened them), racing the disconnect: it got out in about 1 stop
+    /// of 10. Several stops, each on a new daemon that resumes the same chat.
+    @Test(arguments: ["websocket", "long-polling"])
+    func everyStopWithAnActiveChatSendsTheDisconnect(transport: String) async throws {
+        let simulator = try await Simulator([])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let config = try scratch.write("attendant.toml", Self.configuration(simulator, transport: transport))
+        for stop in 1...6 {
+            let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+            try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+            try await eventually("stop \(stop): the chat active over \(transport)") {
+                let status = try await self.chatStatus(desktop)
+                return status["chat"] == "active" && status["transport"] == transport
+            }
+            let before = (try await Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]] ?? []).count
+            await CXoneChatDaemonTests.stop(daemon)
+            let disconnects = try await Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]] ?? []
+            #expect(disconnects.count == before + 1, "stop \(stop): \(disconnects.count - before) disconnects; the daemon's log:\n\(daemon.stderr.suffix(3000))")
+            #expect(disconnects.last?["transcript_position"] as? String != nil, "\(disconnects)")
+        }
+    }
+
     // MARK: The seed, step by step
 
     /// Sleep: `/meta/disconnect` with the highest position, inside the delay lock; the server flags the

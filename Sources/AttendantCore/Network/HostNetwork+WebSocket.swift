@@ -40,7 +40,13 @@ extension HostNetwork {
             let timeout = loop.scheduleTask(in: Self.timeAmount(limit)) {
                 connection.abandon(NetworkError(.timeout, "\(what) failed: no upgrade within \(limit.seconds.formatted) s"))
             }
-            let task = Task {
+            // Detached: the connection must not inherit the opener's task-locals. swift-websocket closes a
+            // connection when the graceful shutdown of the task that runs it begins (WSCore's
+            // `WebSocketHandler.handle`, `withGracefulShutdownHandler`), and a channel's socket is opened
+            // from inside the daemon's channels service, so the daemon's shutdown closed every channel's
+            // socket at once, before the channel could say goodbye on it (GMS's `/meta/disconnect` got out
+            // in about 1 stop of 10). The channel closes its socket itself (`close()`), after its goodbye.
+            let task = Task.detached {
                 var failure: (NetworkError.Kind, String)?
                 var reason = "the server closed the connection"
                 do {
