@@ -89,6 +89,24 @@ extension KarteActionsDaemonTests {
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
     }
 
+    /// A 2xx answer over the 2 MiB limit means KARTE has the events: they are posted once, never again
+    /// (it used to count as a network failure, so the same view reached KARTE four times), and the
+    /// answer's actions are dropped and logged. Both forms: a plain body past the limit, and a gzip body
+    /// that unpacks past it.
+    @Test(arguments: [false, true])
+    func anOversizeAnswerDeliveredTheEventsAndIsNotRetried(gzip: Bool) async throws {
+        let setup = try await Self.start(simulatorArguments: gzip ? [] : ["--karte-no-gzip-answers"])
+        defer { setup.stop() }
+        try await setup.settled()
+        _ = try await setup.simulator.control("POST", "/control/karte/fault", body: #"{"mode": "oversize", "count": 4}"#)
+        try await setup.actions("view", "home")
+        // Logged once the answer is given up on: at once now, after the last retry before.
+        try await eventually("the oversize answer logged") { setup.daemon.stderr.contains("larger than 2097152 bytes") }
+        let homes = try await setup.events(named: "view").filter { ($0["values"] as? [String: Any])?["view_name"] as? String == "home" }
+        #expect(homes.count == 1, "posted \(homes.count) times: \(setup.daemon.stderr)")
+        #expect(!setup.desktop.notifyCalls.contains { $0.summary == Self.welcome }, "the oversize answer's actions are dropped")
+    }
+
     /// An answer with unknown fields everywhere is read as usual; the fields of the envelope are named.
     @Test func unknownFieldsAreIgnored() async throws {
         let setup = try await Self.start(daemon: "log-level = \"debug\"")

@@ -32,8 +32,14 @@ extension KarteActionsChannel {
         )
         do {
             return self.answer(try await self.host.network.send(request))
+        } catch where error.kind == .tooLarge {
+            let reason = "the answer is larger than \(KarteTrackResponse.defaultSizeLimit) bytes"
+            // A 2xx over the limit: KARTE has the events, so they are not sent again (only 5xx and network
+            // failures are, as the SDKs retry: karte.md §1 "HTTP handling"); its actions are not read.
+            if let status = error.status, (200..<300).contains(status) { return .unreadable(status: status, reason: reason) }
+            return .failure(error.status.map { "HTTP status \($0), \(reason)" } ?? reason)
         } catch {
-            return .failure(error.kind == .tooLarge ? "the answer is larger than \(KarteTrackResponse.defaultSizeLimit) bytes" : error.message)
+            return .failure(error.message)
         }
     }
 

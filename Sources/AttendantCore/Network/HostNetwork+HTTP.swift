@@ -35,20 +35,24 @@ extension HostNetwork {
         // did not need wakes nothing later.
         let deadline = NIODeadline.now() + Self.timeAmount(request.timeout)
         let response: HTTPClient.Response
+        var accumulator: StatusKeepingAccumulator?
         do {
             let outgoing = try HTTPClient.Request(
                 url: request.url, method: HTTPMethod(rawValue: method), headers: headers, body: request.body.map { .bytes($0) }
             )
-            let task = client.execute(
-                request: outgoing, delegate: ResponseAccumulator(request: outgoing, maxBodySize: request.maximumResponseSize), deadline: deadline
-            )
+            let delegate = StatusKeepingAccumulator(request: outgoing, maxBodySize: request.maximumResponseSize)
+            accumulator = delegate
+            let task = client.execute(request: outgoing, delegate: delegate, deadline: deadline)
             response = try await withTaskCancellationHandler {
                 try await task.futureResult.get()
             } onCancel: {
                 task.cancel()
             }
         } catch is ResponseAccumulator.ResponseTooBigError {
-            throw NetworkError(.tooLarge, "\(what) answered with more than \(request.maximumResponseSize) bytes")
+            let status = accumulator?.status
+            throw NetworkError(
+                .tooLarge, "\(what) answered with more than \(request.maximumResponseSize) bytes\(status.map { " (HTTP \($0))" } ?? "")", status: status
+            )
         } catch {
             throw Self.networkError(error, what: what, limit: request.timeout)
         }
@@ -137,5 +141,43 @@ extension HostNetwork {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// async-http-client's accumulator, keeping the answer's status: a body over the limit fails the request
+/// before there is a response, and whether the server said 2xx still matters to the channel
+/// (``NetworkError/status``).
+final class StatusKeepingAccumulator: HTTPClientResponseDelegate {
+    typealias Response = HTTPClient.Response
+
+    private let accumulator: ResponseAccumulator
+    private let head = Mutex<Int?>(nil)
+
+    init(request: HTTPClient.Request, maxBodySize: Int) {
+        self.accumulator = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
+    }
+
+    /// The status of the answer's head, once it arrived.
+    var status: Int? { self.head.withLock { $0 } }
+
+    func didVisitURL(task: HTTPClient.Task<Response>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        self.accumulator.didVisitURL(task: task, request, head)
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        self.head.withLock { $0 = Int(head.status.code) }
+        return self.accumulator.didReceiveHead(task: task, head)
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        self.accumulator.didReceiveBodyPart(task: task, buffer)
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Response>, _ error: any Error) {
+        self.accumulator.didReceiveError(task: task, error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+        try self.accumulator.didFinishRequest(task: task)
     }
 }

@@ -91,10 +91,22 @@ public struct NetworkError: Error, Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// What failed, for a log line: "the connection to 192.0.2.1:443 was refused".
     public var message: String
+    /// The HTTP status of an answer the server did send but that could not be taken whole (``Kind/tooLarge``):
+    /// the server got the request and said so, which a protocol may need to know (KARTE does not send
+    /// events again that a 2xx acknowledged). Nil for every other failure. Since API 1.10.
+    public var status: Int?
 
     public init(_ kind: Kind, _ message: String) {
         self.kind = kind
         self.message = message
+        self.status = nil
+    }
+
+    /// A failure of an answer with HTTP `status` (since API 1.10).
+    public init(_ kind: Kind, _ message: String, status: Int?) {
+        self.kind = kind
+        self.message = message
+        self.status = status
     }
 
     public var description: String { self.message }

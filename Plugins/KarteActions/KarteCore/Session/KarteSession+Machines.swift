@@ -30,7 +30,7 @@ extension KarteSession {
                 out += self.settleFetch(request.id, answered: true)
             case .responseUnreadable(let request, let error):
                 self.counters.unreadable += 1
-                out.append(.log(.warning, "KARTE's answer to request \(request.id) (\(Self.describe(request))) was not used: \(error)"))
+                out.append(.log(.warning, "KARTE's answer to request \(request.id) (\(Self.describe(request))) from \(self.trackURL) was not used: \(error); the events reached KARTE and are not sent again, and the answer's actions are not shown. If this repeats, look at the campaigns KARTE answers these events with (their size and content)"))
                 out += self.settleFetch(request.id, answered: false)
             case .dropped(let request, let reason):
                 self.counters.dropped += 1

@@ -225,12 +225,13 @@ extension KarteTrackingMachine {
 }
 
 extension KarteTrackingMachine {
-    /// The server answered request `requestID`, but its body could not even be unpacked (a damaged gzip
-    /// stream): the request is over, not retried, and nothing of the answer is used.
+    /// The server answered request `requestID` with a 2xx, but its body could not be taken (a damaged gzip
+    /// stream, more than the size limit): the events reached KARTE, so the request is over and not
+    /// retried, and nothing of the answer is used.
     public mutating func requestUnreadable(_ requestID: UInt64, reason: String) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
         self.finish(request)
-        return [.dropped(request: request, reason: "the answer could not be read (\(reason))")]
+        return [.responseUnreadable(request: request, error: KarteDecodeError(problem: reason))]
     }
 }
 
