@@ -257,12 +257,13 @@ import Testing
     }
 
     /// Only http, https and `[links] schemes` are ever opened: a campaign's `javascript:` or `file:` link
-    /// is refused (attendantctl exits 1 and says why), logged, and never reaches the opener; the click
-    /// is still tracked. A scheme the user allowed opens.
-    @Test func linksOfOtherSchemesAreRefusedAndLogged() async throws {
+    /// is refused (attendantctl exits 1 and says why), logged, and never reaches the opener. A refused link
+    /// is not a click: no `message_click`, and the action stays shown (its `_self` target resets nothing).
+    /// A scheme the user allowed opens, and that click is tracked.
+    @Test func linksOfOtherSchemesAreRefusedAndLoggedAndAreNoClick() async throws {
         let campaigns = """
             [{"id": "odd", "kind": "popup", "trigger": {"event_name": "view"}, "title": "Odd links", "body": "b",
-              "links": [{"label": "Run", "url": "javascript:alert(1)", "target": "_blank"},
+              "links": [{"label": "Run", "url": "javascript:alert(1)", "target": "_self"},
                         {"label": "File", "url": "file:///etc/passwd", "target": "_blank"},
                         {"label": "Mail", "url": "mailto:help@example.com", "target": "_blank"}]}]
             """
@@ -276,11 +277,18 @@ import Testing
             #expect(status == 1, "\(output)")
             #expect(output.contains("is not allowed"), "\(output)")
         }
+        #expect(try await (setup.actions("list")["actions"] as? [Any])?.count == 1, "a refused _self link closes nothing")
         let mail = try await setup.actions("click", "--link", "2")
         #expect(mail["opened"] as? String == "opened")
         #expect(setup.urlsOpened() == ["mailto:help@example.com"])
         #expect(setup.daemon.stderr.components(separatedBy: "link refused").count - 1 == 2, "\(setup.daemon.stderr)")
-        try await eventually("three message_click") { try await setup.events(named: "message_click").count == 3 }
+        // The refused clicks came first: by the time the allowed one's message_click is in, theirs would be.
+        try await eventually("the mailto message_click") {
+            try await setup.events(named: "message_click").contains { ($0["values"] as? [String: Any])?["url"] as? String == "mailto:help@example.com" }
+        }
+        let clicked = try await setup.events(named: "message_click").compactMap { ($0["values"] as? [String: Any])?["url"] as? String }
+        #expect(clicked == ["mailto:help@example.com"], "only the link that opened is a click")
+        #expect(try await setup.messages(of: "message_close").isEmpty)
     }
 
     // MARK: Suppress

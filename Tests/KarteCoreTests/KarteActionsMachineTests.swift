@@ -183,6 +183,17 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         #expect(pair.actions.linkClicked(actionID: "a1", url: "https://example.com/y", target: nil).isEmpty, "no longer shown")
     }
 
+    /// A link that is not `_blank` resets the overlay's page state, as the SDKs do: every shown action
+    /// closes, not only the one clicked (iOS `IAMWebView.openURL(_:isReset:)`).
+    @Test func aSelfLinkClosesEveryShownAction() throws {
+        var pair = Pair()
+        _ = pair.answer(try pair.send("buy"), Fixtures.message(id: "a1"), Fixtures.message(id: "a2"))
+        let out = pair.actions.linkClicked(actionID: "a2", url: "https://example.com/y", target: "_self")
+        #expect(out.tracked.map(\.name) == ["message_click"])
+        #expect(out.closed.map(\.0) == ["a1", "a2"] && out.closed.allSatisfy { $0.1 == .click })
+        #expect(pair.actions.shown.isEmpty && out.last == .windowDismissed)
+    }
+
     @Test func dismissClosesHardWithMessageClose() throws {
         var pair = Pair()
         _ = pair.answer(try pair.send("buy"), Fixtures.message(id: "a1"), Fixtures.message(id: "a2"), Fixtures.message(id: "a3"))

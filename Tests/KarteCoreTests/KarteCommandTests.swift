@@ -50,22 +50,48 @@ import Testing
         return session
     }
 
-    @Test func aClickTracksResetsAndOpensTheLinkThenAnswersHowItWent() throws {
+    /// The events a step tracks, by name (what it keeps in the store until answered).
+    static func tracked(_ actions: [Action]) -> [String] {
+        KarteSessionTests.stored(actions).filter { $0.key.hasPrefix(KarteSession.StoreKey.pendingEvent) }.compactMap { _, value in
+            value.flatMap { try? JSONValue.parse(Array($0.utf8)) }?["event_name"]?.stringValue
+        }
+    }
+
+    @Test func aClickOpensTheLinkThenTracksResetsAndAnswersHowItWent() throws {
         var session = try Self.showing()
         let clicked = try session.perform(.click(actionID: nil, link: .index("1")), 4, now: t0)
         #expect(KarteSessionTests.replies(clicked).isEmpty, "the caller waits for the host to open the link")
         let opens = clicked.compactMap { if case .work(.open(let id, let url)) = $0 { "\(id) \(url)" } else { nil } }
         #expect(opens == ["4 https://example.com/y"])
-        let closed = clicked.firstIndex { if case .emit(.actionLifecycle(let step)) = $0 { step.phase == .didDisappear } else { false } }
-        let open = clicked.firstIndex { if case .work(.open) = $0 { true } else { false } }
-        #expect(closed != nil && closed! < open!, "a link that is not _blank resets before it opens")
-        #expect(session.actions.shown.isEmpty)
+        #expect(Self.tracked(clicked).isEmpty && session.actions.shown.count == 1, "nothing happens before the host's policy let the link through")
 
-        let answered = session.opened(4, .opened(by: "xdg-open"))
+        let answered = session.opened(4, .opened(by: "xdg-open"), now: t0)
+        #expect(Self.tracked(answered) == ["message_click"])
+        #expect(answered.contains { if case .emit(.actionLifecycle(let step)) = $0 { step.phase == .didDisappear } else { false } })
+        #expect(session.actions.shown.isEmpty, "a link that is not _blank resets")
         #expect(KarteSessionTests.replies(answered)[4] == .fields([
             "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "opened", "detail": "xdg-open", "reset": "true",
         ]))
-        #expect(session.opened(4, .opened(by: "xdg-open")).isEmpty, "answered once")
+        #expect(session.opened(4, .opened(by: "xdg-open"), now: t0).isEmpty, "answered once")
+    }
+
+    /// A link the `[links]` policy refuses (a `javascript:` URL) is not a click: no `message_click`, the
+    /// action stays shown, and the caller hears why.
+    @Test func aLinkThePolicyRefusesIsNotAClick() throws {
+        var session = try Self.showing()
+        _ = try session.perform(.click(actionID: nil, link: .index("1")), 4, now: t0)
+        let refused = session.opened(4, .refused("the scheme \"javascript\" is not allowed"), now: t0)
+        #expect(Self.tracked(refused).isEmpty, "no message_click")
+        #expect(!refused.contains { if case .emit(.actionLifecycle) = $0 { true } else { false } })
+        #expect(session.actions.shown.map(\.message.actionID) == ["a1"], "the action stays shown")
+        #expect(KarteSessionTests.replies(refused)[4] == .fields([
+            "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "refused", "detail": "the scheme \"javascript\" is not allowed",
+            "reset": "false",
+        ]))
+        // A claimed link (a URL handler took it, as the SDKs' shouldOpenURL returning false) is a click.
+        _ = try session.perform(.click(actionID: nil, link: .index("1")), 5, now: t0)
+        #expect(Self.tracked(session.opened(5, .claimed(by: "org.example.Handler"), now: t0)) == ["message_click"])
+        #expect(session.actions.shown.isEmpty)
     }
 
     @Test func aBlankLinkKeepsTheActionAndAForgottenClickIsNotAnswered() throws {
@@ -74,7 +100,7 @@ import Testing
         #expect(!clicked.contains { if case .emit(.actionLifecycle(let step)) = $0 { step.phase == .didDisappear } else { false } })
         #expect(session.actions.shown.count == 1)
         session.forgetRequest(5)
-        #expect(session.opened(5, .refused("no")).isEmpty)
+        #expect(session.opened(5, .refused("no"), now: t0).isEmpty)
     }
 
     @Test func aClickOnNothingOrAMissingLinkIsRefused() throws {

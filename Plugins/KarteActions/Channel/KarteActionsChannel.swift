@@ -42,7 +42,8 @@ final class KarteActionsChannel: Channel {
         case .open(let requestID, let url):
             self.driver.concurrently {
                 let outcome = await self.host.openURL(url)
-                return { $0.opened(requestID, outcome) }
+                let now = self.host.now()
+                return { $0.opened(requestID, outcome, now: now) }
             }
         }
     }

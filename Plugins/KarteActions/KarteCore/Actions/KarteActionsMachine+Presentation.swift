@@ -23,7 +23,12 @@ extension KarteActionsMachine {
     }
 
     /// The person followed a link of a shown action: `message_click`, then a soft reset unless the link's
-    /// target is `_blank`. Whether and how the URL opens is the driver's business (shouldOpenURL).
+    /// target is `_blank`. The reset closes every shown action, not only the clicked one: the SDKs show all
+    /// messages in one overlay page, and a link that is not `_blank` resets that page's state
+    /// (plaidev/karte-ios-sdk `KarteInAppMessaging/View/IAMWebView.swift`, `openURL(_:isReset:)` calls
+    /// `reset(mode: .soft)`, `tracker.resetPageState()`; Android resets on the Activity pause that follows,
+    /// `IAMProcessor.kt` `onActivityPaused`). Whether and how the URL opens is the driver's business, and a
+    /// link its policy refuses never gets here (``KarteSession/opened(_:_:now:)``).
     public mutating func linkClicked(actionID: String, url: String, target: String?) -> [Action] {
         guard let action = self.shown.first(where: { $0.message.actionID == actionID }) else { return [] }
         let click = KarteEvent(name: KarteEventName.messageClick, values: ["message": action.ref.messageValue, "url": .string(url)])

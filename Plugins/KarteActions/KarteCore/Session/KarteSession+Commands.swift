@@ -39,21 +39,30 @@ extension KarteSession {
         }
     }
 
-    /// Follows a link of a shown action: `message_click`, a soft reset unless the link's target is
-    /// `_blank` (the iOS order: reset first), then the host opens it (``Work/open(requestID:url:)``).
+    /// Follows a link of a shown action: the host opens it first (``Work/open(requestID:url:)``: the
+    /// `[links]` policy, then the URL handler as the SDKs' `shouldOpenURL`, then the opener), and only a link
+    /// the policy let through is a click (``opened(_:_:now:)``). A refused link changes nothing: no
+    /// `message_click`, the action stays shown, and the caller hears why.
     mutating func click(_ id: UInt64, actionID wanted: String?, _ choice: KarteCommand.LinkChoice, now: UnixTime) throws(ChannelError) -> [Action] {
         let (action, link) = try Self.link(of: self.actions.shown, actionID: wanted, choice)
-        let actionID = action.message.actionID
-        self.opening[id] = ["action": actionID, "url": link.url, "target": link.target, "reset": link.keepsActionOpen ? "false" : "true"]
-        return self.linkClicked(actionID: actionID, url: link.url, target: link.target, now: now) + [.work(.open(requestID: id, url: link.url))]
+        self.opening[id] = ["action": action.message.actionID, "url": link.url, "target": link.target]
+        return [.work(.open(requestID: id, url: link.url))]
     }
 
-    /// The host opened (or did not open) the link of click `id`.
-    public mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome) -> [Action] {
-        guard var fields = self.opening.removeValue(forKey: id) else { return [] }
+    /// The host opened (or did not open) the link of click `id`. Opened, claimed by a URL handler, or
+    /// failed in the opener: the person did follow the link, so `message_click`, then a soft reset unless
+    /// the target is `_blank` (the SDKs: iOS `IAMWebView.openURL` resets and lets the app claim the URL).
+    /// Refused by the policy: not a click.
+    public mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome, now: UnixTime) -> [Action] {
+        guard var fields = self.opening.removeValue(forKey: id), let actionID = fields["action"], let url = fields["url"], let target = fields["target"] else { return [] }
         fields["opened"] = outcome.name
         fields["detail"] = outcome.detail
-        return [.replied(id, .success(.fields(fields)))]
+        if case .refused = outcome {
+            fields["reset"] = "false"
+            return [.replied(id, .success(.fields(fields)))]
+        }
+        fields["reset"] = target == "_blank" ? "false" : "true"
+        return self.linkClicked(actionID: actionID, url: url, target: target, now: now) + [.replied(id, .success(.fields(fields)))]
     }
 
     /// The shown action (the last one unless `wanted` names another) and the link a click follows.
