@@ -3,8 +3,9 @@ import SIPCore
 import Synchronization
 
 /// Parses each datagram as one SIP message (RFC 3261 section 18.3: no framing over UDP). Stray CRLFs
-/// (NAT keep-alives) are ignored. A request's responses go where RFC 3261 section 18.2.2 says: to its
-/// source with `rport` (RFC 3581), else to the source address at the port in the top Via's sent-by.
+/// (NAT keep-alives) are ignored. A request's top Via is stamped with its source (`received`, and `rport`
+/// when asked for), and its responses go where RFC 3261 section 18.2.2 says: to its source with `rport`
+/// (RFC 3581), else to the source address at the port in the top Via's sent-by.
 final class DatagramReception: Sendable {
     private let receive: @Sendable (SIPTransport.Arrival) -> Void
     private let parser = SIPMessageParser()
@@ -23,7 +24,7 @@ final class DatagramReception: Sendable {
                 self.receive(.truncated(from: from, size: bytes.count))
                 return
             }
-            let message: SIPMessage
+            var message: SIPMessage
             do throws(SIPParseError) {
                 message = try self.parser.parse(datagram: bytes)
             } catch {
@@ -31,8 +32,13 @@ final class DatagramReception: Sendable {
                 return
             }
             var destination = source
-            if case .request(let request) = message, let via = try? request.headers.topVia, !via.hasRPort {
-                destination.port = via.port ?? 5060
+            if case .request(var request) = message {
+                // The server transport stamps the top Via (RFC 3261 section 18.2.1, RFC 3581 section 4), so
+                // every response says where the request came from.
+                if let via = request.noteSource(ip: source.ip, port: source.port), !via.hasRPort {
+                    destination.port = via.port ?? 5060
+                }
+                message = .request(request)
             }
             self.receive(.message(message, SIPTransport.Origin(path: .datagram(destination), description: from)))
         case .unreachable(let reason):
@@ -58,6 +64,8 @@ final class StreamReception: StreamReceiver {
     /// The peer, for an inbound connection; nil on the flow.
     private let inbound: String?
     private let origin: SIPTransport.Origin
+    /// The source of what arrives: the registrar on the flow, else the proxy that connected.
+    private let peer: NetworkAddress
     /// The host calls one at a time; the lock makes that visible to the compiler, at no contention.
     private let state: Mutex<State>
 
@@ -65,6 +73,7 @@ final class StreamReception: StreamReceiver {
         self.connection = connection
         self.receive = receive
         self.inbound = connection.isInbound ? "\(connection.peer) over TCP" : nil
+        self.peer = connection.peer
         self.origin = connection.isInbound
             ? SIPTransport.Origin(path: .connection(connection), description: "\(connection.peer) over TCP")
             : SIPTransport.Origin(path: .flow, description: "the registrar")
@@ -85,6 +94,11 @@ final class StreamReception: StreamReceiver {
         case .success(let items):
             for item in items {
                 switch item {
+                case .message(.request(var request)):
+                    // As over UDP: the top Via says where the request came from (RFC 3261 section 18.2.1,
+                    // RFC 3581 section 4). Responses, the registrar's to our REGISTERs, are left alone.
+                    request.noteSource(ip: self.peer.ip, port: self.peer.port)
+                    self.receive(.message(.request(request), self.origin))
                 case .message(let message): self.receive(.message(message, self.origin))
                 case .keepAlivePong: self.receive(.pong)
                 case .keepAlivePing: self.connection.write(SIPStreamFramer.pong)
