@@ -32,6 +32,16 @@ import Testing
 
         deinit { close(self.descriptor) }
 
+        /// The connection's own port, which the daemon sees as its source.
+        var localPort: UInt16 {
+            var address = sockaddr_in()
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(self.descriptor, $0, &length) }
+            }
+            return UInt16(bigEndian: address.sin_port)
+        }
+
         func send(_ text: String) {
             _ = Array(text.utf8).withUnsafeBytes { Glibc.send(self.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         }
@@ -102,6 +112,99 @@ import Testing
         #expect(call.read { $0.contains("SIP/2.0 603") }.text.contains("SIP/2.0 603 Decline"))
         await #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
         #expect(!daemon.stderr.contains("stopped listening"), "\(daemon.stderr)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    @Test func overTCPAResponseSaysInItsTopViaWhereTheRequestCameFrom() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await SimulatorDaemonTests.daemon(simulator, scratch: scratch, bus: bus, extra: "outbound = false")
+        _ = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
+        let bindings = try await simulator.controlJSON("GET", "/control/bindings?user=alice")["bindings"] as? [[String: Any]] ?? []
+        let contact = try #require(bindings.first?["contact"] as? String, "\(bindings)")
+        let hostPort = contact.split(separator: "@").last?.split(separator: ";").first?.split(separator: ":") ?? []
+        let port = try #require(hostPort.count == 2 ? UInt16(hostPort[1]) : nil, "\(contact)")
+
+        // A caller behind a NAT asks for rport (RFC 3581 section 4) and names itself: the OPTIONS' 200 and
+        // the INVITE's 180 carry the source port in rport and the source address in received (RFC 3261
+        // section 18.2.1), on the connection the request came on.
+        let options = try Connection(host: String(hostPort[0]), port: port)
+        options.send(
+            """
+            OPTIONS \(contact) SIP/2.0\r
+            Via: SIP/2.0/TCP caller.invalid:5999;rport;branch=z9hG4bK-stamp-options\r
+            Max-Forwards: 70\r
+            From: <sip:ada@sim.attendant.test>;tag=ada2\r
+            To: <sip:alice@sim.attendant.test>\r
+            Call-ID: stamp-options\r
+            CSeq: 1 OPTIONS\r
+            Content-Length: 0\r
+            \r
+
+            """
+        )
+        let read = options.read { $0.contains("\r\n\r\n") }
+        let answer = try #require(SIPMessage(read.text), "\(read)\n\(daemon.stderr)")
+        #expect(answer.status == 200, "\(answer)")
+        #expect(answer.header("Via") == "SIP/2.0/TCP caller.invalid:5999;rport=\(options.localPort);branch=z9hG4bK-stamp-options;received=127.0.0.1", "\(answer)")
+        let call = try Connection(host: String(hostPort[0]), port: port)
+        call.send(Self.invite(to: contact, callID: "stamp-invite").replacing("branch=", with: "rport;branch="))
+        let ringing = call.read { $0.contains("\r\n\r\n") }
+        let rung = try #require(SIPMessage(ringing.text), "\(ringing)\n\(daemon.stderr)")
+        #expect(rung.status == 180, "\(rung)")
+        #expect(rung.header("Via") == "SIP/2.0/TCP 127.0.0.1:5999;rport=\(call.localPort);branch=z9hG4bK-stamp-invite;received=127.0.0.1", "\(rung)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0)
+    }
+
+    /// The channel's `registration` request (its `registrations` field counts every 2xx to a REGISTER),
+    /// through the control API's ChannelRequest as any D-Bus client calls it.
+    static func registration(bus: PrivateBus) async throws -> [String: String] {
+        let call = try await runTool(
+            "busctl",
+            [
+                "--address=\(bus.address)", "--json=short", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1",
+                "org.attendant.Attendant1", "ChannelRequest", "ssa{ss}", "phone", "registration", "0",
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
+        let reply = try JSONSerialization.jsonObject(with: Data(call.stdout.utf8)) as? [String: Any]
+        guard call.status == 0, let fields = (reply?["data"] as? [Any])?.first as? [String: String] else {
+            throw FixtureError("ChannelRequest registration failed (\(call.status)): \(call.stdout)\(call.stderr)")
+        }
+        return fields
+    }
+
+    @Test func overTCPARegistrarThatDroppedAREGISTERIsUsedAsSoonAsItAnswersAgain() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await SimulatorDaemonTests.daemon(simulator, scratch: scratch, bus: bus)
+        _ = try await TokenDaemonTests.channel("phone", bus: bus) { $0["state"] as? String == "listening" }
+        let registrations = try #require(Int(try await Self.registration(bus: bus)["registrations"] ?? ""))
+
+        // The registrar stops answering, its connection up: the REGISTER of a renewed token is dropped.
+        _ = try await simulator.control("POST", "/control/fault?kind=silence")
+        let before = try await simulator.controlJSON("GET", "/control/status")["register_count"] as? Int ?? 0
+        await #expect(try TokenDaemonTests.ctl(["token", "renew", "phone"], bus: bus).status == 0)
+        try await eventually("the dropped REGISTER") {
+            try await simulator.controlJSON("GET", "/control/status")["register_count"] as? Int ?? 0 > before
+        }
+        // It answers again. Over TCP nothing retransmits that REGISTER; the channel must not wait for its
+        // 32 s limit (timer F), failing the binding, to try again: a fresh REGISTER within the same attempt
+        // registers, with no failure and no listening gap. (The bound only keeps a broken channel from
+        // holding the test; it is longer than timer F, so the old behaviour shows as the failure below.)
+        _ = try await simulator.control("POST", "/control/clear-faults")
+        try await eventually("registered again\n\(daemon.stderr)", within: 60) {
+            try await Int(Self.registration(bus: bus)["registrations"] ?? "") ?? 0 > registrations
+        }
+        #expect(!daemon.stderr.contains("did not answer REGISTER"), "\(daemon.stderr)")
+        #expect(!daemon.stderr.contains("stopped listening"), "\(daemon.stderr)")
+        await #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }

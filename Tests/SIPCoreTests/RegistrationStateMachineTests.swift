@@ -17,7 +17,7 @@ import Testing
         #expect(driver.sent.count == 1)
         #expect(driver.lastRequest.method == .register)
         #expect(driver.lastRequest.expiresHeader == "600")
-        #expect(driver.timerKinds == [.transactionTimeout], "no retransmissions over TCP")
+        #expect(driver.timerKinds == [.transactionTimeout, .probe], "no retransmissions over TCP; a fresh REGISTER if unanswered after T2")
         try driver.respondOK(expires: 600)
         #expect(driver.lastGrant == RegistrationGrant(expires: 600, refreshAfter: .seconds(540), outbound: false, flowTimer: nil))
         #expect(driver.machine.phase == .registered)

@@ -26,6 +26,16 @@ public import AttendantPluginKit
 ///   record is unknown there, and no token changes that); 408, 480, 5xx, a timeout, a broken transport
 ///   and malformed answers are transient; any other final response is a configuration failure.
 /// - Over UDP the request is retransmitted on RFC 3261's timer E; every transaction gives up after 64·T1.
+/// - Over TCP nothing retransmits (RFC 3261 section 17.1.2.2: the transport is reliable), yet a registrar
+///   can read a REGISTER and drop it (overloaded, its SIP layer restarting, a fault) and answer the next
+///   one: waiting for timer F would leave a registrar that answers again unused for up to 32 s. So a
+///   REGISTER unanswered after T2 (4 s, the interval timer E settles on over UDP) is followed by a fresh
+///   one on the same flow, every T2: a new transaction for the same binding (new branch, next CSeq; same
+///   Call-ID, Contact and Expires, as a refresh in section 10.2.4). That is no "new registration" of
+///   section 10.2, which means new Contact values; the registrar orders the requests by CSeq (section
+///   10.3, step 7), and one flow keeps them in order. A final answer to any of them ends the attempt (a
+///   slow registrar is not a deaf one), a provisional one stops the probes, and timer F still runs from
+///   the attempt's first REGISTER, so a silent registrar fails after 32 s as before.
 /// - ``stop()`` removes the binding with `Expires: 0` (after an in-flight transaction finishes, as section
 ///   10.2 asks) and reports ``Action/unregistered``.
 /// - After ``Action/failed(_:)`` the machine is idle: ``start()`` tries again (the supervisor's backoff
@@ -36,6 +46,8 @@ public struct RegistrationStateMachine: Sendable {
         case retransmit
         /// RFC 3261 timer F.
         case transactionTimeout
+        /// Over a reliable transport: a fresh REGISTER while the last one is unanswered (see the rules).
+        case probe
         /// Refresh the binding before it expires.
         case refresh
         /// The binding's granted lifetime is over: without a successful refresh by then, it has lapsed.
@@ -76,6 +88,9 @@ public struct RegistrationStateMachine: Sendable {
     private var sequence: UInt32 = 0
     private var requestedExpires: UInt32
     private var transaction: NonInviteClientTransaction?
+    /// Over a reliable transport, the unanswered REGISTERs of this attempt that a probe replaced: a final
+    /// answer to one of them is as good as one to ``transaction``.
+    private var superseded: [NonInviteClientTransaction] = []
     var purpose: Purpose = .register
     var pending: Pending?
     private var timers = TimerTable<Timer>()
@@ -123,13 +138,24 @@ public struct RegistrationStateMachine: Sendable {
         return self.sendRegister(purpose: .register)
     }
 
-    /// A response arrived; ones that are not for the current transaction are ignored.
+    /// A response arrived; ones that are neither for the current transaction nor for a REGISTER of this
+    /// attempt that a probe replaced are ignored.
     public mutating func receive(_ response: SIPResponse) -> [Action] {
-        guard var transaction = self.transaction, transaction.matches(response) else { return [] }
-        var actions = self.map(transaction.receive(response))
-        self.transaction = transaction
+        var actions: [Action]
+        if var transaction = self.transaction, transaction.matches(response) {
+            actions = self.map(transaction.receive(response))
+            self.transaction = transaction
+        } else if self.superseded.contains(where: { $0.matches(response) }) {
+            // The registrar answers an earlier REGISTER of this attempt: the one in flight ends with it.
+            actions = response.isFinal ? [Timer.retransmit, .transactionTimeout].compactMap { self.timers.disarm($0).map(Action.cancelTimer) } : []
+        } else {
+            return []
+        }
+        // Any answer shows the registrar has the request: no fresh one follows.
+        actions += self.timers.disarm(.probe).map { [Action.cancelTimer($0)] } ?? []
         guard response.isFinal else { return actions }
         self.transaction = nil
+        self.superseded = []
         actions += self.handleFinal(response)
         return actions
     }
@@ -146,10 +172,15 @@ public struct RegistrationStateMachine: Sendable {
             guard var transaction = self.transaction else { return [] }
             var actions = self.map(transaction.timerFired(.timeout))
             self.transaction = nil
+            self.superseded = []
             if self.purpose == .unregister { return actions + self.finishUnregistering() }
             let seconds = self.configuration.timers.transactionTimeout.components.seconds
             actions += self.fail(RegistrationError(.transient, "the registrar did not answer REGISTER within \(seconds) s", statusCode: 408))
             return actions
+        case .probe:
+            guard let transaction = self.transaction, transaction.state == .trying, self.purpose == .register, self.pending != .unregister else { return [] }
+            self.superseded.append(transaction)
+            return self.sendRegister(purpose: .register, probing: true)
         case .refresh:
             guard self.phase == .registered, self.transaction == nil else { return [] }
             return self.sendRegister(purpose: .register)
@@ -309,7 +340,9 @@ public struct RegistrationStateMachine: Sendable {
         return actions
     }
 
-    mutating func sendRegister(purpose: Purpose) -> [Action] {
+    /// Sends a REGISTER as a new transaction; `probing` replaces the one in flight (see the rules), whose
+    /// timer F then stays the attempt's.
+    mutating func sendRegister(purpose: Purpose, probing: Bool = false) -> [Action] {
         let credentials: [(SIPHeaderName, SIPCredentials)]
         switch self.authorizations() {
         case .success(let answers): credentials = answers
@@ -324,10 +357,15 @@ public struct RegistrationStateMachine: Sendable {
         var transaction = NonInviteClientTransaction(
             request: request, branch: branch, reliable: self.configuration.reliableTransport, timers: self.configuration.timers
         )
-        let actions = transaction.start()
+        var started = transaction.start()
+        if probing { started.removeAll { if case .setTimer(.timeout, _) = $0 { true } else { false } } }
         self.transaction = transaction
         self.purpose = purpose
-        return self.map(actions)
+        var actions = self.map(started)
+        if purpose == .register, self.configuration.reliableTransport {
+            actions.append(.setTimer(self.timers.arm(.probe), after: self.configuration.timers.t2))
+        }
+        return actions
     }
 
     private mutating func map(_ actions: [NonInviteClientTransaction.Action]) -> [Action] {
@@ -353,13 +391,14 @@ public struct RegistrationStateMachine: Sendable {
     }
 
     private mutating func cancelAllTimers() -> [Action] {
-        let kinds: [Timer] = [.retransmit, .transactionTimeout, .refresh, .expiry]
+        let kinds: [Timer] = [.retransmit, .transactionTimeout, .probe, .refresh, .expiry]
         return kinds.compactMap { self.timers.disarm($0).map(Action.cancelTimer) }
     }
 
     mutating func finishUnregistering() -> [Action] {
         let actions = self.cancelAllTimers()
         self.transaction = nil
+        self.superseded = []
         self.pending = nil
         self.grant = nil
         self.phase = .idle
@@ -371,6 +410,7 @@ public struct RegistrationStateMachine: Sendable {
         if self.pending == .unregister || self.phase == .unregistering { return self.finishUnregistering() }
         let actions = self.cancelAllTimers()
         self.transaction = nil
+        self.superseded = []
         self.pending = nil
         self.grant = nil
         self.phase = .failed
