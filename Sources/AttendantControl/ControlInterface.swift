@@ -176,7 +176,7 @@ public struct StatusRecord: Sendable, Hashable, Codable {
 public struct ChannelRecord: Sendable, Hashable, Codable {
     public var name: String
     public var plugin: String
-    /// starting, listening, recovering, failed, stopping, stopped
+    /// starting, listening, background (a chat disconnected in the background), recovering, failed, stopping, stopped
     public var state: String
     /// The last error or why the channel failed; empty when none.
     public var detail: String

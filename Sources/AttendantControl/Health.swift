@@ -7,7 +7,10 @@
 /// | --- | --- |
 /// | CRITICAL (2) | a channel is `failed` or names a ``ChannelRecord/FailureReason`` (it cannot listen; sign-in needed is a failure), or its token has expired |
 /// | WARNING (1) | a channel is `recovering`, or is in a state this version does not know; a token expires within `tokenWarning`; a token's last renewal failed; no channel is configured |
-/// | OK (0) | otherwise (`starting`, `listening`, `stopping`, `stopped` channels) |
+/// | OK (0) | otherwise (`starting`, `listening`, `background`, `stopping`, `stopped` channels) |
+///
+/// A `background` channel is a chat the host sent to the background (asleep, or locked when `[session]
+/// background-on` names the lock), where it closes its connection: no problem, but not counted as listening.
 /// | UNKNOWN (3) | the daemon could not be asked: ``unknown(_:)`` |
 public struct HealthReport: Sendable, Hashable {
     public struct Status: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -56,7 +59,7 @@ public struct HealthReport: Sendable, Hashable {
     }
 
     /// The states ``evaluate(_:tokenWarning:)`` knows.
-    public static let knownStates: Set<String> = ["starting", "listening", "recovering", "failed", "stopping", "stopped"]
+    public static let knownStates: Set<String> = ["starting", "listening", "background", "recovering", "failed", "stopping", "stopped"]
 
     /// The decision: see the table on ``HealthReport``.
     ///
@@ -120,11 +123,11 @@ public struct HealthReport: Sendable, Hashable {
         )
     }
 
-    /// "2 channels listening", "1 channel listening, 1 starting, 1 stopped".
+    /// "2 channels listening", "1 channel listening, 1 background, 1 starting, 1 stopped".
     private static func countSummary(_ channels: [ChannelRecord]) -> String {
         let listening = channels.filter { $0.state == "listening" }.count
         var parts = ["\(listening) channel\(listening == 1 ? "" : "s") listening"]
-        for state in ["starting", "stopping", "stopped"] {
+        for state in ["background", "starting", "stopping", "stopped"] {
             let count = channels.filter { $0.state == state }.count
             if count > 0 { parts.append("\(count) \(state)") }
         }

@@ -18,6 +18,7 @@ import Testing
         init(
             tokens: (any TokenKeeper)? = nil,
             keepAliveInterval: Duration = .seconds(600),
+            disconnectsInBackground: Bool = false,
             makeTokens: ((ManualClock, Logger) -> any TokenKeeper)? = nil
         ) {
             self.host = InMemoryChannelHost(channelName: "desk", clock: self.clock)
@@ -25,6 +26,7 @@ import Testing
             var configuration = ChannelSupervisor.Configuration()
             configuration.callTimeout = .seconds(30)
             configuration.machine.keepAliveInterval = keepAliveInterval
+            configuration.disconnectsInBackground = disconnectsInBackground
             let statuses = self.statuses
             self.supervisor = ChannelSupervisor(
                 name: "desk",
@@ -182,6 +184,24 @@ import Testing
         h.supervisor.stop()
         await run.value
         #expect(h.states == [.listening, .stopping, .stopped])
+    }
+
+    /// A chat closes its connection in the background: listening, it shows `background` there and
+    /// `listening` again in the foreground. A channel that stays connected (voice) keeps `listening`.
+    @Test(arguments: [true, false])
+    func inTheBackgroundAChannelThatDisconnectsShowsBackground(disconnects: Bool) async {
+        let h = Harness(disconnectsInBackground: disconnects)
+        let run = Task { await h.supervisor.run() }
+        await h.clock.waitForSleeper(until: h.at(600))
+        await h.supervisor.setApplicationState(.background)
+        await h.supervisor.ping()
+        #expect(h.supervisor.status.state == (disconnects ? .background : .listening))
+        await h.supervisor.setApplicationState(.foreground)
+        await h.supervisor.ping()
+        #expect(h.supervisor.status.state == .listening)
+        h.supervisor.stop()
+        await run.value
+        #expect(h.states == (disconnects ? [.listening, .background, .listening, .stopping, .stopped] : [.listening, .stopping, .stopped]))
     }
 }
 

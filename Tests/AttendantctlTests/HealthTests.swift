@@ -43,6 +43,11 @@ import Testing
             line: "ATTENDANT OK - 1 channel listening | channels=1;;;0 listening=1;;;0 desk_token_expiry=900s;900:;1:"
         ),
         Case(
+            name: "a chat in the background (disconnected while asleep or locked): no problem, not listening",
+            channels: [channel("chat", "background"), channel("voice")], exitCode: 0,
+            line: "ATTENDANT OK - 1 channel listening, 1 background | channels=2;;;0 listening=1;;;0"
+        ),
+        Case(
             name: "recovering", channels: [channel("desk", "recovering", detail: "connection refused"), channel("voice")],
             exitCode: 1,
             line: "ATTENDANT WARNING - desk recovering: connection refused | channels=2;;;0 listening=1;;;0"

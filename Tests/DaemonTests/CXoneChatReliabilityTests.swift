@@ -173,12 +173,27 @@ extension CXoneChatDaemonTests {
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
-        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
+        let config = try scratch.write(
+            "attendant.toml", CXoneChatDaemonTests.configuration(simulator) + "\n[session]\nbackground-on = [\"sleep\", \"lock\"]\n"
+        )
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
         try #require(await daemon.waitForLog("notification server present"), "\(daemon.stderr)")
         func chat(_ arguments: [String]) async throws -> (Int32, String) {
             try await run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
+        }
+        func channelState() async throws -> String? {
+            let (_, output) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
+            let channels = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+            return channels.first { $0["name"] as? String == "chat" }?["state"] as? String
+        }
+        /// In the background the chat is disconnected: `background`, neither listening nor a problem.
+        func expectBackground() async throws {
+            try await eventually("the channel in the background") { try await channelState() == "background" }
+            let (status, line) = try await run(TokenDaemonTests.attendantctl, ["health"], environment: desktop.toolEnvironment)
+            #expect(status == 0, "\(line)")
+            #expect(line.hasPrefix("ATTENDANT OK - 0 channels listening, 1 background |"), "\(line)")
+            #expect(line.contains(" listening=0;"), "\(line)")
         }
         func status() async throws -> [String: String] {
             let (_, output) = try await chat(["status", "--json"])
@@ -204,15 +219,23 @@ extension CXoneChatDaemonTests {
         }
         await #expect(try status()["state"] == "prepared")
         try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
-        // Background is not a loss: the channel still counts as listening.
-        let (_, channels) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
-        #expect(channels.contains(#""state":"listening""#), "\(channels)")
+        // Background is not a loss, but the chat does not listen: the channel says `background`.
+        try await expectBackground()
 
         // Resume: connected again at once, the thread recovered.
         try await desktop.prepareForSleep(false)
         try await eventually("ready after resume") { try await status()["state"] == "ready" }
         await #expect(try CXoneChatDaemonTests.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count == recoveries + 1)
         await #expect(try simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 1)
+        try await eventually("listening after resume") { try await channelState() == "listening" }
+
+        // Locked, with `background-on` naming the lock: the same until unlocked.
+        try await desktop.lock()
+        try await eventually("the socket closed for the lock") { try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0 }
+        try await expectBackground()
+        try await desktop.unlock()
+        try await eventually("ready after unlock") { try await status()["state"] == "ready" }
+        try await eventually("listening after unlock") { try await channelState() == "listening" }
         await CXoneChatDaemonTests.stop(daemon)
     }
 }

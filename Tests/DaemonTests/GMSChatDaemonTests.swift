@@ -122,9 +122,9 @@ import Testing
         let chat = try await #require(try Self.gmsChats(simulator).last)
         #expect(chat["online"] as? Bool == false)
         #expect((chat["agent_notices"] as? [String] ?? []).contains("customer is not online"))
-        // Background is not a loss: the channel still counts as listening.
+        // Background is not a loss, but the chat does not listen: the channel says `background`.
         let (_, channels) = try await run(TokenDaemonTests.attendantctl, ["channels", "--json"], environment: desktop.toolEnvironment)
-        #expect(channels.contains(#""state":"listening""#), "\(channels)")
+        #expect(channels.contains(#""state":"background""#), "\(channels)")
 
         let away = (1...20).map { "While you slept \($0)" }
         for text in away { _ = try await simulator.control("POST", "/control/gms/agent?text=\(Self.escaped(text))") }

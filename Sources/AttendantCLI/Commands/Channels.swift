@@ -6,8 +6,10 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "List the channels with their listening state and token health.",
             discussion: """
-                States: starting, listening, recovering, failed, stopping, stopped. TOKEN tells when the \
-                channel's token expires, RENEWED when it was last renewed (local time).
+                States: starting, listening, background (a chat disconnected while the machine sleeps, or \
+                while the screen is locked when background-on names the lock; it listens again in the \
+                foreground), recovering, failed, stopping, stopped. TOKEN tells when the channel's token \
+                expires, RENEWED when it was last renewed (local time).
 
                 JSON: an array of objects with the keys name, plugin, state, detail, onProbation, \
                 tokenExpiresIn (seconds, negative once expired), tokenLastRenewal (Unix seconds), \

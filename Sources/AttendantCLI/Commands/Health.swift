@@ -8,7 +8,9 @@ extension Attendantctl {
             abstract: "Check the daemon's health as a monitoring plugin (Nagios, Icinga, Checkmk, ...).",
             discussion: """
                 Prints one line, ATTENDANT <STATUS> - <summary> | <perfdata>, and exits with 0 (OK) when \
-                every channel listens or is starting, stopping or stopped; 1 (WARNING) when a channel is \
+                every channel listens or is starting, stopping, stopped or in the background (a chat \
+                disconnected while the machine sleeps, or while the screen is locked when background-on \
+                names the lock; not counted as listening); 1 (WARNING) when a channel is \
                 recovering, a token expires within --token-warning, a token's last renewal failed, or no \
                 channel is configured; 2 (CRITICAL) when a channel failed and cannot listen ("sign-in \
                 needed" is a failure) or a token has expired; 3 (UNKNOWN) when attendantd is not running, \

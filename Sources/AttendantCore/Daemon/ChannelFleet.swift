@@ -334,6 +334,8 @@ package final class ChannelFleet: Service {
         if !channel.verifiesTLS {
             logger.warning("tls-verify = false: this channel's https and wss connections do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate")
         }
+        var configuration = ChannelSupervisor.Configuration(channel, shutdownTimeout: shutdownTimeout)
+        configuration.disconnectsInBackground = factory.kind == .chat
         let supervisor = ChannelSupervisor(
             name: channel.name,
             plugin: channel.plugin,
@@ -341,7 +343,7 @@ package final class ChannelFleet: Service {
             tokens: tokens,
             clock: self.environment.clock,
             logger: logger,
-            configuration: .init(channel, shutdownTimeout: shutdownTimeout),
+            configuration: configuration,
             onStatus: { [weak self] status in
                 if gate.isOpen { self?.record(status) }
             }

@@ -2,6 +2,10 @@
 package struct ChannelStatus: Sendable, Equatable {
     package enum State: String, Sendable {
         case starting, listening, recovering, failed, stopping, stopped
+        /// Listening, but the session is in the background and the channel closed its connection there
+        /// (a chat: see ``ChannelSupervisor/Configuration/disconnectsInBackground``); foreground brings it
+        /// back. Not a loss and not a failure, but it does not listen either.
+        case background
     }
 
     /// Why a `failed` channel gave up: what the user has to do before it can listen again.

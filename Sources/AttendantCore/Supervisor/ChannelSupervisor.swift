@@ -19,6 +19,11 @@ package final class ChannelSupervisor: Sendable {
         package var callTimeout: Duration = ChannelConfiguration.defaultListenTimeout
         /// The limit for `stopListening()`.
         package var stopTimeout: Duration = .seconds(5)
+        /// The channel closes its connection when the session goes to the background, so while it is
+        /// there a listening channel shows as `background`. True for chats: the mobile chat SDKs (CXone's,
+        /// GMS's) disconnect in the background, and ``ApplicationState/background`` asks the same of their
+        /// plugins; a voice channel stays registered for calls, an actions channel keeps tracking.
+        package var disconnectsInBackground = false
 
         package init() {}
 
@@ -39,6 +44,8 @@ package final class ChannelSupervisor: Sendable {
         case stopFinished
         case timer(generation: Int, tokenLifetime: Duration?)
         case resume
+        /// The channel has handled a change of the session's application state.
+        case applicationStateChanged
         case stop
         case ping(CheckedContinuation<Void, Never>)
     }
@@ -58,6 +65,8 @@ package final class ChannelSupervisor: Sendable {
     private let gate = SerialGate()
     /// The token the channel has last seen (handed over, or asked the host for).
     private let channelToken = Mutex<ChannelToken?>(nil)
+    /// The session's application state as the channel last handled it.
+    private let applicationState = Mutex(ApplicationState.foreground)
 
     package init(
         name: String,
@@ -95,9 +104,12 @@ package final class ChannelSupervisor: Sendable {
     package func resume() { self.continuation.yield(.resume) }
 
     /// Tells the channel that the session went to the background or came back; returns once the
-    /// channel has handled it (after any channel method in progress).
+    /// channel has handled it (after any channel method in progress) and the status says so.
     package func setApplicationState(_ state: ApplicationState) async {
         await self.gate.run { [channel] in await channel.applicationStateDidChange(state) }
+        self.applicationState.withLock { $0 = state }
+        self.continuation.yield(.applicationStateChanged)
+        await self.ping()
     }
 
     /// Carries out a user request on the channel (it may run alongside the supervisor's calls).
@@ -216,6 +228,9 @@ package final class ChannelSupervisor: Sendable {
                 }
             case .resume:
                 action = machine.resumed(now: now)
+            case .applicationStateChanged:
+                self.publish(machine)
+                continue
             case .stop:
                 work.cancelCall()
                 action = machine.stop()
@@ -329,6 +344,9 @@ package final class ChannelSupervisor: Sendable {
             status.detail = nil
         }
         status.onProbation = machine.onProbation
+        if status.state == .listening, self.configuration.disconnectsInBackground, self.applicationState.withLock({ $0 }) == .background {
+            status.state = .background
+        }
         let changed = self.latestStatus.withLock { latest in
             // While a retry is under way the state stays "recovering": keep saying why.
             if status.state == .recovering, status.detail == nil, latest.state == .recovering {
