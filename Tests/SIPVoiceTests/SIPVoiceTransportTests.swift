@@ -92,10 +92,7 @@ import Testing
         let sender = try ScriptedPeer()
         let listener = try ScriptedPeer()
         // RFC 3261 18.2.2: the source address (received), at the port in the Via's sent-by.
-        var options = sender.invite(branch: "z9hG4bK-opt1", callID: "options-1")
-        options.method = .options
-        options.headers.set(.cseq, "1 OPTIONS")
-        options.headers.set(.via, "SIP/2.0/UDP 127.0.0.1:\(listener.port);branch=z9hG4bK-opt1")
+        var options = Self.options(from: sender, callID: "options-1", via: "SIP/2.0/UDP 127.0.0.1:\(listener.port);branch=z9hG4bK-opt1")
         sender.send(.request(options), to: contactAddress)
         #expect(try await listener.receiveResponse().statusCode == 200)
         #expect(try await sender.expectSilence(for: 0.2) == nil)
@@ -105,6 +102,15 @@ import Testing
         sender.send(.request(options), to: contactAddress)
         #expect(try await sender.receiveResponse().statusCode == 200)
         try await SIPVoiceChannelTests.stop(rig)
+    }
+
+    /// An OPTIONS from `peer` with the Via lines `via`.
+    static func options(from peer: ScriptedPeer, callID: String, via: String) -> SIPRequest {
+        var options = peer.invite(branch: "z9hG4bK-\(callID)", callID: callID)
+        options.method = .options
+        options.headers.set(.cseq, "1 OPTIONS")
+        options.headers.set(.via, via)
+        return options
     }
 
     /// The parameters of the top Via of `response`, by name (a flag's value is "").
@@ -120,10 +126,10 @@ import Testing
         let caller = try ScriptedPeer()
         // RFC 3581 section 4: an empty rport gets the source port, and received the source address even
         // though it is the sent-by host.
-        var options = caller.invite(branch: "z9hG4bK-stamp1", callID: "stamp-1")
-        options.method = .options
-        options.headers.set(.cseq, "1 OPTIONS")
-        options.headers.set(.via, "SIP/2.0/UDP 127.0.0.1:\(caller.port);rport;branch=z9hG4bK-stamp1, SIP/2.0/UDP 192.0.2.9:5060;rport;branch=z9hG4bK-upstream")
+        var options = Self.options(
+            from: caller, callID: "stamp-1",
+            via: "SIP/2.0/UDP 127.0.0.1:\(caller.port);rport;branch=z9hG4bK-stamp1, SIP/2.0/UDP 192.0.2.9:5060;rport;branch=z9hG4bK-upstream"
+        )
         caller.send(.request(options), to: contactAddress)
         let answered = try await caller.receiveResponse()
         #expect(answered.statusCode == 200)
