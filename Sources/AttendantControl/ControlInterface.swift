@@ -262,8 +262,15 @@ public struct ContactRecord: Sendable, Hashable, Codable {
     /// Unix seconds.
     public var receivedAt: Int64
     public var endedAt: Int64?
-    /// answered, declined, missed, completed; nil while open.
+    /// answered, answered-elsewhere, declined, missed, completed; nil while open.
     public var outcome: String?
+    /// Whether from and fromAddress are what the network asserted (SIP P-Asserted-Identity from the
+    /// registrar), not the caller's own word.
+    public var fromAsserted = false
+    /// Who forwarded the contact here (name, address, reason); nil when it was not forwarded.
+    public var divertedFrom: String?
+    public var divertedFromAddress: String?
+    public var diversionReason: String?
 
     public init(
         channel: String, id: String, kind: String, from: String, fromAddress: String, summary: String,
@@ -288,6 +295,12 @@ public struct ContactRecord: Sendable, Hashable, Codable {
         ]
         if let v = self.endedAt { d["EndedAt"] = .int64(v) }
         if let v = self.outcome { d["Outcome"] = .string(v) }
+        if self.fromAsserted { d["FromAsserted"] = .boolean(true) }
+        if let v = self.divertedFromAddress {
+            d["DivertedFromAddress"] = .string(v)
+            d["DivertedFrom"] = .string(self.divertedFrom ?? "")
+            d["DiversionReason"] = .string(self.diversionReason ?? "")
+        }
         return .vardict(d)
     }
 
@@ -302,5 +315,9 @@ public struct ContactRecord: Sendable, Hashable, Codable {
         self.receivedAt = d["ReceivedAt"]?.int64 ?? 0
         self.endedAt = d["EndedAt"]?.int64
         self.outcome = d["Outcome"]?.string
+        self.fromAsserted = d["FromAsserted"]?.bool ?? false
+        self.divertedFromAddress = d["DivertedFromAddress"]?.string
+        self.divertedFrom = self.divertedFromAddress == nil ? nil : d["DivertedFrom"]?.string ?? ""
+        self.diversionReason = self.divertedFromAddress == nil ? nil : d["DiversionReason"]?.string ?? ""
     }
 }

@@ -206,6 +206,85 @@ package enum SIPp {
     }
 }
 
+extension SIPp {
+    /// A sipp caller over UDP that sends one INVITE for `requestURI` to `remote` (`host:port`: the
+    /// registrar as a proxy, or a phone's Contact directly) with `from` (a name-addr) and `headers` added as
+    /// they are, waits for the 180, then CANCELs it, the CANCEL carrying `cancelHeaders` (e.g. a Reason),
+    /// takes the CANCEL's 200 and the INVITE's 487, and ACKs the 487. Returns when sipp is done.
+    package static func cancelledCall(
+        to remote: String, requestURI: String, from: String, headers: [String] = [], cancelHeaders: [String] = [],
+        directory: String, within seconds: Double = 30
+    ) async throws -> Exchange {
+        let port = try LoopbackPort.pick()
+        let stamp = UUID().uuidString.prefix(8)
+        let scenario = directory + "/sipp-caller-\(stamp).xml"
+        let messages = directory + "/sipp-caller-\(stamp).messages"
+        // One branch for the INVITE, its CANCEL and the ACK of its 487 (RFC 3261 sections 9.1 and 17.1.1.3).
+        let via = "Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=z9hG4bK-attendant-[pid]-[call_number];rport"
+        func lines(_ extra: [String]) -> String { extra.map { $0 + "\n" }.joined() }
+        try """
+            <?xml version="1.0" encoding="ISO-8859-1" ?>
+            <scenario name="cancelled call">
+             <send retrans="500">
+              <![CDATA[
+            INVITE \(requestURI) SIP/2.0
+            \(via)
+            From: \(from);tag=[pid]SIPpTag00[call_number]
+            To: <\(requestURI)>
+            Call-ID: [call_id]
+            CSeq: 1 INVITE
+            Contact: <sip:caller@[local_ip]:[local_port]>
+            Max-Forwards: 70
+            \(lines(headers))Content-Length: 0
+
+              ]]>
+             </send>
+             <recv response="100" optional="true"/>
+             <recv response="180"/>
+             <send retrans="500">
+              <![CDATA[
+            CANCEL \(requestURI) SIP/2.0
+            \(via)
+            From: \(from);tag=[pid]SIPpTag00[call_number]
+            To: <\(requestURI)>
+            Call-ID: [call_id]
+            CSeq: 1 CANCEL
+            Max-Forwards: 70
+            \(lines(cancelHeaders))Content-Length: 0
+
+              ]]>
+             </send>
+             <recv response="200"/>
+             <recv response="487"/>
+             <send>
+              <![CDATA[
+            ACK \(requestURI) SIP/2.0
+            \(via)
+            From: \(from);tag=[pid]SIPpTag00[call_number]
+            [last_To:]
+            Call-ID: [call_id]
+            CSeq: 1 ACK
+            Max-Forwards: 70
+            Content-Length: 0
+
+              ]]>
+             </send>
+            </scenario>
+
+            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        let sipp = try FixtureProcess(
+            "sipp (caller)", "sipp",
+            [
+                remote, "-sf", scenario, "-m", "1", "-i", "127.0.0.1", "-p", "\(port)", "-t", "u1", "-trace_msg",
+                "-message_file", messages, "-nostdin", "-timeout", "\(Int(seconds))s", "-timeout_error",
+            ],
+            environment: ProcessInfo.processInfo.environment
+        )
+        let status = await sipp.waitForExit(within: seconds + 5)
+        return Exchange(status: status, messages: Self.messages(in: messages), output: sipp.stderr)
+    }
+}
+
 /// A running sipp callee (SIPp.callee).
 package final class SIPpCallee {
     package let process: FixtureProcess

@@ -111,8 +111,9 @@ final class SIPVoiceChannel: Channel {
             switch arrival {
             case .message(.response(let response), _):
                 return agent.receive(response, now: now)
-            case .message(.request(let request), let origin):
+            case .message(.request(let request), var origin):
                 guard let transport else { return [] }
+                origin.isRegistrarFlow = transport.isRegistrar(origin)
                 return agent.receive(request, from: origin, now: now) { self.callSettings(transport) }
             case .pong:
                 return agent.pong()

@@ -6,12 +6,14 @@ extension Attendantctl {
         static let configuration = CommandConfiguration(
             abstract: "List the contact history, newest first.",
             discussion: """
-                Kinds: call, chat, action. Outcomes: answered, declined, missed, completed; open while the \
-                contact lasts.
+                Kinds: call, chat, action. Outcomes: answered, answered-elsewhere (taken on another \
+                device: the call stopped ringing here), declined, missed, completed; open while the contact \
+                lasts. A forwarded call shows who forwarded it.
 
-                JSON: an array of objects with the keys channel, id, kind, from, fromAddress, summary, \
-                receivedAt, endedAt, outcome; times in Unix seconds, endedAt and outcome null while the \
-                contact is open.
+                JSON: an array of objects with the keys channel, id, kind, from, fromAddress, fromAsserted \
+                (true when from is the identity the network asserted), divertedFrom ({name, address, \
+                reason} of who forwarded it, or null), summary, receivedAt, endedAt, outcome; times in Unix \
+                seconds, endedAt and outcome null while the contact is open.
                 """
         )
 

@@ -38,7 +38,8 @@ extension ChannelRecord {
 }
 
 extension ContactRecord {
-    /// `{"channel","id","kind","from","fromAddress","summary","receivedAt","endedAt","outcome"}`
+    /// `{"channel","id","kind","from","fromAddress","fromAsserted","divertedFrom","summary","receivedAt","endedAt","outcome"}`,
+    /// divertedFrom `{"name","address","reason"}` or null.
     public var json: JSON {
         .object([
             ("channel", .string(self.channel)),
@@ -46,6 +47,13 @@ extension ContactRecord {
             ("kind", .string(self.kind)),
             ("from", .string(self.from)),
             ("fromAddress", .string(self.fromAddress)),
+            ("fromAsserted", .bool(self.fromAsserted)),
+            (
+                "divertedFrom",
+                .optional(self.divertedFromAddress) { address in
+                    .object([("name", .string(self.divertedFrom ?? "")), ("address", .string(address)), ("reason", .string(self.diversionReason ?? ""))])
+                }
+            ),
             ("summary", .string(self.summary)),
             ("receivedAt", .int(self.receivedAt)),
             ("endedAt", .optional(self.endedAt, JSON.int)),

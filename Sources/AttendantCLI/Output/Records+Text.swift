@@ -51,13 +51,21 @@ extension ChannelRecord {
 }
 
 extension ContactRecord {
+    /// The name, else the address, and who forwarded it: `Ada Lovelace (forwarded by sip:sales@example.org)`.
+    var caller: String {
+        let who = self.from.isEmpty ? (self.fromAddress.isEmpty ? "-" : self.fromAddress) : self.from
+        guard let address = self.divertedFromAddress else { return who }
+        let by = (self.divertedFrom ?? "").isEmpty ? address : self.divertedFrom ?? address
+        return "\(who) (forwarded by \(by))"
+    }
+
     public static func table(_ contacts: [ContactRecord]) -> [String] {
         guard !contacts.isEmpty else { return ["No contacts yet."] }
         var table = Table(["RECEIVED", "CHANNEL", "KIND", "FROM", "ID", "OUTCOME", "SUMMARY"])
         for contact in contacts {
             table.append([
                 LocalTime.format(contact.receivedAt), contact.channel, contact.kind,
-                contact.from.isEmpty ? (contact.fromAddress.isEmpty ? "-" : contact.fromAddress) : contact.from,
+                contact.caller,
                 contact.id, contact.outcome ?? "open", contact.summary,
             ])
         }

@@ -31,7 +31,7 @@ extension AlertPlanner {
     private func ringing(_ contact: Contact, channel: String) -> DesktopNotification {
         DesktopNotification(
             summary: NotificationText.line("Incoming call from \(Self.name(of: contact.from, otherwise: "unknown caller"))"),
-            body: self.body([contact.summary, Self.addressLine(contact.from), "Channel: \(channel)"]),
+            body: self.body([contact.summary, Self.addressLine(contact.from), Self.forwardedLine(contact), "Channel: \(channel)"]),
             actions: self.buttons(contact.actions.map { NotificationAction(key: $0.id, label: $0.label) }),
             urgency: .critical,
             soundName: Self.callSound,
@@ -44,7 +44,7 @@ extension AlertPlanner {
         DesktopNotification(
             summary: NotificationText.line("Missed call from \(Self.name(of: contact.from, otherwise: "unknown caller"))"),
             body: self.body([
-                Self.addressLine(contact.from), "Channel: \(channel)",
+                Self.addressLine(contact.from), Self.forwardedLine(contact), "Channel: \(channel)",
                 "Called at \(Self.clockTime(contact.receivedAt, utcOffset: self.configuration.utcOffset))",
             ]),
             urgency: .normal,
@@ -122,6 +122,12 @@ extension AlertPlanner {
     /// The address, when the summary shows the display name instead.
     private static func addressLine(_ party: Party) -> String {
         party.displayName.isEmpty ? "" : party.address
+    }
+
+    /// `Forwarded by Sales <sip:sales@example.org> (no-answer)` for a forwarded contact, else empty.
+    static func forwardedLine(_ contact: Contact) -> String {
+        guard let diversion = contact.diversion else { return "" }
+        return "Forwarded by \(diversion.from)" + (diversion.reason.isEmpty ? "" : " (\(diversion.reason))")
     }
 
     /// What an event without text says.

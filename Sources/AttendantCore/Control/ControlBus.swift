@@ -195,12 +195,17 @@ package final class ControlBus: AlertPresenter {
                         throw BusMethodError(name: "org.freedesktop.DBus.Error.Failed", message: "cannot read the contact history: \(error)")
                     }
                     let records = contacts.map { record in
-                        AttendantControl.ContactRecord(
+                        var entry = AttendantControl.ContactRecord(
                             channel: record.channel, id: record.contact.id, kind: record.contact.kind.rawValue,
                             from: record.contact.from.displayName, fromAddress: record.contact.from.address,
                             summary: record.contact.summary, receivedAt: record.contact.receivedAt.seconds,
                             endedAt: record.endedAt?.seconds, outcome: record.outcome?.rawValue
-                        ).busValue
+                        )
+                        entry.fromAsserted = record.contact.fromAsserted
+                        entry.divertedFrom = record.contact.diversion?.from.displayName
+                        entry.divertedFromAddress = record.contact.diversion?.from.address
+                        entry.diversionReason = record.contact.diversion?.reason
+                        return entry.busValue
                     }
                     return [.array(element: "a{sv}", records)]
                 },

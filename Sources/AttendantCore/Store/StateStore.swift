@@ -69,6 +69,15 @@ package final class StateStore: Sendable {
                 t.primaryKey(["channel", "id"])
             }
         }
+        // Issue 30: who is calling. Added columns only, so a v1 database opens and keeps its rows.
+        migrator.registerMigration("v2: asserted caller, diversion") { db in
+            try db.alter(table: "contact") { t in
+                t.add(column: "from_asserted", .boolean).notNull().defaults(to: false)
+                t.add(column: "diverted_from_name", .text)
+                t.add(column: "diverted_from_address", .text)
+                t.add(column: "diversion_reason", .text)
+            }
+        }
         return migrator
     }
 
@@ -144,13 +153,15 @@ package final class StateStore: Sendable {
         try await self.pool.writeWithoutTransaction { db in
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO contact (channel, id, kind, from_name, from_address, summary, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO contact (channel, id, kind, from_name, from_address, summary, received_at,
+                        from_asserted, diverted_from_name, diverted_from_address, diversion_reason)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (channel, id) DO UPDATE SET summary = excluded.summary
                     """
             ).execute(arguments: [
                 channel, contact.id, contact.kind.rawValue, contact.from.displayName, contact.from.address,
                 contact.summary, contact.receivedAt.secondsSince1970,
+                contact.fromAsserted, contact.diversion?.from.displayName, contact.diversion?.from.address, contact.diversion?.reason,
             ])
         }
     }
@@ -196,6 +207,13 @@ package struct ContactRecord: Sendable, Equatable {
             summary: row["summary"],
             receivedAt: UnixTime(secondsSince1970: row["received_at"])
         )
+        self.contact.fromAsserted = row["from_asserted"]
+        if let address = row["diverted_from_address"] as String? {
+            self.contact.diversion = Contact.Diversion(
+                from: Party(displayName: row["diverted_from_name"] ?? "", address: address),
+                reason: row["diversion_reason"] ?? ""
+            )
+        }
         self.endedAt = (row["ended_at"] as Double?).map(UnixTime.init(secondsSince1970:))
         self.outcome = (row["outcome"] as String?).map(ContactOutcome.init)
     }

@@ -18,6 +18,13 @@ public struct Contact: Sendable, Hashable {
     /// history but raises no alert of its own for it: the thread's messages are its alerts. Set it after
     /// initializing; nil (the default) for calls and for chats that announce themselves as a contact.
     public var threadID: String?
+    /// Whether ``from`` is an identity the network vouches for (since API 1.11): for SIP, the registrar's
+    /// P-Asserted-Identity (RFC 3325), not the From header anyone can write. False (the default) when the
+    /// channel only has the caller's own word.
+    public var fromAsserted = false
+    /// Who forwarded the contact to this channel, when it was forwarded (since API 1.11): for SIP, the
+    /// diverting party of History-Info (RFC 7044) or Diversion (RFC 5806). Nil (the default) otherwise.
+    public var diversion: Diversion?
 
     public init(
         id: String,
@@ -33,6 +40,22 @@ public struct Contact: Sendable, Hashable {
         self.summary = summary
         self.receivedAt = receivedAt
         self.actions = actions
+    }
+}
+
+extension Contact {
+    /// Who forwarded a contact, and why (since API 1.11).
+    public struct Diversion: Sendable, Hashable {
+        /// The party the contact was for before it was forwarded here (a number, an address).
+        public var from: Party
+        /// Why, in the protocol's words (SIP: `unconditional`, `user-busy`, `no-answer`, `deflection`, …);
+        /// empty when it did not say.
+        public var reason: String
+
+        public init(from: Party, reason: String = "") {
+            self.from = from
+            self.reason = reason
+        }
     }
 }
 
@@ -97,6 +120,10 @@ public struct ContactOutcome: Sendable, Hashable, CustomStringConvertible {
     public static let declined = ContactOutcome("declined")
     /// It ended before anyone took it (the caller hung up, the ring timed out).
     public static let missed = ContactOutcome("missed")
+    /// Someone took it on another device, so it stopped ringing here (since API 1.11): for SIP, the proxy
+    /// of a forked call cancelled this branch with `Reason: SIP;cause=200` (RFC 3326). Not missed: the host
+    /// raises no missed-call notice for it. A host older than 1.11 records the value as it is.
+    public static let answeredElsewhere = ContactOutcome("answered-elsewhere")
     /// It was handled and is over (a chat conversation ended).
     public static let completed = ContactOutcome("completed")
 

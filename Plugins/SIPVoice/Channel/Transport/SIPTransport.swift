@@ -99,6 +99,16 @@ final class SIPTransport: Sendable {
     /// The local address as it goes into Via and Contact.
     var address: SIPLocalAddress { SIPLocalAddress(ip: self.local.ip, port: self.local.port, transport: self.kind.rawValue) }
 
+    /// Whether a request from `origin` came from the registrar on this flow: the TCP connection to it, or a
+    /// datagram from the address the UDP socket is connected to (RFC 5626's flow is that 5-tuple).
+    func isRegistrar(_ origin: Origin) -> Bool {
+        switch (origin.path, self.flow) {
+        case (.flow, _): true
+        case (.datagram(let address), .datagram(let flow)): address == flow.remote
+        default: false
+        }
+    }
+
     /// Sends a message on the flow, or (a response) where its request came from. Failures show up as
     /// ``Arrival/closed(_:)`` (the flow over TCP) or are absorbed by SIP's retransmissions (UDP).
     func send(_ message: SIPMessage, to origin: Origin? = nil) {

@@ -121,15 +121,17 @@ public struct SIPCallTable: Sendable {
             // A second INVITE for a call already here (a forked or looped copy): this phone is busy with it.
             return [.send(.answering(invite, statusCode: 482, toTag: identifiers.tag()), to: origin)]
         }
-        let caller = transaction.caller
-        let contact = Contact(
+        let caller = SIPCaller(invite: invite, trustingAssertedIdentity: origin.isRegistrarFlow)
+        var contact = Contact(
             id: id,
             kind: .call,
-            from: Party(displayName: caller.displayName ?? "", address: caller.uri.description),
+            from: caller.party,
             summary: "Call to \(transaction.callee.uri)",
             receivedAt: now,
             actions: settings.canAccept ? [.accept, .decline] : [.decline]
         )
+        contact.fromAsserted = caller.asserted
+        contact.diversion = caller.diversion
         let actions = transaction.start()
         self.calls[id] = Call(transaction: transaction, contact: contact, origin: origin)
         return self.apply(id, actions) + [.emit(.incomingContact(contact))]
@@ -231,6 +233,7 @@ public struct SIPCallTable: Sendable {
         case .busy: (.declined, "refused as busy (486)")
         case .notAnswered: (.missed, "not answered within the ring timeout (480)")
         case .cancelled: (.missed, "cancelled by the caller (487)")
+        case .answeredElsewhere: (.answeredElsewhere, "answered elsewhere: cancelled with Reason SIP cause 200 (487)")
         case .rejected(let status): (.missed, "ended with \(status)")
         }
     }

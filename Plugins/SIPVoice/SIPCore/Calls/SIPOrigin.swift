@@ -18,9 +18,16 @@ public struct SIPOrigin: Sendable, CustomStringConvertible {
     public let path: Path
     /// The source, `host:port over UDP`, for messages.
     public let description: String
+    /// It came from the registrar on the flow this agent registered on (RFC 5626's flow): the TCP
+    /// connection to it, or over UDP a datagram from the address the flow's socket is connected to. Only
+    /// then is what the network asserts about a caller believed (RFC 3325 section 4: P-Asserted-Identity is
+    /// trusted only from inside the trust domain, here the registrar). The transport sets it for `.flow`;
+    /// the driver, which knows the UDP flow's remote address, for a datagram.
+    public var isRegistrarFlow: Bool
 
     public init(path: Path, description: String) {
         self.path = path
         self.description = description
+        self.isRegistrarFlow = if case .flow = path { true } else { false }
     }
 }

@@ -53,6 +53,9 @@ public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, Expres
     public static let flowTimer = SIPHeaderName("Flow-Timer")
     public static let retryAfter = SIPHeaderName("Retry-After")
     public static let reason = SIPHeaderName("Reason")
+    public static let pAssertedIdentity = SIPHeaderName("P-Asserted-Identity")
+    public static let diversion = SIPHeaderName("Diversion")
+    public static let historyInfo = SIPHeaderName("History-Info")
 
     private static let known: [String: String] = {
         var table: [String: String] = [:]
@@ -66,7 +69,7 @@ public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, Expres
             "Session-Expires", "Reject-Contact", "Accept-Contact", "Request-Disposition", "Identity",
             "Identity-Info", "Warning", "Date", "Timestamp", "Organization", "Priority", "Reason", "Reply-To",
             "In-Reply-To", "Alert-Info", "Call-Info", "Error-Info", "MIME-Version", "RSeq", "RAck",
-            "P-Asserted-Identity", "P-Preferred-Identity",
+            "P-Asserted-Identity", "P-Preferred-Identity", "Diversion", "History-Info",
         ]
         for name in names { table[SIPSyntax.lowercased(name)] = name }
         let compact: [String: String] = [
@@ -84,6 +87,7 @@ public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, Expres
         "unsupported", "allow", "accept", "accept-encoding", "accept-language", "allow-events", "content-encoding",
         "content-language", "accept-contact", "reject-contact", "alert-info", "call-info", "error-info", "warning",
         "in-reply-to", "p-asserted-identity", "p-preferred-identity", "reason",
+        "diversion", "history-info",
     ]
 }
 

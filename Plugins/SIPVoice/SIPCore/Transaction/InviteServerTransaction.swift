@@ -58,6 +58,9 @@ public struct InviteServerTransaction: Sendable {
         case notAnswered
         /// The caller hung up first (CANCEL): a missed call.
         case cancelled
+        /// Another branch of the forked call answered: the proxy cancelled this one with `Reason:
+        /// SIP;cause=200` (RFC 3326 section 2, "Call completed elsewhere"; RFC 3261 sections 9.1 and 16.7).
+        case answeredElsewhere
         /// Another final response chosen by the caller of ``respond(statusCode:reasonPhrase:)``.
         case rejected(Int)
     }
@@ -169,7 +172,8 @@ public struct InviteServerTransaction: Sendable {
     }
 
     /// A request that ``matches(_:)`` arrived: a retransmitted INVITE gets the last response again, CANCEL
-    /// ends a ringing call with 487, ACK confirms the final response. Others are ignored.
+    /// ends a ringing call with 487 (answered elsewhere when its Reason says SIP cause 200), ACK confirms
+    /// the final response. Others are ignored.
     public mutating func receive(_ request: SIPRequest) -> [Action] {
         guard self.matches(request) else { return [] }
         switch request.method {
@@ -182,7 +186,9 @@ public struct InviteServerTransaction: Sendable {
         case .cancel:
             let ok = SIPResponse.answering(request, statusCode: 200, toTag: self.dialog.localTag)
             guard self.state == .proceeding else { return [.send(ok)] }
-            return [.send(ok)] + self.finish(self.response(487), outcome: .cancelled)
+            // RFC 3326: the CANCEL's Reason says why; an unreadable one is no reason.
+            let elsewhere = (try? request.headers.reasons)?.contains { $0.isSIP(200) } ?? false
+            return [.send(ok)] + self.finish(self.response(487), outcome: elsewhere ? .answeredElsewhere : .cancelled)
         case .ack:
             guard self.state == .completed else { return [] }
             var actions = self.cancel(.retransmitFinal) + self.cancel(.ackTimeout)
