@@ -91,6 +91,8 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "WSClient", package: "swift-websocket"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // TLSUserEvent: a TLS stream's receiver hears from it once the handshake is done.
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Hashes and HMACs for the channels (HostHashing).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -398,6 +400,10 @@ let package = Package(
                 "TestSupport",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+                // A registrar over TLS on loopback (SIPVoiceTLSTests).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictness
         ),

@@ -106,7 +106,7 @@ struct Attendantd: AsyncParsableCommand {
         let loader = PluginLoader(
             searchPath: PluginLoader.defaultSearchPath(configured: configuration.daemon.pluginPath, environment: environment)
         )
-        let check = ConfigurationCheck(configuration: configuration, loader: loader)
+        let check = ConfigurationCheck(configuration: configuration, loader: loader, environment: environment)
         let problems = check.run()
         let name = configuration.file ?? "the built-in demo configuration"
         if problems.isEmpty {

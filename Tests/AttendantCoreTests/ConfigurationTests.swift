@@ -1,6 +1,7 @@
 import AttendantCore
 import AttendantPluginAPI
 import Testing
+import TestSupport
 
 /// Every class of configuration error, with the exact message a user sees.
 @Suite struct ConfigurationTests {
@@ -81,7 +82,7 @@ import Testing
             problems.map(\.description) == [
                 "\(self.file):3: key \"log-levle\" in [daemon]: unknown key; [daemon] takes \"plugin-path\", \"log-level\", \"state-directory\", \"shutdown-timeout\"",
                 "\(self.file):8: key \"loopbak\" in [[channel]] number 1: unknown table; the settings of plugin \"loopback\" go in [channel.loopback]",
-                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"tls-verify\", \"token-command\", \"token-url\", \"token-url-method\", \"token-url-field\", \"token-file\", \"token-credential\", \"token-renew-at\", \"token-renew-before\", \"token-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
+                "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"tls-verify\", \"tls-ca-file\", \"token-command\", \"token-url\", \"token-url-method\", \"token-url-field\", \"token-file\", \"token-credential\", \"token-renew-at\", \"token-renew-before\", \"token-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
                 "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\", \"alerts\", \"session\", \"links\"",
             ]
         )
@@ -180,6 +181,40 @@ import Testing
                 "\(self.file):4: key \"tls-verify\" in [[channel]] number 1: expected true or false, found the string \"no\""
             ]
         )
+    }
+
+    /// `tls-ca-file` names a PEM file of CAs trusted beside the system's store; a path that is not absolute,
+    /// or a file that cannot be read or holds no certificate, is an error naming the key and the file.
+    @Test func tlsCAFile() throws {
+        let toml = "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n"
+        #expect(
+            self.problems(toml + "tls-ca-file = \"ca.pem\"\n").map(\.description) == [
+                "\(self.file):4: key \"tls-ca-file\" in [[channel]] number 1: expected an absolute path or one starting with ~/, found \"ca.pem\""
+            ]
+        )
+        let authority = try TestCertificateAuthority("Configuration Test CA")
+        let folder = TemporaryFolder()
+        let notPEM = folder.write("not.pem", "hello\n")
+        let channel = { (path: String) in try AttendantConfiguration(toml: toml + "tls-ca-file = \"\(path)\"\n", file: self.file).channels[0] }
+
+        let policy = try channel(authority.certificateFile).tlsPolicy(file: self.file, environment: [:])
+        #expect(policy.verifies && policy.authorities.count == 1 && policy.authoritiesFile == authority.certificateFile)
+        let fromHome = try channel("~/ca.pem").tlsPolicy(file: self.file, environment: ["HOME": authority.folder])
+        #expect(fromHome.authorities.count == 1)
+        #expect(try channel("/").needsRestart(toBecome: channel(authority.certificateFile)))
+
+        #expect(throws: ConfigurationError.self) { try channel(folder.path + "/missing.pem").tlsPolicy(file: self.file, environment: [:]) }
+        do {
+            _ = try channel(folder.path + "/missing.pem").tlsPolicy(file: self.file, environment: [:])
+        } catch {
+            #expect("\(error)" == "\(self.file):1: key \"tls-ca-file\" in [[channel]] \"a\": cannot read \(folder.path)/missing.pem: No such file or directory")
+        }
+        do {
+            _ = try channel(notPEM).tlsPolicy(file: self.file, environment: [:])
+            Issue.record("a file without certificates was taken")
+        } catch {
+            #expect("\(error)".contains("key \"tls-ca-file\" in [[channel]] \"a\": \(notPEM)"), "\(error)")
+        }
     }
 
     @Test func changedSettingsNeedARestartButMovedLinesDoNot() throws {

@@ -6,7 +6,8 @@ import Testing
 import TestSupport
 
 /// The TLS policy, from the one switch (`tls-verify`): a server whose certificate nobody vouches for is
-/// refused over https and wss, unless the channel's network was made not to check.
+/// refused over https and wss (a ``NetworkError/Kind/certificate`` failure: retrying does not help),
+/// unless the channel's network was made not to check.
 @Suite struct HostNetworkTLSTests {
     /// A self-signed certificate for 127.0.0.1 and localhost (openssl), as a server's TLS context.
     static func selfSigned() throws -> NIOSSLContext {
@@ -35,7 +36,7 @@ import TestSupport
         defer { Task { try? await server.stop() } }
         let checking = HostNetwork(logger: Logger(label: "test"))
         let refused = await #expect(throws: NetworkError.self) { _ = try await checking.send(NetworkRequest(url: server.url + "/")) }
-        #expect(refused?.kind == .tls, "\(refused?.message ?? "")")
+        #expect(refused?.kind == .certificate, "\(refused?.message ?? "")")
         #expect(refused?.message.hasPrefix("GET \(server.url)/ failed: TLS: ") == true, "\(refused?.message ?? "")")
         #expect(server.requests.isEmpty)
 
@@ -54,7 +55,7 @@ import TestSupport
         let refused = await #expect(throws: NetworkError.self) {
             _ = try await checking.openWebSocket(WebSocketRequest(url: url), events: events.record)
         }
-        #expect(refused?.kind == .tls, "\(refused?.message ?? "")")
+        #expect(refused?.kind == .certificate, "\(refused?.message ?? "")")
         #expect(refused?.message.contains("SNI") == false, "\(refused?.message ?? "")")
 
         let trusting = HostNetwork(verifiesTLS: false, logger: Logger(label: "test"))

@@ -30,7 +30,7 @@ extension SIPVoiceChannel {
 
     /// What goes into every REGISTER on `transport`.
     func registrationConfiguration(transport: SIPTransport, instanceID: String) -> RegistrationConfiguration {
-        var builder = SIPRegisterBuilder(registrar: self.configuration.registrar, addressOfRecord: self.configuration.addressOfRecord, local: transport.address)
+        var builder = SIPRegisterBuilder(registrar: self.configuration.registrar, addressOfRecord: self.configuration.addressOfRecord, local: transport.address(scheme: self.configuration.contactScheme))
         builder.displayName = self.configuration.displayName
         builder.instanceID = instanceID
         builder.outbound = self.configuration.outbound

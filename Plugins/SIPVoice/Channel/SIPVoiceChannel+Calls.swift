@@ -46,7 +46,7 @@ extension SIPVoiceChannel {
         Calls.Settings(
             reliable: transport.kind.isReliable,
             ringTimeout: self.configuration.ringTimeout,
-            localContact: SIPNameAddress(uri: transport.address.contact(user: self.configuration.addressOfRecord.user)),
+            localContact: SIPNameAddress(uri: transport.address(scheme: self.configuration.contactScheme).contact(user: self.configuration.addressOfRecord.user)),
             timers: self.configuration.timers,
             canAccept: self.configuration.canAccept
         )

@@ -1,6 +1,7 @@
 import AttendantPluginAPI
 import AttendantPluginKit
 import SIPCore
+import Synchronization
 
 /// A SIP user agent that stays registered and turns incoming INVITEs into contacts.
 ///
@@ -22,6 +23,9 @@ final class SIPVoiceChannel: Channel {
     let configuration: SIPVoiceConfiguration
     let host: any ChannelHost
     let driver: AgentDriver<Agent, SIPTransport>
+    /// Why the last flow could not be opened, when retrying cannot help (a TLS certificate that does not
+    /// verify).
+    private let refusal = Mutex<String?>(nil)
 
     init(configuration: SIPVoiceConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -45,19 +49,40 @@ final class SIPVoiceChannel: Channel {
     // MARK: Channel
 
     func listen() async throws {
+        do {
+            try await self.listenOnce()
+        } catch {
+            // The driver hands what failed to open to the agent, which retries it; a refused certificate
+            // is not worth retrying (no retry mends it), so the channel fails, saying why.
+            if let refusal = self.refusal.withLock({ refusal in defer { refusal = nil }; return refusal }) {
+                throw ChannelError(.configuration, "\(self.prefix): \(refusal)")
+            }
+            throw error
+        }
+    }
+
+    private func listenOnce() async throws {
+        self.refusal.withLock { $0 = nil }
         try await self.driver.listen { () async throws(ChannelError) in
             (try self.credentials(for: await self.host.tokenState()), try await self.instanceID())
         } open: { flow in
-            try await SIPTransport.open(
-                self.configuration.transport,
-                host: self.configuration.registrarHost,
-                port: self.configuration.registrarPort,
-                network: self.host.network
-            ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
+            do {
+                return try await SIPTransport.open(
+                    self.configuration.transport,
+                    host: self.configuration.registrarHost,
+                    port: self.configuration.registrarPort,
+                    network: self.host.network
+                ) { [weak self] arrival in self?.arrived(arrival, flow: flow) }
+            } catch let error as TransportError {
+                if error.code == .configuration { self.refusal.withLock { $0 = error.description } }
+                throw error
+            }
         } start: { agent, transport, prepared in
             let (credentials, instanceID) = prepared
             let registration = self.registrationConfiguration(transport: transport, instanceID: instanceID)
-            let flow = Agent.Flow(pings: transport.kind == .tcp, localAddress: "\(transport.address.host):\(transport.address.port)")
+            // RFC 5626 section 4.4.1: CRLFCRLF keep-alives on every connection-oriented flow, TLS too.
+            let local = transport.address()
+            let flow = Agent.Flow(pings: transport.kind.isReliable, localAddress: "\(local.host):\(local.port)")
             return agent.listen(on: flow, registration: registration, credentials: credentials, now: self.host.now())
         }
     }

@@ -32,17 +32,24 @@ struct SIPVoiceConfiguration: Sendable {
         } catch {
             throw settings.error("registrar", "\"\(registrarText)\" is not a SIP URI (\(error))")
         }
-        guard registrar.scheme == "sip" else {
-            throw settings.error("registrar", "\"\(registrarText)\": only sip: URIs are supported (no TLS yet, so no sips:)")
-        }
-        switch registrar.transport ?? "udp" {
-        case "udp": self.transport = .udp
-        case "tcp": self.transport = .tcp
-        case let other:
-            throw settings.error("registrar", "\"\(registrarText)\": transport \"\(other)\" is not supported; use udp or tcp")
+        switch (registrar.scheme, registrar.transport) {
+        case ("sip", nil), ("sip", "udp"): self.transport = .udp
+        case ("sip", "tcp"): self.transport = .tcp
+        case ("sip", "tls"): self.transport = .tls
+        // sips: is TLS over TCP to the registrar and every hop after it (RFC 3261 section 26.2); its
+        // transport=tcp means just that, and transport=tls is deprecated but meant the same (RFC 5630
+        // section 3.2.2).
+        case ("sips", nil), ("sips", "tcp"), ("sips", "tls"): self.transport = .tls
+        case ("sips", let other?):
+            throw settings.error("registrar", "\"\(registrarText)\": a sips: registrar is reached over TLS, not transport \"\(other)\"; leave transport out")
+        case ("sip", let other?):
+            throw settings.error("registrar", "\"\(registrarText)\": transport \"\(other)\" is not supported; use udp, tcp or tls")
+        case (let scheme, _):
+            throw settings.error("registrar", "\"\(registrarText)\": a registrar is a sip: or sips: URI, not \(scheme):")
         }
         self.registrarHost = registrar.host.hasPrefix("[") ? String(registrar.host.dropFirst().dropLast()) : registrar.host
-        self.registrarPort = registrar.port ?? 5060
+        // RFC 3261 section 19.1.2: 5061 for TLS, 5060 otherwise.
+        self.registrarPort = registrar.port ?? (self.transport == .tls ? 5061 : 5060)
         // The Request-URI of a REGISTER names the domain, without user part or transport.
         var requestURI = registrar
         requestURI.user = nil
@@ -95,9 +102,9 @@ struct SIPVoiceConfiguration: Sendable {
             }
             self.maximumExpires = UInt32(min(maximum.components.seconds, Int64(UInt32.max)))
         }
-        self.outbound = try settings.bool("outbound") ?? (self.transport == .tcp)
+        self.outbound = try settings.bool("outbound") ?? (self.transport != .udp)
         if self.outbound, self.transport == .udp {
-            throw settings.error("outbound", "RFC 5626 keep-alives need a TCP registrar here; set transport=tcp in registrar or outbound = false")
+            throw settings.error("outbound", "RFC 5626 keep-alives need a TCP or TLS registrar here; set transport=tcp or tls in registrar, or outbound = false")
         }
         if let instance = try settings.string("instance-id") {
             guard instance.hasPrefix("urn:"), !instance.contains(where: { $0 == "\"" || $0 == ">" || $0 == " " }) else {
@@ -140,4 +147,7 @@ struct SIPVoiceConfiguration: Sendable {
 
     /// `registrar` as the user wrote it, for messages.
     var registrarDescription: String { "\(self.registrarHost):\(self.registrarPort) over \(self.transport.rawValue)" }
+
+    /// The scheme of the Contact: `sips` with a `sips:` registrar (RFC 5630 section 4.1).
+    var contactScheme: String { self.registrar.scheme == "sips" ? "sips" : "sip" }
 }

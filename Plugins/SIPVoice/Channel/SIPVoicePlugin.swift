@@ -16,7 +16,9 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// incoming calls, which it hands to a softphone (`302`) on Accept or refuses (`603`) on Decline.
 ///
 /// Settings (`[channel.sip-voice]`):
-/// - `registrar` (required): the registrar's SIP URI, `sip:HOST[:PORT][;transport=udp|tcp]`;
+/// - `registrar` (required): the registrar's SIP URI, `sip:HOST[:PORT][;transport=udp|tcp|tls]` or
+///   `sips:HOST[:PORT]` (TLS, port 5061 by default; certificates are checked by the channel's
+///   `tls-verify` and `tls-ca-file`);
 /// - `address-of-record` (required): the address calls are made to, `sip:USER@DOMAIN`;
 /// - `display-name`: shown in From and To;
 /// - `authentication`: how the channel's token is used: `bearer` (default; `Authorization: Bearer`,
@@ -26,7 +28,7 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `ephemeral-lifetime` (default 1 h) and `ephemeral-hash` (`sha1`, `sha256`, `sha384`, `sha512`);
 /// - `register-expires`: the binding lifetime to ask for (default 600 s: the keep-alive cycle);
 /// - `max-expires`: the longest `Min-Expires` a `423` may ask for (default 1 day);
-/// - `outbound`: RFC 5626 (instance, reg-id, CRLF keep-alives; default on for TCP);
+/// - `outbound`: RFC 5626 (instance, reg-id, CRLF keep-alives; default on for TCP and TLS);
 /// - `instance-id`: the `+sip.instance` URN (default: made once and kept in the state store);
 /// - `ring-timeout`: answer `480` and record a missed call after this long (default 30 s);
 /// - `softphone-contact`: where Accept redirects a call (`302`);

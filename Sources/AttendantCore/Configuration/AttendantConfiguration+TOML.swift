@@ -257,6 +257,13 @@ struct TableReader {
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
         if let verify = self.bool("tls-verify") { channel.verifiesTLS = verify }
+        if let path = self.string("tls-ca-file") {
+            if path.hasPrefix("/") || path.hasPrefix("~/") {
+                channel.tlsCAFile = path
+            } else {
+                self.problem(.invalidValue, "tls-ca-file", "expected an absolute path or one starting with ~/, found \"\(path)\"")
+            }
+        }
         channel.token = self.tokenSettings()
         channel.chatAlerts = self.chatAlertSettings()
         if let plugin, !plugin.isEmpty {

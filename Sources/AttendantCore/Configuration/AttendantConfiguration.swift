@@ -66,6 +66,9 @@ package struct ChannelConfiguration: Sendable, Equatable {
     /// only switch for it (DESIGN.md section 7): on by default, and a channel that turns it off is logged
     /// as a warning when it starts.
     package var verifiesTLS = true
+    /// `tls-ca-file`: a PEM file of CAs the channel trusts beside the system's trust store (a private
+    /// PBX's CA, say), read each time the channel starts (``tlsPolicy(file:environment:)``).
+    package var tlsCAFile: String?
     /// The `token-*` keys: where the channel's token comes from; nil when it has none.
     package var token: TokenSettings?
     /// The `chat-alert-*` keys: which chat messages alert and how.

@@ -293,6 +293,14 @@ package final class ChannelFleet: Service {
             self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)", failure: .configuration))
             return nil
         }
+        let tls: TLSPolicy
+        do {
+            tls = try channel.tlsPolicy(file: file, environment: self.environment.processEnvironment)
+        } catch {
+            logger.error("cannot start: \(error)")
+            self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)", failure: .configuration))
+            return nil
+        }
         let tokens: any TokenKeeper
         if let settings = channel.token {
             tokens = TokenManager(
@@ -315,7 +323,7 @@ package final class ChannelFleet: Service {
             secrets: self.environment.store.secrets.channelSecrets(for: channel.name),
             tokens: tokens,
             router: self.environment.router,
-            network: HostNetwork(verifiesTLS: channel.verifiesTLS, logger: logger),
+            network: HostNetwork(tls: tls, logger: logger),
             links: self.environment.links
         )
         let made: any Channel
@@ -332,7 +340,7 @@ package final class ChannelFleet: Service {
         }
         logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")
         if !channel.verifiesTLS {
-            logger.warning("tls-verify = false: this channel's https and wss connections do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate")
+            logger.warning("tls-verify = false: this channel's TLS connections (https, wss, SIP over TLS) do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate")
         }
         var configuration = ChannelSupervisor.Configuration(channel, shutdownTimeout: shutdownTimeout)
         configuration.disconnectsInBackground = factory.kind == .chat

@@ -5,16 +5,24 @@ import AttendantPluginAPI
 package struct ConfigurationCheck {
     package let configuration: AttendantConfiguration
     package let loader: PluginLoader
+    /// `HOME`, for `~/` in `tls-ca-file`.
+    package let environment: [String: String]
 
-    package init(configuration: AttendantConfiguration, loader: PluginLoader) {
+    package init(configuration: AttendantConfiguration, loader: PluginLoader, environment: [String: String] = [:]) {
         self.configuration = configuration
         self.loader = loader
+        self.environment = environment
     }
 
     /// The problems found; empty when the configuration is valid.
     package func run() -> [ConfigurationError.Problem] {
         var problems: [ConfigurationError.Problem] = []
         for channel in self.configuration.channels {
+            do {
+                _ = try channel.tlsPolicy(file: self.configuration.file, environment: self.environment)
+            } catch {
+                problems += error.problems
+            }
             let factory: any ChannelPluginFactory
             do {
                 factory = try self.loader.load(channel.plugin).factory

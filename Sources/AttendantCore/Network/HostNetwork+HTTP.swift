@@ -28,7 +28,7 @@ extension HostNetwork {
         }
         if let cookie { headers.add(name: "Cookie", value: cookie) }
 
-        let client = self.shared.httpClient(verifiesTLS: self.verifiesTLS)
+        let client = self.shared.httpClient(policy: self.tls)
         // The deadline of async-http-client's request API holds for the whole answer, its body too (its
         // async API's ends with the answer's head: a server that sent the head and stalled held the
         // request forever), and it is cancelled on the connection's event loop, so a deadline a request
@@ -125,7 +125,7 @@ extension HostNetwork {
             return (.connection, "\(error)")
         }
         if error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            return (.tls, "TLS: \(error)")
+            return (Self.isCertificateFailure(error) ? .certificate : .tls, "TLS: \(error)")
         }
         if error is HTTPParserError { return (.protocolViolation, "not a valid HTTP answer (\(error))") }
         return (.connection, "\(error)")

@@ -92,6 +92,9 @@ extension HostNetwork {
         receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver
     ) async throws(NetworkError) -> any StreamFlow {
         let target = NetworkAddress(ip: host, port: port)
+        if options.listen, options.tls != nil {
+            throw NetworkError(.invalidRequest, "a TLS stream to \(target) cannot also listen: the host has no certificate of its own to accept TLS connections with")
+        }
         if options.listen { return try await self.openListeningStream(to: host, port: port, options: options, receiver: receiver) }
         let outgoing = OutgoingSlot()
         let channel: any NIOCore.Channel
@@ -100,9 +103,17 @@ extension HostNetwork {
         } catch {
             throw SocketFailure.networkError(error)
         }
-        guard let connection = outgoing.connection(of: channel), let local = NetworkAddress(channel.localAddress) else {
+        guard let (connection, handshake) = outgoing.connection(of: channel), let local = NetworkAddress(channel.localAddress) else {
             channel.close(promise: nil)
             throw NetworkError(.connection, "the socket has no address")
+        }
+        if let handshake, let tls = options.tls {
+            do {
+                try await handshake.get()
+            } catch {
+                connection.close()
+                throw self.streamTLSFailure(error, name: tls.serverName, peer: connection.peer)
+            }
         }
         return HostStreamFlow(outgoing: connection, local: local, listener: nil, accepted: AcceptedConnections())
     }
@@ -175,7 +186,7 @@ extension HostNetwork {
             listener.close(promise: nil)
             throw SocketFailure.networkError(error)
         }
-        guard let connection = outgoing.connection(of: channel), let local = NetworkAddress(channel.localAddress) else {
+        guard let (connection, _) = outgoing.connection(of: channel), let local = NetworkAddress(channel.localAddress) else {
             open.fail(NIOCore.ChannelError.ioOnClosedChannel)
             accepted.closeAll()
             listener.close(promise: nil)
@@ -187,8 +198,9 @@ extension HostNetwork {
     }
 
     /// The outgoing connection: `SO_REUSEADDR` and `SO_REUSEPORT` (it may share its port with the
-    /// listener), `TCP_NODELAY` (SIP messages are whole writes; waiting for more only delays them), and
-    /// `SO_KEEPALIVE` if asked for.
+    /// listener), `TCP_NODELAY` (SIP messages are whole writes; waiting for more only delays them),
+    /// `SO_KEEPALIVE` if asked for, and TLS if asked for (its receiver hears from it once the handshake
+    /// is done: ``TLSHandshakeHandler``).
     private func streamBootstrap(
         _ options: StreamOptions,
         target: NetworkAddress,
@@ -204,8 +216,18 @@ extension HostNetwork {
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let connection = HostStreamConnection(channel: channel, isInbound: false, target: target)
-                    outgoing.add(connection)
-                    try channel.pipeline.syncOperations.addHandler(StreamDeliveryHandler(connection: connection, receiver: receiver(connection)))
+                    let delivery = StreamDeliveryHandler(connection: connection, receiver: receiver(connection))
+                    guard let tls = options.tls else {
+                        outgoing.add(connection, handshake: nil)
+                        try channel.pipeline.syncOperations.addHandler(delivery)
+                        return
+                    }
+                    let handshake = channel.eventLoop.makePromise(of: Void.self)
+                    outgoing.add(connection, handshake: handshake.futureResult)
+                    try channel.pipeline.syncOperations.addHandlers(
+                        try self.streamTLSHandler(serverName: tls.serverName),
+                        TLSHandshakeHandler(delivery: delivery, handshake: handshake, limit: TimeAmount(options.connectTimeout))
+                    )
                 }
             }
     }
@@ -215,13 +237,14 @@ extension HostNetwork {
 /// once it has. Connecting to a name may try more than one socket (IPv6 and IPv4, happy eyeballs): the
 /// one that connected is taken.
 private final class OutgoingSlot: Sendable {
-    private let attempts = Mutex<[ObjectIdentifier: HostStreamConnection]>([:])
+    private let attempts = Mutex<[ObjectIdentifier: (HostStreamConnection, handshake: EventLoopFuture<Void>?)]>([:])
 
-    func add(_ connection: HostStreamConnection) {
-        self.attempts.withLock { $0[ObjectIdentifier(connection.channel)] = connection }
+    /// A socket's connection, and its TLS handshake's end if it has TLS.
+    func add(_ connection: HostStreamConnection, handshake: EventLoopFuture<Void>?) {
+        self.attempts.withLock { $0[ObjectIdentifier(connection.channel)] = (connection, handshake) }
     }
 
-    func connection(of channel: any NIOCore.Channel) -> HostStreamConnection? {
+    func connection(of channel: any NIOCore.Channel) -> (HostStreamConnection, handshake: EventLoopFuture<Void>?)? {
         self.attempts.withLock { attempts in
             defer { attempts = [:] }
             return attempts[ObjectIdentifier(channel)]

@@ -53,7 +53,7 @@ extension HostNetwork {
                     let closeFrame = try await WebSocketClient.connect(
                         url: request.url,
                         configuration: configuration,
-                        tlsConfiguration: secure ? Shared.tlsConfiguration(verifies: self.verifiesTLS) : nil,
+                        tlsConfiguration: secure ? Shared.tlsConfiguration(self.tls) : nil,
                         eventLoopGroup: self.shared.group,
                         logger: Self.quietLogger
                     ) { inbound, outbound, _ in

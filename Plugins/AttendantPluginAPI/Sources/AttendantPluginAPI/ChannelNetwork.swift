@@ -40,6 +40,11 @@ public protocol ChannelNetwork: Sendable {
     /// connection's own local address and port (bound first, so the port is the connection's alone),
     /// which accepts connections from anywhere.
     ///
+    /// With ``StreamOptions/tls`` the connection is TLS, by the channel's TLS policy (see ``StreamTLS``),
+    /// and returns once the handshake succeeded; a certificate that does not verify fails it with
+    /// ``NetworkError/Kind/certificate``. A TLS flow cannot listen (the host has no certificate of its own
+    /// to accept TLS with): asking for both fails with ``NetworkError/Kind/invalidRequest``.
+    ///
     /// `receiver` is asked for one ``StreamReceiver`` per connection: first for the outgoing one, then for
     /// each accepted one.
     func openStreamFlow(
@@ -72,8 +77,13 @@ public struct NetworkError: Error, Sendable, Hashable, CustomStringConvertible {
         case resolution
         /// The connection was refused, reset, or could not be made; a socket could not be bound.
         case connection
-        /// A TLS handshake or certificate check failed.
+        /// A TLS handshake failed (the peer broke off, spoke no TLS, or offered nothing in common).
         case tls
+        /// The server's certificate does not verify: no CA the channel trusts issued it (the system's trust
+        /// store, or the channel's `tls-ca-file`), it has expired, or it is not for the name asked for.
+        /// Trying again changes nothing until a setting or the server's certificate does. Since API 1.12;
+        /// before, this was ``tls``.
+        case certificate
         /// No answer within the time limit.
         case timeout
         /// The peer sent more than the limit allows.
@@ -267,14 +277,40 @@ public protocol DatagramFlow: Sendable {
 public struct StreamOptions: Sendable, Hashable {
     /// Also accept connections on the flow's local address and port.
     public var listen: Bool
+    /// The time limit for connecting, and then for the TLS handshake.
     public var connectTimeout: Duration
     /// `SO_KEEPALIVE` on the outgoing connection.
     public var keepAlive: Bool
+    /// TLS on the outgoing connection; nil, the default: plain TCP. Since API 1.12.
+    public var tls: StreamTLS?
 
     public init(listen: Bool = false, connectTimeout: Duration = .seconds(10), keepAlive: Bool = true) {
         self.listen = listen
         self.connectTimeout = connectTimeout
         self.keepAlive = keepAlive
+        self.tls = nil
+    }
+
+    /// Options with TLS (since API 1.12).
+    public init(listen: Bool = false, connectTimeout: Duration = .seconds(10), keepAlive: Bool = true, tls: StreamTLS?) {
+        self.listen = listen
+        self.connectTimeout = connectTimeout
+        self.keepAlive = keepAlive
+        self.tls = tls
+    }
+}
+
+/// TLS on a stream (since API 1.12), by the host's one TLS policy for the channel: the server's
+/// certificate must be issued by a CA in the system's trust store or in the channel's `tls-ca-file`, and be
+/// for ``serverName``, unless the channel says `tls-verify = false` (then nothing is checked, and the
+/// host warns when the channel starts).
+public struct StreamTLS: Sendable, Hashable {
+    /// The name sent as SNI and checked against the certificate (its subjectAltName DNS entries); an IP
+    /// address is sent as no SNI and checked against the certificate's IP entries.
+    public var serverName: String
+
+    public init(serverName: String) {
+        self.serverName = serverName
     }
 }
 

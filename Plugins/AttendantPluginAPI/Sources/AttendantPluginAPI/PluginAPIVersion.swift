@@ -38,19 +38,20 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
     /// the kit's `AgentDriver` (with `ChannelAgent`, `AgentAction` and `AgentLink`); 1.8 adds the kit's
     /// `SessionDriver` (with `ChannelSession` and `SessionAction`); 1.9 adds `SessionDriver.concurrently(_:)`;
     /// 1.10 adds ``NetworkError/status``; 1.11 adds ``Contact/fromAsserted``, ``Contact/diversion``
-    /// (``Contact/Diversion``) and ``ContactOutcome/answeredElsewhere``.
-    public static let current = PluginAPIVersion(major: 1, minor: 11)
+    /// (``Contact/Diversion``) and ``ContactOutcome/answeredElsewhere``; 1.12 adds ``StreamOptions/tls``
+    /// (``StreamTLS``) and ``NetworkError/Kind/certificate``.
+    public static let current = PluginAPIVersion(major: 1, minor: 12)
 
     /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
     /// value is fixed into a plugin when the plugin is compiled, in debug builds too. A plugin exports it
     /// through ``PluginExport`` and the host compares it with ``current``.
     @_alwaysEmitIntoClient
-    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 11) }
+    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 12) }
 
     /// Kept for plugins built for 1.3 or older; in a debug build it is not inlined and answers with the
     /// library's version. Use ``builtAgainst``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 11) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 12) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.

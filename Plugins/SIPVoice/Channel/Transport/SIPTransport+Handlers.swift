@@ -69,13 +69,13 @@ final class StreamReception: StreamReceiver {
     /// The host calls one at a time; the lock makes that visible to the compiler, at no contention.
     private let state: Mutex<State>
 
-    init(connection: any StreamConnection, receive: @escaping @Sendable (SIPTransport.Arrival) -> Void) {
+    init(connection: any StreamConnection, transport: SIPTransport.Kind, receive: @escaping @Sendable (SIPTransport.Arrival) -> Void) {
         self.connection = connection
         self.receive = receive
-        self.inbound = connection.isInbound ? "\(connection.peer) over TCP" : nil
+        self.inbound = connection.isInbound ? "\(connection.peer) over \(transport.rawValue)" : nil
         self.peer = connection.peer
         self.origin = connection.isInbound
-            ? SIPTransport.Origin(path: .connection(connection), description: "\(connection.peer) over TCP")
+            ? SIPTransport.Origin(path: .connection(connection), description: "\(connection.peer) over \(transport.rawValue)")
             : SIPTransport.Origin(path: .flow, description: "the registrar")
         self.state = Mutex(State(framer: SIPStreamFramer(role: connection.isInbound ? .server : .client)))
     }

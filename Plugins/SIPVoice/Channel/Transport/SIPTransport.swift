@@ -13,13 +13,18 @@ import SIPCore
 /// - TCP: the transport also listens on the flow's local address and port, which is what the Contact
 ///   names: without RFC 5626 outbound (not asked for, or not granted by the registrar) a proxy opens a
 ///   new connection to the Contact (RFC 3261 section 18.2.2); with it, calls come back on the flow.
+/// - TLS: a TCP connection with TLS, which the host verifies by the channel's TLS policy (the server's
+///   name and certificate, RFC 3261 section 26.3.1; RFC 5922). It does not listen: accepting TLS needs a
+///   certificate of our own. Calls come back on the flow (RFC 5626 outbound, on by default here), or on
+///   the connection a proxy reuses for the Contact, whose port is the flow's.
 final class SIPTransport: Sendable {
     enum Kind: String, Sendable {
         case udp = "UDP"
         case tcp = "TCP"
+        case tls = "TLS"
 
         /// Reliable transports do without SIP retransmissions.
-        var isReliable: Bool { self == .tcp }
+        var isReliable: Bool { self != .udp }
     }
 
     /// Where a request came from, and so where its responses go (RFC 3261 section 18.2.2).
@@ -84,20 +89,28 @@ final class SIPTransport: Sendable {
                 let reception = DatagramReception(receive: receive)
                 let flow = try await network.openDatagramFlow(to: host, port: port, options: options) { reception.deliver($0) }
                 return SIPTransport(kind: kind, flow: .datagram(flow))
-            case .tcp:
-                let options = StreamOptions(listen: listen, connectTimeout: connectTimeout, keepAlive: true)
+            case .tcp, .tls:
+                let tls = kind == .tls ? StreamTLS(serverName: host) : nil
+                let options = StreamOptions(listen: listen && tls == nil, connectTimeout: connectTimeout, keepAlive: true, tls: tls)
                 let flow = try await network.openStreamFlow(to: host, port: port, options: options) { connection in
-                    StreamReception(connection: connection, receive: receive)
+                    StreamReception(connection: connection, transport: kind, receive: receive)
                 }
                 return SIPTransport(kind: kind, flow: .stream(flow))
             }
+        } catch where error.kind == .certificate {
+            throw TransportError(
+                "the registrar at \(host):\(port) cannot be used over TLS: \(error.message); set tls-ca-file in the channel's [[channel]] table to the CA that issued its certificate, or have the registrar's certificate fixed, then reload",
+                code: .configuration
+            )
         } catch {
             throw TransportError("cannot reach the registrar at \(host):\(port) over \(kind.rawValue): \(error.message)")
         }
     }
 
-    /// The local address as it goes into Via and Contact.
-    var address: SIPLocalAddress { SIPLocalAddress(ip: self.local.ip, port: self.local.port, transport: self.kind.rawValue) }
+    /// The local address as it goes into Via and Contact; `scheme` is the Contact's.
+    func address(scheme: String = "sip") -> SIPLocalAddress {
+        SIPLocalAddress(ip: self.local.ip, port: self.local.port, transport: self.kind.rawValue, scheme: scheme)
+    }
 
     /// Whether a request from `origin` came from the registrar on this flow: the TCP connection to it, or a
     /// datagram from the address the UDP socket is connected to (RFC 5626's flow is that 5-tuple).
@@ -123,7 +136,7 @@ final class SIPTransport: Sendable {
         }
     }
 
-    /// Sends an RFC 5626 CRLFCRLF ping (TCP only).
+    /// Sends an RFC 5626 CRLFCRLF ping (TCP and TLS only).
     func ping() {
         self.write(SIPStreamFramer.ping)
     }
@@ -150,8 +163,13 @@ final class SIPTransport: Sendable {
     }
 }
 
-/// A transport failure, with a message for the user.
+/// A transport failure, with a message for the user; `code` says whether retrying can help.
 struct TransportError: Error, Sendable, CustomStringConvertible {
     var description: String
-    init(_ description: String) { self.description = description }
+    var code: ChannelError.Code
+
+    init(_ description: String, code: ChannelError.Code = .transient) {
+        self.description = description
+        self.code = code
+    }
 }

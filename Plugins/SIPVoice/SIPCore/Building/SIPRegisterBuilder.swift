@@ -97,24 +97,30 @@ public struct SIPLocalAddress: Sendable, Hashable {
     /// As the socket reports it: `192.0.2.10`, `2001:db8::1`.
     public var ip: String
     public var port: Int
-    /// `UDP` or `TCP`.
+    /// `UDP`, `TCP` or `TLS`.
     public var transport: String
+    /// The Contact's scheme: `sips` when registering with a `sips:` registrar, which asks for TLS on every
+    /// hop to this Contact too (RFC 5630 section 4.1); else `sip`.
+    public var scheme: String
 
-    public init(ip: String, port: Int, transport: String) {
+    public init(ip: String, port: Int, transport: String, scheme: String = "sip") {
         self.ip = ip
         self.port = port
         self.transport = transport.uppercased()
+        self.scheme = scheme
     }
 
     /// The host as a URI and a Via write it: an IPv6 address in brackets.
     public var host: String { self.ip.contains(":") ? "[\(self.ip)]" : self.ip }
 
     /// `user`'s Contact here: `sip:alice@192.0.2.10:5060`, with `;transport=tcp` over TCP (UDP is the
-    /// default a URI without the parameter means).
+    /// default a URI without the parameter means) and `;transport=tls` over TLS (RFC 3261 section 19.1.1).
+    /// A `sips:` Contact has no transport: the scheme says TLS over TCP (RFC 5630 section 3.2.2
+    /// deprecates `transport=tls` there).
     public func contact(user: String?) -> SIPURI {
         var parameters = SIPParameters()
-        if self.transport != "UDP" { parameters.set("transport", self.transport.lowercased()) }
-        return SIPURI(scheme: "sip", user: user, host: self.host, port: self.port, parameters: parameters)
+        if self.transport != "UDP", self.scheme != "sips" { parameters.set("transport", self.transport.lowercased()) }
+        return SIPURI(scheme: self.scheme, user: user, host: self.host, port: self.port, parameters: parameters)
     }
 }
 
