@@ -41,13 +41,14 @@ import Testing
 
     static func phone(
         _ peers: VoicePeers, user: String = "alice", transport: String = "udp", authentication: String = "ephemeral",
-        token: String? = nil, extra: String = ""
+        token: String? = nil, softphoneContact: String? = "", extra: String = ""
     ) async throws -> Phone {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
         let script = try scratch.write("token", "#!/bin/sh\nprintf '%s\\n' '\(token ?? peers.secret)'\n")
         chmod(script, 0o700)
-        let softphone = "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())"
+        // `softphoneContact` nil: none (accept = "softphone" redirects nothing); empty: a free loopback port.
+        let softphone = softphoneContact == "" ? "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())" : softphoneContact ?? ""
         let daemon = try await TokenDaemonTests.daemon(
             """
             [[channel]]
@@ -60,7 +61,7 @@ import Testing
             address-of-record = "sip:\(user)@127.0.0.1"
             display-name = "Alice at her desk"
             authentication = "\(authentication)"
-            softphone-contact = "<\(softphone)>"
+            \(softphone.isEmpty ? "" : "softphone-contact = \"<\(softphone)>\"")
             \(extra)
             """,
             scratch: scratch,

@@ -28,6 +28,8 @@ import Testing
             "softphone-contact": .string("<sip:softphone@127.0.0.1:5099>"),
         ]
         values.merge(extra) { $1 }
+        // "-" leaves a key out.
+        for (key, value) in values where value == .string("-") { values[key] = nil }
         let settings = ChannelSettings(values)
         let channel = try SIPVoicePlugin.factory.makeChannel(settings: settings, host: host)
         #expect(settings.unknownKeys.isEmpty)
@@ -342,6 +344,67 @@ import Testing
         let descriptors = try String(contentsOfFile: folder + "/descriptors", encoding: .utf8)
         #expect(descriptors.split(separator: "\n") == ["0", "1", "2", "3"], "\(descriptors)")
         try await Self.stop(rig)
+    }
+
+    /// `accept = "softphone"` (issue 30): the command tells the softphone ringing beside this fork to answer,
+    /// and this fork sends no final response of its own; the proxy's CANCEL with Reason cause=200 ends it as
+    /// answered elsewhere. Before, Accept always answered 302 (or failed for a command that prints nothing).
+    @Test func withAcceptSoftphoneTheCommandTellsTheSoftphoneAndTheForkRingsUntilTheProxyCancelsIt() async throws {
+        let folder = try makeTemporaryFolder("attendant-sipvoice")
+        let script = folder + "/tell"
+        try "#!/bin/sh\necho \"$ATTENDANT_CALL_ID $ATTENDANT_CALLER_URI\" > \(folder)/told\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o700)
+        let rig = try Self.rig(["accept": .string("softphone"), "answer-command": .array([.string(script)]), "softphone-contact": .string("-")])
+        _ = try await Self.listen(rig)
+        let invite = rig.peer.invite()
+        rig.peer.send(.request(invite))
+        _ = await rig.host.nextEvent()
+        #expect(try await rig.peer.receiveResponse().statusCode == 180)
+        _ = try await rig.channel.perform(.accept(contactID: "call-1@peer"))
+        #expect(try String(contentsOfFile: folder + "/told", encoding: .utf8) == "call-1@peer sip:ada@example.org\n")
+        let again = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-1@peer")) }
+        #expect(again?.message.contains("already handed to the softphone") == true, "\(String(describing: again))")
+
+        // The softphone answered: the proxy cancels this fork (RFC 3261 section 16.7 step 10, RFC 3326).
+        var cancel = rig.peer.inTransaction(.cancel, of: invite)
+        cancel.headers.add(.reason, "SIP;cause=200;text=\"Call completed elsewhere\"")
+        rig.peer.send(.request(cancel))
+        var statuses: [Int] = []
+        while !statuses.contains(487) { statuses.append(try await rig.peer.receiveResponse().statusCode) }
+        // Everything this fork answered after its 180, in order: no 302 or other final response before the 487.
+        #expect(statuses.sorted() == [200, 487], "\(statuses)")
+        guard case .contactEnded("call-1@peer", .answeredElsewhere) = await rig.host.nextEvent() else {
+            Issue.record("expected answered elsewhere")
+            return
+        }
+        try await Self.stop(rig)
+    }
+
+    @Test func withAcceptSoftphoneAFailingCommandSaysWhatFailedAndTheCallRingsOn() async throws {
+        let folder = try makeTemporaryFolder("attendant-sipvoice")
+        let failing = folder + "/failing"
+        try "#!/bin/sh\nexit 2\n".write(toFile: failing, atomically: true, encoding: .utf8)
+        let hanging = folder + "/hanging"
+        try "#!/bin/sh\nexec sleep 60\n".write(toFile: hanging, atomically: true, encoding: .utf8)
+        chmod(failing, 0o700)
+        chmod(hanging, 0o700)
+        for (script, message) in [
+            (failing, "answer-command \(failing) exited with status 2; run it by hand"),
+            (hanging, "answer-command \(hanging) did not finish within 0.3 s and was stopped"),
+        ] {
+            let rig = try Self.rig([
+                "accept": .string("softphone"), "answer-command": .array([.string(script)]), "answer-timeout": .string("300ms"), "softphone-contact": .string("-"),
+            ])
+            _ = try await Self.listen(rig)
+            rig.peer.send(.request(rig.peer.invite()))
+            _ = await rig.host.nextEvent()
+            let error = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-1@peer")) }
+            #expect(error?.message.hasPrefix("sip-voice: the softphone was not told to answer, and the call rings on") == true, "\(String(describing: error))")
+            #expect(error?.message.contains(message) == true, "\(String(describing: error))")
+            // Still ringing: it can be declined.
+            _ = try await rig.channel.perform(.decline(contactID: "call-1@peer"))
+            try await Self.stop(rig)
+        }
     }
 
     @Test func anAnswerCommandThatPrintsNothingOrHangsKeepsTheCallRinging() async throws {

@@ -27,6 +27,9 @@ import Testing
         (["outbound": "true"], "RFC 5626 keep-alives need a TCP or TLS registrar here"),
         (["answer-command": "relative"], "must start with an absolute program path"),
         (["softphone-contact": "tel:+441234"], "is not a sip: or sips: address"),
+        (["accept": "ring"], "expected \"redirect\" (302 to the softphone) or \"softphone\" (a softphone registered on the same address of record answers), found \"ring\""),
+        (["accept": "softphone"], "\"softphone\" needs answer-command: the command that tells the softphone to answer"),
+        (["accept": "softphone", "answer-command": "/bin/true", "softphone-contact": "<sip:me@127.0.0.1:5070>"], "softphone-contact\" in [channel.sip-voice]: is where accept = \"redirect\" sends calls"),
     ] as [([String: String], String)])
     func refusesBadSettings(values: [String: String], message: String) {
         var settings: [String: SettingValue] = [:]

@@ -17,6 +17,8 @@ struct SIPVoiceConfiguration: Sendable {
     var outbound: Bool
     var instanceID: String?
     var ringTimeout: Duration = .seconds(30)
+    /// What Accept does: redirect the call (302), or tell a softphone ringing beside this channel to answer.
+    var acceptMode: AcceptMode = .redirect
     var softphoneContact: SIPNameAddress?
     var answerCommand: [String]?
     var answerTimeout: Duration = .seconds(10)
@@ -140,6 +142,31 @@ struct SIPVoiceConfiguration: Sendable {
             guard timeout > .zero else { throw settings.error("answer-timeout", "must be longer than zero") }
             self.answerTimeout = timeout
         }
+        if let mode = try settings.string("accept") {
+            guard let chosen = AcceptMode(rawValue: mode) else {
+                throw settings.error("accept", "expected \"redirect\" (302 to the softphone) or \"softphone\" (a softphone registered on the same address of record answers), found \"\(mode)\"")
+            }
+            self.acceptMode = chosen
+        }
+        if self.acceptMode == .softphone {
+            guard self.answerCommand != nil else {
+                throw settings.error("accept", "\"softphone\" needs answer-command: the command that tells the softphone to answer, such as baresip's ctrl_tcp (see the README)")
+            }
+            guard self.softphoneContact == nil else {
+                throw settings.error("softphone-contact", "is where accept = \"redirect\" sends calls; with accept = \"softphone\" nothing is redirected: remove it")
+            }
+        }
+    }
+
+    /// What Accept does (`accept`).
+    enum AcceptMode: String, Sendable {
+        /// `302` to `softphone-contact`, or to the address `answer-command` prints.
+        case redirect
+        /// The softphone is registered on the same address of record, so the provider's forking proxy rings it
+        /// beside this channel (Twilio SIP Domains refuse a 3xx from a registered endpoint, error 32219, and
+        /// fork to every registered device, 32220): Accept runs `answer-command`, which tells the softphone to
+        /// answer, and sends no final response on this fork; the proxy cancels it when the softphone answers.
+        case softphone
     }
 
     /// Whether Accept has somewhere to send the call.

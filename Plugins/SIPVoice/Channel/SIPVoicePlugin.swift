@@ -31,10 +31,14 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `outbound`: RFC 5626 (instance, reg-id, CRLF keep-alives; default on for TCP and TLS);
 /// - `instance-id`: the `+sip.instance` URN (default: made once and kept in the state store);
 /// - `ring-timeout`: answer `480` and record a missed call after this long (default 30 s);
+/// - `accept`: `redirect` (default: Accept answers `302`) or `softphone` (a softphone registered on the same
+///   address of record rings beside this channel; Accept runs `answer-command` to make it answer and sends
+///   no final response, the forking proxy cancelling this fork);
 /// - `softphone-contact`: where Accept redirects a call (`302`);
 /// - `answer-command` and `answer-timeout` (default 10 s): a program run on Accept that prints where to
-///   redirect the call; it gets `ATTENDANT_CALL_ID`, `ATTENDANT_CALLER_NAME`, `ATTENDANT_CALLER_URI`,
-///   `ATTENDANT_CALLEE_URI` and `ATTENDANT_CHANNEL`.
+///   redirect the call, or with `accept = "softphone"` tells the softphone to answer (exit status 0); it
+///   gets `ATTENDANT_CALL_ID`, `ATTENDANT_CALLER_NAME`, `ATTENDANT_CALLER_URI`, `ATTENDANT_CALLEE_URI` and
+///   `ATTENDANT_CHANNEL`.
 ///
 /// Requests: `accept`, `decline`, and `registration` (what is registered where, as fields).
 public final class SIPVoicePluginFactory: ChannelPluginFactory {

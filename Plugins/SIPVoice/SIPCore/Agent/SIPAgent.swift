@@ -146,6 +146,12 @@ public struct SIPAgent: ChannelAgent {
         return self.apply(outcomes)
     }
 
+    /// The softphone was told to answer call `id` (`accept = "softphone"`): this fork keeps ringing.
+    public mutating func handedToSoftphone(_ id: String) -> [Action] {
+        let outcomes = self.calls.handedToSoftphone(id)
+        return self.apply(outcomes)
+    }
+
     public mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
         let outcomes = try self.calls.decline(id)
         return self.apply(outcomes)

@@ -19,6 +19,8 @@ public struct SIPCallTable: Sendable {
         public var origin: Origin
         /// An answer is being prepared for it (an answer command runs).
         public var answering = false
+        /// The softphone ringing beside this fork was told to answer it (`accept = "softphone"`).
+        public var handedToSoftphone = false
     }
 
     /// How a new call is set up on the current flow.
@@ -145,6 +147,9 @@ public struct SIPCallTable: Sendable {
             throw ChannelError(.illegalState, "sip-voice: call \(id) is not ringing (any more)")
         }
         guard !call.answering else { throw ChannelError(.illegalState, "sip-voice: call \(id) is already being answered") }
+        guard !call.handedToSoftphone else {
+            throw ChannelError(.illegalState, "sip-voice: call \(id) was already handed to the softphone, which should be answering it")
+        }
         call.answering = true
         self.calls[id] = call
         return call
@@ -158,6 +163,23 @@ public struct SIPCallTable: Sendable {
     /// Redirects ringing call `id` to `target` (302).
     public mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
         try self.finish(id, verb: "accept") { $0.accept(redirectingTo: target) }
+    }
+
+    /// The softphone registered beside this user agent was told to answer ringing call `id`. No final
+    /// response goes out on this fork: the forking proxy CANCELs it once the softphone's 200 arrives (RFC
+    /// 3261 section 16.7 step 10), with `Reason: SIP;cause=200` (RFC 3326), which ends it as answered
+    /// elsewhere; a 2xx or 3xx from here would race the softphone's answer, and Twilio refuses a 3xx from a
+    /// registered endpoint (error 32219).
+    public mutating func handedToSoftphone(_ id: String) -> [Action] {
+        guard var call = self.calls[id], call.transaction.state == .proceeding else {
+            // The softphone answered before its command returned, and the proxy's CANCEL already ended this
+            // fork (answered elsewhere), or the caller hung up meanwhile: either way, nothing is left to do.
+            return [.log(.info, "call \(id): the softphone was told to answer; this fork had already ended")]
+        }
+        call.answering = false
+        call.handedToSoftphone = true
+        self.calls[id] = call
+        return [.log(.info, "call \(id): the softphone was told to answer; this fork rings on until the proxy cancels it")]
     }
 
     /// Refuses ringing call `id` (603).
