@@ -50,32 +50,46 @@ final class HostDatagramFlow: DatagramFlow {
         self.sendConnected(bytes, to: self.remoteAddress)
     }
 
-    private func sendConnected(_ bytes: [UInt8], to destination: SocketAddress) {
+    /// - Parameter again: whether a write refused for an earlier datagram's ICMP error is tried once more.
+    private func sendConnected(_ bytes: [UInt8], to destination: SocketAddress, again: Bool = true) {
         guard !self.latch.isClosed else { return }
         // The socket itself when it is open (an INVITE's answers go out with no hop from the event loop),
         // else the one being opened again.
-        let (socket, reopening) = self.connected.withLock { connected -> ((any NIOCore.Channel)?, EventLoopFuture<any NIOCore.Channel>?) in
+        let (socket, reopening, started) = self.connected.withLock {
+            connected -> ((any NIOCore.Channel)?, EventLoopFuture<any NIOCore.Channel>?, Bool) in
             switch connected {
             case .open(let socket) where socket.isActive:
-                return (socket, nil)
+                return (socket, nil, false)
             case .open(let closed):
                 let reopening = self.reopen()
                 connected = .reopening(reopening, closed: closed)
-                reopening.whenComplete { result in self.reopened(result) }
-                return (nil, reopening)
+                return (nil, reopening, true)
             case .reopening(let reopening, _):
-                return (nil, reopening)
+                return (nil, reopening, false)
             }
         }
-        if let socket { return self.writeConnected(bytes, to: destination, on: socket) }
-        reopening?.whenSuccess { socket in self.writeConnected(bytes, to: destination, on: socket) }
+        // Outside the lock: on the event loop (a refused write sent again) the future may be complete
+        // already, and its callback, which takes the lock, then runs at once.
+        if started { reopening?.whenComplete { result in self.reopened(result) } }
+        if let socket { return self.writeConnected(bytes, to: destination, on: socket, again: again) }
+        reopening?.whenSuccess { socket in self.writeConnected(bytes, to: destination, on: socket, again: again) }
     }
 
-    /// A write that finds the ICMP error of an earlier one pending fails with ECONNREFUSED: a refusal.
-    private func writeConnected(_ bytes: [UInt8], to destination: SocketAddress, on socket: any NIOCore.Channel) {
+    /// A write that finds the ICMP error of an earlier one pending fails with ECONNREFUSED: a refusal. The
+    /// refusal was the earlier datagram's; this one never left, so it goes once more, on the socket opened
+    /// again (a registrar that came back gets the first request sent after it did, not the one after), as do
+    /// writes that were queued on the socket when swift-nio closed it for the refusal.
+    private func writeConnected(_ bytes: [UInt8], to destination: SocketAddress, on socket: any NIOCore.Channel, again: Bool) {
         Self.write(bytes, to: destination, on: socket).whenFailure { error in
-            guard !self.latch.isClosed, let error = error as? IOError, error.errnoCode == ECONNREFUSED else { return }
-            self.receive(.unreachable(SocketFailure.describe(error)))
+            guard !self.latch.isClosed else { return }
+            if let error = error as? IOError, error.errnoCode == ECONNREFUSED {
+                self.receive(.unreachable(SocketFailure.describe(error)))
+            } else if let error = error as? NIOCore.ChannelError, error == .ioOnClosedChannel || error == .alreadyClosed {
+                // Queued behind the write that was refused, as swift-nio closed the socket for it.
+            } else {
+                return
+            }
+            if again { self.sendConnected(bytes, to: destination, again: false) }
         }
     }
 

@@ -103,10 +103,12 @@ extension HostNetwork {
         } catch {
             throw SocketFailure.networkError(error)
         }
-        guard let (connection, handshake) = outgoing.connection(of: channel), let local = NetworkAddress(channel.localAddress) else {
+        guard let (connection, handshake) = outgoing.connection(of: channel) else {
             channel.close(promise: nil)
             throw NetworkError(.connection, "the socket has no address")
         }
+        // The handshake first: a server that refuses it closes the socket, whose address is then gone, and
+        // the refusal (a certificate that does not verify) is what the channel must hear, not that.
         if let handshake, let tls = options.tls {
             do {
                 try await handshake.get()
@@ -114,6 +116,10 @@ extension HostNetwork {
                 connection.close()
                 throw self.streamTLSFailure(error, name: tls.serverName, peer: connection.peer)
             }
+        }
+        guard let local = NetworkAddress(channel.localAddress) else {
+            channel.close(promise: nil)
+            throw NetworkError(.connection, "the connection to \(target) closed as it opened")
         }
         return HostStreamFlow(outgoing: connection, local: local, listener: nil, accepted: AcceptedConnections())
     }
