@@ -185,14 +185,14 @@ import TestSupport
 
     /// `tls-ca-file` names a PEM file of CAs trusted beside the system's store; a path that is not absolute,
     /// or a file that cannot be read or holds no certificate, is an error naming the key and the file.
-    @Test func tlsCAFile() throws {
+    @Test func tlsCAFile() async throws {
         let toml = "[[channel]]\nname = \"a\"\nplugin = \"loopback\"\n"
         #expect(
             self.problems(toml + "tls-ca-file = \"ca.pem\"\n").map(\.description) == [
                 "\(self.file):4: key \"tls-ca-file\" in [[channel]] number 1: expected an absolute path or one starting with ~/, found \"ca.pem\""
             ]
         )
-        let authority = try TestCertificateAuthority("Configuration Test CA")
+        let authority = try await TestCertificateAuthority("Configuration Test CA")
         let folder = TemporaryFolder()
         let notPEM = folder.write("not.pem", "hello\n")
         let channel = { (path: String) in try AttendantConfiguration(toml: toml + "tls-ca-file = \"\(path)\"\n", file: self.file).channels[0] }

@@ -10,20 +10,16 @@ import TestSupport
 /// unless the channel's network was made not to check.
 @Suite struct HostNetworkTLSTests {
     /// A self-signed certificate for 127.0.0.1 and localhost (openssl), as a server's TLS context.
-    static func selfSigned() throws -> NIOSSLContext {
+    static func selfSigned() async throws -> NIOSSLContext {
         let folder = TemporaryFolder()
         let key = folder.path + "/key.pem"
         let certificate = folder.path + "/certificate.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
+        // Waited for off the cooperative threads (TestSupport's run).
+        let (status, said) = try await run("/usr/bin/openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
             "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        guard openssl.exitStatus() == 0 else { throw FixtureError("openssl could not make a self-signed certificate") }
+        ])
+        guard status == 0 else { throw FixtureError("openssl could not make a self-signed certificate: \(said)") }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },
             privateKey: .privateKey(try NIOSSLPrivateKey(file: key, format: .pem))
@@ -32,7 +28,7 @@ import TestSupport
     }
 
     @Test func httpsToASelfSignedServer() async throws {
-        let server = try await LoopbackHTTPServer.start(tls: try Self.selfSigned()) { _ in .init(body: "over TLS") }
+        let server = try await LoopbackHTTPServer.start(tls: try await Self.selfSigned()) { _ in .init(body: "over TLS") }
         defer { Task { try? await server.stop() } }
         let checking = HostNetwork(logger: Logger(label: "test"))
         let refused = await #expect(throws: NetworkError.self) { _ = try await checking.send(NetworkRequest(url: server.url + "/")) }
@@ -46,7 +42,7 @@ import TestSupport
     }
 
     @Test func wssToASelfSignedServer() async throws {
-        let server = try await LoopbackWebSocketServer.start(tls: try Self.selfSigned())
+        let server = try await LoopbackWebSocketServer.start(tls: try await Self.selfSigned())
         defer { Task { try? await server.stop() } }
         // By name: swift-websocket sends the URL's host as the TLS server name, which cannot be an IP address.
         let url = "wss://localhost:\(server.port)/"

@@ -48,7 +48,7 @@ import Testing
     @Test func contactJSON() {
         #expect(
             Fixtures.contacts[1].json.text
-                == #"{"channel":"desk","id":"desk-1","kind":"chat","from":"","fromAddress":"sip:bob@example.test","summary":"Line one\nline two","receivedAt":1763800000,"endedAt":1763800060,"outcome":"answered"}"#
+                == #"{"channel":"desk","id":"desk-1","kind":"chat","from":"","fromAddress":"sip:bob@example.test","fromAsserted":false,"divertedFrom":null,"summary":"Line one\nline two","receivedAt":1763800000,"endedAt":1763800060,"outcome":"answered"}"#
         )
         #expect(Fixtures.contacts[0].json.text.contains(#""from":"Ann \"Q\" Lee""#))
         #expect(Fixtures.contacts[0].json.text.hasSuffix(#""endedAt":null,"outcome":null}"#))

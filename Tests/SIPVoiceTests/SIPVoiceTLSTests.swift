@@ -36,7 +36,7 @@ import Testing
 
     @Test(arguments: [("sip:127.0.0.1:PORT;transport=tls", "sip:alice@127.0.0.1:LOCAL;transport=tls"), ("sips:127.0.0.1:PORT", "sips:alice@127.0.0.1:LOCAL")])
     func registersKeepsTheFlowAliveAndRingsOverTLS(registrar: String, contact: String) async throws {
-        let authority = try TestCertificateAuthority("Attendant Test PBX CA")
+        let authority = try await TestCertificateAuthority("Attendant Test PBX CA")
         let server = try await TLSRegistrar.start(authority.issue("pbx", names: ["IP:127.0.0.1"]))
         defer { Task { await server.stop() } }
         let rig = try Self.rig(registrar: registrar.replacingOccurrences(of: "PORT", with: "\(server.port)"), tls: Self.trusting(authority))
@@ -79,8 +79,8 @@ import Testing
     }
 
     @Test func aCertificateFromAnotherCAIsAConfigurationFailureThatNamesTheRegistrarAndWhy() async throws {
-        let trusted = try TestCertificateAuthority("Attendant Test PBX CA")
-        let other = try TestCertificateAuthority("Somebody Else's CA")
+        let trusted = try await TestCertificateAuthority("Attendant Test PBX CA")
+        let other = try await TestCertificateAuthority("Somebody Else's CA")
         let server = try await TLSRegistrar.start(other.issue("pbx", names: ["IP:127.0.0.1"]))
         defer { Task { await server.stop() } }
         let rig = try Self.rig(registrar: "sip:127.0.0.1:\(server.port);transport=tls", tls: Self.trusting(trusted))
@@ -94,7 +94,7 @@ import Testing
     }
 
     @Test func aCertificateForAnotherNameIsRefused() async throws {
-        let authority = try TestCertificateAuthority("Attendant Test PBX CA")
+        let authority = try await TestCertificateAuthority("Attendant Test PBX CA")
         let server = try await TLSRegistrar.start(authority.issue("pbx", names: ["DNS:pbx.example.org"]))
         defer { Task { await server.stop() } }
         let rig = try Self.rig(registrar: "sip:127.0.0.1:\(server.port);transport=tls", tls: Self.trusting(authority))
@@ -104,7 +104,7 @@ import Testing
     }
 
     @Test func withoutVerificationAnyCertificateIsTaken() async throws {
-        let other = try TestCertificateAuthority("Somebody Else's CA")
+        let other = try await TestCertificateAuthority("Somebody Else's CA")
         let server = try await TLSRegistrar.start(other.issue("pbx", names: ["DNS:pbx.example.org"]))
         defer { Task { await server.stop() } }
         let rig = try Self.rig(registrar: "sip:127.0.0.1:\(server.port);transport=tls", tls: TLSPolicy(verifies: false))
