@@ -190,7 +190,8 @@ package final class Baresip {
 
     /// Every SIP message baresip sent or received, in order (from its `-s` trace).
     package var sipTrace: [TracedSIPMessage] {
-        let ours = "127.0.0.1:\(self.sipPort)"
+        // UDP and TCP on sipPort, TLS on the next port.
+        let ours: Set = ["127.0.0.1:\(self.sipPort)", "127.0.0.1:\(self.sipPort + 1)"]
         return self.process.stdout.components(separatedBy: "\u{1B}[36;1m#\n").dropFirst().compactMap { chunk in
             guard let end = chunk.range(of: "\u{1B}[;m"), let newline = chunk.firstIndex(of: "\n"), newline < end.lowerBound
             else { return nil }
@@ -198,7 +199,7 @@ package final class Baresip {
             let route = chunk[..<newline].split(separator: " ")
             guard let message = SIPMessage(String(chunk[chunk.index(after: newline)..<end.lowerBound])) else { return nil }
             // Our requests and the responses to them carry our address in the top Via.
-            let viaIsOurs = message.topViaSentBy == ours
+            let viaIsOurs = message.topViaSentBy.map(ours.contains) ?? false
             let sent = message.isRequest ? viaIsOurs : !viaIsOurs
             return TracedSIPMessage(
                 direction: sent ? .sent : .received, transport: route.first.map(String.init) ?? "",

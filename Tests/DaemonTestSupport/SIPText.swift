@@ -5,7 +5,7 @@ import Foundation
 // plugin's own parser on purpose.
 
 package enum SIPTransport: String, Sendable, CaseIterable {
-    case udp, tcp
+    case udp, tcp, tls
 }
 
 /// One SIP message, as sent or received by a peer.

@@ -1,4 +1,4 @@
-import TestSupport
+package import TestSupport
 package import Foundation
 import Glibc
 import Synchronization
@@ -41,6 +41,9 @@ import Synchronization
 //   - app_python3 (kamailio-python3-modules) runs Debian's Python 3.11 inside kamailio; bearer.py verifies an
 //     HS256 JWT fully (signature, exp, nbf, identity): Bearer mode is real, not a presence check.
 //   - A CANCEL is relayed to the callee; the callee's 487 goes back to the caller.
+//   - The tls module (kamailio-tls-modules) with `-l tls:127.0.0.1:P`: TLS 1.2+ with the certificate and key
+//     given as modparams; it answers a TLS client without asking it for a certificate, and relays an INVITE to
+//     a contact registered over TLS on that contact's own TLS connection.
 
 /// Ephemeral SIP credentials: username "<expiry-unix-time>:<user>", password base64(HMAC-SHA1(secret,
 /// username)).
@@ -86,12 +89,15 @@ package final class VoicePeers {
     package let port: UInt16
     /// kamailio's ctl socket (kamcmd -s unix:PATH).
     package let controlSocket: String
+    /// With `tls`: the TLS port, and the test CA that issued kamailio's certificate (for `tls-ca-file`).
+    package let tls: (port: UInt16, authority: TestCertificateAuthority)?
 
     package var registrar: (host: String, udpPort: Int, tcpPort: Int) { (self.host, Int(self.port), Int(self.port)) }
     /// The realm of the challenges and the domain of every AoR (the To domain the clients use).
     package var domain: String { self.host }
 
     private let children: FixtureChildren
+    private let tlsIdentity: TLSIdentity?
     private let registrarRuns = Mutex<(current: FixtureProcess?, all: [FixtureProcess])>((nil, []))
     private let agentCount = Atomic<Int>(0)
 
@@ -99,26 +105,34 @@ package final class VoicePeers {
         authentication: Authentication = .ephemeralDigest,
         minExpires: Int = 60,
         maxExpires: Int = 3600,
-        flowTimer: Int = 0
+        flowTimer: Int = 0,
+        tls: Bool = false
     ) async throws {
         let directory = try makeTemporaryFolder("attendant-voice")
         let children = FixtureChildren(directory: directory)
         var generator = SystemRandomNumberGenerator()
         let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         try FileManager.default.createDirectory(atPath: directory + "/kamailio", withIntermediateDirectories: true)
+        var identity: TLSIdentity?
+        if tls {
+            let authority = try await TestCertificateAuthority("Attendant Test Registrar CA")
+            identity = TLSIdentity(port: 0, authority: authority, files: try await authority.issue("registrar", names: ["IP:127.0.0.1"]))
+        }
 
         // A port another process takes between the pick and kamailio's bind makes kamailio exit: pick again.
-        var started: (port: UInt16, process: FixtureProcess)?
+        var started: (port: UInt16, tls: TLSIdentity?, process: FixtureProcess)?
         var failures: [String] = []
         while started == nil && failures.count < 5 {
             let port = try LoopbackPort.pick()
+            var attempt = identity
+            attempt?.port = try LoopbackPort.pickTCP(avoiding: [port])
             do {
                 let process = try await Self.launchRegistrar(
-                    port: port, secret: secret, authentication: authentication, minExpires: minExpires,
+                    port: port, tls: attempt, secret: secret, authentication: authentication, minExpires: minExpires,
                     maxExpires: maxExpires, flowTimer: flowTimer, directory: directory
                 )
                 children.add(process, stop: Self.stopRegistrarProcess)
-                started = (port, process)
+                started = (port, attempt, process)
             } catch let error as FixtureError where error.description.contains("Address already in use") {
                 failures.append(error.description)
             }
@@ -136,13 +150,22 @@ package final class VoicePeers {
         self.flowTimer = flowTimer
         self.controlSocket = directory + "/kamailio/ctl"
         self.port = started.port
+        self.tlsIdentity = started.tls
+        self.tls = started.tls.map { ($0.port, $0.authority) }
         self.registrarRuns.withLock { $0 = (started.process, [started.process]) }
     }
 
     // MARK: The registrar
 
+    /// kamailio's TLS listener: its port and the certificate the test CA issued it.
+    private struct TLSIdentity {
+        var port: UInt16
+        let authority: TestCertificateAuthority
+        let files: (certificate: String, key: String)
+    }
+
     private static func launchRegistrar(
-        port: UInt16, secret: String, authentication: Authentication, minExpires: Int, maxExpires: Int, flowTimer: Int,
+        port: UInt16, tls: TLSIdentity?, secret: String, authentication: Authentication, minExpires: Int, maxExpires: Int, flowTimer: Int,
         directory: String
     ) async throws -> FixtureProcess {
         let runtime = directory + "/kamailio"
@@ -153,6 +176,12 @@ package final class VoicePeers {
             "-A", "SECRET=\"\(secret)\"", "-A", "CTL=\"unix:\(control)\"",
             "-A", "MIN_EXPIRES=\(minExpires)", "-A", "MAX_EXPIRES=\(maxExpires)", "-A", "FLOW_TIMER=\(flowTimer)",
         ]
+        if let tls {
+            arguments += [
+                "-l", "tls:127.0.0.1:\(tls.port)", "-A", "WITH_TLS",
+                "-A", "TLS_CERTIFICATE=\"\(tls.files.certificate)\"", "-A", "TLS_KEY=\"\(tls.files.key)\"",
+            ]
+        }
         var environment = ProcessInfo.processInfo.environment
         // app_python3 embeds Debian's Python: keep another Python's settings (a pyenv's) out of it.
         for key in ["PYTHONHOME", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONUSERBASE"] { environment[key] = nil }
@@ -218,7 +247,7 @@ package final class VoicePeers {
     package func startRegistrar() async throws {
         guard !self.registrarRunning else { return }
         let process = try await Self.launchRegistrar(
-            port: self.port, secret: self.secret, authentication: self.authentication, minExpires: self.minExpires,
+            port: self.port, tls: self.tlsIdentity, secret: self.secret, authentication: self.authentication, minExpires: self.minExpires,
             maxExpires: self.maxExpires, flowTimer: self.flowTimer, directory: self.directory
         )
         self.children.add(process, stop: Self.stopRegistrarProcess)
@@ -298,15 +327,23 @@ package final class VoicePeers {
 
     // MARK: Addresses and credentials
 
-    /// `sip:user@127.0.0.1:PORT` (`;transport=tcp` for TCP): what a caller dials, and where a client
-    /// registers.
+    /// `sip:user@127.0.0.1:PORT` (`;transport=tcp` for TCP, the TLS port and `;transport=tls` for TLS):
+    /// what a caller dials, and where a client registers.
     package func uri(_ user: String, transport: SIPTransport = .udp) -> String {
-        "sip:\(user)@\(self.host):\(self.port)" + (transport == .tcp ? ";transport=tcp" : "")
+        "sip:\(user)@" + self.address(transport)
     }
 
     /// The registrar's URI (a REGISTER's Request-URI, an outbound proxy).
     package func registrarURI(transport: SIPTransport = .udp) -> String {
-        "sip:\(self.host):\(self.port)" + (transport == .tcp ? ";transport=tcp" : "")
+        "sip:" + self.address(transport)
+    }
+
+    private func address(_ transport: SIPTransport) -> String {
+        switch transport {
+        case .udp: "\(self.host):\(self.port)"
+        case .tcp: "\(self.host):\(self.port);transport=tcp"
+        case .tls: "\(self.host):\(self.tls?.port ?? 0);transport=tls"
+        }
     }
 
     /// Credentials for `user` that expire `validFor` seconds after `now` (negative: already expired).

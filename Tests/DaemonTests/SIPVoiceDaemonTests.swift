@@ -41,13 +41,15 @@ import Testing
 
     static func phone(
         _ peers: VoicePeers, user: String = "alice", transport: String = "udp", authentication: String = "ephemeral",
-        token: String? = nil, softphoneContact: String? = "", extra: String = ""
+        token: String? = nil, softphoneContact: String? = "", trusting authority: String? = nil, channelExtra: String = "",
+        extra: String = ""
     ) async throws -> Phone {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
         let script = try scratch.write("token", "#!/bin/sh\nprintf '%s\\n' '\(token ?? peers.secret)'\n")
         chmod(script, 0o700)
         // `softphoneContact` nil: none (accept = "softphone" redirects nothing); empty: a free loopback port.
+        // `tls-ca-file` is `authority` (empty: none), else the CA of the peers' TLS registrar if they have one.
         let softphone = softphoneContact == "" ? "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())" : softphoneContact ?? ""
         let daemon = try await TokenDaemonTests.daemon(
             """
@@ -55,9 +57,11 @@ import Testing
             name = "phone"
             plugin = "sip-voice"
             token-command = ["\(script)"]
+            \((authority ?? peers.tls?.authority.certificateFile).flatMap { $0.isEmpty ? nil : "tls-ca-file = \"\($0)\"" } ?? "")
+            \(channelExtra)
 
             [channel.sip-voice]
-            registrar = "\(peers.registrarURI(transport: transport == "tcp" ? .tcp : .udp))"
+            registrar = "\(peers.registrarURI(transport: SIPTransport(rawValue: transport) ?? .udp))"
             address-of-record = "sip:\(user)@127.0.0.1"
             display-name = "Alice at her desk"
             authentication = "\(authentication)"

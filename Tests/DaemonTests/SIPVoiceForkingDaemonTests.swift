@@ -6,7 +6,9 @@ import Testing
 
 /// Issue 30, Accept where the provider forks: the real `attendantd` and a real baresip (the softphone)
 /// registered on one address of record at kamailio, which forks each call to both (as a Twilio SIP Domain
-/// forks to every device registered under the username); a second baresip calls.
+/// forks to every device registered under the username); a second baresip calls. Over UDP, TCP and TLS: over
+/// TLS every leg is TLS (kamailio's tls module with a certificate from the test's CA, which attendantd trusts
+/// through `tls-ca-file`).
 @Suite(.serialized, .timeLimit(.minutes(4))) struct SIPVoiceForkingDaemonTests {
     struct Fork {
         let peers: VoicePeers
@@ -17,9 +19,13 @@ import Testing
     /// kamailio, baresip registered as alice (answering nothing by itself), and attendantd registered as
     /// alice too with `accept = "softphone"` and examples/baresip-accept as its answer command.
     static func fork(transport: String) async throws -> Fork {
-        let peers = try await VoicePeers()
-        let softphone = try await peers.phone("alice", credentials: peers.ephemeralCredentials(for: "alice"), transport: transport == "tcp" ? .tcp : .udp)
-        try await softphone.waitForRegistration()
+        let peers = try await VoicePeers(tls: transport == "tls")
+        let softphone = try await peers.phone("alice", credentials: peers.ephemeralCredentials(for: "alice"), transport: SIPTransport(rawValue: transport) ?? .udp)
+        do {
+            try await softphone.waitForRegistration()
+        } catch {
+            throw FixtureError("\(error)\n\(peers.registrarReport)")
+        }
         let script = BuildProducts.packageRoot + "/examples/baresip-accept"
         let phone = try await SIPVoiceDaemonTests.phone(
             peers, transport: transport, softphoneContact: nil,
@@ -29,14 +35,16 @@ import Testing
                 """
         )
         _ = try await phone.channel { $0["state"] as? String == "listening" }
-        try await peers.waitForContacts(of: "alice", "two bindings: the softphone's and attendantd's") { $0.count == 2 }
+        let bindings = try await peers.waitForContacts(of: "alice", "two bindings: the softphone's and attendantd's") { $0.count == 2 }
+        // kamailio's socket for each binding is the transport it came over (e.g. "tls:127.0.0.1:5061").
+        #expect(bindings.allSatisfy { $0.socket.hasPrefix(transport + ":") }, "\(bindings.map(\.socket))")
         return Fork(peers: peers, phone: phone, softphone: softphone)
     }
 
-    @Test(arguments: ["udp", "tcp"]) func acceptTellsTheSoftphoneToAnswerAndTheProxyCancelsThisForkAsAnsweredElsewhere(transport: String) async throws {
+    @Test(arguments: ["udp", "tcp", "tls"]) func acceptTellsTheSoftphoneToAnswerAndTheProxyCancelsThisForkAsAnsweredElsewhere(transport: String) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: transport == "tcp" ? .tcp : .udp)
+        let call = try await fork.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: SIPTransport(rawValue: transport) ?? .udp)
         // Both forks ring: the softphone reports the incoming call, attendantd raises the contact.
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let ringing = try await fork.phone.contact("ringing from Ada") { $0["from"] as? String == "Ada Lovelace" }
@@ -64,10 +72,10 @@ import Testing
         await call.stop()
     }
 
-    @Test(arguments: ["udp", "tcp"]) func declineSends603AndTheProxyCancelsTheSoftphonesFork(transport: String) async throws {
+    @Test(arguments: ["udp", "tcp", "tls"]) func declineSends603AndTheProxyCancelsTheSoftphonesFork(transport: String) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "grace", displayName: "Grace Hopper", to: "alice", transport: transport == "tcp" ? .tcp : .udp)
+        let call = try await fork.peers.call(from: "grace", displayName: "Grace Hopper", to: "alice", transport: SIPTransport(rawValue: transport) ?? .udp)
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let id = try #require(try await fork.phone.contact("ringing from Grace") { $0["from"] as? String == "Grace Hopper" }["id"] as? String)
         await #expect(try fork.phone.ctl("decline", id).status == 0)
