@@ -79,21 +79,53 @@ def stop(process, timeout=10):
 
 # ---------------------------------------------------------------------------------------------- peers
 
+def make_certificates(folder):
+    """A CA and a server certificate for IP 127.0.0.1 it issued (P-256, a day), as the voice tests make them
+    (Tests/TestSupport/TestCertificateAuthority.swift). Returns (CA file, certificate file, key file)."""
+    os.makedirs(folder)
+    ca, ca_key = os.path.join(folder, "ca.pem"), os.path.join(folder, "ca-key.pem")
+    certificate, key, request = (os.path.join(folder, name) for name in ("registrar.pem", "registrar-key.pem", "registrar.csr"))
+    extensions = os.path.join(folder, "registrar.ext")
+    with open(extensions, "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n")
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+    for arguments in (
+        ["req", "-x509", *ec, "-keyout", ca_key, "-out", ca, "-days", "1", "-subj", "/CN=Attendant Benchmark CA",
+         "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
+        ["req", "-new", *ec, "-keyout", key, "-out", request, "-subj", "/CN=registrar"],
+        ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", certificate,
+         "-days", "1", "-extfile", extensions],
+    ):
+        result = subprocess.run(["openssl", *arguments], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BenchError(f"openssl {' '.join(arguments[:2])} failed: {result.stderr}")
+    return ca, certificate, key
+
+
 class Kamailio:
     """The fixture's registrar on 127.0.0.1:port, logging to a file."""
 
-    def __init__(self, scratch):
+    def __init__(self, scratch, tls=False):
+        """With tls, kamailio also listens for TLS on self.tls_port, with a certificate for 127.0.0.1 from a
+        CA made here with openssl (self.ca_file, what a client's tls-ca-file names)."""
         self.secret = secrets.token_hex(16)
         self.run = os.path.join(scratch, "kamailio")
         os.makedirs(self.run)
         self.control = os.path.join(self.run, "ctl")
         self.log_path = os.path.join(scratch, "kamailio.log")
         self.port = free_port()
+        self.tls_port = self.ca_file = None
+        listeners = ["-l", f"udp:127.0.0.1:{self.port}", "-l", f"tcp:127.0.0.1:{self.port}"]
+        if tls:
+            self.tls_port = free_port()
+            self.ca_file, certificate, key = make_certificates(os.path.join(scratch, "ca"))
+            listeners += ["-l", f"tls:127.0.0.1:{self.tls_port}", "-A", "WITH_TLS",
+                          "-A", f'TLS_CERTIFICATE="{certificate}"', "-A", f'TLS_KEY="{key}"']
         env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(
             ["kamailio", "-f", os.path.join(FIXTURES, "kamailio.cfg"), "-DD", "-E", "-Y", self.run, "-w", self.run,
-             "-m", "32", "-M", "4", "-l", f"udp:127.0.0.1:{self.port}", "-l", f"tcp:127.0.0.1:{self.port}",
+             "-m", "32", "-M", "4", *listeners,
              "-A", f'SECRET="{self.secret}"', "-A", f'CTL="unix:{self.control}"',
              "-A", "MIN_EXPIRES=60", "-A", "MAX_EXPIRES=3600", "-A", "FLOW_TIMER=0"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, env=env)
