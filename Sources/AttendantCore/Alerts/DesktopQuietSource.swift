@@ -27,7 +27,7 @@ struct DesktopQuietSource: Sendable {
 
     /// plasmashell's notification server has a read-only `Inhibited` property on
     /// `org.freedesktop.Notifications` (its do-not-disturb, set from the tray or by inhibiting apps) and
-    /// sends `PropertiesChanged` for it itself: KDE plasma-workspace,
+    /// sends `PropertiesChanged` for it itself: KDE plasma-workspace (v5.27.9.1, Debian 12's 5.27, and master),
     /// libnotificationmanager/server_p.h (`Q_PROPERTY(bool Inhibited READ inhibited)`) and server_p.cpp
     /// (`ServerPrivate::onInhibitedChanged`: a `PropertiesChanged` signal on /org/freedesktop/Notifications
     /// with `{"Inhibited": inhibited()}`). Other servers (dunst, GNOME Shell, SwayNotificationCenter)
