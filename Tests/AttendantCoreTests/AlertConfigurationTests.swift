@@ -37,6 +37,18 @@ import Testing
         #expect(chat.title.render(["channel": "support", "sender": "Grace", "thread": "Order 7"]) == "support: Grace wrote in Order 7")
         #expect(configuration.alerts.coalesce == .milliseconds(400))
         #expect(configuration.alerts.doNotDisturb)
+        #expect(configuration.alerts.ring && configuration.alerts.ringSound == nil, "by default a call rings with the theme's sound")
+    }
+
+    @Test func ringKeysAreReadAndARelativeSoundIsRefused() throws {
+        let configuration = try AttendantConfiguration(toml: "[alerts]\nring = false\nring-sound = \"~/sounds/ring.oga\"\n", file: self.file)
+        #expect(!configuration.alerts.ring)
+        #expect(configuration.alerts.ringSound == "~/sounds/ring.oga")
+        #expect(
+            self.problems("[alerts]\nring-sound = \"ring.oga\"\n").map(\.description) == [
+                "\(self.file):2: key \"ring-sound\" in [alerts]: expected an absolute path or one starting with ~/, found \"ring.oga\""
+            ]
+        )
     }
 
     /// A plugin's own default title (GMS's "New message from Agent") applies where the channel sets none.
@@ -139,7 +151,7 @@ import Testing
         #expect(
             problems.map(\.description) == [
                 "\(self.file):2: key \"coalesce\" in [alerts]: expected a duration of at most 10 seconds, found the string \"30s\"",
-                "\(self.file):3: key \"quiet\" in [alerts]: unknown key; [alerts] takes \"coalesce\", \"do-not-disturb\"",
+                "\(self.file):3: key \"quiet\" in [alerts]: unknown key; [alerts] takes \"coalesce\", \"do-not-disturb\", \"ring\", \"ring-sound\"",
             ]
         )
         #expect(problems.map(\.code) == [.invalidValue, .unknownKey])

@@ -42,7 +42,7 @@ import Testing
     static func phone(
         _ peers: VoicePeers, user: String = "alice", transport: String = "udp", authentication: String = "ephemeral",
         token: String? = nil, softphoneContact: String? = "", trusting authority: String? = nil, channelExtra: String = "",
-        extra: String = ""
+        extra: String = "", top: String = "", environment: [String: String] = [:]
     ) async throws -> Phone {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
@@ -53,6 +53,7 @@ import Testing
         let softphone = softphoneContact == "" ? "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())" : softphoneContact ?? ""
         let daemon = try await TokenDaemonTests.daemon(
             """
+            \(top)
             [[channel]]
             name = "phone"
             plugin = "sip-voice"
@@ -69,7 +70,8 @@ import Testing
             \(extra)
             """,
             scratch: scratch,
-            bus: bus
+            bus: bus,
+            environment: environment
         )
         return Phone(scratch: scratch, bus: bus, daemon: daemon, softphone: softphone)
     }

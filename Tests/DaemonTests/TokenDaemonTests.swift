@@ -20,12 +20,13 @@ import Testing
     }
 
     /// attendantd with `configuration` on `bus`, ready.
-    static func daemon(_ configuration: String, scratch: Scratch, bus: PrivateBus) async throws -> DaemonProcess {
+    static func daemon(_ configuration: String, scratch: Scratch, bus: PrivateBus, environment: [String: String] = [:]) async throws -> DaemonProcess {
         let file = try scratch.write("attendant.toml", configuration)
         let daemon = try DaemonProcess(
             ["--config", file],
             scratch: scratch,
             environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
+                .merging(environment) { $1 }
         )
         #expect(await daemon.waitForLog("ready:"), "attendantd did not get ready:\n\(daemon.stderr)")
         return daemon

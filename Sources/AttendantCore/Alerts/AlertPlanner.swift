@@ -66,7 +66,11 @@ package struct AlertPlanner: Sendable {
 
     /// May be replaced at any time (on reload); it applies to what is shown from then on.
     package var configuration: Configuration
+    /// Attendant's own switch (`attendantctl dnd`, `[alerts] do-not-disturb`).
     package private(set) var doNotDisturb: Bool
+    /// The desktop's own do-not-disturb (KDE's `Inhibited`, GNOME's `show-banners`, SwayNotificationCenter's
+    /// and dunst's switches), followed as well as Attendant's.
+    package private(set) var desktopDoNotDisturb = false
     /// The server's capabilities; nil while no server owns the name.
     package private(set) var capabilities: Set<String>?
 
@@ -84,8 +88,17 @@ package struct AlertPlanner: Sendable {
         self.init(configuration: Configuration(configuration, pluginTitle: pluginTitle), doNotDisturb: configuration.alerts.doNotDisturb)
     }
 
-    /// True when notifications are shown: a server is present and "do not disturb" is off.
-    package var isShowing: Bool { self.capabilities != nil && !self.doNotDisturb }
+    /// True when notifications are shown: a server is present and neither "do not disturb" is on.
+    package var isShowing: Bool { self.capabilities != nil && !self.isQuiet }
+
+    /// Either "do not disturb" is on: Attendant's or the desktop's.
+    package var isQuiet: Bool { self.doNotDisturb || self.desktopDoNotDisturb }
+
+    /// True while a call rings and neither "do not disturb" is on: the ring is heard. It does not need a
+    /// notification server, and a dismissed banner does not silence it; the call's end does.
+    package var isRinging: Bool {
+        !self.isQuiet && self.alerts.values.contains { if case .contact(let contact) = $0.content { contact.kind == .call } else { false } }
+    }
 
     /// The alerts that would be shown now if a server were present and "do not disturb" off, oldest first.
     package var relevantKeys: [AlertKey] { self.keysInOrder { !$0.dismissed } }
@@ -108,14 +121,23 @@ package struct AlertPlanner: Sendable {
 
     // MARK: Do not disturb
 
-    /// Turning it on closes every shown notification and shows nothing new; turning it off shows every
-    /// alert that is still relevant, as a server appearing does. Nothing is forgotten either way.
+    /// Attendant's switch. Quiet beginning (this or the desktop's switch) closes every shown notification
+    /// and shows nothing new; quiet ending shows every alert that is still relevant, as a server appearing
+    /// does. Nothing is forgotten either way.
     package mutating func setDoNotDisturb(_ on: Bool) -> [AlertCommand] {
-        guard on != self.doNotDisturb else { return [] }
-        guard on else {
-            self.doNotDisturb = false
-            return self.showAll()
-        }
+        self.changeQuiet { $0.doNotDisturb = on }
+    }
+
+    /// The desktop's switch; the same effect as ``setDoNotDisturb(_:)``.
+    package mutating func setDesktopDoNotDisturb(_ on: Bool) -> [AlertCommand] {
+        self.changeQuiet { $0.desktopDoNotDisturb = on }
+    }
+
+    private mutating func changeQuiet(_ change: (inout Self) -> Void) -> [AlertCommand] {
+        let wasQuiet = self.isQuiet
+        change(&self)
+        guard self.isQuiet != wasQuiet else { return [] }
+        guard self.isQuiet else { return self.showAll() }
         var commands: [AlertCommand] = []
         if self.capabilities != nil {
             for key in self.keysInOrder({ $0.id != nil }) {
@@ -123,7 +145,6 @@ package struct AlertPlanner: Sendable {
             }
         }
         self.forgetIDs()
-        self.doNotDisturb = true
         return commands
     }
 

@@ -21,6 +21,7 @@ package final class DesktopAlertCenter: AlertPresenter {
         case actionInvoked(id: UInt32, key: String)
         case closed(id: UInt32, reason: UInt32)
         case doNotDisturb(Bool, CheckedContinuation<Void, Never>?)
+        case desktopDoNotDisturb(Bool, source: String)
         case signInNeeded(channel: String, message: String)
         case listening(channel: String)
         case tick
@@ -35,27 +36,40 @@ package final class DesktopAlertCenter: AlertPresenter {
     private let continuation: AsyncStream<Input>.Continuation
     private let clock = ContinuousClock()
     private let origin: ContinuousClock.Instant
-    private let state: Mutex<(doNotDisturb: Bool, serverPresent: Bool)>
+    private let ringer: CallRinger?
+    private let desktopQuiet: DesktopQuietWatcher?
+    private let state: Mutex<(doNotDisturb: Bool, desktopDoNotDisturb: Bool, serverPresent: Bool, ringing: Bool)>
 
-    /// - Parameter perform: carries out an action the user chose on a notification.
+    /// - Parameters:
+    ///   - ringer: rings while a call rings (``AlertPlanner/isRinging``); nil: calls are only seen.
+    ///   - desktopQuiet: follows the desktop's own do-not-disturb; nil: only Attendant's switch counts.
+    ///   - perform: carries out an action the user chose on a notification.
     package init(
         connection: BusConnection,
         planner: AlertPlanner,
+        ringer: CallRinger? = nil,
+        desktopQuiet: DesktopQuietWatcher? = nil,
         logger: Logger,
         perform: @escaping @Sendable (AlertRoute) async -> Void
     ) {
         self.connection = connection
         self.logger = logger
         self.perform = perform
+        self.ringer = ringer
+        self.desktopQuiet = desktopQuiet
         (self.inputs, self.continuation) = AsyncStream.makeStream()
         self.origin = self.clock.now
-        self.state = Mutex((planner.doNotDisturb, false))
+        self.state = Mutex((planner.doNotDisturb, planner.desktopDoNotDisturb, false, false))
         self.initialPlanner = planner
     }
 
     private let initialPlanner: AlertPlanner
 
     package var doNotDisturb: Bool { self.state.withLock { $0.doNotDisturb } }
+    /// The desktop's own do-not-disturb, as last reported by ``setDesktopDoNotDisturb(_:source:)``.
+    package var desktopDoNotDisturb: Bool { self.state.withLock { $0.desktopDoNotDisturb } }
+    /// Whether the ring is on (a call rings and no do-not-disturb is on).
+    package var ringing: Bool { self.state.withLock { $0.ringing } }
     package var notificationServerPresent: Bool { self.state.withLock { $0.serverPresent } }
 
     // MARK: Inputs
@@ -69,6 +83,12 @@ package final class DesktopAlertCenter: AlertPresenter {
         await withCheckedContinuation { continuation in
             if case .terminated = self.continuation.yield(.doNotDisturb(on, continuation)) { continuation.resume() }
         }
+    }
+
+    /// One of the desktop's do-not-disturb switches changed (`source` names it: "KDE Plasma", "dunst", …). The
+    /// desktop is quiet while any source is.
+    package func setDesktopDoNotDisturb(_ on: Bool, source: String) {
+        self.continuation.yield(.desktopDoNotDisturb(on, source: source))
     }
 
     package func signInNeeded(channel: String, message: String) {
@@ -100,7 +120,12 @@ package final class DesktopAlertCenter: AlertPresenter {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.watchServer() }
             group.addTask { await self.watchSignals() }
+            if let ringer = self.ringer { group.addTask { await ringer.run() } }
+            if let desktopQuiet = self.desktopQuiet {
+                group.addTask { await desktopQuiet.run { quiet, source in self.setDesktopDoNotDisturb(quiet, source: source) } }
+            }
             await self.handleInputs()
+            self.ringer?.finish()
             group.cancelAll()
         }
     }
@@ -146,6 +171,16 @@ package final class DesktopAlertCenter: AlertPresenter {
         var planner = self.initialPlanner
         var owner: String? = nil
         var ticker: Task<Void, Never>? = nil
+        var quietSources: Set<String> = []
+        // The ring follows the planner before any notification is sent, so it stops as soon as the call ends.
+        func updateRing() {
+            let ring = planner.isRinging
+            let changed = self.state.withLock { state in
+                defer { state.ringing = ring }
+                return state.ringing != ring
+            }
+            if changed { self.ringer?.ring(ring) }
+        }
         for await input in self.inputs {
             let now = self.clock.now - self.origin
             var commands: [AlertCommand] = []
@@ -181,9 +216,16 @@ package final class DesktopAlertCenter: AlertPresenter {
                 commands = planner.setDoNotDisturb(on)
                 self.state.withLock { $0.doNotDisturb = on }
                 self.logger.notice("do not disturb \(on ? "on: alerts are held back" : "off")")
+                updateRing()
                 await self.execute(commands, planner: &planner)
                 done?.resume()
                 commands = []
+            case .desktopDoNotDisturb(let on, let source):
+                guard on != quietSources.contains(source) else { continue }
+                if on { quietSources.insert(source) } else { quietSources.remove(source) }
+                self.logger.notice("the desktop's do not disturb (\(source)) is \(on ? "on: alerts are held back and calls not heard" : "off")")
+                commands = planner.setDesktopDoNotDisturb(!quietSources.isEmpty)
+                self.state.withLock { $0.desktopDoNotDisturb = !quietSources.isEmpty }
             case .signInNeeded(let channel, let message):
                 commands = planner.signInNeeded(channel: channel, message: message)
             case .listening(let channel):
@@ -195,6 +237,7 @@ package final class DesktopAlertCenter: AlertPresenter {
             case .flush(let done):
                 done.resume()
             }
+            updateRing()
             await self.execute(commands, planner: &planner)
             if let deadline = planner.nextDeadline {
                 ticker?.cancel()

@@ -8,6 +8,10 @@ package struct AlertSettings: Sendable, Equatable {
     package var coalesce: Duration = .milliseconds(250)
     /// Whether "do not disturb" is on when the daemon starts.
     package var doNotDisturb = false
+    /// Whether a ringing call is heard too (``CallRinger``), repeating until the call ends.
+    package var ring = true
+    /// The sound file a ringing call plays; nil plays the sound theme's `phone-incoming-call` event.
+    package var ringSound: String?
 
     /// The longest ``coalesce`` allowed: longer would make chat alerts late rather than calm.
     package static let longestCoalesce: Duration = .seconds(10)

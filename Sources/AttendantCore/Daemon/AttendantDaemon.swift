@@ -84,8 +84,16 @@ package struct AttendantDaemon {
         // A plugin's own chat alert title, for channels that set none (a plugin that fails to load is
         // reported when the fleet starts its channel).
         let pluginTitle: @Sendable (String) -> String? = { plugin in try? loader.load(plugin).factory.defaultChatAlertTitle }
+        // The ring of incoming calls ([alerts] ring, ring-sound), beside their notifications.
+        let ringer =
+            configuration.alerts.ring
+            ? CallRinger(sound: configuration.alerts.ringSound.map { Paths.expandingTilde($0, environment: self.options.environment) }, logger: self.logger)
+            : nil
         let alerts = session.map { session in
-            DesktopAlertCenter(connection: session, planner: AlertPlanner(configuration, pluginTitle: pluginTitle), logger: self.logger) { route in
+            DesktopAlertCenter(
+                connection: session, planner: AlertPlanner(configuration, pluginTitle: pluginTitle), ringer: ringer,
+                desktopQuiet: DesktopQuietWatcher(connection: session, logger: self.logger, environment: self.options.environment), logger: self.logger
+            ) { route in
                 links.chosenActions.continuation.yield(route)
             }
         }
