@@ -76,8 +76,29 @@ import Testing
         await call.stop()
     }
 
-    @Test func aConfiguredSoundFileRingsAndOneThatIsNotThereIsLoggedWhileTheCallIsStillShown() async throws {
-        let bell = "/usr/share/sounds/freedesktop/stereo/bell.oga"
+    /// A minute of a 440 Hz tone as a WAV file (mono, 16-bit, 8 kHz): longer than any wait here, so a ring
+    /// that stops did so because it was cancelled, not because the sound ended.
+    static func longTone(in folder: String) throws -> String {
+        let rate = 8000, seconds = 60
+        var samples = [UInt8]()
+        samples.reserveCapacity(rate * seconds * 2)
+        for index in 0..<(rate * seconds) {
+            let value = Int16(8000 * sin(2 * Double.pi * 440 * Double(index) / Double(rate)))
+            withUnsafeBytes(of: value.littleEndian) { samples += $0 }
+        }
+        func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian) { Array($0) } }
+        func le16(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt16(value).littleEndian) { Array($0) } }
+        let header = Array("RIFF".utf8) + le32(36 + samples.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
+            + le32(rate) + le32(rate * 2) + le16(2) + le16(16) + Array("data".utf8) + le32(samples.count)
+        let path = folder + "/tone.wav"
+        try Data(header + samples).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aConfiguredSoundFileRingsIsCancelledWhenTheCallEndsAndOneThatIsNotThereIsLogged() async throws {
+        let folder = try makeTemporaryFolder("attendant-ring-sound")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let bell = try Self.longTone(in: folder)
         let rig = try await Self.rig(alerts: "ring-sound = \"\(bell)\"")
         defer { rig.stop() }
         let call = try await rig.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice")
@@ -88,7 +109,8 @@ import Testing
         }
         #expect(streams.first?["media.filename"] == bell, "\(streams)")
         try await call.hangUp()
-        try await eventually("the ring to stop") { try await rig.ring().isEmpty }
+        // Within this wait, far less than the minute the tone lasts: the sound was cancelled.
+        try await eventually("the ring to stop", within: 20) { try await rig.ring().isEmpty }
         await call.stop()
 
         let missing = try await Self.rig(alerts: "ring-sound = \"/nonexistent/ring.oga\"")
