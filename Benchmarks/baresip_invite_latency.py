@@ -99,11 +99,11 @@ def ack(call, response):
             f"Call-ID: {call['call_id']}\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n").encode()
 
 
-def report(title, samples):
+def report(title, samples, warm_up=WARM_UP):
     ordered = sorted(samples)
     def percentile(p):
         return ordered[min(len(ordered) - 1, math.ceil(len(ordered) * p) - 1)]
-    print(f"{title}, {len(ordered)} calls (after {WARM_UP} warm-up):")
+    print(f"{title}, {len(ordered)} calls (after {warm_up} warm-up):")
     print(f"  median {percentile(0.5):.3f} ms   p90 {percentile(0.9):.3f} ms   p99 {percentile(0.99):.3f} ms   "
           f"max {ordered[-1]:.3f} ms")
 

@@ -25,10 +25,10 @@ Usage: Benchmarks/proxied_invite_latency.py [rounds] [pause-ms] [--binary PATH]
   warm-up rounds come first; pause-ms waits between calls)
 It reports figures; it asserts nothing.
 """
-import argparse, math, os, select, shutil, socket, subprocess, sys, tempfile, time
+import argparse, os, select, shutil, socket, subprocess, sys, tempfile, time
 
 from attendantd_invite_latency import ack, cancel, method, status
-from baresip_invite_latency import header, invite
+from baresip_invite_latency import header, invite, report
 from voice_idle import BenchError, FIXTURES, Kamailio, free_port, launch_attendantd, start_bus, stop, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,15 +101,6 @@ def registered_over(kamailio, user):
         if line.strip().startswith("Socket:"):
             return line.split(":", 1)[1].strip().split(":", 1)[0]
     return None
-
-
-def report(title, samples):
-    ordered = sorted(samples)
-    def percentile(p):
-        return ordered[min(len(ordered) - 1, math.ceil(len(ordered) * p) - 1)]
-    print(f"{title}, {len(ordered)} calls (after {WARM_UP_ROUNDS} warm-up):")
-    print(f"  median {percentile(0.5):.3f} ms   p90 {percentile(0.9):.3f} ms   p99 {percentile(0.99):.3f} ms   "
-          f"max {ordered[-1]:.3f} ms")
 
 
 def call(sock, number, user, proxy):
@@ -193,7 +184,7 @@ def main():
         for transport in TRANSPORTS:
             for who, name in (("alice", "attendantd"), ("bob", "baresip")):
                 report(f"{name}: INVITE sent → 180 Ringing received, callee over {transport.upper()} via kamailio",
-                       figures[f"{who}-{transport}"])
+                       figures[f"{who}-{transport}"], warm_up=WARM_UP_ROUNDS)
         load = os.getloadavg()
         print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} CPUs)")
     except BenchError as error:

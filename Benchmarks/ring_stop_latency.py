@@ -19,11 +19,11 @@ Usage: Benchmarks/ring_stop_latency.py [calls] [--ring-ms N] [--binary PATH]
   (default 100 calls, .build-release/release/attendantd with its plugins beside it)
 It reports figures; it asserts nothing.
 """
-import argparse, math, os, select, shutil, subprocess, sys, tempfile, time
+import argparse, os, select, shutil, subprocess, sys, tempfile, time
 
 import attendantd_invite_latency as invite_latency
 from attendantd_invite_latency import Registrar, ack, cancel, method, status, uri_address
-from baresip_invite_latency import header, invite
+from baresip_invite_latency import header, invite, report
 from voice_idle import BenchError, start_bus, stop, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -81,14 +81,6 @@ class SinkInputEvents:
                 raise BenchError("pactl subscribe ended")
             *complete, self.partial = (self.partial + data).split(b"\n")
             self.lines += [(line.decode(errors="replace"), now) for line in complete]
-
-
-def percentiles(title, samples):
-    ordered = sorted(samples)
-    def at(p):
-        return ordered[min(len(ordered) - 1, max(0, math.ceil(len(ordered) * p) - 1))]
-    print(f"{title}, {len(ordered)} calls (after {WARM_UP} warm-up):")
-    print(f"  median {at(0.5):.3f} ms   p90 {at(0.9):.3f} ms   p99 {at(0.99):.3f} ms   max {ordered[-1]:.3f} ms")
 
 
 def main():
@@ -153,8 +145,8 @@ def main():
         if daemon.poll() is not None:
             raise BenchError(f"attendantd exited with status {daemon.returncode}")
         print(f"attendantd pid {daemon.pid}: {args.binary}; PulseAudio null sink; rings {args.ring_ms} ms before each CANCEL")
-        percentiles("INVITE sent → the ring's stream created at the sound server", to_ring)
-        percentiles("CANCEL sent → the ring's stream removed at the sound server", to_silence)
+        report("INVITE sent → the ring's stream created at the sound server", to_ring, warm_up=WARM_UP)
+        report("CANCEL sent → the ring's stream removed at the sound server", to_silence, warm_up=WARM_UP)
         load = os.getloadavg()
         print(f"load average at the end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} CPUs)")
     except BenchError as error:

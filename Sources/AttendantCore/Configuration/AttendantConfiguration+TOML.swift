@@ -142,6 +142,16 @@ struct TableReader {
 
     mutating func bool(_ key: String) -> Bool? { self.typed(key, "true or false") { $0.bool } }
 
+    /// A file's path: absolute, or from the home folder (`~/`, expanded where the file is used).
+    mutating func path(_ key: String) -> String? {
+        guard let path = self.string(key) else { return nil }
+        guard path.hasPrefix("/") || path.hasPrefix("~/") else {
+            self.problem(.invalidValue, key, "expected an absolute path or one starting with ~/, found \"\(path)\"")
+            return nil
+        }
+        return path
+    }
+
     mutating func integer(_ key: String) -> Int? { self.typed(key, "an integer") { $0.int } }
 
     mutating func number(_ key: String) -> Double? {
@@ -257,13 +267,7 @@ struct TableReader {
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
         if let verify = self.bool("tls-verify") { channel.verifiesTLS = verify }
-        if let path = self.string("tls-ca-file") {
-            if path.hasPrefix("/") || path.hasPrefix("~/") {
-                channel.tlsCAFile = path
-            } else {
-                self.problem(.invalidValue, "tls-ca-file", "expected an absolute path or one starting with ~/, found \"\(path)\"")
-            }
-        }
+        if let path = self.path("tls-ca-file") { channel.tlsCAFile = path }
         channel.token = self.tokenSettings()
         channel.chatAlerts = self.chatAlertSettings()
         if let plugin, !plugin.isEmpty {

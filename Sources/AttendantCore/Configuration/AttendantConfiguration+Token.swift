@@ -57,13 +57,7 @@ extension TableReader {
             }
         }
 
-        if let path = self.string("token-file") {
-            if path.hasPrefix("/") || path.hasPrefix("~/") {
-                sources.append(("token-file", .file(path)))
-            } else {
-                self.problem(.invalidValue, "token-file", "expected an absolute path or one starting with ~/, found \"\(path)\"")
-            }
-        }
+        if let path = self.path("token-file") { sources.append(("token-file", .file(path))) }
 
         if let name = self.string("token-credential") {
             if name.isEmpty || name.contains("/") || name == "." || name == ".." || name.utf8.count > 255 {

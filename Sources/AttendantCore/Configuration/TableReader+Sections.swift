@@ -16,13 +16,7 @@ extension TableReader {
         }
         if let doNotDisturb = self.bool("do-not-disturb") { alerts.doNotDisturb = doNotDisturb }
         if let ring = self.bool("ring") { alerts.ring = ring }
-        if let path = self.string("ring-sound") {
-            if path.hasPrefix("/") || path.hasPrefix("~/") {
-                alerts.ringSound = path
-            } else {
-                self.problem(.invalidValue, "ring-sound", "expected an absolute path or one starting with ~/, found \"\(path)\"")
-            }
-        }
+        if let path = self.path("ring-sound") { alerts.ringSound = path }
         return alerts
     }
 
