@@ -25,21 +25,7 @@ final class QuietDesktop {
         try FileManager.default.createDirectory(atPath: folder + "/config", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let config = folder + "/bus.conf"
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <keep_umask/>
-          <listen>unix:path=\(folder)/bus.sock</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+        try privateBusConfiguration(socket: folder + "/bus.sock").write(toFile: config, atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
         for key in ["WAYLAND_DISPLAY", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_CURRENT_DESKTOP", "GSETTINGS_BACKEND", "GSETTINGS_SCHEMA_DIR", "DCONF_PROFILE"] {
             environment[key] = nil

@@ -94,7 +94,7 @@ package final class DesktopSession {
         // The two buses.
         func startBus(_ name: String) async throws -> (FixtureProcess, String) {
             let config = directory + "/\(name).conf"
-            try Self.busConfiguration(socket: directory + "/\(name).sock").write(toFile: config, atomically: true, encoding: .utf8)
+            try privateBusConfiguration(socket: directory + "/\(name).sock").write(toFile: config, atomically: true, encoding: .utf8)
             let bus = try FixtureProcess(
                 "dbus-daemon (\(name) bus)", "dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address"],
                 environment: base
@@ -160,25 +160,6 @@ package final class DesktopSession {
         )
 
         try await self.startNotificationServer()
-    }
-
-    /// A bus that owns no activatable services and lets everyone (this user) talk and monitor.
-    package static func busConfiguration(socket: String) -> String {
-        """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <keep_umask/>
-          <listen>unix:path=\(socket)</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """
     }
 
     // MARK: Teardown

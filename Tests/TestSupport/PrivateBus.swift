@@ -39,3 +39,23 @@ public final class PrivateBus: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: self.folder)
     }
 }
+
+/// A `dbus-daemon` configuration for a bus that owns no activatable services and lets everyone (this user)
+/// talk and monitor, listening on `socket`.
+public func privateBusConfiguration(socket: String) -> String {
+    """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig>
+      <type>session</type>
+      <keep_umask/>
+      <listen>unix:path=\(socket)</listen>
+      <auth>EXTERNAL</auth>
+      <policy context="default">
+        <allow send_destination="*" eavesdrop="true"/>
+        <allow eavesdrop="true"/>
+        <allow own="*"/>
+      </policy>
+    </busconfig>
+    """
+}
