@@ -126,12 +126,16 @@ import Testing
 
     // MARK: Answered elsewhere
 
-    @Test func aCancelWithReasonSIPCause200EndsTheCallAsAnsweredElsewhereNotMissed() throws {
+    @Test func aCancelsReasonSaysWhetherTheCallWasAnsweredOrDeclinedElsewhere() throws {
         let cases: [([String], ContactOutcome)] = [
             (["Reason: SIP;cause=200;text=\"Call completed elsewhere\""], .answeredElsewhere),
             (["Reason: Q.850;cause=16, SIP ;cause=200"], .answeredElsewhere),
             (["Reason: Q.850;cause=200"], .missed),
             (["Reason: SIP;cause=487"], .missed),
+            // Another branch declined: RFC 3261 section 16.7 step 5 cancels the rest, RFC 3326 says why.
+            (["Reason: SIP;cause=603;text=\"Decline\""], .declined),
+            (["Reason: SIP;cause=600;text=\"Busy Everywhere\""], .declined),
+            (["Reason: Q.850;cause=21"], .missed),
             ([], .missed),
             (["Reason: ;;garbage"], .missed),
         ]

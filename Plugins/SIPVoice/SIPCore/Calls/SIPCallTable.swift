@@ -256,6 +256,7 @@ public struct SIPCallTable: Sendable {
         case .notAnswered: (.missed, "not answered within the ring timeout (480)")
         case .cancelled: (.missed, "cancelled by the caller (487)")
         case .answeredElsewhere: (.answeredElsewhere, "answered elsewhere: cancelled with Reason SIP cause 200 (487)")
+        case .declinedElsewhere(let cause): (.declined, "declined elsewhere: cancelled with Reason SIP cause \(cause) (487)")
         case .rejected(let status): (.missed, "ended with \(status)")
         }
     }

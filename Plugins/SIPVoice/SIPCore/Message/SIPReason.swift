@@ -20,6 +20,12 @@ public struct SIPReason: Sendable, Hashable {
     public func isSIP(_ status: Int) -> Bool {
         SIPSyntax.equalsIgnoringCase(self.protocolName, "SIP") && self.cause == status
     }
+
+    /// Whether it is a SIP global failure (6xx), such as 603 Decline: the reason a forking proxy cancels the
+    /// other branches when one of them declined (RFC 3261 section 16.7 step 5).
+    public var isSIPGlobalFailure: Bool {
+        SIPSyntax.equalsIgnoringCase(self.protocolName, "SIP") && (600...699).contains(self.cause ?? 0)
+    }
 }
 
 extension SIPReason {

@@ -61,6 +61,9 @@ public struct InviteServerTransaction: Sendable {
         /// Another branch of the forked call answered: the proxy cancelled this one with `Reason:
         /// SIP;cause=200` (RFC 3326 section 2, "Call completed elsewhere"; RFC 3261 sections 9.1 and 16.7).
         case answeredElsewhere
+        /// Another branch declined the call with a 6xx, so the proxy cancelled this one with `Reason:
+        /// SIP;cause=6xx` (RFC 3261 section 16.7 step 5, RFC 3326): declined, not missed.
+        case declinedElsewhere(cause: Int)
         /// Another final response chosen by the caller of ``respond(statusCode:reasonPhrase:)``.
         case rejected(Int)
     }
@@ -172,7 +175,8 @@ public struct InviteServerTransaction: Sendable {
     }
 
     /// A request that ``matches(_:)`` arrived: a retransmitted INVITE gets the last response again, CANCEL
-    /// ends a ringing call with 487 (answered elsewhere when its Reason says SIP cause 200), ACK confirms
+    /// ends a ringing call with 487 (answered elsewhere when its Reason says SIP cause 200, declined
+    /// elsewhere when it says a 6xx), ACK confirms
     /// the final response. Others are ignored.
     public mutating func receive(_ request: SIPRequest) -> [Action] {
         guard self.matches(request) else { return [] }
@@ -187,8 +191,16 @@ public struct InviteServerTransaction: Sendable {
             let ok = SIPResponse.answering(request, statusCode: 200, toTag: self.dialog.localTag)
             guard self.state == .proceeding else { return [.send(ok)] }
             // RFC 3326: the CANCEL's Reason says why; an unreadable one is no reason.
-            let elsewhere = (try? request.headers.reasons)?.contains { $0.isSIP(200) } ?? false
-            return [.send(ok)] + self.finish(self.response(487), outcome: elsewhere ? .answeredElsewhere : .cancelled)
+            let reasons = (try? request.headers.reasons) ?? []
+            let outcome: Outcome =
+                if reasons.contains(where: { $0.isSIP(200) }) {
+                    .answeredElsewhere
+                } else if let declined = reasons.first(where: \.isSIPGlobalFailure), let cause = declined.cause {
+                    .declinedElsewhere(cause: cause)
+                } else {
+                    .cancelled
+                }
+            return [.send(ok)] + self.finish(self.response(487), outcome: outcome)
         case .ack:
             guard self.state == .completed else { return [] }
             var actions = self.cancel(.retransmitFinal) + self.cancel(.ackTimeout)
