@@ -29,4 +29,11 @@ extension ChannelConfiguration {
         }
         return TLSPolicy(verifies: self.verifiesTLS, authorities: certificates, authoritiesFile: written)
     }
+
+    /// What `tls-ca-file` holds now (nil without the key, or when it cannot be read): kept when the channel
+    /// starts, so a reload can tell that the file was edited in place and restart the channel.
+    package func tlsCAFileContents(environment: [String: String]) -> String? {
+        guard let written = self.tlsCAFile else { return nil }
+        return try? FileContents.read(Paths.expandingTilde(written, environment: environment))
+    }
 }

@@ -62,6 +62,8 @@ package final class ChannelFleet: Service {
         var supervisor: ChannelSupervisor
         var statusGate: StatusGate
         var generation: Int
+        /// What `tls-ca-file` held when the channel started (see ``ChannelConfiguration/tlsCAFileContents(environment:)``).
+        var caFileContents: String?
         var stopping = false
     }
 
@@ -199,7 +201,10 @@ package final class ChannelFleet: Service {
             ) else {
                 return
             }
-            running[channel.name] = Running(configuration: channel, supervisor: supervisor, statusGate: gate, generation: thisGeneration)
+            running[channel.name] = Running(
+                configuration: channel, supervisor: supervisor, statusGate: gate, generation: thisGeneration,
+                caFileContents: channel.tlsCAFileContents(environment: self.environment.processEnvironment)
+            )
             self.shared.withLock { $0.supervisors.append(supervisor) }
             group.addTask {
                 await supervisor.run()
@@ -215,11 +220,16 @@ package final class ChannelFleet: Service {
                 let wantedNames = Set(wanted.map(\.name))
                 for (name, entry) in running where !entry.stopping {
                     let replacement = wanted.first { $0.name == name }
-                    if replacement == nil || entry.configuration.needsRestart(toBecome: replacement!) {
-                        self.environment.logger.info(
-                            replacement == nil ? "stopping channel \(name): removed or disabled" : "restarting channel \(name): its settings changed",
-                            metadata: ["channel": "\(name)"]
-                        )
+                    // The CA file is read at start: one edited in place (the same text in the configuration) is a change too.
+                    let caFileChanged = replacement.map { $0.tlsCAFileContents(environment: self.environment.processEnvironment) != entry.caFileContents } ?? false
+                    if replacement == nil || entry.configuration.needsRestart(toBecome: replacement!) || caFileChanged {
+                        let why =
+                            replacement == nil
+                            ? "stopping channel \(name): removed or disabled"
+                            : entry.configuration.needsRestart(toBecome: replacement!)
+                                ? "restarting channel \(name): its settings changed"
+                                : "restarting channel \(name): its tls-ca-file \(replacement!.tlsCAFile ?? "") changed"
+                        self.environment.logger.info("\(why)", metadata: ["channel": "\(name)"])
                         running[name]?.stopping = true
                         entry.statusGate.close()
                         self.shared.withLock { shared in
