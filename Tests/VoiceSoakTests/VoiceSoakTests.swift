@@ -193,19 +193,28 @@ final class Soak: Sendable {
     /// failure the test made up.
     func settle() async throws {
         let supervisor = self.fleet.supervisor(named: "phone")
+        // Why the last snapshot was not at rest, for the failure message.
+        var busy = ""
         func snapshot() async -> [String]? {
             // The first listen under way (connecting, the first REGISTER not yet sent): nothing the clock
             // waits on, yet not at rest. On a busy machine that step alone can outlast the quiet spell below.
-            if self.state == nil || self.state == .starting { return nil }
+            if self.state == nil || self.state == .starting {
+                busy = "the first listen is under way (state \(self.state.map(\.rawValue) ?? "none"), \(self.fleet.statuses.first?.detail ?? "no detail"))"
+                return nil
+            }
             if case .fields(let report)? = try? await supervisor?.perform(.custom(command: "registration", arguments: [:])),
                 report["busy"] == "yes"
             {
+                busy = "a registration is under way: \(report.sorted { $0.key < $1.key })"
                 return nil
             }
             // A token fetch under way: its request may not even have reached the simulator yet (on a busy
             // machine it can wait longer than the quiet spell below), and moving the clock now could pass
             // the fetch's time limit while the answer is on its way.
-            if await supervisor?.tokenHealth()?.renewing == true { return nil }
+            if await supervisor?.tokenHealth()?.renewing == true {
+                busy = "a token fetch is under way"
+                return nil
+            }
             let issued = self.simulator.tokensIssued
             if issued != self.tokensSeen.load(ordering: .relaxed) {
                 guard await supervisor?.tokenHealth()?.lastRenewal == self.clock.unixTime() else { return nil }
@@ -225,7 +234,9 @@ final class Soak: Sendable {
             quiet = now != nil && now == last ? quiet + 1 : 0
             last = now
             guard ContinuousClock.now < deadline else {
-                throw SoakError("no rest after 20 s at t+\(self.clock.now.offset): \(now ?? ["busy"])\n\(self.logs.text.suffix(3000))")
+                throw SoakError(
+                    "no rest after 20 s at t+\(self.clock.now.offset): \(now.map { "\($0)" } ?? busy); clock sleepers \(self.clock.sleeperCount), next deadline \(self.clock.nextDeadline.map { "t+\($0.offset)" } ?? "none"); token health \(String(describing: await supervisor?.tokenHealth()))\n\(self.logs.text.suffix(3000))"
+                )
             }
         }
     }
