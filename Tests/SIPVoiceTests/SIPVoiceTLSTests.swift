@@ -73,7 +73,10 @@ import Testing
         #expect(contactEvent.id == "tls-call-1")
 
         let stopped = Task { await rig.channel.stopListening() }
-        let unregister = try await Self.step("the unregistering REGISTER") { try await server.request(.register) }
+        let unregister = try await Self.step(
+            "the unregistering REGISTER",
+            context: "received: \(server.received)\nevents: \(rig.host.events)\nlog: \(rig.host.logRecords.text)"
+        ) { try await server.request(.register) }
         server.send(.response(.answering(unregister, statusCode: 200, toTag: "pbx1")))
         await stopped.value
     }
@@ -120,12 +123,12 @@ import Testing
         await stopped.value
     }
 
-    /// What `body` waits for, or an error naming it.
-    static func step<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+    /// What `body` waits for, or an error naming it, with `context` (the channel's log, say).
+    static func step<T>(_ name: String, context: @autoclosure () -> String = "", _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch {
-            throw FixtureError("\(name): \(error)")
+            throw FixtureError("\(name): \(error)\n\(context())")
         }
     }
 
