@@ -119,6 +119,27 @@ def ack(call, response):
             f"Call-ID: {call['call_id']}\r\nCSeq: 1 ACK\r\nContent-Length: 0\r\n\r\n").encode()
 
 
+def await_cancelled(receive, reply, call, number):
+    """After the CANCEL of `call`: waits for the 200 to the CANCEL and the INVITE's final answer, acknowledges
+    that answer with `reply(ack)`, and checks they are 200 and 487. `receive(timeout)` gives the next SIP
+    message as text, or None after `timeout` seconds of silence."""
+    final = cancel_ok = None
+    while final is None or cancel_ok is None:
+        response = receive(SILENCE)
+        if response is None:
+            raise BenchError(f"call {number}: silence for {SILENCE} s after the CANCEL (200: {cancel_ok}, final: {final})")
+        if method(response) is not None or header(response, "Call-ID") != call["call_id"]:
+            continue
+        code, cseq = status(response), (header(response, "CSeq") or "").split()
+        if cseq[-1:] == ["CANCEL"]:
+            cancel_ok = code
+        elif code >= 200:
+            reply(ack(call, response))
+            final = code
+    if final != 487 or cancel_ok != 200:
+        raise BenchError(f"call {number}: CANCEL got {cancel_ok}, the INVITE {final} (expected 200 and 487)")
+
+
 class Registrar:
     """The script's one UDP socket: registrar for the channel, caller for the INVITEs."""
 
@@ -186,31 +207,24 @@ def main():
             registrar.socket.sendto(message, destination)
             sent = time.monotonic_ns()
             trying = ringing = None
-            cancel_ok = final = None
-            while final is None or cancel_ok is None:
+            while ringing is None:
                 got = registrar.receive(SILENCE)
                 if got is None:
                     raise BenchError(f"call {number}: attendantd stayed silent for {SILENCE} s "
-                                     f"(100: {trying is not None}, 180: {ringing is not None}, "
-                                     f"200 to CANCEL: {cancel_ok is not None}, final: {final})")
+                                     f"(100: {trying is not None}, 180: no)")
                 response, source, now = got
                 if method(response) is not None or header(response, "Call-ID") != call["call_id"]:
                     continue
-                code, cseq = status(response), (header(response, "CSeq") or "").split()
-                if cseq[-1:] == ["CANCEL"]:
-                    cancel_ok = code
-                elif code == 100 and trying is None:
+                code = status(response)
+                if code == 100 and trying is None:
                     trying = now
-                elif code == 180 and ringing is None:
+                elif code == 180:
                     ringing = now
-                    registrar.socket.sendto(cancel(call), destination)
                 elif code >= 200:
-                    registrar.socket.sendto(ack(call, response), destination)
-                    final = code
-                    if ringing is None:
-                        raise BenchError(f"call {number}: ended with {code} before a 180 Ringing")
-            if final != 487 or cancel_ok != 200:
-                raise BenchError(f"call {number}: CANCEL got {cancel_ok}, the INVITE {final} (expected 200 and 487)")
+                    raise BenchError(f"call {number}: ended with {code} before a 180 Ringing")
+            registrar.socket.sendto(cancel(call), destination)
+            await_cancelled(lambda timeout: (registrar.receive(timeout) or [None])[0],
+                            lambda reply: registrar.socket.sendto(reply, destination), call, number)
             if number >= WARM_UP:
                 if trying is not None:
                     to_trying.append((trying - sent) / 1e6)

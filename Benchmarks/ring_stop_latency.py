@@ -22,8 +22,8 @@ It reports figures; it asserts nothing.
 import argparse, os, select, shutil, subprocess, sys, tempfile, time
 
 import attendantd_invite_latency as invite_latency
-from attendantd_invite_latency import Registrar, ack, cancel, method, status, uri_address
-from baresip_invite_latency import header, invite, report
+from attendantd_invite_latency import Registrar, await_cancelled, cancel, uri_address
+from baresip_invite_latency import invite, report
 from voice_idle import BenchError, start_bus, stop, wait_for
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -125,20 +125,8 @@ def main():
                 gone, stopped = events.next("remove", SILENCE)
                 if gone == stream:
                     break
-            final = cancel_ok = None
-            while final is None or cancel_ok is None:
-                got = registrar.receive(SILENCE)
-                if got is None:
-                    raise BenchError(f"call {number}: no answer to the CANCEL")
-                response = got[0]
-                if method(response) is not None or header(response, "Call-ID") != call["call_id"]:
-                    continue
-                code, cseq = status(response), (header(response, "CSeq") or "").split()
-                if cseq[-1:] == ["CANCEL"]:
-                    cancel_ok = code
-                elif code >= 200:
-                    registrar.socket.sendto(ack(call, response), destination)
-                    final = code
+            await_cancelled(lambda timeout: (registrar.receive(timeout) or [None])[0],
+                            lambda reply: registrar.socket.sendto(reply, destination), call, number)
             if number >= WARM_UP:
                 to_ring.append((started - sent) / 1e6)
                 to_silence.append((stopped - cancelled) / 1e6)
