@@ -25,6 +25,22 @@ package func descendantProcesses(of pid: Int32) -> [Int32] {
     return result
 }
 
+/// Starts `executable arguments` through a shell that waits for it, for a daemon that closes every
+/// inherited descriptor as it starts (kamailio, pulseaudio): among them is the socket through which
+/// Foundation's Process learns that a child ended, and Process then blocks its one watcher thread in
+/// waitpid() for that daemon, so no other child's end (kamcmd's, pactl's, ...) is seen until it exits. The
+/// shell keeps that socket open and passes SIGTERM on.
+package func fixtureDaemon(_ name: String, _ executable: String, _ arguments: [String], environment: [String: String]) throws -> FixtureProcess {
+    let wrapper = """
+        "$0" "$@" & child=$!
+        trap 'kill -TERM $child 2>/dev/null' TERM INT
+        status=0
+        while kill -0 $child 2>/dev/null; do wait $child; status=$?; done
+        exit $status
+        """
+    return try FixtureProcess(name, "/bin/sh", ["-c", wrapper, executable] + arguments, environment: environment)
+}
+
 /// The processes a fixture started, stopped in reverse order, and its scratch folder.
 package final class FixtureChildren: Sendable {
     package let directory: String

@@ -36,20 +36,10 @@ package final class SoundServer: Sendable {
         environment["XDG_RUNTIME_DIR"] = directory
         environment["XDG_CONFIG_HOME"] = directory + "/config"
         let children = FixtureChildren(directory: directory)
-        // Through a shell that waits for it, as VoicePeers starts kamailio: pulseaudio closes every inherited
-        // descriptor as it starts, among them the one through which Foundation's Process learns that a child
-        // ended, and no other child's end (pactl's) would be seen until pulseaudio exits.
-        let wrapper = """
-            "$0" "$@" & child=$!
-            trap 'kill -TERM $child 2>/dev/null' TERM INT
-            status=0
-            while kill -0 $child 2>/dev/null; do wait $child; status=$?; done
-            exit $status
-            """
-        let process = try FixtureProcess(
-            "pulseaudio", "/bin/sh",
-            ["-c", wrapper, try installedTool("pulseaudio"), "-n", "-F", directory + "/default.pa", "--daemonize=no", "--exit-idle-time=-1",
-             "--use-pid-file=no", "--disable-shm=yes", "--log-target=stderr"],
+        let process = try fixtureDaemon(
+            "pulseaudio", try installedTool("pulseaudio"),
+            ["-n", "-F", directory + "/default.pa", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
+             "--log-target=stderr"],
             environment: environment
         )
         children.add(process) { $0.terminate(within: 5) }

@@ -192,18 +192,7 @@ package final class VoicePeers {
             arguments += ["-A", "WITH_BEARER", "-A", "BEARER=\"\(Self.fixtures)/bearer.py\""]
             environment["ATTENDANT_BEARER_SECRET"] = secret
         }
-        // Through a shell that waits for it: kamailio closes every inherited descriptor as it starts, among them
-        // the socket through which Foundation's Process learns that a child ended; Process then blocks its one
-        // watcher thread in waitpid() for kamailio, and no other child's end (kamcmd's, sipp's, ...) is seen
-        // until kamailio exits. The shell keeps that socket open and passes SIGTERM on.
-        let wrapper = """
-            kamailio "$@" & child=$!
-            trap 'kill -TERM $child 2>/dev/null' TERM INT
-            status=0
-            while kill -0 $child 2>/dev/null; do wait $child; status=$?; done
-            exit $status
-            """
-        let process = try FixtureProcess("kamailio", "/bin/sh", ["-c", wrapper, "kamailio"] + arguments, environment: environment)
+        let process = try fixtureDaemon("kamailio", "kamailio", arguments, environment: environment)
         do {
             try await eventually("kamailio to answer on its ctl socket", within: 30) {
                 guard process.isRunning else {

@@ -38,7 +38,7 @@ package final class DesktopAlertCenter: AlertPresenter {
     private let origin: ContinuousClock.Instant
     private let ringer: CallRinger?
     private let desktopQuiet: DesktopQuietWatcher?
-    private let state: Mutex<(doNotDisturb: Bool, desktopDoNotDisturb: Bool, serverPresent: Bool, ringing: Bool)>
+    private let state: Mutex<(doNotDisturb: Bool, serverPresent: Bool)>
 
     /// - Parameters:
     ///   - ringer: rings while a call rings (``AlertPlanner/isRinging``); nil: calls are only seen.
@@ -59,17 +59,13 @@ package final class DesktopAlertCenter: AlertPresenter {
         self.desktopQuiet = desktopQuiet
         (self.inputs, self.continuation) = AsyncStream.makeStream()
         self.origin = self.clock.now
-        self.state = Mutex((planner.doNotDisturb, planner.desktopDoNotDisturb, false, false))
+        self.state = Mutex((planner.doNotDisturb, false))
         self.initialPlanner = planner
     }
 
     private let initialPlanner: AlertPlanner
 
     package var doNotDisturb: Bool { self.state.withLock { $0.doNotDisturb } }
-    /// The desktop's own do-not-disturb, as last reported by ``setDesktopDoNotDisturb(_:source:)``.
-    package var desktopDoNotDisturb: Bool { self.state.withLock { $0.desktopDoNotDisturb } }
-    /// Whether the ring is on (a call rings and no do-not-disturb is on).
-    package var ringing: Bool { self.state.withLock { $0.ringing } }
     package var notificationServerPresent: Bool { self.state.withLock { $0.serverPresent } }
 
     // MARK: Inputs
@@ -172,14 +168,12 @@ package final class DesktopAlertCenter: AlertPresenter {
         var owner: String? = nil
         var ticker: Task<Void, Never>? = nil
         var quietSources: Set<String> = []
+        var ringing = false
         // The ring follows the planner before any notification is sent, so it stops as soon as the call ends.
         func updateRing() {
-            let ring = planner.isRinging
-            let changed = self.state.withLock { state in
-                defer { state.ringing = ring }
-                return state.ringing != ring
-            }
-            if changed { self.ringer?.ring(ring) }
+            guard planner.isRinging != ringing else { return }
+            ringing = planner.isRinging
+            self.ringer?.ring(ringing)
         }
         for await input in self.inputs {
             let now = self.clock.now - self.origin
@@ -225,7 +219,6 @@ package final class DesktopAlertCenter: AlertPresenter {
                 if on { quietSources.insert(source) } else { quietSources.remove(source) }
                 self.logger.notice("the desktop's do not disturb (\(source)) is \(on ? "on: alerts are held back and calls not heard" : "off")")
                 commands = planner.setDesktopDoNotDisturb(!quietSources.isEmpty)
-                self.state.withLock { $0.desktopDoNotDisturb = !quietSources.isEmpty }
             case .signInNeeded(let channel, let message):
                 commands = planner.signInNeeded(channel: channel, message: message)
             case .listening(let channel):

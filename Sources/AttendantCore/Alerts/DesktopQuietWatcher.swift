@@ -1,6 +1,5 @@
 package import AttendantPluginAPI
 package import Systemd
-import Glibc
 
 /// Follows the desktop's own do-not-disturb switch, beside Attendant's own (issue 30 part 5):
 ///
@@ -19,22 +18,11 @@ package final class DesktopQuietWatcher: Sendable {
     let logger: Logger
     let environment: [String: String]
 
-    package init(connection: BusConnection, logger: Logger, environment: [String: String] = DesktopQuietWatcher.processEnvironment) {
+    /// - Parameter environment: the daemon's environment (`XDG_CURRENT_DESKTOP`, and what `gsettings` runs with).
+    package init(connection: BusConnection, logger: Logger, environment: [String: String]) {
         self.connection = connection
         self.logger = logger
         self.environment = environment
-    }
-
-    /// The daemon's environment (`environ`), the default for ``init(connection:logger:environment:)``.
-    package static var processEnvironment: [String: String] {
-        var result: [String: String] = [:]
-        var pointer = environ
-        while let entry = pointer.pointee {
-            let text = String(cString: entry)
-            if let equals = text.firstIndex(of: "=") { result[String(text[..<equals])] = String(text[text.index(after: equals)...]) }
-            pointer += 1
-        }
-        return result
     }
 
     /// Calls `changed` with whether the desktop is in do-not-disturb (true: quiet) according to `source`
