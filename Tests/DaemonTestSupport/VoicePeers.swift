@@ -96,10 +96,10 @@ package final class VoicePeers {
     /// The realm of the challenges and the domain of every AoR (the To domain the clients use).
     package var domain: String { self.host }
 
-    private let children: FixtureChildren
+    let children: FixtureChildren
     private let tlsIdentity: TLSIdentity?
     private let registrarRuns = Mutex<(current: FixtureProcess?, all: [FixtureProcess])>((nil, []))
-    private let agentCount = Atomic<Int>(0)
+    let agentCount = Atomic<Int>(0)
 
     package init(
         authentication: Authentication = .ephemeralDigest,
@@ -350,46 +350,6 @@ package final class VoicePeers {
     package static func jwt(payload: String, key: String) -> String {
         let signed = Digests.base64URL(Array("{\"alg\":\"HS256\",\"typ\":\"JWT\"}".utf8)) + "." + Digests.base64URL(Array(payload.utf8))
         return signed + "." + Digests.base64URL(Digests.hmacSHA256(key: Array(key.utf8), message: Array(signed.utf8)))
-    }
-
-    // MARK: baresip
-
-    /// A scratch folder for the next baresip.
-    private func agentDirectory(_ user: String) -> String {
-        self.directory + "/baresip-\(self.agentCount.add(1, ordering: .relaxed).newValue)-\(user)"
-    }
-
-    /// Starts baresip as `caller` (a From of `"displayName" <sip:caller@127.0.0.1>`, never registering) and
-    /// dials `callee` at the registrar over `transport`.
-    package func call(
-        from caller: String = "caller", displayName: String? = "Test Caller", to callee: String, transport: SIPTransport = .udp
-    ) async throws -> CallAttempt {
-        try await self.call(from: caller, displayName: displayName, dialling: self.uri(callee, transport: transport))
-    }
-
-    /// Starts baresip as `caller` and dials `target` (any SIP URI).
-    package func call(from caller: String = "caller", displayName: String? = "Test Caller", dialling target: String) async throws -> CallAttempt {
-        let name = displayName.map { "\"\($0)\" " } ?? ""
-        let agent = try await Baresip(
-            directory: self.agentDirectory(caller), user: caller, account: "\(name)<sip:\(caller)@\(self.host)>;regint=0",
-            children: self.children
-        )
-        let attempt = CallAttempt(agent: agent, target: target, peers: self)
-        _ = try await agent.command("dial", target)
-        return attempt
-    }
-
-    /// Starts baresip as a phone that registers `user` with `credentials` over `transport` (RFC 5626
-    /// outbound over TCP when `outbound`), answering nothing by itself (incoming calls ring).
-    package func phone(
-        _ user: String, credentials: EphemeralCredentials, transport: SIPTransport = .udp, outbound: Bool = false,
-        expires: Int = 600, displayName: String? = nil
-    ) async throws -> Baresip {
-        let name = displayName.map { "\"\($0)\" " } ?? ""
-        var account = "\(name)<\(self.uri(user, transport: outbound ? .tcp : transport))>;auth_user=\(credentials.username)"
-            + ";auth_pass=\(credentials.password);regint=\(expires)"
-        if outbound { account += ";sipnat=outbound;outbound=\"\(self.registrarURI(transport: .tcp))\"" }
-        return try await Baresip(directory: self.agentDirectory(user), user: user, account: account, children: self.children)
     }
 
     // MARK: Teardown
