@@ -383,7 +383,7 @@ let package = Package(
         .testTarget(
             name: "SIPCoreTests",
             // AttendantCore for HostHashing: Digest answers are checked against the daemon's real hashes.
-            dependencies: ["SIPCore", "AttendantCore", pluginAPI],
+            dependencies: ["SIPCore", "AttendantCore", "TestSupport", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -7,7 +7,7 @@ import Testing
 /// The token parsers (JSON, base64url, JWT, inspection) fed many random and mutated inputs: each gives
 /// a token or a typed error, never a crash, and no error message repeats the input. Seeded, so a
 /// failure reproduces; `Fuzz/` has the coverage-guided libFuzzer target for longer runs.
-@Suite struct TokenParserFuzzTests {
+@Suite(.cpuBound) struct TokenParserFuzzTests {
     static let seeds: [String] = [
         TestJWT.capability(issuedAt: 1_800_000_000),
         TestJWT.make(claims: #"{"exp":1800003600,"nbf":1799999990,"grants":{"identity":"bob","voice":{"incoming":{"allow":true}}}}"#),

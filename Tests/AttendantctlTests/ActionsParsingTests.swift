@@ -1,9 +1,10 @@
 import ArgumentParser
 @testable import AttendantCLI
+import TestSupport
 import Testing
 
 /// The in-app action commands, parsed in-process.
-@Suite struct ActionsParsingTests {
+@Suite(.cpuBound) struct ActionsParsingTests {
     typealias A = Attendantctl.Actions
 
     @Test func eachCommandParsesItsArguments() throws {

@@ -1,9 +1,10 @@
 import ArgumentParser
 @testable import AttendantCLI
+import TestSupport
 import Testing
 
 /// The command line, parsed in-process.
-@Suite struct ParsingTests {
+@Suite(.cpuBound) struct ParsingTests {
     @Test func eachCommandParsesItsArguments() throws {
         let contacts = try #require(try Attendantctl.parseAsRoot(["contacts", "--limit", "5", "--json"]) as? Attendantctl.Contacts)
         #expect(contacts.limit == 5 && contacts.output.json)

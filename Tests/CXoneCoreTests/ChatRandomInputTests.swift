@@ -7,7 +7,7 @@ import Testing
 /// Thousands of random input sequences, including ones no well-behaved driver would send: the machine
 /// never crashes, moves only along the states' edges, reports exactly the state it is in, keeps no
 /// connection timer while disconnected, and keeps the outbox consistent.
-@Suite struct ChatRandomInputTests {
+@Suite(.cpuBound) struct ChatRandomInputTests {
     typealias Machine = ChatStateMachine
 
     /// The state changes the diagrams allow.

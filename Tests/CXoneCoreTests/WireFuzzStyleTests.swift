@@ -5,7 +5,7 @@ import Testing
 /// Thousands of mutated frames through every wire decoder, on a seeded generator so every run sees the
 /// same inputs. Nothing may trap, every failure is a short `CXoneWireError`, and what decodes must encode
 /// into bytes that decode to the same value. Fuzz/CXoneEvents does the same under libFuzzer.
-@Suite struct WireFuzzStyleTests {
+@Suite(.cpuBound) struct WireFuzzStyleTests {
     static let tokens: [[UInt8]] = [
         "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u0000", "\\ud800", "null", "true", "false", "-0", "1e400", "1.5",
         "9223372036854775808", "\"eventType\":", "\"MessageCreated\"", "\"ThreadRecovered\"", "\"EventInS3\"", "\"SendMessage\"",

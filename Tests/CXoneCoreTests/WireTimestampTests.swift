@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// The hand-written ISO-8601 reader against the variants CXone sends, and ids that differ only in case.
-@Suite struct WireTimestampTests {
+@Suite(.cpuBound) struct WireTimestampTests {
     static let noon = Date(timeIntervalSince1970: 1_714_564_800)  // 2024-05-01T12:00:00Z
 
     @Test(arguments: [

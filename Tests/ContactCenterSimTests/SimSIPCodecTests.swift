@@ -1,10 +1,11 @@
 @testable import ContactCenterSim
 import SIPCore
+import TestSupport
 import Testing
 
 /// The simulator's own SIP codec (Sources/ContactCenterSim/SIP), on messages from RFC 3261 and against the
 /// plugin's codec (`SIPCore`): the two are written independently and must agree on the wire.
-@Suite struct SimSIPCodecTests {
+@Suite(.cpuBound) struct SimSIPCodecTests {
     static func bytes(_ lines: [String], body: String = "") -> [UInt8] {
         Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)
     }

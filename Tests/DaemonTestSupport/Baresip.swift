@@ -193,11 +193,14 @@ package final class Baresip {
         // UDP and TCP on sipPort, TLS on the next port.
         let ours: Set = ["127.0.0.1:\(self.sipPort)", "127.0.0.1:\(self.sipPort + 1)"]
         return self.process.stdout.components(separatedBy: "\u{1B}[36;1m#\n").dropFirst().compactMap { chunk in
-            guard let end = chunk.range(of: "\u{1B}[;m"), let newline = chunk.firstIndex(of: "\n"), newline < end.lowerBound
+            guard let end = chunk.range(of: "\u{1B}[;m") else { return nil }
+            // "UDP 127.0.0.1:5060 -> 127.0.0.1:5070", after any log lines of other threads that came
+            // between the trace's marker and its route (aubridge's "thread start" does, as a call is answered).
+            let lines = chunk[..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
+            guard let routeLine = lines.firstIndex(where: { $0.split(separator: " ").count == 4 && $0.contains(" -> ") })
             else { return nil }
-            // "UDP 127.0.0.1:5060 -> 127.0.0.1:5070"
-            let route = chunk[..<newline].split(separator: " ")
-            guard let message = SIPMessage(String(chunk[chunk.index(after: newline)..<end.lowerBound])) else { return nil }
+            let route = lines[routeLine].split(separator: " ")
+            guard let message = SIPMessage(lines[(routeLine + 1)...].joined(separator: "\n")) else { return nil }
             // Our requests and the responses to them carry our address in the top Via.
             let viaIsOurs = message.topViaSentBy.map(ours.contains) ?? false
             let sent = message.isRequest ? viaIsOurs : !viaIsOurs

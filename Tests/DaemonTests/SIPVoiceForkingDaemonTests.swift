@@ -60,7 +60,12 @@ import Testing
             throw FixtureError("\(error)\nthe softphone: \(fork.softphone.events)\n\(fork.softphone.report)\nattendantd:\n\(fork.phone.daemon.stderr)")
         }
         #expect(answer.status == 200, "\(answer)\n\(call.report)")
-        let softphoneAnswer = fork.softphone.sent.first { $0.cseqMethod == "INVITE" && $0.status == 200 }
+        // baresip's trace of its 200 is read from its stdout, which may come after the caller has the 200.
+        var softphoneAnswer: SIPMessage?
+        try? await eventually("baresip's trace to show the 200 it sent", within: 10) {
+            softphoneAnswer = fork.softphone.sent.first { $0.cseqMethod == "INVITE" && $0.status == 200 }
+            return softphoneAnswer != nil
+        }
         #expect(softphoneAnswer != nil && answer.header("Contact") == softphoneAnswer?.header("Contact"), "the softphone's 200: \(answer)")
         // attendantd sent no final response on its own fork: kamailio cancelled it with Reason cause=200
         // (tm's local_cancel_reason), and the call is answered elsewhere, not missed and not redirected.

@@ -1,11 +1,12 @@
 import SIPCore
+import TestSupport
 import Testing
 
 /// Thousands of mutated messages through the parser, the framer, the typed headers and the state
 /// machines, on a seeded generator so every run sees the same inputs. Nothing may trap, every failure is a
 /// `SIPParseError` (the parsers' typed throws guarantee the type; this checks the content), and what parses
 /// must serialize back into the same message. Fuzz/SIPParser does the same under libFuzzer.
-@Suite struct FuzzStyleTests {
+@Suite(.cpuBound) struct FuzzStyleTests {
     static let tokens: [[UInt8]] = [
         "\r\n", "\r\n\r\n", "\r\n ", ";", ",", "\"", "\\\"", "<", ">", ":", "=", " ", "\t", "@", "?", "&", "[", "]", "%",
         "SIP/2.0", "sip:", "Content-Length: 99999", "l: 5", "Via: SIP/2.0/UDP a;branch=z9hG4bK1\r\n", ";tag=", ";expires=",

@@ -1,9 +1,10 @@
 import AttendantCore
 import AttendantPluginKit
 import SIPCore
+import TestSupport
 import Testing
 
-@Suite struct RegistrationStateMachineTests {
+@Suite(.cpuBound) struct RegistrationStateMachineTests {
     static let digestChallenge: SIPHeaders = [
         (.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n1\", qop=\"auth\", algorithm=SHA-256"),
         (.wwwAuthenticate, "Digest realm=\"example.com\", nonce=\"n1\", qop=\"auth\", algorithm=MD5"),

@@ -1,7 +1,8 @@
 import SIPCore
+import TestSupport
 import Testing
 
-@Suite struct SIPStreamFramerTests {
+@Suite(.cpuBound) struct SIPStreamFramerTests {
     /// Three messages back to back with keep-alives between them, as a registrar's TCP connection carries.
     static let stream: [UInt8] = Fixtures.registerChallenge + Array("\r\n".utf8) + Fixtures.registerOK + Fixtures.invite
 
