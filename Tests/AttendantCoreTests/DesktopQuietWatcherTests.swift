@@ -35,11 +35,11 @@ import Testing
             }
         }
 
-        func next() async throws -> Report { try await self.reports.next(within: 30) }
+        func next() async throws -> Report { try await self.reports.next(within: 60) }
 
         /// Waits (bounded) for a log message containing `text`.
         func logged(_ text: String) async throws {
-            try await eventually("a log message with \(text.debugDescription); logged:\n\(self.records.text)", within: 30) {
+            try await eventually("a log message with \(text.debugDescription); logged:\n\(self.records.text)") {
                 self.records.all.contains { $0.message.contains(text) }
             }
         }

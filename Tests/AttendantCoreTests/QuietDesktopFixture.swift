@@ -34,7 +34,7 @@ final class QuietDesktop {
         environment["XDG_RUNTIME_DIR"] = folder + "/run"
         let bus = try FixtureProcess("dbus-daemon", "dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address"], environment: environment)
         self.children.append(bus)
-        try await eventually("the bus to print its address", within: 30) {
+        try await eventually("the bus to print its address") {
             guard bus.isRunning else { throw FixtureError("the bus did not start: \(bus.report)") }
             return bus.stdout.contains("\n")
         }
@@ -54,7 +54,7 @@ final class QuietDesktop {
     func start(_ label: String, _ executable: String, _ arguments: [String], owning name: String, environment: [String: String]? = nil) async throws -> FixtureProcess {
         let child = try FixtureProcess(label, executable, arguments, environment: environment ?? self.environment)
         self.children.append(child)
-        try await eventually("\(label) to own \(name)", within: 30) {
+        try await eventually("\(label) to own \(name)") {
             guard child.isRunning else { throw FixtureError("\(label) did not start: \(child.report)") }
             return try await self.hasOwner(name)
         }
@@ -65,7 +65,7 @@ final class QuietDesktop {
     func startDunst() async throws -> FixtureProcess {
         let xvfb = try FixtureProcess("Xvfb", "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"], environment: self.environment)
         self.children.append(xvfb)
-        try await eventually("Xvfb to report its display", within: 30) {
+        try await eventually("Xvfb to report its display") {
             guard xvfb.isRunning else { throw FixtureError("Xvfb did not start: \(xvfb.report)") }
             return xvfb.stdout.contains("\n")
         }

@@ -70,7 +70,7 @@ final class CommandProcess: Sendable {
     func signal(_ number: Int32) { kill(self.process.processIdentifier, number) }
 
     /// The exit status, once the process has exited; nil (and the process killed) after `seconds`.
-    func waitForExit(within seconds: Double = 30) async -> Int32? {
+    func waitForExit(within seconds: Double = 60) async -> Int32? {
         let killed = Locked(false)
         let killer = Task { [process, exit] in
             try await Task.sleep(for: .seconds(seconds))

@@ -73,7 +73,7 @@ struct GMSTestClient: Sendable {
 
     /// Connects again and again, collecting the events on `channel` (messages with `data`), until `done`
     /// holds for what was collected; every connect is asked to wait at most 2 s, so the loop checks often.
-    func events(_ clientID: String, on channel: String, within seconds: Double = 30, until done: ([Message]) -> Bool) async throws -> [Message] {
+    func events(_ clientID: String, on channel: String, within seconds: Double = 60, until done: ([Message]) -> Bool) async throws -> [Message] {
         var events: [Message] = []
         let deadline = Date().addingTimeInterval(seconds)
         while !done(events) {

@@ -119,7 +119,7 @@ package final class Baresip {
             let process = try FixtureProcess("baresip (\(user))", "baresip", ["-s", "-f", directory], environment: environment)
             children.add(process) { $0.terminate(within: 3) }
             do {
-                try await eventually("baresip (\(user)) to start", within: 30) {
+                try await eventually("baresip (\(user)) to start") {
                     guard process.isRunning else { throw FixtureError("baresip (\(user)) did not start: \(Self.report(process))") }
                     if process.stdout.contains("Address already in use") {
                         throw FixtureError("baresip (\(user)): Address already in use")
@@ -175,7 +175,7 @@ package final class Baresip {
 
     /// Waits (bounded) for an event of `type` (e.g. "CALL_CLOSED") that satisfies `condition`.
     @discardableResult
-    package func waitForEvent(_ type: String, within seconds: Double = 30, where condition: @escaping (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+    package func waitForEvent(_ type: String, within seconds: Double = 60, where condition: @escaping (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
         var found: JSONValue?
         do {
             try await eventually("baresip (\(self.user)) to report \(type)", within: seconds) {
@@ -219,7 +219,7 @@ package final class Baresip {
     /// Waits (bounded) for the final response to its REGISTER (not a challenge), the first one after
     /// `skipping` such responses.
     @discardableResult
-    package func waitForRegistration(skipping: Int = 0, within seconds: Double = 20) async throws -> SIPMessage {
+    package func waitForRegistration(skipping: Int = 0, within seconds: Double = 60) async throws -> SIPMessage {
         var found: SIPMessage?
         do {
             try await eventually("baresip (\(self.user)) to get an answer to its REGISTER", within: seconds) {
@@ -273,7 +273,7 @@ package final class CallAttempt {
 
     /// Waits (bounded) for a provisional response with `status` (180 by default).
     @discardableResult
-    package func waitForProgress(_ status: Int = 180, within seconds: Double = 20) async throws -> SIPMessage {
+    package func waitForProgress(_ status: Int = 180, within seconds: Double = 60) async throws -> SIPMessage {
         var found: SIPMessage?
         do {
             try await eventually("a \(status) to the INVITE to \(self.target)", within: seconds) {
@@ -288,7 +288,7 @@ package final class CallAttempt {
 
     /// Waits (bounded) for the first final response (≥ 200) to the first INVITE: 603 for a decline, 302 for
     /// a redirect (with its Contact), 480 from kamailio for a user not registered, 487 after a CANCEL.
-    package func waitForFinalResponse(within seconds: Double = 30) async throws -> SIPMessage {
+    package func waitForFinalResponse(within seconds: Double = 60) async throws -> SIPMessage {
         var found: SIPMessage?
         do {
             try await eventually("a final response to the INVITE to \(self.target)", within: seconds) {
@@ -305,7 +305,7 @@ package final class CallAttempt {
     /// Waits (bounded) for baresip to close the call; its reason ("603 Decline", "Connection reset by user",
     /// ...).
     @discardableResult
-    package func waitForClosed(within seconds: Double = 30) async throws -> String {
+    package func waitForClosed(within seconds: Double = 60) async throws -> String {
         do {
             return try await self.agent.waitForEvent("CALL_CLOSED", within: seconds) { $0["direction"]?.string == "outgoing" }["param"]?.string ?? ""
         } catch {

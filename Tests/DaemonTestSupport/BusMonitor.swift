@@ -95,7 +95,7 @@ package final class BusMonitor: Sendable {
 
     /// Waits (bounded) for a message that satisfies `predicate`, seen after the first `skip` messages.
     @discardableResult
-    package func waitFor(_ what: String, after skip: Int = 0, within seconds: Double = 20, _ predicate: (BusMessage) -> Bool) async throws -> BusMessage {
+    package func waitFor(_ what: String, after skip: Int = 0, within seconds: Double = 60, _ predicate: (BusMessage) -> Bool) async throws -> BusMessage {
         var found: BusMessage?
         try await eventually("\(what) on \(self.address)", within: seconds) {
             found = self.messages.dropFirst(skip).first(where: predicate)

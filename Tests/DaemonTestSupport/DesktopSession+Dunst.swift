@@ -27,7 +27,7 @@ extension DesktopSession {
         }
         let address = self.sessionBusAddress
         let tools = self.toolEnvironment
-        try await eventually("dunst to own org.freedesktop.Notifications", within: 30) {
+        try await eventually("dunst to own org.freedesktop.Notifications") {
             guard dunst.isRunning else { throw FixtureError("dunst did not start: \(dunst.report)") }
             let owner = try await Self.busctl(
                 address, tools,
@@ -108,7 +108,7 @@ extension DesktopSession {
 
     /// Waits (bounded) until the session bus monitor saw a Notify call with this summary and its reply; the
     /// latest such call. (The monitor may lag behind dunst's `-print` output.)
-    package func notifyCall(summary: String, within seconds: Double = 20) async throws -> NotifyCall {
+    package func notifyCall(summary: String, within seconds: Double = 60) async throws -> NotifyCall {
         var found: NotifyCall?
         try await eventually("a Notify call with summary \(summary.debugDescription) and its reply", within: seconds) {
             found = self.notifyCalls.last { $0.summary == summary && $0.replied }
@@ -136,7 +136,7 @@ extension DesktopSession {
             // ask again then.
             var refused = self.notificationServerStderr.components(separatedBy: refusal).count
             _ = try await self.dunstctl("context")
-            try await eventually("dunst to run the context menu", within: 20) {
+            try await eventually("dunst to run the context menu") {
                 if self.contextMenus.count > before { return true }
                 let now = self.notificationServerStderr.components(separatedBy: refusal).count
                 if now > refused {

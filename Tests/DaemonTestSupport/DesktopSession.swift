@@ -100,7 +100,7 @@ package final class DesktopSession {
                 environment: base
             )
             children.add(bus)
-            try await eventually("the \(name) bus to print its address", within: 30) {
+            try await eventually("the \(name) bus to print its address") {
                 guard bus.isRunning else { throw FixtureError("the \(name) bus did not start: \(bus.report)") }
                 return bus.stdout.contains("\n")
             }
@@ -116,7 +116,7 @@ package final class DesktopSession {
         )
         children.add(xvfb)
         self.xvfb = xvfb
-        try await eventually("Xvfb to report its display", within: 30) {
+        try await eventually("Xvfb to report its display") {
             guard xvfb.isRunning else { throw FixtureError("Xvfb did not start: \(xvfb.report)") }
             return xvfb.stdout.contains("\n")
         }
@@ -141,7 +141,7 @@ package final class DesktopSession {
         children.add(logind)
         self.logind = logind
         let systemBus = self.systemBusAddress
-        try await eventually("the logind mock to own \(Self.login1)", within: 30) {
+        try await eventually("the logind mock to own \(Self.login1)", within: 60) {
             guard logind.isRunning else { throw FixtureError("the logind mock did not start: \(logind.report)") }
             return try await Self.hasOwner(Self.login1, address: systemBus, environment: environment)
         }

@@ -34,7 +34,7 @@ package final class Faye: Sendable {
         )
         let faye = Faye(port: port, timeout: timeout, process: process)
         do {
-            try await eventually("Faye to listen on 127.0.0.1:\(port) (thin's stderr: \(process.stderr))", within: 30) {
+            try await eventually("Faye to listen on 127.0.0.1:\(port) (thin's stderr: \(process.stderr))") {
                 guard process.isRunning else { throw FixtureError("thin exited: \(process.stderr)\(process.stdout)") }
                 return Self.accepts(port)
             }

@@ -305,7 +305,7 @@ package final class SIPpCallee {
 
     /// Waits (bounded) until it received a `method` request.
     @discardableResult
-    package func waitForRequest(_ method: String, within seconds: Double = 20) async throws -> SIPMessage {
+    package func waitForRequest(_ method: String, within seconds: Double = 60) async throws -> SIPMessage {
         var found: SIPMessage?
         do {
             try await eventually("the sipp callee to receive \(method)", within: seconds) {

@@ -47,7 +47,7 @@ package final class SoundServer: Sendable {
         self.address = "unix:" + socket
         self.children = children
         do {
-            try await eventually("pulseaudio to answer on \(socket)", within: 30) {
+            try await eventually("pulseaudio to answer on \(socket)") {
                 guard process.isRunning else { throw FixtureError("pulseaudio did not start: \(process.report)") }
                 return try await self.pactl("info").status == 0
             }
@@ -64,7 +64,7 @@ package final class SoundServer: Sendable {
     package func pactl(_ arguments: String...) async throws -> (status: Int32, stdout: String, stderr: String) {
         var environment = ProcessInfo.processInfo.environment
         environment["PULSE_SERVER"] = self.address
-        return try await runTool(try installedTool("pactl"), arguments, environment: environment, within: 20)
+        return try await runTool(try installedTool("pactl"), arguments, environment: environment, within: 60)
     }
 
     /// The properties of every stream playing now (`application.name`, `event.id`, `media.filename`, …),

@@ -194,7 +194,7 @@ package final class VoicePeers {
         }
         let process = try fixtureDaemon("kamailio", "kamailio", arguments, environment: environment)
         do {
-            try await eventually("kamailio to answer on its ctl socket", within: 30) {
+            try await eventually("kamailio to answer on its ctl socket") {
                 guard process.isRunning else {
                     _ = await process.waitForExit(within: 5)
                     throw FixtureError("kamailio did not start: \(process.report)")
@@ -293,7 +293,7 @@ package final class VoicePeers {
     /// Waits (bounded) until `user`'s contacts satisfy `condition`; returns them.
     @discardableResult
     package func waitForContacts(
-        of user: String, _ what: String = "the expected contacts", within seconds: Double = 20,
+        of user: String, _ what: String = "the expected contacts", within seconds: Double = 60,
         _ condition: @escaping ([RegisteredContact]) -> Bool
     ) async throws -> [RegisteredContact] {
         var contacts: [RegisteredContact] = []

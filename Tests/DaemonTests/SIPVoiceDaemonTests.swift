@@ -157,7 +157,7 @@ import Testing
         try await peers.restartRegistrar()
         // The connection drops: the channel notices at once, stops listening, and registers again by itself.
         #expect(await phone.daemon.waitForLog("the registrar closed the connection"), "\(phone.daemon.stderr)")
-        let after = try await peers.waitForContacts(of: "alice", "the binding again after the restart", within: 30) { $0.count == 1 }
+        let after = try await peers.waitForContacts(of: "alice", "the binding again after the restart", within: 60) { $0.count == 1 }
         #expect(after[0].instance == before[0].instance, "the same instance: a replacement, not a second phone")
         _ = try await phone.channel { $0["state"] as? String == "listening" }
 

@@ -13,7 +13,7 @@ import Testing
     typealias Rig = SIPVoiceChannelTests.Rig
 
     /// The first event `matching` what the host heard, waiting (bounded) for it.
-    static func event(_ rig: Rig, within seconds: Double = 10, _ matching: (ChannelEvent) -> Bool) async throws -> ChannelEvent {
+    static func event(_ rig: Rig, within seconds: Double = 30, _ matching: (ChannelEvent) -> Bool) async throws -> ChannelEvent {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let event = rig.host.events.first(where: matching) { return event }

@@ -46,13 +46,13 @@ final class ScriptedPeer: @unchecked Sendable {
     var registrarURI: String { "sip:127.0.0.1:\(self.port)" }
 
     /// The next SIP message the channel sends (bounded wait). Bytes that are not SIP fail the wait.
-    func receive(within seconds: Double = 10) async throws -> SIPMessage {
+    func receive(within seconds: Double = 30) async throws -> SIPMessage {
         let bytes = try await self.receiveBytes(within: seconds)
         return try SIPMessageParser().parse(datagram: bytes)
     }
 
     /// The next request with `method`, answering nothing else on the way (bounded).
-    func receiveRequest(_ method: SIPMethod, within seconds: Double = 10) async throws -> SIPRequest {
+    func receiveRequest(_ method: SIPMethod, within seconds: Double = 30) async throws -> SIPRequest {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let left = deadline.timeIntervalSinceNow
@@ -62,7 +62,7 @@ final class ScriptedPeer: @unchecked Sendable {
     }
 
     /// The next response (to an INVITE this peer sent, say), bounded.
-    func receiveResponse(within seconds: Double = 10) async throws -> SIPResponse {
+    func receiveResponse(within seconds: Double = 30) async throws -> SIPResponse {
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let left = deadline.timeIntervalSinceNow

@@ -16,7 +16,7 @@ public final class Recorder<Event: Sendable>: Sendable {
     public var all: [Event] { self.state.withLock { $0.events } }
 
     /// The next value not yet taken, waiting up to `seconds` of the wall clock for it.
-    public func next(within seconds: Double = 30) async throws -> Event {
+    public func next(within seconds: Double = 60) async throws -> Event {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(seconds)
         while clock.now < deadline {

@@ -225,7 +225,7 @@ final class Soak: Sendable {
                 "\(self.clock.sleeperCount)", "\(self.clock.nextDeadline?.offset ?? .zero)", "\(self.transitions.log.withLock(\.count))",
             ]
         }
-        let deadline = ContinuousClock.now + .seconds(20)
+        let deadline = ContinuousClock.now + .seconds(60)
         var last: [String]?
         var quiet = 0
         while quiet < 4 {
@@ -235,7 +235,7 @@ final class Soak: Sendable {
             last = now
             guard ContinuousClock.now < deadline else {
                 throw SoakError(
-                    "no rest after 20 s at t+\(self.clock.now.offset): \(now.map { "\($0)" } ?? busy); clock sleepers \(self.clock.sleeperCount), next deadline \(self.clock.nextDeadline.map { "t+\($0.offset)" } ?? "none"); token health \(String(describing: await supervisor?.tokenHealth()))\n\(self.logs.text.suffix(3000))"
+                    "no rest after 60 s at t+\(self.clock.now.offset): \(now.map { "\($0)" } ?? busy); clock sleepers \(self.clock.sleeperCount), next deadline \(self.clock.nextDeadline.map { "t+\($0.offset)" } ?? "none"); token health \(String(describing: await supervisor?.tokenHealth()))\n\(self.logs.text.suffix(3000))"
                 )
             }
         }
