@@ -30,7 +30,7 @@ struct Attendantd: AsyncParsableCommand {
     @Flag(name: .long, help: "Check the configuration and every plugin's settings, then exit (0 when valid).")
     var checkConfig = false
 
-    @Flag(name: .long, help: "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds (scripts/demo runs it with the voice channel and the contact-centre simulator instead).")
+    @Flag(name: .long, help: "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds. The demo with the voice channel and the contact-centre simulator needs a source checkout: scripts/demo builds and runs it (the package does not include the simulator).")
     var demo = false
 
     @Flag(name: .long, help: "Also show incoming contacts on standard output.")
@@ -60,7 +60,8 @@ struct Attendantd: AsyncParsableCommand {
         } catch {
             Self.printError("\(error)")
             if self.config == nil && !self.demo && error.problems.first?.code == .unreadable {
-                Self.printError("Create it from examples/attendant.toml, or try the demo: attendantd --demo")
+                let example = Paths.installedExampleConfiguration() ?? "examples/attendant.toml in the source"
+                Self.printError("Create it from \(example), or try the demo: attendantd --demo")
             }
             throw ExitCode(self.checkConfig ? 1 : 78)
         }

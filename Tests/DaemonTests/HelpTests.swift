@@ -28,4 +28,17 @@ import TestSupport
         let long = narrow.split(separator: "\n").filter { $0.count > 60 && !$0.hasPrefix("USAGE:") }
         #expect(long.isEmpty, "lines over 60 columns:\n\(long.joined(separator: "\n"))")
     }
+
+    /// Without a configuration file the daemon says where an example is: in a build from source, the
+    /// checkout's (the package's attendantd names /usr/share/doc/attendant/examples/attendant.toml, which
+    /// scripts/verify-package checks in a fresh root).
+    @Test func withoutAConfigurationItSaysWhereTheExampleIs() async throws {
+        let scratch = try Scratch()
+        var environment = ProcessInfo.processInfo.environment
+        environment["XDG_CONFIG_HOME"] = scratch.path + "/config"
+        let (status, output) = try await run(BuildProducts.attendantd, [], environment: environment)
+        #expect(status == 78, "\(output)")
+        #expect(output.contains("\(scratch.path)/config/attendant/attendant.toml: cannot read the configuration"), "\(output)")
+        #expect(output.contains("Create it from examples/attendant.toml in the source, or try the demo: attendantd --demo"), "\(output)")
+    }
 }

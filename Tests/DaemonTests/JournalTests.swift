@@ -73,4 +73,48 @@ import TestSupport
         #expect(daemon.contains { $0["MESSAGE"]?.hasPrefix("ready: ") == true && $0["PRIORITY"] == "5" })
         #expect(daemon.contains { $0["MESSAGE"] == "stopped" && $0["CHANNEL"] == "desk" })
     }
+
+    /// Issue 31, logs for fleets: the journal shipped as a workstation ships it (systemd-journal-upload to
+    /// a systemd-journal-remote collector), where a query on the `CHANNEL=` field finds that channel's
+    /// entries and no other's: the example in the README's "Logs for fleets".
+    @Test func aCollectorFiltersTheShippedJournalByChannel() async throws {
+        let scratch = try Scratch()
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            [channel.loopback]
+            contact-interval = "200ms"
+            caller = "Grace Hopper"
+
+            [[channel]]
+            name = "ghost"
+            plugin = "nonexistent"
+            """
+        )
+        let sandbox = BuildProducts.packageRoot + "/Tests/Fixtures/journal-sandbox"
+        let environment = ProcessInfo.processInfo.environment.merging([
+            "XDG_RUNTIME_DIR": scratch.path + "/run",
+            "XDG_STATE_HOME": scratch.path + "/state",
+            "XDG_CONFIG_HOME": scratch.path + "/config",
+            "JOURNAL_SANDBOX_COLLECT": "CHANNEL=desk",
+        ]) { $1 }
+        let (status, output) = try await run(
+            sandbox,
+            ["incoming call from Grace Hopper", "--", BuildProducts.attendantd, "--config", config],
+            environment: environment
+        )
+        try #require(status == 0, "journal-sandbox failed:\n\(output)")
+        let collected = Self.entries(output)
+        try #require(!collected.isEmpty, "the collector has no CHANNEL=desk entries:\n\(output)")
+        #expect(collected.allSatisfy { $0["CHANNEL"] == "desk" && $0["SYSLOG_IDENTIFIER"] == "attendantd" })
+        #expect(collected.contains { $0["MESSAGE"] == "incoming call from Grace Hopper <loopback:caller>: recorded" && $0["CONTACT"]?.isEmpty == false })
+        // The other channel's entries reached the collector too, and the match left them out.
+        #expect(!collected.contains { $0["MESSAGE"]?.contains("nonexistent") == true })
+        let held = output.split(separator: "\n").first { $0.hasPrefix("journal-sandbox: the collector holds ") }
+        let total = held.flatMap { Int($0.split(separator: " ")[4]) } ?? 0
+        #expect(total > collected.count, "\(held ?? "no count"): the collector should hold the ghost channel's entries too")
+    }
 }

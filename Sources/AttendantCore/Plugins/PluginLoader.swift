@@ -29,7 +29,7 @@ package final class PluginLoader: Sendable {
     /// installed executable, then the executable's own folder (where `swift build` puts plugins).
     package static func defaultSearchPath(configured: [String], environment: [String: String]) -> [String] {
         var path = configured.map { Paths.expandingTilde($0, environment: environment) }
-        if let executable = Self.executableDirectory() {
+        if let executable = Paths.executableDirectory() {
             let prefix = executable.hasSuffix("/bin") ? String(executable.dropLast(4)) : executable + "/.."
             path.append(prefix + "/lib/attendant/plugins")
             path.append(executable)
@@ -183,12 +183,4 @@ package final class PluginLoader: Sendable {
         return String(cString: resolved)
     }
 
-    private static func executableDirectory() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard count > 0 else { return nil }
-        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        return String(path[..<slash])
-    }
 }

@@ -44,6 +44,25 @@ enum FileContents {
 
 /// Paths the daemon uses, following the XDG base directory specification.
 package enum Paths {
+    /// The folder of the running executable (from /proc/self/exe), or nil.
+    package static func executableDirectory() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        let path = String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return String(path[..<slash])
+    }
+
+    /// The example configuration installed beside the executable: the package puts it in
+    /// `/usr/share/doc/attendant/examples/` (Debian's place for examples); nil when there is none (a
+    /// build from source, whose example is `examples/attendant.toml` in the checkout).
+    package static func installedExampleConfiguration() -> String? {
+        guard let executable = self.executableDirectory(), executable.hasSuffix("/bin") else { return nil }
+        let example = String(executable.dropLast(4)) + "/share/doc/attendant/examples/attendant.toml"
+        return access(example, R_OK) == 0 ? example : nil
+    }
+
     /// `$XDG_CONFIG_HOME/attendant/attendant.toml`, default `~/.config/attendant/attendant.toml`.
     package static func defaultConfigurationFile(environment: [String: String]) -> String {
         self.xdg("XDG_CONFIG_HOME", fallback: ".config", environment: environment) + "/attendant/attendant.toml"
