@@ -15,7 +15,10 @@ import TestSupport
         }
     }
 
-    @Test func structuredEntriesReachTheJournal() async throws {
+    /// Runs a daemon with a Loopback channel (`desk`, a call from Grace Hopper every 200 ms) and one whose
+    /// plugin does not exist (`ghost`) under `journal-sandbox` until the call is in the journal; the
+    /// sandbox's output: the journal as JSON lines, or with `collect`, the collector's entries matching it.
+    static func runDaemon(collect match: String? = nil) async throws -> String {
         let scratch = try Scratch()
         let config = try scratch.write(
             "attendant.toml",
@@ -37,6 +40,7 @@ import TestSupport
             "XDG_RUNTIME_DIR": scratch.path + "/run",
             "XDG_STATE_HOME": scratch.path + "/state",
             "XDG_CONFIG_HOME": scratch.path + "/config",
+            "JOURNAL_SANDBOX_COLLECT": match ?? "",
         ]) { $1 }
         let (status, output) = try await run(
             sandbox,
@@ -44,6 +48,11 @@ import TestSupport
             environment: environment
         )
         try #require(status == 0, "journal-sandbox failed:\n\(output)")
+        return output
+    }
+
+    @Test func structuredEntriesReachTheJournal() async throws {
+        let output = try await Self.runDaemon()
         let entries = Self.entries(output)
         let daemon = entries.filter { $0["SYSLOG_IDENTIFIER"] == "attendantd" }
 
@@ -78,35 +87,7 @@ import TestSupport
     /// a systemd-journal-remote collector), where a query on the `CHANNEL=` field finds that channel's
     /// entries and no other's: the example in the README's "Logs for fleets".
     @Test func aCollectorFiltersTheShippedJournalByChannel() async throws {
-        let scratch = try Scratch()
-        let config = try scratch.write(
-            "attendant.toml",
-            """
-            [[channel]]
-            name = "desk"
-            plugin = "loopback"
-            [channel.loopback]
-            contact-interval = "200ms"
-            caller = "Grace Hopper"
-
-            [[channel]]
-            name = "ghost"
-            plugin = "nonexistent"
-            """
-        )
-        let sandbox = BuildProducts.packageRoot + "/Tests/Fixtures/journal-sandbox"
-        let environment = ProcessInfo.processInfo.environment.merging([
-            "XDG_RUNTIME_DIR": scratch.path + "/run",
-            "XDG_STATE_HOME": scratch.path + "/state",
-            "XDG_CONFIG_HOME": scratch.path + "/config",
-            "JOURNAL_SANDBOX_COLLECT": "CHANNEL=desk",
-        ]) { $1 }
-        let (status, output) = try await run(
-            sandbox,
-            ["incoming call from Grace Hopper", "--", BuildProducts.attendantd, "--config", config],
-            environment: environment
-        )
-        try #require(status == 0, "journal-sandbox failed:\n\(output)")
+        let output = try await Self.runDaemon(collect: "CHANNEL=desk")
         let collected = Self.entries(output)
         try #require(!collected.isEmpty, "the collector has no CHANNEL=desk entries:\n\(output)")
         #expect(collected.allSatisfy { $0["CHANNEL"] == "desk" && $0["SYSLOG_IDENTIFIER"] == "attendantd" })
