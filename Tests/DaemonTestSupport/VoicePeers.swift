@@ -193,15 +193,25 @@ package final class VoicePeers {
             environment["ATTENDANT_BEARER_SECRET"] = secret
         }
         let process = try fixtureDaemon("kamailio", "kamailio", arguments, environment: environment)
+        // The ctl socket exists before kamailio answers on it: a kamcmd then waits without a limit of its
+        // own. One that is still waiting after 5 s (a busy machine; seen once in a fresh clone's run) is
+        // stopped and tried again, within the whole wait's limit.
+        let lastTry = Locked("no kamcmd tried yet")
         do {
-            try await eventually("kamailio to answer on its ctl socket") {
+            try await eventually("kamailio to answer on its ctl socket (last kamcmd: \(lastTry.withLock { $0 }))") {
                 guard process.isRunning else {
                     _ = await process.waitForExit(within: 5)
                     throw FixtureError("kamailio did not start: \(process.report)")
                 }
                 guard FileManager.default.fileExists(atPath: control) else { return false }
-                let answer = try await runTool("kamcmd", ["-s", "unix:" + control, "core.version"], environment: environment, within: 10)
-                return answer.status == 0 && answer.stdout.contains("kamailio")
+                do {
+                    let answer = try await runTool("kamcmd", ["-s", "unix:" + control, "core.version"], environment: environment, within: 5)
+                    lastTry.withLock { $0 = "exit \(answer.status): \(answer.stdout)\(answer.stderr)" }
+                    return answer.status == 0 && answer.stdout.contains("kamailio")
+                } catch {
+                    lastTry.withLock { $0 = "\(error)" }
+                    return false
+                }
             }
         } catch {
             Self.stopRegistrarProcess(process)
