@@ -30,7 +30,7 @@ package final class PluginLoader: Sendable {
     package static func defaultSearchPath(configured: [String], environment: [String: String]) -> [String] {
         var path = configured.map { Paths.expandingTilde($0, environment: environment) }
         if let executable = Paths.executableDirectory() {
-            let prefix = executable.hasSuffix("/bin") ? String(executable.dropLast(4)) : executable + "/.."
+            let prefix = Paths.installationPrefix() ?? executable + "/.."
             path.append(prefix + "/lib/attendant/plugins")
             path.append(executable)
         }

@@ -54,12 +54,19 @@ package enum Paths {
         return String(path[..<slash])
     }
 
+    /// The prefix the running executable is installed under (`/usr` for `/usr/bin/attendantd`), or nil
+    /// when it is not in a `bin` folder (a build folder).
+    package static func installationPrefix() -> String? {
+        guard let executable = self.executableDirectory(), executable.hasSuffix("/bin") else { return nil }
+        return String(executable.dropLast(4))
+    }
+
     /// The example configuration installed beside the executable: the package puts it in
     /// `/usr/share/doc/attendant/examples/` (Debian's place for examples); nil when there is none (a
     /// build from source, whose example is `examples/attendant.toml` in the checkout).
     package static func installedExampleConfiguration() -> String? {
-        guard let executable = self.executableDirectory(), executable.hasSuffix("/bin") else { return nil }
-        let example = String(executable.dropLast(4)) + "/share/doc/attendant/examples/attendant.toml"
+        guard let prefix = self.installationPrefix() else { return nil }
+        let example = prefix + "/share/doc/attendant/examples/attendant.toml"
         return access(example, R_OK) == 0 ? example : nil
     }
 
