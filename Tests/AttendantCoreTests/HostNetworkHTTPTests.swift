@@ -205,7 +205,7 @@ final class Events: Sendable {
 
     /// Waits up to 30 s for `condition` (generous: a loaded CI machine stalled 5 s).
     func wait(_ condition: ([WebSocketEvent]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !condition(self.all) {
             guard ContinuousClock.now < deadline else {
                 Issue.record("still waiting; received \(self.all.map { "\($0)".prefix(80) })")

@@ -45,7 +45,7 @@ extension TokenManagerTests {
 
         // The manual clock never moves: only the watch on the file can bring the new token in.
         try Self.writeTokenFile(h.jwt(issued: 0), to: path)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while h.renewals.all.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(h.renewals.all.map(\.value) == [h.jwt(issued: 0)])
         #expect(await h.manager.state().token?.value == h.jwt(issued: 0))
@@ -66,7 +66,7 @@ extension TokenManagerTests {
 
         let changes = Locked(0)
         let watching = Task { try? await source.watchChanges { changes.withLock { $0 += 1 } } }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while changes.withLock({ $0 }) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         watching.cancel()
         await watching.value
@@ -91,7 +91,7 @@ extension TokenManagerTests {
         await #expect(throws: TokenError(.source, why)) { try await source.watchChanges {} }
         let h = Harness(source: source)
         let run = h.start()
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !h.records.text.contains("cannot watch"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(h.records.text.contains("token file \(path): \(why)"), "\(h.records.text)")
         run.cancel()

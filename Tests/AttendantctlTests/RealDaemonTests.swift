@@ -59,7 +59,7 @@ import Testing
     static func until(
         _ arguments: [String], bus: PrivateBus, _ condition: (CommandResult) -> Bool
     ) async throws -> CommandResult {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         var result = try await attendantctl(arguments, bus: bus.address)
         while !condition(result), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))

@@ -37,18 +37,18 @@ import Testing
             await self.simulator.stop()
         }
 
-        /// Waits up to 10 s (of the wall clock) for `condition` on the host's events.
+        /// Waits up to 60 s (of the wall clock) for `condition` on the host's events.
         func until(_ what: String, _ condition: ([ChannelEvent]) -> Bool) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)
             while !condition(self.host.events) {
-                guard ContinuousClock.now < deadline else { throw ChannelError(.transient, "\(what): not within 10 s; events: \(self.host.events)") }
+                guard ContinuousClock.now < deadline else { throw ChannelError(.transient, "\(what): not within 60 s; events: \(self.host.events)") }
                 try await Task.sleep(for: .milliseconds(20))
             }
         }
 
-        /// The next message event whose text is `text`, waiting up to 10 s.
+        /// The next message event whose text is `text`, waiting up to 60 s.
         func message(_ text: String) async throws -> ChatMessage {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline {
                 for case .messageReceived(let message) in self.host.events where message.text == text { return message }
                 try await Task.sleep(for: .milliseconds(20))
@@ -60,7 +60,7 @@ import Testing
     @Test func connectsAndHearsTheAgent() async throws {
         let rig = try await Rig.start()
         try await rig.channel.listen()
-        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(60))
         let customer = try #require(rig.simulator.cxone.customerIDs.first)
         try rig.simulator.cxone.agentOpensThread(customerID: customer, text: "Hello from Ada")
         let message = try await rig.message("Hello from Ada")
@@ -72,7 +72,7 @@ import Testing
         let rig = try await Rig.start()
         try await rig.channel.listen()
         _ = try await rig.channel.perform(.sendMessage(threadID: nil, text: "Where is my parcel?"))
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !rig.simulator.cxone.threads.contains(where: { $0.messages.contains { $0.text == "Where is my parcel?" } }) {
             guard ContinuousClock.now < deadline else {
                 Issue.record("the gateway never got the message: \(rig.simulator.cxone.receivedEventTypes)")
@@ -88,7 +88,7 @@ import Testing
     @Test func reconnectsAfterTheGatewayDrops() async throws {
         let rig = try await Rig.start()
         try await rig.channel.listen()
-        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(60))
         let customer = try #require(rig.simulator.cxone.customerIDs.first)
         rig.simulator.cxone.dropConnections()
         try await rig.until("the driver hears the loss") { $0.count(.connecting) == 2 }
@@ -110,7 +110,7 @@ import Testing
     @Test func aChatThatCannotReconnectStopsListening() async throws {
         let rig = try await Rig.start()
         try await rig.channel.listen()
-        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(30))
+        try await rig.simulator.cxone.waitForConnections(1, timeout: .seconds(60))
         rig.simulator.cxone.setDown(true)
         let stopped: ([ChannelEvent]) -> [ChannelError] = { events in
             events.compactMap { if case .stoppedListening(let error) = $0 { error } else { nil } }

@@ -75,7 +75,7 @@ extension CXoneGatewayTests {
         #expect(try await Self.http(.GET, socketURL).status == 426, "not an upgrade request")
 
         let client = try await CXoneTestClient.connect(simulator)
-        try await simulator.cxone.waitForConnections(1, timeout: .seconds(20))
+        try await simulator.cxone.waitForConnections(1, timeout: .seconds(60))
         simulator.cxone.inject(.missingPongs)
         simulator.cxone.setDown(true)
         try await client.socket.waitForClose()

@@ -26,7 +26,7 @@ import Testing
             request.body = .bytes(ByteBuffer(bytes: body))
             request.headers.add(name: "Content-Type", value: "application/json")
         }
-        let response = try await client.execute(request, timeout: .seconds(20))
+        let response = try await client.execute(request, timeout: .seconds(60))
         let collected = try await response.body.collect(upTo: 1 << 24)
         return (Int(response.status.code), Array(collected.readableBytesView))
     }
@@ -300,7 +300,7 @@ import Testing
         try await client.socket.waitForClose()
 
         let other = try await CXoneTestClient.connect(simulator)
-        try await simulator.cxone.waitForConnections(1, timeout: .seconds(20))
+        try await simulator.cxone.waitForConnections(1, timeout: .seconds(60))
         let (dropped, body) = try await Self.http(.POST, base + "/drop")
         #expect(dropped == 200)
         #expect(String(decoding: body, as: UTF8.self) == #"{"dropped":1}"#)

@@ -34,13 +34,13 @@ import Testing
         #expect(invite.uri.port == agent.localPort, "sent to the registered contact")
 
         try await agent.answer(invite, 180)
-        let ringing = try await call.waitForProvisional(180, timeout: .seconds(20))
+        let ringing = try await call.waitForProvisional(180, timeout: .seconds(60))
         #expect(ringing.statusCode == 180)
 
         let softphone = SIPNameAddress(uri: try SIPURI(parsing: "sip:softphone@192.0.2.7"))
         try await agent.answer(invite, status, contact: status == 302 ? softphone : nil)
         // Read back with the plugin's parser: the simulator's serialiser and SIPCore must agree.
-        let final = try await call.waitForFinal(timeout: .seconds(20)).parsedBySIPCore()
+        let final = try await call.waitForFinal(timeout: .seconds(60)).parsedBySIPCore()
         #expect(final.statusCode == status)
         if status == 302 {
             #expect(try final.headers.contacts.first?.uri.user == "softphone")
@@ -66,7 +66,7 @@ import Testing
         let call = try await Self.placeCall(simulator)
         let invite = try await agent.receiveRequest(.invite)
         try await agent.answer(invite, 180)
-        try await call.waitForProvisional(timeout: .seconds(20))
+        try await call.waitForProvisional(timeout: .seconds(60))
 
         let answering = Task {
             let cancel = try await agent.receiveRequest(.cancel)
@@ -88,12 +88,12 @@ import Testing
         defer { Task { await agent.close(); await simulator.stop() } }
         let call = try await Self.placeCall(simulator)
         let first = try await agent.receiveRequest(.invite)
-        let again = try await agent.receiveRequest(.invite, timeout: .seconds(20))
+        let again = try await agent.receiveRequest(.invite, timeout: .seconds(60))
         #expect(try again.headers.topVia.branch == first.headers.topVia.branch, "timer A retransmission")
         try await agent.answer(first, 180)
-        try await call.waitForProvisional(timeout: .seconds(20))
+        try await call.waitForProvisional(timeout: .seconds(60))
         try await agent.answer(first, 603)
-        #expect(try await call.waitForFinal(timeout: .seconds(20)).statusCode == 603)
+        #expect(try await call.waitForFinal(timeout: .seconds(60)).statusCode == 603)
     }
 
     @Test func callingAnUnregisteredUserThrows() async throws {

@@ -55,7 +55,7 @@ final class SimulatorProcess: Sendable {
     static func post(_ client: HTTPClient, _ url: String, method: HTTPMethod = .POST) async throws -> (Int, [String: Any]) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        let response = try await client.execute(request, timeout: .seconds(20))
+        let response = try await client.execute(request, timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 1 << 20)
         let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
         return (Int(response.status.code), object ?? [:])
@@ -144,7 +144,7 @@ final class SimulatorProcess: Sendable {
 
     static func waitForLine(_ sim: SimulatorProcess, containing text: String) async throws {
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .seconds(5))
+        let deadline = clock.now.advanced(by: .seconds(60))
         while !sim.errorOutput.contains(text) {
             guard clock.now < deadline else {
                 Issue.record("stderr never said \(text); it said: \(sim.errorOutput)")

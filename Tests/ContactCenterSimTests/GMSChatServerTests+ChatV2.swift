@@ -50,7 +50,7 @@ import Testing
         #expect(rows.map { $0["index"] as? Int } == [4, 5])
         #expect((rows[0]["from"] as? [String: Any])?["type"] as? String == "Client")
         #expect(rows[0]["text"] as? String == "my bill")
-        #expect(try await simulator.gms.waitForCustomerMessage(containing: "bill", timeout: .seconds(30)).index == 4)
+        #expect(try await simulator.gms.waitForCustomerMessage(containing: "bill", timeout: .seconds(60)).index == 4)
 
         for operation in [#""operation":"startTyping""#, #""operation":"stopTyping""#, #""operation":"pushUrl","pushUrl":"https://a.example""#,
                           #""operation":"customNotice","message":"n""#, #""operation":"updateNickname","nickname":"Annie""#] {

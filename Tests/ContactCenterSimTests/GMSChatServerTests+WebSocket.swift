@@ -9,7 +9,7 @@ import Testing
     static func messages(_ socket: TestWebSocket, until match: (GMSTestClient.Message) -> Bool) async throws -> [GMSTestClient.Message] {
         var seen: [GMSTestClient.Message] = []
         while !seen.contains(where: match) {
-            seen += try GMSTestClient.parse(try await socket.next(timeout: .seconds(30)))
+            seen += try GMSTestClient.parse(try await socket.next(timeout: .seconds(60)))
         }
         return seen
     }

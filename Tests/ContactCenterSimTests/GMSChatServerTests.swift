@@ -141,7 +141,7 @@ import Testing
         defer { Task { await simulator.stop() } }
         let clientID = try await client.handshake()
         _ = try await client.connect(clientID)
-        try await simulator.gms.waitForClients(0, atMost: true, timeout: .seconds(30))
+        try await simulator.gms.waitForClients(0, atMost: true, timeout: .seconds(60))
         #expect(simulator.gms.counters.clientsExpired == 1)
         #expect(try await client.connect(clientID).first?["error"] as? String == "402::Unknown client")
     }
@@ -164,7 +164,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))
         simulator.gms.dropConnections()
         await #expect(throws: (any Error).self) { _ = try await held.value }
-        try await simulator.gms.waitForClients(0, atMost: true, timeout: .seconds(30))
+        try await simulator.gms.waitForClients(0, atMost: true, timeout: .seconds(60))
         #expect(simulator.gms.counters.clientsExpired == 1)
     }
 
@@ -179,7 +179,7 @@ import Testing
         #expect(try await CXoneGatewayTests.http(.POST, control + "/agent?text=hello").status == 409)
 
         _ = try await client.publish(clientID, "/service/chatV2/customer-support", #"{"operation":"requestChat","nickname":"Ann"}"#)
-        _ = try await simulator.gms.waitForChat(timeout: .seconds(30))
+        _ = try await simulator.gms.waitForChat(timeout: .seconds(60))
         #expect(try await CXoneGatewayTests.http(.POST, control + "/agent?text=from%20control").status == 200)
         #expect(try await CXoneGatewayTests.http(.POST, control + "/typing?state=started").status == 200)
         #expect(try await CXoneGatewayTests.http(.POST, control + "/push-url?url=https://example.com").status == 200)

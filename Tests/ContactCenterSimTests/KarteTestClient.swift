@@ -75,7 +75,7 @@ struct KarteTestClient {
         var request = HTTPClientRequest(url: self.base + path)
         request.method = method
         if let json { request.body = .bytes(Array(json.utf8)) }
-        let response = try await Self.http.execute(request, timeout: .seconds(30))
+        let response = try await Self.http.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 16 << 20)
         return (Int(response.status.code), try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView), options: .fragmentsAllowed))
     }

@@ -30,7 +30,7 @@ import Testing
         #expect(contact.instanceID == agent.instanceID)
         #expect(!ok.serialized().contains(Array(token.utf8)), "no token in a response")
 
-        let binding = try await simulator.waitForBinding(of: "alice", timeout: .seconds(20))
+        let binding = try await simulator.waitForBinding(of: "alice", timeout: .seconds(60))
         #expect(binding.transport == transport)
         #expect(binding.sourceAddress == "127.0.0.1:\(agent.localPort)")
         #expect(binding.instanceID == agent.instanceID)

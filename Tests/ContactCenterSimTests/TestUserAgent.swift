@@ -79,7 +79,7 @@ final class TestUserAgent: Sendable {
     }
 
     /// Takes the first message `match` accepts, waiting up to `timeout`.
-    func receive(timeout: Duration = .seconds(20), _ what: String, where match: @escaping @Sendable (SIPMessage) -> Bool) async throws -> SIPMessage {
+    func receive(timeout: Duration = .seconds(60), _ what: String, where match: @escaping @Sendable (SIPMessage) -> Bool) async throws -> SIPMessage {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while clock.now < deadline {
@@ -94,7 +94,7 @@ final class TestUserAgent: Sendable {
     }
 
     /// Waits until `condition` holds.
-    func waitUntil(timeout: Duration = .seconds(20), _ what: String, _ condition: @Sendable (TestUserAgent) -> Bool) async throws {
+    func waitUntil(timeout: Duration = .seconds(60), _ what: String, _ condition: @Sendable (TestUserAgent) -> Bool) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while !condition(self) {
@@ -162,14 +162,14 @@ final class TestUserAgent: Sendable {
         expires: UInt32 = 600,
         instance: Bool = true,
         outbound: Bool = false,
-        timeout: Duration = .seconds(20)
+        timeout: Duration = .seconds(60)
     ) async throws -> SIPResponse {
         let request = try self.registerRequest(user: user, simulator: simulator, token: token, expires: expires, instance: instance, outbound: outbound)
         return try await self.exchange(request, timeout: timeout)
     }
 
     /// Sends a request and waits for its final response.
-    func exchange(_ request: SIPRequest, timeout: Duration = .seconds(20)) async throws -> SIPResponse {
+    func exchange(_ request: SIPRequest, timeout: Duration = .seconds(60)) async throws -> SIPResponse {
         let branch = try request.headers.topVia.branch
         try await self.send(request.serialized())
         let message = try await self.receive(timeout: timeout, "response to \(request.method)") { message in
@@ -181,7 +181,7 @@ final class TestUserAgent: Sendable {
     }
 
     /// Waits for a request of this method.
-    func receiveRequest(_ method: SIPMethod, timeout: Duration = .seconds(20)) async throws -> SIPRequest {
+    func receiveRequest(_ method: SIPMethod, timeout: Duration = .seconds(60)) async throws -> SIPRequest {
         let message = try await self.receive(timeout: timeout, "\(method)") { $0.request?.method == method }
         guard let request = message.request else { throw Failure(description: "not a request") }
         return request

@@ -33,7 +33,7 @@ final class TestWebSocket: Sendable {
 
     /// Connects to `ws://host:port` + `uri` and waits for the upgrade (up to `timeout`); throws ``Refused``
     /// when the server answers without upgrading.
-    static func connect(host: String = "127.0.0.1", port: Int, uri: String, timeout: Duration = .seconds(20)) async throws -> TestWebSocket {
+    static func connect(host: String = "127.0.0.1", port: Int, uri: String, timeout: Duration = .seconds(60)) async throws -> TestWebSocket {
         let inbox = Inbox()
         let upgraded = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -80,7 +80,7 @@ final class TestWebSocket: Sendable {
     func send(_ text: String) { self.send(Array(text.utf8)) }
 
     /// The next text frame, in order; throws on timeout or when the socket closed first.
-    func next(timeout: Duration = .seconds(20)) async throws -> [UInt8] {
+    func next(timeout: Duration = .seconds(60)) async throws -> [UInt8] {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             let (frame, closed): ([UInt8]?, Bool) = self.inbox.state.withLock { state in
@@ -100,7 +100,7 @@ final class TestWebSocket: Sendable {
     }
 
     /// Waits until the server closed the socket.
-    func waitForClose(timeout: Duration = .seconds(20)) async throws {
+    func waitForClose(timeout: Duration = .seconds(60)) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if self.inbox.state.withLock({ $0.closed }) { return }

@@ -67,7 +67,7 @@ import NIOHTTP1
         for method in [HTTPMethod.GET, .POST] {
             var request = HTTPClientRequest(url: simulator.tokenURL + "bob")
             request.method = method
-            let response = try await client.execute(request, timeout: .seconds(20))
+            let response = try await client.execute(request, timeout: .seconds(60))
             #expect(response.status.code == 200)
             let body = try await response.body.collect(upTo: 1 << 16)
             let object = try #require(try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any])
@@ -80,14 +80,14 @@ import NIOHTTP1
         #expect(simulator.tokensIssued == 2)
 
         simulator.setRefusesRenewals(true)
-        let refused = try await client.execute(HTTPClientRequest(url: simulator.tokenURL + "bob"), timeout: .seconds(20))
+        let refused = try await client.execute(HTTPClientRequest(url: simulator.tokenURL + "bob"), timeout: .seconds(60))
         #expect(refused.status.code == 403)
         let refusal = String(buffer: try await refused.body.collect(upTo: 1 << 16))
         #expect(refusal == #"{"error":"renewals refused by the simulator"}"#)
         #expect(simulator.tokensIssued == 2)
 
         simulator.setRefusesRenewals(false)
-        let missing = try await client.execute(HTTPClientRequest(url: simulator.tokenURL), timeout: .seconds(20))
+        let missing = try await client.execute(HTTPClientRequest(url: simulator.tokenURL), timeout: .seconds(60))
         #expect(missing.status.code == 400)
         let error = String(buffer: try await missing.body.collect(upTo: 1 << 16))
         #expect(error.contains("\"error\""))

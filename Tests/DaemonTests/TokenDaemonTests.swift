@@ -46,7 +46,7 @@ import Testing
 
     /// Asks until `condition` holds for the channel's record (bounded).
     static func channel(_ name: String, bus: PrivateBus, until condition: ([String: Any]) -> Bool) async throws -> [String: Any] {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         var record = try await Self.channel(name, bus: bus)
         while !condition(record), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))

@@ -35,7 +35,7 @@ import TestSupport
         /// Waits up to 30 s for an event that `match` accepts, skipping the others.
         @discardableResult
         func wait<T>(for what: String, _ match: (BayeuxClient.Event) -> T?) async throws -> T {
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(60)
             while true {
                 let event: BayeuxClient.Event
                 do {

@@ -13,11 +13,11 @@ import Testing
         let rig = try await GMSChatRig.start(apiVersion: apiVersion, transport: transport)
         try await rig.channel.listen()
         _ = try await rig.channel.perform(.connect)
-        let chat = try await rig.simulator.gms.waitForChat(timeout: .seconds(30))
+        let chat = try await rig.simulator.gms.waitForChat(timeout: .seconds(60))
         #expect(chat.version == (apiVersion == 2 ? .v2 : .v1))
         try await rig.until("the greeting") { rig.agentTexts.contains("Hello, this is Ada. How can I help you?") }
         _ = try await rig.channel.perform(.sendMessage(threadID: nil, text: "Where is my parcel?"))
-        _ = try await rig.simulator.gms.waitForCustomerMessage(containing: "Where is my parcel?", timeout: .seconds(30))
+        _ = try await rig.simulator.gms.waitForCustomerMessage(containing: "Where is my parcel?", timeout: .seconds(60))
         try rig.simulator.gms.agentSays("It left the depot this morning.")
         try await rig.until("the agent's answer") { rig.agentTexts.contains("It left the depot this morning.") }
         // Every row once, in position order; the customer's own echo is there too, going to the agent.
@@ -111,7 +111,7 @@ import Testing
         #expect(try await rig.status()["transport"] == "long-polling")
         #expect(rig.host.logRecords.all.contains { $0.message.contains("did not open") && $0.message.contains("using long-polling") })
         _ = try await rig.channel.perform(.sendMessage(threadID: nil, text: "Over long-polling"))
-        _ = try await rig.simulator.gms.waitForCustomerMessage(containing: "Over long-polling", timeout: .seconds(30))
+        _ = try await rig.simulator.gms.waitForCustomerMessage(containing: "Over long-polling", timeout: .seconds(60))
         await rig.stop()
     }
 

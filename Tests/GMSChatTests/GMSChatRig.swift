@@ -63,11 +63,11 @@ struct GMSChatRig {
     /// The agent's texts shown so far, in order.
     var agentTexts: [String] { self.messages.filter { $0.direction == .fromAgent }.map(\.text) }
 
-    /// Waits up to 30 s (of the wall clock) for `condition`. With `timePassing`, the channel's manual clock
+    /// Waits up to 60 s (of the wall clock) for `condition`. With `timePassing`, the channel's manual clock
     /// follows the wall clock meanwhile, so its retries and backoffs run as they would in the daemon;
     /// otherwise its time stands still.
     func until(_ what: String, timePassing: Bool = false, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + .seconds(60)
         var last = ContinuousClock.now
         while !condition() {
             if timePassing {
@@ -76,7 +76,7 @@ struct GMSChatRig {
                 last = now
             }
             guard ContinuousClock.now < deadline else {
-                throw ChannelError(.transient, "\(what): not within 30 s; messages: \(self.messages.map(\.text)); log: \(self.host.logRecords.all.suffix(20).map(\.message))")
+                throw ChannelError(.transient, "\(what): not within 60 s; messages: \(self.messages.map(\.text)); log: \(self.host.logRecords.all.suffix(20).map(\.message))")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -318,8 +318,8 @@ final class Soak: Sendable {
         }
         let before = try await self.store.recentContacts(limit: 1000).count
         let call = try await self.simulator.call(user: "alice", fromDisplayName: "Grace Hopper", fromURI: "sip:grace@sim.attendant.test")
-        _ = try await call.waitForProvisional(180, timeout: .seconds(5))
-        let deadline = ContinuousClock.now + .seconds(5)
+        _ = try await call.waitForProvisional(180, timeout: .seconds(60))
+        let deadline = ContinuousClock.now + .seconds(60)
         while try await self.store.recentContacts(limit: 1000).count == before {
             guard ContinuousClock.now < deadline else { throw SoakError("call \(call.callID) rang but no contact was recorded") }
             try await Task.sleep(for: .milliseconds(2))
