@@ -83,7 +83,7 @@ import TestSupport
                 "\(self.file):3: key \"log-levle\" in [daemon]: unknown key; [daemon] takes \"plugin-path\", \"log-level\", \"state-directory\", \"shutdown-timeout\"",
                 "\(self.file):8: key \"loopbak\" in [[channel]] number 1: unknown table; the settings of plugin \"loopback\" go in [channel.loopback]",
                 "\(self.file):7: key \"keepalive\" in [[channel]] number 1: unknown key; a [[channel]] takes \"name\", \"plugin\", \"enabled\", \"keepalive-interval\", \"listen-timeout\", \"tls-verify\", \"tls-ca-file\", \"token-command\", \"token-url\", \"token-url-method\", \"token-url-field\", \"token-file\", \"token-credential\", \"token-renew-at\", \"token-renew-before\", \"token-timeout\", \"chat-alert-events\", \"chat-alert-title\", \"chat-alert-lines\", \"loopback\"",
-                "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\", \"alerts\", \"session\", \"links\"",
+                "\(self.file):1: key \"colour\" in the top level: unknown key; the top level takes \"daemon\", \"channel\", \"alerts\", \"session\", \"links\", \"metrics\"",
             ]
         )
         #expect(problems.allSatisfy { $0.code == .unknownKey })

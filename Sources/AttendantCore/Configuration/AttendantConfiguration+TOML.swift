@@ -89,10 +89,16 @@ extension AttendantConfiguration {
             links = linksReader.linkSettings()
             problems += linksReader.finish(knownHint: "[links] takes")
         }
+        var metrics = MetricsSettings()
+        if let table = reader.table("metrics") {
+            var metricsReader = TableReader(table: table, path: "metrics", scope: "[metrics]", file: file, index: index)
+            metrics = metricsReader.metricsSettings()
+            problems += metricsReader.finish(knownHint: "[metrics] takes")
+        }
         problems += reader.finish(knownHint: "the top level takes")
         guard problems.isEmpty else { throw ConfigurationError(problems) }
 
-        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, file: file)
+        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, metrics: metrics, file: file)
     }
 }
 

@@ -1,13 +1,14 @@
 package import AttendantPluginAPI
 
 /// The daemon's configuration: the `[daemon]` table, one ``ChannelConfiguration`` per `[[channel]]` and
-/// the `[alerts]`, `[session]` and `[links]` tables.
+/// the `[alerts]`, `[session]`, `[links]` and `[metrics]` tables.
 package struct AttendantConfiguration: Sendable, Equatable {
     package var daemon: DaemonSettings
     package var channels: [ChannelConfiguration]
     package var alerts: AlertSettings
     package var session: SessionSettings
     package var links: LinkSettings
+    package var metrics: MetricsSettings
     /// The file it was read from, if any.
     package var file: String?
 
@@ -17,8 +18,10 @@ package struct AttendantConfiguration: Sendable, Equatable {
         alerts: AlertSettings = AlertSettings(),
         session: SessionSettings = SessionSettings(),
         links: LinkSettings = LinkSettings(),
+        metrics: MetricsSettings = MetricsSettings(),
         file: String? = nil
     ) {
+        self.metrics = metrics
         self.session = session
         self.links = links
         self.daemon = daemon
