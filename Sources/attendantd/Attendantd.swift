@@ -11,9 +11,13 @@ struct Attendantd: AsyncParsableCommand {
         commandName: "attendantd",
         abstract: "Keeps you reachable on contact-centre chat and voice channels.",
         discussion: """
-            attendantd runs as a systemd user service (systemctl --user start attendantd). It reads \
-            $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config \
-            says otherwise, loads a plugin for each [[channel]] and keeps every channel listening.
+            attendantd runs as a systemd user service (systemctl --user start attendantd), loads a plugin \
+            for each [[channel]] and keeps every channel listening.
+
+            Configuration: /etc/attendant/attendant.toml, /etc/attendant/attendant.toml.d/*.toml, then \
+            $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) and its \
+            attendant.toml.d/*.toml; a later value overrides an earlier one, key by key. --config reads only \
+            the files it names. --cat-config shows the merged result and where each value comes from.
 
             Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings \
             changed; SIGTERM and SIGINT stop every channel gracefully.
@@ -24,11 +28,20 @@ struct Attendantd: AsyncParsableCommand {
         version: "attendantd 0.1.0 (plugin API \(PluginAPIVersion.current))"
     )
 
-    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
-    var config: String?
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read only this configuration file instead of the /etc and ~/.config ones; repeat it to merge several, in order. A folder stands for its *.toml files.",
+            valueName: "path"
+        )
+    )
+    var config: [String] = []
 
     @Flag(name: .long, help: "Check the configuration and every plugin's settings, then exit (0 when valid).")
     var checkConfig = false
+
+    @Flag(name: .long, help: "Print the merged configuration, with the file and line of each value, then exit.")
+    var catConfig = false
 
     @Flag(name: .long, help: "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds. The demo with the voice channel and the contact-centre simulator needs a source checkout: scripts/demo builds and runs it (the package does not include the simulator).")
     var demo = false
@@ -49,21 +62,34 @@ struct Attendantd: AsyncParsableCommand {
         var environment = [String: String]()
         for (key, value) in EnvironmentVariables.all() { environment[key] = value }
 
-        let file = self.config ?? (self.demo ? nil : Paths.defaultConfigurationFile(environment: environment))
-        let configuration: AttendantConfiguration
-        do {
-            if let file {
-                configuration = try AttendantConfiguration.load(from: file)
+        let sources: ConfigurationSources? =
+            if !self.config.isEmpty {
+                ConfigurationSources(files: self.config)
+            } else if self.demo {
+                nil
             } else {
-                configuration = try AttendantConfiguration(toml: DemoConfiguration.toml, file: nil)
+                ConfigurationSources.layered(environment: environment)
             }
+        let configuration: AttendantConfiguration
+        do throws(ConfigurationError) {
+            let tree: ConfigurationTree
+            if let sources {
+                tree = try sources.tree()
+            } else {
+                tree = try ConfigurationTree(toml: DemoConfiguration.toml, file: nil)
+            }
+            if self.catConfig {
+                Self.printOut(ConfigurationListing(tree).text, terminator: "")
+                return
+            }
+            configuration = try AttendantConfiguration(tree: tree)
         } catch {
             Self.printError("\(error)")
-            if self.config == nil && !self.demo && error.problems.first?.code == .unreadable {
+            if self.config.isEmpty && !self.demo, let file = sources?.userFile, error.problems.first?.message.hasPrefix("no configuration") == true {
                 let example = Paths.installedExampleConfiguration() ?? "examples/attendant.toml in the source"
-                Self.printError("Create it from \(example), or try the demo: attendantd --demo")
+                Self.printError("Create \(file) from \(example), or try the demo: attendantd --demo")
             }
-            throw ExitCode(self.checkConfig ? 1 : 78)
+            throw ExitCode(self.checkConfig || self.catConfig ? 1 : 78)
         }
 
         if self.checkConfig {
@@ -80,7 +106,7 @@ struct Attendantd: AsyncParsableCommand {
             )
         }
 
-        var options = AttendantDaemon.Options(configurationFile: file, configuration: configuration, environment: environment)
+        var options = AttendantDaemon.Options(configurationSources: sources, configuration: configuration, environment: environment)
         options.terminalAlerts = self.terminalAlerts || self.demo
         options.version = Self.configuration.version
         options.clock = TaskRuntime.clock
@@ -89,7 +115,7 @@ struct Attendantd: AsyncParsableCommand {
             let directory = try DemoConfiguration.makeStateDirectory()
             options.stateDirectory = directory
             options.environment["XDG_RUNTIME_DIR"] = nil  // the demo's lock lives in its own folder
-            let what = file.map { "with \($0)" } ?? "a Loopback channel rings every 4 seconds"
+            let what = sources.map { _ in "with \(configuration.files.joined(separator: ", "))" } ?? "a Loopback channel rings every 4 seconds"
             Self.printOut("Attendant demo: \(what). State in \(directory). Ctrl-C stops.")
         }
         do {
@@ -109,7 +135,7 @@ struct Attendantd: AsyncParsableCommand {
         )
         let check = ConfigurationCheck(configuration: configuration, loader: loader, environment: environment)
         let problems = check.run()
-        let name = configuration.file ?? "the built-in demo configuration"
+        let name = configuration.files.isEmpty ? "the built-in demo configuration" : configuration.files.joined(separator: ", ")
         if problems.isEmpty {
             Self.printOut("\(name): valid (\(check.summary))")
             return
@@ -121,10 +147,10 @@ struct Attendantd: AsyncParsableCommand {
 
     static func printError(_ message: String) { self.write(message, to: STDERR_FILENO) }
 
-    static func printOut(_ message: String) { self.write(message, to: STDOUT_FILENO) }
+    static func printOut(_ message: String, terminator: String = "\n") { self.write(message, to: STDOUT_FILENO, terminator: terminator) }
 
-    private static func write(_ message: String, to fd: Int32) {
-        let line = message + "\n"
+    private static func write(_ message: String, to fd: Int32, terminator: String = "\n") {
+        let line = message + terminator
         _ = line.utf8CString.withUnsafeBufferPointer { Glibc.write(fd, $0.baseAddress, $0.count - 1) }
     }
 }

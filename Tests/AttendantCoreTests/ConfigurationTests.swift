@@ -41,7 +41,7 @@ import TestSupport
         #expect(channel.listenTimeout == .seconds(60))
         #expect(channel.verifiesTLS)
         #expect(channel.settings == ["contact-interval": .integer(30)])
-        #expect(channel.settingLines == ["contact-interval": 11])
+        #expect(channel.settingPlaces == ["contact-interval": ConfigurationPlace(file: self.file, line: 11)])
         #expect(channel.chatAlerts.events == [.message, .joined, .left, .pushURL, .custom, .idleAlert])
         #expect(channel.chatAlerts.title.text == "New message from {sender}")
         #expect(channel.chatAlerts.lines == 3)
@@ -197,20 +197,20 @@ import TestSupport
         let notPEM = folder.write("not.pem", "hello\n")
         let channel = { (path: String) in try AttendantConfiguration(toml: toml + "tls-ca-file = \"\(path)\"\n", file: self.file).channels[0] }
 
-        let policy = try channel(authority.certificateFile).tlsPolicy(file: self.file, environment: [:])
+        let policy = try channel(authority.certificateFile).tlsPolicy(environment: [:])
         #expect(policy.verifies && policy.authorities.count == 1 && policy.authoritiesFile == authority.certificateFile)
-        let fromHome = try channel("~/ca.pem").tlsPolicy(file: self.file, environment: ["HOME": authority.folder])
+        let fromHome = try channel("~/ca.pem").tlsPolicy(environment: ["HOME": authority.folder])
         #expect(fromHome.authorities.count == 1)
         #expect(try channel("/").needsRestart(toBecome: channel(authority.certificateFile)))
 
-        #expect(throws: ConfigurationError.self) { try channel(folder.path + "/missing.pem").tlsPolicy(file: self.file, environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try channel(folder.path + "/missing.pem").tlsPolicy(environment: [:]) }
         do {
-            _ = try channel(folder.path + "/missing.pem").tlsPolicy(file: self.file, environment: [:])
+            _ = try channel(folder.path + "/missing.pem").tlsPolicy(environment: [:])
         } catch {
-            #expect("\(error)" == "\(self.file):1: key \"tls-ca-file\" in [[channel]] \"a\": cannot read \(folder.path)/missing.pem: No such file or directory")
+            #expect("\(error)" == "\(self.file):4: key \"tls-ca-file\" in [[channel]] \"a\": cannot read \(folder.path)/missing.pem: No such file or directory")
         }
         do {
-            _ = try channel(notPEM).tlsPolicy(file: self.file, environment: [:])
+            _ = try channel(notPEM).tlsPolicy(environment: [:])
             Issue.record("a file without certificates was taken")
         } catch {
             #expect("\(error)".contains("key \"tls-ca-file\" in [[channel]] \"a\": \(notPEM)"), "\(error)")

@@ -17,7 +17,8 @@ import TestSupport
     @Test func theDiscussionIsWrappedToTheTerminalNotMidSentence() async throws {
         let wide = try await Self.help(columns: 400)
         for sentence in [
-            "It reads $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) unless --config says otherwise, loads a plugin for each [[channel]] and keeps every channel listening.",
+            "attendantd runs as a systemd user service (systemctl --user start attendantd), loads a plugin for each [[channel]] and keeps every channel listening.",
+            "Configuration: /etc/attendant/attendant.toml, /etc/attendant/attendant.toml.d/*.toml, then $XDG_CONFIG_HOME/attendant/attendant.toml (~/.config/attendant/attendant.toml) and its attendant.toml.d/*.toml; a later value overrides an earlier one, key by key. --config reads only the files it names. --cat-config shows the merged result and where each value comes from.",
             "Signals: SIGHUP re-reads the configuration and restarts only the channels whose settings changed; SIGTERM and SIGINT stop every channel gracefully.",
             "Exit status: 0 after a clean stop; 1 when --check-config finds problems or start-up fails; 78 (EX_CONFIG) when the daemon cannot start because of its configuration.",
         ] {
@@ -29,7 +30,7 @@ import TestSupport
         #expect(long.isEmpty, "lines over 60 columns:\n\(long.joined(separator: "\n"))")
     }
 
-    /// Without a configuration file the daemon says where an example is: in a build from source, the
+    /// Without a configuration file the daemon says where it looked and where an example is: in a build from source, the
     /// checkout's (the package's attendantd names /usr/share/doc/attendant/examples/attendant.toml, which
     /// scripts/verify-package checks in a fresh root).
     @Test func withoutAConfigurationItSaysWhereTheExampleIs() async throws {
@@ -38,7 +39,11 @@ import TestSupport
         environment["XDG_CONFIG_HOME"] = scratch.path + "/config"
         let (status, output) = try await run(BuildProducts.attendantd, [], environment: environment)
         #expect(status == 78, "\(output)")
-        #expect(output.contains("\(scratch.path)/config/attendant/attendant.toml: cannot read the configuration"), "\(output)")
-        #expect(output.contains("Create it from examples/attendant.toml in the source, or try the demo: attendantd --demo"), "\(output)")
+        let user = "\(scratch.path)/config/attendant/attendant.toml"
+        #expect(
+            output.contains("no configuration: none of /etc/attendant/attendant.toml, /etc/attendant/attendant.toml.d/*.toml, \(user), \(user).d/*.toml exists"),
+            "\(output)"
+        )
+        #expect(output.contains("Create \(user) from examples/attendant.toml in the source, or try the demo: attendantd --demo"), "\(output)")
     }
 }

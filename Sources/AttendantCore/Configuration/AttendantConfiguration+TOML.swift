@@ -1,152 +1,133 @@
 import AttendantPluginAPI
-import TOMLKit
 
 extension AttendantConfiguration {
-    /// Reads a configuration file.
+    /// Reads one configuration file (`attendantd --config FILE`).
     ///
     /// - Throws: ``ConfigurationError`` listing every problem, each naming the file, line and key.
     package static func load(from path: String) throws(ConfigurationError) -> AttendantConfiguration {
-        let text: String
-        do {
-            text = try FileContents.read(path)
-        } catch {
-            throw ConfigurationError(.init(.unreadable, "\(path): cannot read the configuration: \(error)"))
-        }
-        return try AttendantConfiguration(toml: text, file: path)
+        try self.load(ConfigurationSources(files: [path]))
+    }
+
+    /// Reads `sources`' files in order, each overriding the ones before it key by key
+    /// (``ConfigurationTree/merge(_:)``).
+    ///
+    /// - Throws: ``ConfigurationError`` listing every problem, each naming the file and line of the value
+    ///   it is about, whichever file that is.
+    package static func load(_ sources: ConfigurationSources) throws(ConfigurationError) -> AttendantConfiguration {
+        try AttendantConfiguration(tree: sources.tree())
     }
 
     /// Parses a configuration from TOML text.
     package init(toml text: String, file: String?) throws(ConfigurationError) {
-        let root: TOMLTable
-        do {
-            root = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let place = "\(file ?? "configuration"):\(error.source.begin.line):\(error.source.begin.column)"
-            throw ConfigurationError(.init(.syntax, "\(place): not valid TOML: \(error.description)"))
-        } catch {
-            throw ConfigurationError(.init(.syntax, "\(file ?? "configuration"): not valid TOML: \(error)"))
-        }
+        try self.init(tree: ConfigurationTree(toml: text, file: file))
+    }
 
-        let index = KeyLineIndex(text)
+    /// Reads the merged values of ``ConfigurationTree``.
+    package init(tree: ConfigurationTree) throws(ConfigurationError) {
         var problems: [ConfigurationError.Problem] = []
-        var reader = TableReader(table: root, path: "", scope: "the top level", file: file, index: index)
-
-        var daemon = DaemonSettings()
-        if let table = reader.table("daemon") {
-            var daemonReader = TableReader(table: table, path: "daemon", scope: "[daemon]", file: file, index: index)
-            daemon = daemonReader.daemonSettings()
-            problems += daemonReader.finish(knownHint: "[daemon] takes")
+        var reader = TableReader(table: tree.root, path: "", scope: "the top level", tree: tree)
+        func section<T>(_ name: String, _ read: (inout TableReader) -> T) -> T? {
+            guard let table = reader.table(name) else { return nil }
+            var sectionReader = TableReader(table: table, path: name, scope: "[\(name)]", tree: tree)
+            let value = read(&sectionReader)
+            problems += sectionReader.finish(knownHint: "[\(name)] takes")
+            return value
         }
+
+        let daemon = section("daemon") { $0.daemonSettings() } ?? DaemonSettings()
 
         var channels: [ChannelConfiguration] = []
         if let array = reader.arrayOfTables("channel") {
-            var firstLineOfName: [String: Int?] = [:]
+            var firstPlaceOfName: [String: ConfigurationPlace?] = [:]
             for (position, table) in array.enumerated() {
                 let path = "channel[\(position)]"
-                var channelReader = TableReader(
-                    table: table,
-                    path: path,
-                    scope: "[[channel]] number \(position + 1)",
-                    file: file,
-                    index: index
-                )
+                var channelReader = TableReader(table: table, path: path, scope: "[[channel]] number \(position + 1)", tree: tree)
                 if let channel = channelReader.channel() {
-                    if let earlier = firstLineOfName[channel.name] {
-                        let where_ = earlier.map { " (first at line \($0))" } ?? ""
-                        problems.append(
-                            .key(
-                                .duplicateChannel,
-                                file: file,
-                                line: index["\(path).name"],
-                                key: "name",
-                                scope: channelReader.scope,
-                                "a channel named \"\(channel.name)\" is already defined\(where_); channel names must be unique"
-                            )
+                    if let earlier = firstPlaceOfName[channel.name] {
+                        let where_ = channelReader.reference(to: earlier, from: "name").map { " (first at \($0))" } ?? ""
+                        channelReader.problem(
+                            .duplicateChannel,
+                            "name",
+                            "a channel named \"\(channel.name)\" is already defined\(where_); channel names must be unique"
                         )
                     } else {
-                        firstLineOfName[channel.name] = index["channel[\(position)].name"]
+                        firstPlaceOfName[channel.name] = tree[place: "\(path).name"]
                     }
                     channels.append(channel)
                 }
                 problems += channelReader.problems
             }
         }
-        var alerts = AlertSettings()
-        if let table = reader.table("alerts") {
-            var alertsReader = TableReader(table: table, path: "alerts", scope: "[alerts]", file: file, index: index)
-            alerts = alertsReader.alertSettings()
-            problems += alertsReader.finish(knownHint: "[alerts] takes")
-        }
-        var session = SessionSettings()
-        if let table = reader.table("session") {
-            var sessionReader = TableReader(table: table, path: "session", scope: "[session]", file: file, index: index)
-            session = sessionReader.sessionSettings()
-            problems += sessionReader.finish(knownHint: "[session] takes")
-        }
-        var links = LinkSettings()
-        if let table = reader.table("links") {
-            var linksReader = TableReader(table: table, path: "links", scope: "[links]", file: file, index: index)
-            links = linksReader.linkSettings()
-            problems += linksReader.finish(knownHint: "[links] takes")
-        }
-        var metrics = MetricsSettings()
-        if let table = reader.table("metrics") {
-            var metricsReader = TableReader(table: table, path: "metrics", scope: "[metrics]", file: file, index: index)
-            metrics = metricsReader.metricsSettings()
-            problems += metricsReader.finish(knownHint: "[metrics] takes")
-        }
+        let alerts = section("alerts") { $0.alertSettings() } ?? AlertSettings()
+        let session = section("session") { $0.sessionSettings() } ?? SessionSettings()
+        let links = section("links") { $0.linkSettings() } ?? LinkSettings()
+        let metrics = section("metrics") { $0.metricsSettings() } ?? MetricsSettings()
         problems += reader.finish(knownHint: "the top level takes")
         guard problems.isEmpty else { throw ConfigurationError(problems) }
 
-        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, metrics: metrics, file: file)
+        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, metrics: metrics, files: tree.files)
     }
 }
 
 /// Reads one TOML table, remembering which keys were read and collecting problems.
 struct TableReader {
-    let table: TOMLTable
+    let table: [String: SettingValue]
     let path: String
     let scope: String
-    let file: String?
-    let index: KeyLineIndex
+    /// Where each value was written.
+    let tree: ConfigurationTree
     private(set) var problems: [ConfigurationError.Problem] = []
     private var read: [String] = []
     /// Keys already reported, which ``finish(knownHint:)`` must not report again.
     private var reported: Set<String> = []
 
-    init(table: TOMLTable, path: String, scope: String, file: String?, index: KeyLineIndex) {
+    init(table: [String: SettingValue], path: String, scope: String, tree: ConfigurationTree) {
         self.table = table
         self.path = path
         self.scope = scope
-        self.file = file
-        self.index = index
+        self.tree = tree
     }
 
-    func line(_ key: String) -> Int? { self.index[self.path.isEmpty ? key : "\(self.path).\(key)"] }
+    /// Where `key` of this table was written; without a place of its own (a key that is missing), where
+    /// the table was.
+    func place(_ key: String) -> ConfigurationPlace? {
+        self.tree[place: self.path.isEmpty ? key : "\(self.path).\(key)"] ?? self.tablePlace
+    }
+
+    /// Where this table was written: the header of a `[[channel]]`, or the first file for the top level.
+    var tablePlace: ConfigurationPlace? {
+        self.path.isEmpty ? self.tree.files.first.map { ConfigurationPlace(file: $0, line: nil) } : self.tree[place: self.path]
+    }
+
+    /// `line 5` for a place in the file of `key`'s value, else `file:5`: how a message about `key` points
+    /// at another value.
+    func reference(to place: ConfigurationPlace?, from key: String) -> String? {
+        guard let place else { return nil }
+        if place.file == self.place(key)?.file, let line = place.line { return "line \(line)" }
+        return place.file == nil && place.line == nil ? nil : place.description
+    }
 
     mutating func problem(_ code: ConfigurationError.Code, _ key: String, _ message: String) {
-        self.problems.append(
-            .key(code, file: self.file, line: self.line(key), key: key, scope: self.scope, message)
-        )
+        self.problems.append(.key(code, place: self.place(key), key: key, scope: self.scope, message))
     }
 
-    private mutating func value(_ key: String) -> (any TOMLValueConvertible)? {
+    private mutating func value(_ key: String) -> SettingValue? {
         self.read.append(key)
         return self.table[key]
     }
 
-    private mutating func typed<T>(_ key: String, _ expected: String, _ convert: (any TOMLValueConvertible) -> T?) -> T? {
+    private mutating func typed<T>(_ key: String, _ expected: String, _ convert: (SettingValue) -> T?) -> T? {
         guard let value = self.value(key) else { return nil }
         guard let converted = convert(value) else {
-            self.problem(.wrongType, key, "expected \(expected), found \(SettingValue(toml: value))")
+            self.problem(.wrongType, key, "expected \(expected), found \(value)")
             return nil
         }
         return converted
     }
 
-    mutating func string(_ key: String) -> String? { self.typed(key, "a string") { $0.string } }
+    mutating func string(_ key: String) -> String? { self.typed(key, "a string") { $0.stringValue } }
 
-    mutating func bool(_ key: String) -> Bool? { self.typed(key, "true or false") { $0.bool } }
+    mutating func bool(_ key: String) -> Bool? { self.typed(key, "true or false") { $0.boolValue } }
 
     /// A file's path: absolute, or from the home folder (`~/`, expanded where the file is used).
     mutating func path(_ key: String) -> String? {
@@ -158,18 +139,18 @@ struct TableReader {
         return path
     }
 
-    mutating func integer(_ key: String) -> Int? { self.typed(key, "an integer") { $0.int } }
+    mutating func integer(_ key: String) -> Int? { self.typed(key, "an integer") { $0.integerValue } }
 
     mutating func number(_ key: String) -> Double? {
-        self.typed(key, "a number") { $0.double ?? $0.int.map(Double.init) }
+        self.typed(key, "a number") { $0.doubleValue ?? $0.integerValue.map(Double.init) }
     }
 
     mutating func strings(_ key: String) -> [String]? {
         self.typed(key, "an array of strings") { value in
-            guard let array = value.array else { return nil }
+            guard let array = value.arrayValue else { return nil }
             var strings: [String] = []
             for item in array {
-                guard let s = item.string else { return nil }
+                guard let s = item.stringValue else { return nil }
                 strings.append(s)
             }
             return strings
@@ -177,8 +158,7 @@ struct TableReader {
     }
 
     mutating func duration(_ key: String, positive: Bool = true) -> Duration? {
-        guard let value = self.value(key) else { return nil }
-        let setting = SettingValue(toml: value)
+        guard let setting = self.value(key) else { return nil }
         guard let duration = ChannelSettings.parseDuration(setting), !positive || duration > .zero else {
             let kind = positive ? "a duration longer than zero" : "a duration"
             self.problem(
@@ -191,14 +171,14 @@ struct TableReader {
         return duration
     }
 
-    mutating func table(_ key: String) -> TOMLTable? { self.typed(key, "a table") { $0.table } }
+    mutating func table(_ key: String) -> [String: SettingValue]? { self.typed(key, "a table") { $0.tableValueIfTable } }
 
-    mutating func arrayOfTables(_ key: String) -> [TOMLTable]? {
+    mutating func arrayOfTables(_ key: String) -> [[String: SettingValue]]? {
         self.typed(key, "an array of tables ([[\(key)]])") { value in
-            guard let array = value.array else { return nil }
-            var tables: [TOMLTable] = []
+            guard let array = value.arrayValue else { return nil }
+            var tables: [[String: SettingValue]] = []
             for item in array {
-                guard let table = item.table else { return nil }
+                guard let table = item.tableValueIfTable else { return nil }
                 tables.append(table)
             }
             return tables
@@ -249,7 +229,7 @@ struct TableReader {
         var valid = name != nil && plugin != nil
         if self.table["name"] == nil {
             self.problems.append(
-                .key(.missingKey, file: self.file, line: self.index[self.path], key: "name", scope: self.scope,
+                .key(.missingKey, place: self.tablePlace, key: "name", scope: self.scope,
                      "missing; every channel needs a name = \"…\" (letters, digits, - and _)")
             )
         }
@@ -259,7 +239,7 @@ struct TableReader {
         }
         if self.table["plugin"] == nil {
             self.problems.append(
-                .key(.missingKey, file: self.file, line: self.index[self.path], key: "plugin", scope: self.scope,
+                .key(.missingKey, place: self.tablePlace, key: "plugin", scope: self.scope,
                      "missing; every channel names its plugin, for example plugin = \"loopback\"")
             )
         }
@@ -268,7 +248,8 @@ struct TableReader {
             valid = false
         }
         var channel = ChannelConfiguration(name: name ?? "", plugin: plugin ?? "")
-        channel.line = self.index[self.path]
+        channel.place = self.tablePlace
+        for key in self.table.keys { channel.keyPlaces[key] = self.tree[place: "\(self.path).\(key)"] }
         if let enabled = self.bool("enabled") { channel.enabled = enabled }
         if let interval = self.duration("keepalive-interval") { channel.keepAliveInterval = interval }
         if let timeout = self.duration("listen-timeout") { channel.listenTimeout = timeout }
@@ -279,11 +260,13 @@ struct TableReader {
         if let plugin, !plugin.isEmpty {
             let tableName = ChannelConfiguration.settingsTableName(forPlugin: plugin)
             if let settings = self.table(tableName) {
-                channel.settings = SettingValue(toml: settings).tableValue
-                channel.settingLines = self.index.lines(under: "\(self.path).\(tableName)")
+                channel.settings = settings
+                for key in settings.keys {
+                    channel.settingPlaces[key] = self.tree[place: "\(self.path).\(tableName).\(key)"]
+                }
             }
             let known = Set(self.read)
-            for key in self.table.keys.sorted() where !known.contains(key) && self.table[key]?.table != nil {
+            for key in self.table.keys.sorted() where !known.contains(key) && self.table[key]?.isTable == true {
                 self.reported.insert(key)
                 self.problem(
                     .unknownKey,
@@ -304,25 +287,3 @@ extension ChannelConfiguration {
     }
 }
 
-extension SettingValue {
-    init(toml value: any TOMLValueConvertible) {
-        switch value.type {
-        case .string: self = .string(value.string ?? "")
-        case .int: self = .integer(Int64(value.int ?? 0))
-        case .double: self = .double(value.double ?? 0)
-        case .bool: self = .bool(value.bool ?? false)
-        case .array: self = .array((value.array ?? []).map { SettingValue(toml: $0) })
-        case .table:
-            var entries: [String: SettingValue] = [:]
-            if let table = value.table {
-                for key in table.keys { if let item = table[key] { entries[key] = SettingValue(toml: item) } }
-            }
-            self = .table(entries)
-        case .date, .time, .dateTime: self = .dateTime(value.debugDescription)
-        }
-    }
-
-    var tableValue: [String: SettingValue] {
-        if case .table(let entries) = self { entries } else { [:] }
-    }
-}

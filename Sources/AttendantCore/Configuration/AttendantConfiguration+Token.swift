@@ -1,5 +1,5 @@
 import AttendantPluginAPI
-import TOMLKit
+
 
 extension TableReader {
     /// A channel's `token-*` keys: one source (`token-command`, `token-url`, `token-file`,
@@ -73,7 +73,7 @@ extension TableReader {
 
         let renewAt = self.number("token-renew-at")
         if let renewAt, !(renewAt > 0 && renewAt < 1) {
-            let found = self.table["token-renew-at"].map { SettingValue(toml: $0).description } ?? "\(renewAt)"
+            let found = self.table["token-renew-at"].map(\.description) ?? "\(renewAt)"
             self.problem(
                 .invalidValue,
                 "token-renew-at",
@@ -90,7 +90,7 @@ extension TableReader {
                 self.problem(
                     .invalidValue,
                     key,
-                    "a channel has one token source, and this one already has \"\(present[0])\"\(self.line(present[0]).map { " (line \($0))" } ?? "")"
+                    "a channel has one token source, and this one already has \"\(present[0])\"\(self.reference(to: self.place(present[0]), from: key).map { " (\($0))" } ?? "")"
                 )
             }
             return nil

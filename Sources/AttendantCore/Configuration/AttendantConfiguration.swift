@@ -9,8 +9,9 @@ package struct AttendantConfiguration: Sendable, Equatable {
     package var session: SessionSettings
     package var links: LinkSettings
     package var metrics: MetricsSettings
-    /// The file it was read from, if any.
-    package var file: String?
+    /// The files it was read from, in order (``ConfigurationSources``); empty for the built-in demo
+    /// configuration.
+    package var files: [String]
 
     package init(
         daemon: DaemonSettings = DaemonSettings(),
@@ -19,7 +20,7 @@ package struct AttendantConfiguration: Sendable, Equatable {
         session: SessionSettings = SessionSettings(),
         links: LinkSettings = LinkSettings(),
         metrics: MetricsSettings = MetricsSettings(),
-        file: String? = nil
+        files: [String] = []
     ) {
         self.metrics = metrics
         self.session = session
@@ -27,7 +28,7 @@ package struct AttendantConfiguration: Sendable, Equatable {
         self.daemon = daemon
         self.channels = channels
         self.alerts = alerts
-        self.file = file
+        self.files = files
     }
 }
 
@@ -78,10 +79,13 @@ package struct ChannelConfiguration: Sendable, Equatable {
     package var chatAlerts = ChatAlertSettings()
     /// The plugin's own table (`[channel.<plugin>]`).
     package var settings: [String: SettingValue] = [:]
-    /// The line of each plugin setting in the file, for messages.
-    package var settingLines: [String: Int] = [:]
-    /// The line of the `[[channel]]` header, for messages.
-    package var line: Int?
+    /// Where each plugin setting was written, for messages: the files of one channel can differ from key
+    /// to key when drop-ins extend it.
+    package var settingPlaces: [String: ConfigurationPlace] = [:]
+    /// Where each of the channel's own keys (`tls-ca-file`, …) was written, for messages.
+    package var keyPlaces: [String: ConfigurationPlace] = [:]
+    /// Where the `[[channel]]` that first named the channel is, for messages.
+    package var place: ConfigurationPlace?
 
     package init(name: String, plugin: String) {
         self.name = name
@@ -102,27 +106,27 @@ package struct ChannelConfiguration: Sendable, Equatable {
         return String(stem)
     }
 
-    /// True when restarting the channel is needed to apply `other` (anything but the line numbers).
+    /// True when restarting the channel is needed to apply `other` (anything but where values were
+    /// written).
     ///
     /// A change of the `chat-alert-*` keys counts too, although only the alert center reads them: the
     /// simplest rule (one comparison of the whole table), at the cost of a restart for a new alert title.
     package func needsRestart(toBecome other: ChannelConfiguration) -> Bool {
         var a = self
         var b = other
-        a.line = nil
-        b.line = nil
-        a.settingLines = [:]
-        b.settingLines = [:]
+        (a.place, a.settingPlaces, a.keyPlaces) = (nil, [:], [:])
+        (b.place, b.settingPlaces, b.keyPlaces) = (nil, [:], [:])
         return a != b
     }
 
-    /// Settings for the plugin, scoped for messages.
-    func pluginSettings(file: String?) -> ChannelSettings {
+    /// Settings for the plugin, scoped for messages: each key names the file and line it was written at.
+    package func pluginSettings() -> ChannelSettings {
         ChannelSettings(
             self.settings,
-            file: file,
+            file: self.place?.file,
             scope: "[channel.\(self.settingsTableName)] of channel \"\(self.name)\"",
-            lines: self.settingLines
+            lines: self.settingPlaces.compactMapValues(\.line),
+            files: self.settingPlaces.compactMapValues(\.file)
         )
     }
 }

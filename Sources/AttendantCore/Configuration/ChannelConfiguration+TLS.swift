@@ -6,11 +6,11 @@ extension ChannelConfiguration {
     ///
     /// - Throws: ``ConfigurationError`` naming the key and the file when the file cannot be read or holds
     ///   no PEM certificate.
-    package func tlsPolicy(file: String?, environment: [String: String]) throws(ConfigurationError) -> TLSPolicy {
+    package func tlsPolicy(environment: [String: String]) throws(ConfigurationError) -> TLSPolicy {
         guard let written = self.tlsCAFile else { return TLSPolicy(verifies: self.verifiesTLS) }
         let path = Paths.expandingTilde(written, environment: environment)
         func problem(_ text: String) -> ConfigurationError {
-            ConfigurationError(.key(.unreadable, file: file, line: self.line, key: "tls-ca-file", scope: "[[channel]] \"\(self.name)\"", text))
+            ConfigurationError(.key(.unreadable, place: self.keyPlaces["tls-ca-file"] ?? self.place, key: "tls-ca-file", scope: "[[channel]] \"\(self.name)\"", text))
         }
         let text: String
         do {

@@ -1,6 +1,6 @@
 import AttendantPluginAPI
 
-/// Everything wrong with a configuration file, reported together so the user fixes it in one go.
+/// Everything wrong with a configuration (one file or several), reported together so the user fixes it in one go.
 package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     package var problems: [Problem]
 
@@ -22,6 +22,17 @@ package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         }
 
         package var description: String { self.message }
+
+        /// A problem about a key, at `place`: the same form as a plugin's ``SettingsError``.
+        package static func key(
+            _ code: Code,
+            place: ConfigurationPlace?,
+            key: String,
+            scope: String,
+            _ problem: String
+        ) -> Problem {
+            self.key(code, file: place?.file, line: place?.line, key: key, scope: scope, problem)
+        }
 
         /// A problem about a key: the same form as a plugin's ``SettingsError``.
         package static func key(

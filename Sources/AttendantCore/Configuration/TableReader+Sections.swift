@@ -1,5 +1,5 @@
 import AttendantPluginAPI
-import TOMLKit
+
 
 // The tables beside the channels: [alerts], [session], [links], and a channel's chat-alert-* keys.
 extension TableReader {
@@ -10,7 +10,7 @@ extension TableReader {
             if coalesce <= AlertSettings.longestCoalesce {
                 alerts.coalesce = coalesce
             } else {
-                let found = self.table["coalesce"].map { SettingValue(toml: $0).description } ?? "\(coalesce)"
+                let found = self.table["coalesce"].map(\.description) ?? "\(coalesce)"
                 self.problem(.invalidValue, "coalesce", "expected a duration of at most 10 seconds, found \(found)")
             }
         }
@@ -43,7 +43,7 @@ extension TableReader {
             if delay <= SessionSettings.longestSleepDelay {
                 session.sleepDelay = delay
             } else {
-                let found = self.table["sleep-delay"].map { SettingValue(toml: $0).description } ?? "\(delay)"
+                let found = self.table["sleep-delay"].map(\.description) ?? "\(delay)"
                 self.problem(.invalidValue, "sleep-delay", "expected a duration of at most 30 seconds, found \(found)")
             }
         }
@@ -77,7 +77,7 @@ extension TableReader {
             if timeout <= LinkSettings.longestHandlerTimeout {
                 links.handlerTimeout = timeout
             } else {
-                let found = self.table["handler-timeout"].map { SettingValue(toml: $0).description } ?? "\(timeout)"
+                let found = self.table["handler-timeout"].map(\.description) ?? "\(timeout)"
                 self.problem(.invalidValue, "handler-timeout", "expected a duration of at most 30 seconds, found \(found)")
             }
         }

@@ -9,8 +9,8 @@ import AttendantControl
 /// event router, the channel fleet and the controller that talks to systemd.
 package struct AttendantDaemon {
     package struct Options: Sendable {
-        /// The configuration file, or nil for the built-in demo configuration.
-        package var configurationFile: String?
+        /// The configuration's files, read again on reload; nil for the built-in demo configuration.
+        package var configurationSources: ConfigurationSources?
         package var configuration: AttendantConfiguration
         package var environment: [String: String]
         /// Show contacts on standard output (the demo does).
@@ -28,8 +28,8 @@ package struct AttendantDaemon {
         /// lock. `attendantd` passes the idle executor's clock, whose cancelled sleeps wake nothing.
         package var clock: any Clock<Duration> = ContinuousClock()
 
-        package init(configurationFile: String?, configuration: AttendantConfiguration, environment: [String: String]) {
-            self.configurationFile = configurationFile
+        package init(configurationSources: ConfigurationSources?, configuration: AttendantConfiguration, environment: [String: String]) {
+            self.configurationSources = configurationSources
             self.configuration = configuration
             self.environment = environment
         }
@@ -130,7 +130,7 @@ package struct AttendantDaemon {
             logger: self.logger,
             clock: self.options.clock
         )
-        let file = self.options.configurationFile
+        let sources = self.options.configurationSources
         let controller = DaemonController(
             fleet: fleet,
             notifier: ServiceNotifier(),
@@ -139,8 +139,8 @@ package struct AttendantDaemon {
             watchdogInterval: ServiceWatchdog.interval(),
             statusChanges: links.controllerStatus.stream,
             reloadConfiguration: {
-                guard let file else { return configuration }
-                return try AttendantConfiguration.load(from: file)
+                guard let sources else { return configuration }
+                return try AttendantConfiguration.load(sources)
             },
             onConfiguration: { [alerts] configuration in
                 alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))

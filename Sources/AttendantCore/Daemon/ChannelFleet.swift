@@ -195,7 +195,6 @@ package final class ChannelFleet: Service {
             let gate = StatusGate()
             guard let supervisor = self.makeSupervisor(
                 channel,
-                file: current.file,
                 shutdownTimeout: current.daemon.shutdownTimeout,
                 gate: gate
             ) else {
@@ -289,7 +288,6 @@ package final class ChannelFleet: Service {
     /// Loads the plugin and makes the channel and its supervisor; on failure records a failed status.
     private func makeSupervisor(
         _ channel: ChannelConfiguration,
-        file: String?,
         shutdownTimeout: Duration,
         gate: StatusGate
     ) -> ChannelSupervisor? {
@@ -305,7 +303,7 @@ package final class ChannelFleet: Service {
         }
         let tls: TLSPolicy
         do {
-            tls = try channel.tlsPolicy(file: file, environment: self.environment.processEnvironment)
+            tls = try channel.tlsPolicy(environment: self.environment.processEnvironment)
         } catch {
             logger.error("cannot start: \(error)")
             self.record(ChannelStatus(name: channel.name, plugin: channel.plugin, state: .failed, detail: "\(error)", failure: .configuration))
@@ -337,7 +335,7 @@ package final class ChannelFleet: Service {
             links: self.environment.links
         )
         let made: any Channel
-        let settings = channel.pluginSettings(file: file)
+        let settings = channel.pluginSettings()
         do {
             made = try factory.makeChannel(settings: settings, host: host)
             let unknown = settings.unknownKeyErrors(plugin: factory.name)

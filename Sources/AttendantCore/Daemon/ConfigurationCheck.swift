@@ -19,7 +19,7 @@ package struct ConfigurationCheck {
         var problems: [ConfigurationError.Problem] = []
         for channel in self.configuration.channels {
             do {
-                _ = try channel.tlsPolicy(file: self.configuration.file, environment: self.environment)
+                _ = try channel.tlsPolicy(environment: self.environment)
             } catch {
                 problems += error.problems
             }
@@ -30,7 +30,7 @@ package struct ConfigurationCheck {
                 problems.append(.init(.plugin, "channel \"\(channel.name)\": \(error)"))
                 continue
             }
-            let settings = channel.pluginSettings(file: self.configuration.file)
+            let settings = channel.pluginSettings()
             let host = ValidationHost(channelName: channel.name)
             do {
                 _ = try factory.makeChannel(settings: settings, host: host)

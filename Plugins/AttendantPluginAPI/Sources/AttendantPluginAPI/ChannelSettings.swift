@@ -23,6 +23,8 @@ public struct ChannelSettings: Sendable {
     /// Where the table is, for messages: `[channel.loopback] of channel "desk"`.
     public let scope: String
     private let lines: [String: Int]
+    /// The file of each key that was not written in ``file`` (a drop-in's).
+    private let files: [String: String]
     private let ledger: KeyLedger
 
     public init(
@@ -35,6 +37,26 @@ public struct ChannelSettings: Sendable {
         self.file = file
         self.scope = scope
         self.lines = lines
+        self.files = [:]
+        self.ledger = KeyLedger()
+    }
+
+    /// Settings whose keys come from several files: the host's configuration merges drop-ins
+    /// (`attendant.toml.d/*.toml`), so each key's message names the file it was written in, `files[key]`,
+    /// and ``file`` only where that has no entry. Plugins read settings and never make them; this is for
+    /// hosts and test kits.
+    public init(
+        _ values: [String: SettingValue],
+        file: String?,
+        scope: String,
+        lines: [String: Int],
+        files: [String: String]
+    ) {
+        self.values = values
+        self.file = file
+        self.scope = scope
+        self.lines = lines
+        self.files = files
         self.ledger = KeyLedger()
     }
 
@@ -86,7 +108,7 @@ public struct ChannelSettings: Sendable {
     public func table(_ key: String) throws -> ChannelSettings? {
         try self.read(key, expected: "a table") {
             guard case .table(let table) = $0 else { return nil }
-            return ChannelSettings(table, file: self.file, scope: "\(self.scope) table \"\(key)\"")
+            return ChannelSettings(table, file: self.files[key] ?? self.file, scope: "\(self.scope) table \"\(key)\"")
         }
     }
 
@@ -104,7 +126,7 @@ public struct ChannelSettings: Sendable {
 
     /// An error about `key` that the plugin found itself, such as a value out of range.
     public func error(_ key: String, _ problem: String) -> SettingsError {
-        SettingsError(file: self.file, line: self.lines[key], key: key, scope: self.scope, problem: problem)
+        SettingsError(file: self.files[key] ?? self.file, line: self.lines[key], key: key, scope: self.scope, problem: problem)
     }
 
     // MARK: Key accounting (used by the host)

@@ -1,0 +1,136 @@
+package import AttendantPluginAPI
+
+/// `attendantd --cat-config`: the merged configuration as TOML, each value followed by the file and line
+/// it came from, as `systemd-analyze cat-config` shows where systemd's settings come from.
+///
+/// The text is valid TOML that reads back to the same configuration. Keys are in the order they were
+/// first written (by file, then line), so a listing reads like the files it came from.
+package struct ConfigurationListing {
+    package let tree: ConfigurationTree
+
+    package init(_ tree: ConfigurationTree) { self.tree = tree }
+
+    package var text: String {
+        var lines: [String] = []
+        if self.tree.files.isEmpty {
+            lines.append("# The built-in demo configuration.")
+        } else {
+            lines.append("# The configuration attendantd reads, merged from these files in order (later values win):")
+            lines += self.tree.files.map { "#   \($0)" }
+        }
+        self.table(self.tree.root, path: "", header: nil, into: &lines)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The keys of `table` and then its tables; `header` is written first, if any, with the table's place
+    /// (a `[[channel]]`'s is where the channel was first named).
+    private func table(_ table: [String: SettingValue], path: String, header: String?, into lines: inout [String]) {
+        let keys = self.ordered(table.keys, under: path)
+        let plain = keys.filter { !Self.isSection(table[$0]!, key: $0, path: path) }
+        let sections = keys.filter { Self.isSection(table[$0]!, key: $0, path: path) }
+        if let header {
+            lines.append("")
+            lines.append(self.annotated(header, at: path))
+        }
+        for key in plain {
+            let full = Self.join(path, key)
+            lines.append(self.annotated("\(Self.key(key)) = \(Self.value(table[key]!))", at: full))
+        }
+        for key in sections {
+            let full = Self.join(path, key)
+            let headerPath = header == nil ? Self.key(key) : Self.headerPath(header!) + "." + Self.key(key)
+            switch table[key]! {
+            case .table(let entries):
+                self.table(entries, path: full, header: "[\(headerPath)]", into: &lines)
+            case .array(let channels):
+                for (index, channel) in channels.enumerated() {
+                    self.table(channel.tableValue, path: "\(full)[\(index)]", header: "[[\(headerPath)]]", into: &lines)
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// `[[channel]]` at the top level is written as an array of tables, and every table as a section;
+    /// arrays of anything else are written inline.
+    private static func isSection(_ value: SettingValue, key: String, path: String) -> Bool {
+        switch value {
+        case .table: true
+        case .array(let items): path.isEmpty && key == "channel" && items.allSatisfy(\.isTable)
+        default: false
+        }
+    }
+
+    /// `header` without its brackets, for the path of a table inside it: `[[channel]]` gives `channel`.
+    private static func headerPath(_ header: String) -> String {
+        String(header.drop { $0 == "[" }.reversed().drop { $0 == "]" }.reversed())
+    }
+
+    private func ordered(_ keys: Dictionary<String, SettingValue>.Keys, under path: String) -> [String] {
+        let last = ConfigurationTree.FirstWritten(layer: Int.max, line: Int.max)
+        func rank(_ key: String) -> ConfigurationTree.FirstWritten {
+            let full = Self.join(path, key)
+            return self.tree.firstWritten[full] ?? self.tree.firstWritten[full + "[0]"] ?? last
+        }
+        return keys.sorted { a, b in
+            let (ra, rb) = (rank(a), rank(b))
+            return ra != rb ? ra < rb : a < b
+        }
+    }
+
+    private func annotated(_ text: String, at path: String) -> String {
+        guard let place = self.tree[place: path], place.file != nil else { return text }
+        return "\(text)  # \(place)"
+    }
+
+    private static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    /// A bare key when TOML allows one, else a quoted key.
+    static func key(_ key: String) -> String {
+        let bare = !key.isEmpty && key.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        return bare ? key : self.string(key)
+    }
+
+    /// A value in TOML's syntax; arrays and tables inline.
+    static func value(_ value: SettingValue) -> String {
+        switch value {
+        case .string(let text): self.string(text)
+        case .integer(let number): "\(number)"
+        case .double(let number):
+            if number.isNaN {
+                "nan"
+            } else if number.isInfinite {
+                number < 0 ? "-inf" : "inf"
+            } else {
+                "\(number)".contains(where: { $0 == "." || $0 == "e" }) ? "\(number)" : "\(number).0"
+            }
+        case .bool(let flag): flag ? "true" : "false"
+        case .dateTime(let text): text
+        case .array(let items): "[" + items.map(Self.value).joined(separator: ", ") + "]"
+        case .table(let entries):
+            entries.isEmpty
+                ? "{}" : "{ " + entries.keys.sorted().map { "\(Self.key($0)) = \(Self.value(entries[$0]!))" }.joined(separator: ", ") + " }"
+        @unknown default: self.string("\(value)")
+        }
+    }
+
+    /// A basic string, with TOML's escapes.
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\r": result += "\\r"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
