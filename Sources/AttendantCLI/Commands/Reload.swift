@@ -4,7 +4,7 @@ import AttendantControl
 extension Attendantctl {
     struct Reload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Re-read the configuration file, like systemctl --user reload attendantd.",
+            abstract: "Re-read the configuration files, like systemctl --user reload attendantd.",
             discussion: """
                 Only channels whose settings changed restart. When the file has errors the daemon keeps \
                 the running configuration and attendantctl prints the errors and exits with 1.
