@@ -24,22 +24,8 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.packed < rhs.packed }
 
-    /// The version of the API library loaded at run time: the host's.
-    ///
-    /// History: 1.0 the first release; 1.1 adds ``ChatMessage/kind``; 1.2 adds ``ChannelHost/secrets``;
-    /// 1.3 adds ``ChannelHost/tokenState()``, ``ChannelError/retryAfter``, ``Contact/threadID``,
-    /// ``ChatThread/assignedAgent``, ``ChatThread/positionInQueue`` and ``ChatMessage/readByAgentAt``;
-    /// 1.4 adds ``ChannelHost/network`` (``ChannelNetwork``), ``ChannelHost/hashing``, ``Channel/run()``,
-    /// ``PluginExport/builtAgainstVersion()`` and the AttendantPluginKit module; 1.5 adds
-    /// ``ChatMessage/transcriptPosition``, ``ChatMessage/Kind/idleAlert``, ``ChannelRequest/typing(threadID:started:)``,
-    /// ``ChannelPluginFactory/defaultChatAlertTitle`` and ``ChannelSettings/checkURL(_:key:schemes:)``; 1.6 adds
-    /// ``ChannelHost/openURL(_:)``, ``ChannelEvent/actionLifecycle(_:)``, ``InAppAction/shortenID``,
-    /// ``InAppAction/json``, ``InAppAction/Link/target`` and ``ChannelError/Code/invalidArgument``; 1.7 adds
-    /// the kit's `AgentDriver` (with `ChannelAgent`, `AgentAction` and `AgentLink`); 1.8 adds the kit's
-    /// `SessionDriver` (with `ChannelSession` and `SessionAction`); 1.9 adds `SessionDriver.concurrently(_:)`;
-    /// 1.10 adds ``NetworkError/status``; 1.11 adds ``Contact/fromAsserted``, ``Contact/diversion``
-    /// (``Contact/Diversion``) and ``ContactOutcome/answeredElsewhere``; 1.12 adds ``StreamOptions/tls``
-    /// (``StreamTLS``) and ``NetworkError/Kind/certificate``.
+    /// The version of the API library loaded at run time: the host's. What each version added is in
+    /// the package's `CHANGELOG.md`.
     public static let current = PluginAPIVersion(major: 1, minor: 12)
 
     /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
