@@ -13,17 +13,17 @@ import Synchronization
 /// let final = try await call.waitForFinal(timeout: .seconds(5))
 /// await simulator.stop()
 /// ```
-public final class ContactCenterSimulator: Sendable {
-    public let configuration: SimulatorConfiguration
+package final class ContactCenterSimulator: Sendable {
+    package let configuration: SimulatorConfiguration
     let registrar: Registrar
     let transport: SIPTransport
     let http: SimulatorHTTPServer
     /// The CXone chat gateway: REST and WebSocket on the HTTP port.
-    public let cxone: CXoneGateway
+    package let cxone: CXoneGateway
     /// The GMS chat server: CometD (Bayeux) and Chat API v1/v2 on the HTTP port.
-    public let gms: GMSChatServer
+    package let gms: GMSChatServer
     /// The KARTE track endpoint (`/v0/native/track`) with scripted campaigns, on the HTTP port.
-    public let karte: KarteTrackServer
+    package let karte: KarteTrackServer
     private let tokens = Mutex(TokenState())
     private let calls = Mutex(CallState())
 
@@ -55,7 +55,7 @@ public final class ContactCenterSimulator: Sendable {
     }
 
     /// Opens the SIP sockets and the HTTP endpoint.
-    public static func start(_ configuration: SimulatorConfiguration) async throws -> ContactCenterSimulator {
+    package static func start(_ configuration: SimulatorConfiguration) async throws -> ContactCenterSimulator {
         let simulator = ContactCenterSimulator(configuration: configuration)
         simulator.transport.setInbound { [weak simulator] message, flow in simulator?.receive(message, on: flow) }
         try await simulator.transport.start()
@@ -76,7 +76,7 @@ public final class ContactCenterSimulator: Sendable {
     }
 
     /// Closes every socket and stops every call's timers.
-    public func stop() async {
+    package func stop() async {
         for call in self.calls.withLock({ $0.all }) { call.stopTimers() }
         self.gms.shutdown()
         await self.transport.stop()
@@ -85,32 +85,32 @@ public final class ContactCenterSimulator: Sendable {
 
     // MARK: Addresses
 
-    public var sipPort: Int { self.transport.port }
-    public var httpPort: Int { self.http.port }
+    package var sipPort: Int { self.transport.port }
+    package var httpPort: Int { self.http.port }
 
     /// The registrar's URI for a transport (`udp` or `tcp`): `sip:127.0.0.1:PORT;transport=tcp`.
-    public func registrarURI(transport: String) -> String {
+    package func registrarURI(transport: String) -> String {
         "sip:\(self.configuration.host):\(self.sipPort);transport=\(transport.lowercased())"
     }
 
     /// A user's address of record: `sip:alice@sim.attendant.test`.
-    public func addressOfRecord(_ user: String) -> String { "sip:\(user)@\(self.configuration.domain)" }
+    package func addressOfRecord(_ user: String) -> String { "sip:\(user)@\(self.configuration.domain)" }
 
     /// Where the plugin finds the CXone gateway: socket `ws://HOST:PORT/chat-gateway`, chat
     /// `http://HOST:PORT/chat`, host `http://HOST:PORT`.
-    public var cxoneEndpoints: CXoneGatewayEndpoints {
+    package var cxoneEndpoints: CXoneGatewayEndpoints {
         let root = "\(self.configuration.host):\(self.httpPort)"
         return CXoneGatewayEndpoints(socket: "ws://\(root)\(CXoneGateway.socketPath)", chat: "http://\(root)/chat", host: "http://\(root)")
     }
 
     /// The token endpoint with the identity parameter last and empty: append the user's name.
-    public var tokenURL: String { "http://\(self.configuration.host):\(self.httpPort)/token?identity=" }
+    package var tokenURL: String { "http://\(self.configuration.host):\(self.httpPort)/token?identity=" }
 
     // MARK: Tokens
 
     /// Signs a token for `identity`, valid from now (the configuration's clock) for `lifetime` (the
     /// configured lifetime by default). `incoming: false` makes a token that cannot receive calls.
-    public func issueToken(identity: String, lifetime: Duration? = nil, incoming: Bool = true) -> String {
+    package func issueToken(identity: String, lifetime: Duration? = nil, incoming: Bool = true) -> String {
         let now = Int(self.configuration.now())
         let lifetime = (lifetime ?? self.configuration.tokenLifetime).wholeSeconds
         let claims = SimulatorTokenClaims(
@@ -127,20 +127,20 @@ public final class ContactCenterSimulator: Sendable {
     }
 
     /// While on, the token endpoint answers `403 {"error":"renewals refused by the simulator"}`.
-    public func setRefusesRenewals(_ refuse: Bool) { self.tokens.withLock { $0.refusesRenewals = refuse } }
+    package func setRefusesRenewals(_ refuse: Bool) { self.tokens.withLock { $0.refusesRenewals = refuse } }
 
-    public var refusesRenewals: Bool { self.tokens.withLock { $0.refusesRenewals } }
+    package var refusesRenewals: Bool { self.tokens.withLock { $0.refusesRenewals } }
 
     /// Tokens issued so far, by ``issueToken(identity:lifetime:incoming:)`` and the endpoint.
-    public var tokensIssued: Int { self.tokens.withLock { $0.issued } }
+    package var tokensIssued: Int { self.tokens.withLock { $0.issued } }
 
     // MARK: Registrar
 
     /// The user's bindings that have not expired by the configuration's clock.
-    public func bindings(of user: String) -> [SimulatedBinding] { self.registrar.bindings(of: user) }
+    package func bindings(of user: String) -> [SimulatedBinding] { self.registrar.bindings(of: user) }
 
     /// Waits until the user has a binding, and returns the newest.
-    public func waitForBinding(of user: String, timeout: Duration) async throws -> SimulatedBinding {
+    package func waitForBinding(of user: String, timeout: Duration) async throws -> SimulatedBinding {
         try await poll(timeout: timeout, failure: .timeout("'\(user)' did not register", timeout)) {
             self.registrar.bindings(of: user).last
         }
@@ -148,16 +148,16 @@ public final class ContactCenterSimulator: Sendable {
 
     /// Makes the registrar misbehave on the next `times` REGISTERs the fault applies to (nil: until
     /// ``clearFaults()``).
-    public func inject(_ fault: RegistrarFault, times: Int? = nil) { self.registrar.inject(fault, times: times) }
+    package func inject(_ fault: RegistrarFault, times: Int? = nil) { self.registrar.inject(fault, times: times) }
 
-    public func clearFaults() { self.registrar.clearFaults() }
+    package func clearFaults() { self.registrar.clearFaults() }
 
     /// REGISTER requests received so far, answered or not.
-    public var registerCount: Int { self.registrar.registerCount }
+    package var registerCount: Int { self.registrar.registerCount }
 
     /// Closes every TCP connection and both SIP sockets and reopens them on the same port; the bindings
     /// stay (their TCP flows are gone) or are dropped.
-    public func restart(keepBindings: Bool) async throws {
+    package func restart(keepBindings: Bool) async throws {
         await self.stopRegistrar()
         if !keepBindings { self.registrar.dropBindings() }
         try await self.startRegistrar()
@@ -165,15 +165,15 @@ public final class ContactCenterSimulator: Sendable {
 
     /// Closes the SIP sockets and every TCP connection: the registrar is unreachable until
     /// ``startRegistrar()``.
-    public func stopRegistrar() async { await self.transport.stop() }
+    package func stopRegistrar() async { await self.transport.stop() }
 
     /// Reopens the SIP sockets on the same port.
-    public func startRegistrar() async throws { try await self.transport.start() }
+    package func startRegistrar() async throws { try await self.transport.start() }
 
     // MARK: Caller
 
     /// Calls the user's newest binding: an INVITE over the flow it registered on.
-    public func call(user: String, fromDisplayName: String, fromURI: String) async throws -> SimulatedCall {
+    package func call(user: String, fromDisplayName: String, fromURI: String) async throws -> SimulatedCall {
         guard let binding = self.bindings(of: user).last else { throw SimulatorError.notRegistered(user) }
         let from: SimSIPURI
         do { from = try SimSIPURI(parsing: fromURI) } catch {
@@ -199,7 +199,7 @@ public final class ContactCenterSimulator: Sendable {
     }
 
     /// Every call placed so far, oldest first.
-    public var placedCalls: [SimulatedCall] { self.calls.withLock { $0.all } }
+    package var placedCalls: [SimulatedCall] { self.calls.withLock { $0.all } }
 
     private func makeInvite(to binding: SimulatedBinding, from: SimSIPAddress, callID: String, branch: String) -> SimSIPMessage {
         var via = SimSIPVia(transport: binding.transport.uppercased(), sentBy: "\(self.configuration.host):\(self.sipPort)")

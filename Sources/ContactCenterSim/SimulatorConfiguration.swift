@@ -3,34 +3,34 @@ import Glibc
 #endif
 
 /// Where and how the simulator listens, and the secrets and clock it uses.
-public struct SimulatorConfiguration: Sendable {
+package struct SimulatorConfiguration: Sendable {
     /// The address every socket binds to. Loopback: the simulator is for tests and the demo.
-    public var host: String = "127.0.0.1"
+    package var host: String = "127.0.0.1"
     /// The SIP port; UDP and TCP listen on the same number. 0 picks a free one.
-    public var sipPort: Int = 0
+    package var sipPort: Int = 0
     /// The HTTP port of the token endpoint and the control API. 0 picks a free one.
-    public var httpPort: Int = 0
+    package var httpPort: Int = 0
     /// The SIP domain: the realm of Bearer challenges and the host of every address of record.
-    public var domain: String = "sim.attendant.test"
+    package var domain: String = "sim.attendant.test"
     /// The HS256 key that signs and verifies tokens.
-    public var signingKey: [UInt8]
+    package var signingKey: [UInt8]
     /// How long an issued token is valid.
-    public var tokenLifetime: Duration = .seconds(3600)
+    package var tokenLifetime: Duration = .seconds(3600)
     /// How long (real time) the token endpoint waits before it answers: a slow token service.
-    public var tokenDelay: Duration = .zero
+    package var tokenDelay: Duration = .zero
     /// The token issuer (`iss`), a Twilio-style account SID.
-    public var accountSID: String = "ACsimulator"
+    package var accountSID: String = "ACsimulator"
     /// The CXone chat gateway's brand, channel and behaviour.
-    public var cxone = CXoneGatewaySettings()
+    package var cxone = CXoneGatewaySettings()
     /// The GMS chat server's service, scripted agent and CometD timings.
-    public var gms = GMSServerSettings()
+    package var gms = GMSServerSettings()
     /// The KARTE track endpoint's app key, campaigns and gzip answers.
-    public var karte = KarteServerSettings()
+    package var karte = KarteServerSettings()
     /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
     /// test can move time without sleeping.
-    public var now: @Sendable () -> Double
+    package var now: @Sendable () -> Double
 
-    public init(
+    package init(
         host: String = "127.0.0.1",
         sipPort: Int = 0,
         httpPort: Int = 0,
@@ -57,7 +57,7 @@ public struct SimulatorConfiguration: Sendable {
     }
 
     /// The system's wall clock, in Unix seconds.
-    @Sendable public static func wallClock() -> Double {
+    @Sendable package static func wallClock() -> Double {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9

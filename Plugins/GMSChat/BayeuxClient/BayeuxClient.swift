@@ -1,6 +1,6 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
-public import GMSCore
+package import AttendantPluginAPI
+package import AttendantPluginKit
+package import GMSCore
 import Synchronization
 
 /// A Bayeux 1.0 client on the network the host lends (``ChannelNetwork``): GMSCore's pure
@@ -15,21 +15,21 @@ import Synchronization
 ///
 /// What happens reaches the owner as ``Event``s, after the client's lock is released, on whichever thread
 /// reported it; the owner does little there and hands over.
-public final class BayeuxClient: Sendable {
-    public struct Configuration: Sendable {
+package final class BayeuxClient: Sendable {
+    package struct Configuration: Sendable {
         /// The endpoint, `http(s)://host:port/genesys/cometd`; the WebSocket is the same URL as `ws(s)://`.
-        public var url: String
+        package var url: String
         /// Headers on every request and the WebSocket upgrade (GMS v1's `gms_user`).
-        public var headers: [NetworkHeader] = []
-        public var machine = BayeuxClientStateMachine.Configuration()
-        public var limits = BayeuxBatch.Limits()
+        package var headers: [NetworkHeader] = []
+        package var machine = BayeuxClientStateMachine.Configuration()
+        package var limits = BayeuxBatch.Limits()
 
-        public init(url: String) {
+        package init(url: String) {
             self.url = url
         }
     }
 
-    public enum Event: Sendable {
+    package enum Event: Sendable {
         /// A new session; bind to it what the application needs (GMS: ask for notifications again).
         case handshook(clientID: String)
         case connected
@@ -41,15 +41,15 @@ public final class BayeuxClient: Sendable {
         case stopped(BayeuxFailure?)
     }
 
-    public struct Status: Sendable {
-        public var machine: BayeuxClientStateMachine.Status
+    package struct Status: Sendable {
+        package var machine: BayeuxClientStateMachine.Status
         /// Elapsed time now, on the same scale as `machine.handshakeAt`.
-        public var now: Duration
-        public var batchesReceived: Int
-        public var batchesRejected: Int
+        package var now: Duration
+        package var batchesReceived: Int
+        package var batchesRejected: Int
 
         /// The machine's fields (``BayeuxClientStateMachine/Status/fields(now:)``) and the batches counted.
-        public var fields: [String: String] {
+        package var fields: [String: String] {
             var fields = self.machine.fields(now: self.now)
             fields["batches-received"] = String(self.batchesReceived)
             fields["batches-rejected"] = String(self.batchesRejected)
@@ -85,7 +85,7 @@ public final class BayeuxClient: Sendable {
         var batchesRejected = 0
     }
 
-    public init(
+    package init(
         configuration: Configuration,
         network: any ChannelNetwork,
         clock: any Clock<Duration>,
@@ -106,24 +106,24 @@ public final class BayeuxClient: Sendable {
     // MARK: Using it
 
     /// Starts a session (handshake, connect, the subscriptions); does nothing while one runs.
-    public func start() {
+    package func start() {
         let now = self.now()
         self.step { $0.start(now: now) }
     }
 
     /// Subscribes to `channel` now (if in a session) and after every handshake.
-    public func subscribe(_ channel: String) {
+    package func subscribe(_ channel: String) {
         self.step { $0.subscribe(channel) }
     }
 
     /// Stops subscribing to `channel`, now and after later handshakes.
-    public func unsubscribe(_ channel: String) {
+    package func unsubscribe(_ channel: String) {
         self.step { $0.unsubscribe(channel) }
     }
 
     /// Publishes `data` on `channel` and returns the server's acknowledgement (`successful: true`).
     /// Without a session the message waits for the next handshake.
-    public func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) async throws(BayeuxFailure) -> BayeuxMessage {
+    package func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) async throws(BayeuxFailure) -> BayeuxMessage {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<BayeuxMessage, BayeuxFailure>, Never>) in
             self.step { machine, state in
                 let (id, actions) = machine.publish(channel, data: data, ext: ext)
@@ -136,7 +136,7 @@ public final class BayeuxClient: Sendable {
 
     /// Ends the session with `/meta/disconnect` carrying `ext`, and returns once the server answered (or
     /// did not in time, or there was no session).
-    public func disconnect(ext: [String: JSONValue]? = nil) async {
+    package func disconnect(ext: [String: JSONValue]? = nil) async {
         let now = self.now()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             self.step { machine, state in
@@ -146,7 +146,7 @@ public final class BayeuxClient: Sendable {
         }
     }
 
-    public var status: Status {
+    package var status: Status {
         self.state.withLock { state in
             Status(machine: state.machine.status, now: self.now(), batchesReceived: state.batchesReceived, batchesRejected: state.batchesRejected)
         }

@@ -12,7 +12,7 @@ import Synchronization
 /// // … the client connects, sends a message in thread T …
 /// try simulator.cxone.agentSays(threadID: T, text: "Hello, how can I help?")
 /// ```
-public final class CXoneGateway: Sendable {
+package final class CXoneGateway: Sendable {
     /// The WebSocket's path on the HTTP port.
     static let socketPath = "/chat-gateway"
 
@@ -57,12 +57,12 @@ public final class CXoneGateway: Sendable {
     // MARK: Availability and faults
 
     /// Flips what the availability endpoint answers.
-    public func setOnline(_ online: Bool) { self.state.withLock { $0.isOnline = online } }
+    package func setOnline(_ online: Bool) { self.state.withLock { $0.isOnline = online } }
 
-    public var isOnline: Bool { self.state.withLock { $0.isOnline } }
+    package var isOnline: Bool { self.state.withLock { $0.isOnline } }
 
     /// Turns a fault on until ``clearFaults()``. ``CXoneGatewayFault/down`` drops every open socket at once.
-    public func inject(_ fault: CXoneGatewayFault) {
+    package func inject(_ fault: CXoneGatewayFault) {
         let dropped: [CXoneGatewayConnection] = self.state.withLock { state in
             state.faults.append(fault)
             return fault == .down ? Array(state.connections.values) : []
@@ -70,10 +70,10 @@ public final class CXoneGateway: Sendable {
         for connection in dropped { connection.drop() }
     }
 
-    public func clearFaults() { self.state.withLock { $0.faults.removeAll() } }
+    package func clearFaults() { self.state.withLock { $0.faults.removeAll() } }
 
     /// Takes the gateway down (``CXoneGatewayFault/down``) or brings it back, leaving other faults as they are.
-    public func setDown(_ down: Bool) {
+    package func setDown(_ down: Bool) {
         if down {
             if !self.isDown { self.inject(.down) }
         } else {
@@ -82,20 +82,20 @@ public final class CXoneGateway: Sendable {
     }
 
     /// Whether ``CXoneGatewayFault/down`` is on: sockets are refused and REST answers 503.
-    public var isDown: Bool { self.hasFault(.down) }
+    package var isDown: Bool { self.hasFault(.down) }
 
     func hasFault(_ fault: CXoneGatewayFault) -> Bool { self.state.withLock { $0.faults.contains(fault) } }
 
     /// Closes every client socket without a close frame.
-    public func dropConnections() {
+    package func dropConnections() {
         for connection in self.state.withLock({ Array($0.connections.values) }) { connection.drop() }
     }
 
     /// Open client sockets.
-    public var connectionCount: Int { self.state.withLock { $0.connections.count } }
+    package var connectionCount: Int { self.state.withLock { $0.connections.count } }
 
     /// Waits until at least `count` client sockets are open.
-    public func waitForConnections(_ count: Int = 1, timeout: Duration) async throws {
+    package func waitForConnections(_ count: Int = 1, timeout: Duration) async throws {
         _ = try await poll(timeout: timeout, failure: .timeout("\(count) CXone socket(s) did not connect", timeout)) {
             self.connectionCount >= count ? true : nil
         }
@@ -104,24 +104,24 @@ public final class CXoneGateway: Sendable {
     // MARK: Inspection
 
     /// Every thread, oldest first.
-    public var threads: [CXoneGatewayThread] {
+    package var threads: [CXoneGatewayThread] {
         self.state.withLock { state in state.threadOrder.compactMap { state.threads[$0] } }
     }
 
     /// The thread with this id, in any letter case.
-    public func thread(_ id: String) -> CXoneGatewayThread? { self.state.withLock { $0.threads[SimCXoneID.key(id)] } }
+    package func thread(_ id: String) -> CXoneGatewayThread? { self.state.withLock { $0.threads[SimCXoneID.key(id)] } }
 
     /// Visitors PUT to the web-analytics endpoint, by visitor id in lower case.
-    public var visitors: [String: CXoneGatewayVisitor] { self.state.withLock { $0.visitors } }
+    package var visitors: [String: CXoneGatewayVisitor] { self.state.withLock { $0.visitors } }
 
     /// Analytics events POSTed or sent with StoreVisitorEvents, in order.
-    public var analyticsEvents: [CXoneGatewayAnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
+    package var analyticsEvents: [CXoneGatewayAnalyticsEvent] { self.state.withLock { $0.analyticsEvents } }
 
     /// Contact custom fields received with messages, by thread id in lower case.
-    public var contactFields: [String: [String: String]] { self.state.withLock { $0.contactFields } }
+    package var contactFields: [String: [String: String]] { self.state.withLock { $0.contactFields } }
 
     /// Client event types received so far, in order.
-    public var receivedEventTypes: [String] { self.state.withLock { $0.receivedEventTypes } }
+    package var receivedEventTypes: [String] { self.state.withLock { $0.receivedEventTypes } }
 
     // MARK: Scripted agent
 
@@ -129,7 +129,7 @@ public final class CXoneGateway: Sendable {
     /// the thread's customer if connected; either way the message is stored for RecoverThread. `at` sets
     /// its `createdAt` (seconds since 1970; the real gateway's have whole seconds), else now.
     @discardableResult
-    public func agentSays(threadID: String, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage {
+    package func agentSays(threadID: String, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage {
         let date = Date(timeIntervalSince1970: at ?? self.now())
         let result: (CXoneGatewayMessage, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
             guard var thread = state.threads[SimCXoneID.key(threadID)] else { return nil }
@@ -156,7 +156,7 @@ public final class CXoneGateway: Sendable {
     /// The agent starts a conversation (an outbound thread) with a customer: a new thread whose first
     /// message is the agent's, pushed as MessageCreated if the customer is connected.
     @discardableResult
-    public func agentOpensThread(customerID: String, text: String) throws(SimulatorError) -> CXoneGatewayMessage {
+    package func agentOpensThread(customerID: String, text: String) throws(SimulatorError) -> CXoneGatewayMessage {
         let known = self.state.withLock { state in
             state.connections.values.contains { SimCXoneID.same($0.customerId, customerID) }
                 || state.threads.values.contains { SimCXoneID.same($0.customerId, customerID) }
@@ -175,13 +175,13 @@ public final class CXoneGateway: Sendable {
     }
 
     /// The customers who authorized on a socket that is open now, oldest connection first.
-    public var customerIDs: [String] {
+    package var customerIDs: [String] {
         self.state.withLock { state in state.connections.values.sorted { $0.id < $1.id }.compactMap(\.customerId) }
     }
 
     /// Sends `bytes` as they are, as one text frame, to every client socket; returns how many.
     @discardableResult
-    public func pushRaw(_ bytes: [UInt8]) -> Int {
+    package func pushRaw(_ bytes: [UInt8]) -> Int {
         let connections = self.state.withLock { Array($0.connections.values) }
         for connection in connections { connection.send(bytes) }
         return connections.count

@@ -1,10 +1,10 @@
 /// Where a client finds the simulator's CXone gateway: the three bases the CXoneChat plugin is configured
 /// with. The paths under them are the client's to build (the gateway answers the real service's paths).
-public struct CXoneGatewayEndpoints: Sendable, Hashable {
+package struct CXoneGatewayEndpoints: Sendable, Hashable {
     /// `ws://HOST:PORT/chat-gateway`: the WebSocket.
-    public var socket: String
+    package var socket: String
     /// `http://HOST:PORT/chat`: the channel configuration and availability endpoints are under it.
-    public var chat: String
+    package var chat: String
     /// `http://HOST:PORT`: web-analytics hangs off the host, not `/chat`.
-    public var host: String
+    package var host: String
 }

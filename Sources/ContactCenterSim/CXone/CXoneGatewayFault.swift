@@ -1,5 +1,5 @@
 /// A way the CXone gateway misbehaves, until ``CXoneGateway/clearFaults()`` (``dropOnNextMessage`` fires once).
-public enum CXoneGatewayFault: Sendable, Hashable {
+package enum CXoneGatewayFault: Sendable, Hashable {
     /// Frames of this event type (e.g. `SendMessage`) are answered `{"message", "connectionId",
     /// "requestId"}` instead of being handled.
     case serverError(eventType: String)

@@ -1,26 +1,26 @@
 /// The pre-chat form a channel configuration announces: a name and its fields. On the wire
 /// `{"name", "customFields": [{"isRequired", "definition": {"fieldId", "label", "type", "values"?:
 /// [{"name", "value"}]}}]}`.
-public struct CXoneGatewayPreContactForm: Sendable, Hashable {
-    public var name: String
-    public var fields: [Field]
+package struct CXoneGatewayPreContactForm: Sendable, Hashable {
+    package var name: String
+    package var fields: [Field]
 
-    public init(name: String, fields: [Field] = []) {
+    package init(name: String, fields: [Field] = []) {
         self.name = name
         self.fields = fields
     }
 
     /// One question of the form; its answer comes back as a contact custom field named ``id``.
-    public struct Field: Sendable, Hashable {
-        public var id: String
-        public var label: String
+    package struct Field: Sendable, Hashable {
+        package var id: String
+        package var label: String
         /// `text`, `email`, `list`, …
-        public var type: String
-        public var isRequired: Bool
+        package var type: String
+        package var isRequired: Bool
         /// The choices of a `list` field.
-        public var values: [Choice]
+        package var values: [Choice]
 
-        public init(id: String, label: String, type: String, isRequired: Bool = false, values: [Choice] = []) {
+        package init(id: String, label: String, type: String, isRequired: Bool = false, values: [Choice] = []) {
             self.id = id
             self.label = label
             self.type = type
@@ -30,11 +30,11 @@ public struct CXoneGatewayPreContactForm: Sendable, Hashable {
     }
 
     /// A choice of a list field: what is shown (`name`) and what is sent back (`value`).
-    public struct Choice: Sendable, Hashable {
-        public var name: String
-        public var value: String
+    package struct Choice: Sendable, Hashable {
+        package var name: String
+        package var value: String
 
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }

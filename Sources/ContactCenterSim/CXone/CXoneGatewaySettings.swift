@@ -1,39 +1,39 @@
 /// How the simulator's CXone gateway presents its one brand and channel: what the channel configuration
 /// endpoint answers, whether agents are online, the scripted agent and the limits of the socket.
-public struct CXoneGatewaySettings: Sendable {
+package struct CXoneGatewaySettings: Sendable {
     /// The brand (tenant) the gateway serves; REST paths and socket frames for another brand get 404 or
     /// an operation error.
-    public var brandId: Int = 1386
+    package var brandId: Int = 1386
     /// The channel the gateway serves.
-    public var channelId: String = "chat_sim"
+    package var channelId: String = "chat_sim"
     /// `isLiveChat` of the channel configuration: one live conversation, recovered with RecoverLivechat.
-    public var isLiveChat: Bool = false
+    package var isLiveChat: Bool = false
     /// OAuth: AuthorizeCustomer must carry an authorization code and a code verifier, and the gateway
     /// assigns the customer a new identity and an access token.
-    public var isAuthorizationEnabled: Bool = false
+    package var isAuthorizationEnabled: Bool = false
     /// `settings.hasMultipleThreadsPerEndUser`: multi-thread rather than single-thread.
-    public var hasMultipleThreadsPerEndUser: Bool = false
+    package var hasMultipleThreadsPerEndUser: Bool = false
     /// The pre-chat form the configuration announces, if any.
-    public var preContactForm: CXoneGatewayPreContactForm?
+    package var preContactForm: CXoneGatewayPreContactForm?
     /// The availability endpoint's answer (`online`/`offline`); ``CXoneGateway/setOnline(_:)`` flips it.
-    public var isOnline: Bool = true
+    package var isOnline: Bool = true
     /// The scripted agent: the author of ``CXoneGateway/agentSays(threadID:text:)`` messages.
-    public var agent = CXoneGatewayAgent(id: 42, firstName: "Ada", surname: "Lovelace")
+    package var agent = CXoneGatewayAgent(id: 42, firstName: "Ada", surname: "Lovelace")
     /// When on, the agent answers each new customer message after ``autoReplyDelay``.
-    public var autoReply: Bool = false
-    public var autoReplyDelay: Duration = .milliseconds(200)
+    package var autoReply: Bool = false
+    package var autoReplyDelay: Duration = .milliseconds(200)
     /// A welcome message, pushed as a `WelcomeMessage` FireProactiveAction after each AuthorizeCustomer.
-    public var welcomeMessage: String?
+    package var welcomeMessage: String?
     /// When set, the agent opens a thread with this message ``greetingDelay`` after a customer who has
     /// no thread authorizes.
-    public var greeting: String?
-    public var greetingDelay: Duration = .seconds(2)
+    package var greeting: String?
+    package var greetingDelay: Duration = .seconds(2)
     /// Pushed events whose frame is larger than this go out as EventInS3 (the real gateway's 128 KB).
-    public var eventInS3Threshold: Int = 128 * 1024
+    package var eventInS3Threshold: Int = 128 * 1024
     /// `expiresIn` of the access tokens the gateway issues with OAuth on.
-    public var accessTokenLifetime: Int = 3600
+    package var accessTokenLifetime: Int = 3600
 
-    public init(
+    package init(
         brandId: Int = 1386,
         channelId: String = "chat_sim",
         isLiveChat: Bool = false,
@@ -56,7 +56,7 @@ public struct CXoneGatewaySettings: Sendable {
     }
 
     /// A pre-chat form: email (required text) and topic (a list).
-    public static let samplePreChatForm = CXoneGatewayPreContactForm(
+    package static let samplePreChatForm = CXoneGatewayPreContactForm(
         name: "Before we start",
         fields: [
             .init(id: "email", label: "Your email", type: "email", isRequired: true),

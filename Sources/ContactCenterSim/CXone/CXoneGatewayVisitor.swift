@@ -1,13 +1,13 @@
-public import Foundation
+package import Foundation
 
 /// A visitor as the web-analytics endpoint received it (`PUT …/tenants/{brand}/visitors/{visitor}`):
 /// `{"customerIdentity"?: {"idOnExternalPlatform", "firstName", "lastName"}, "browserFingerprint": {…},
 /// "journey"?, "customVariables"?}`.
-public struct CXoneGatewayVisitor: Sendable, Hashable {
+package struct CXoneGatewayVisitor: Sendable, Hashable {
     /// `customerIdentity.idOnExternalPlatform`, when the client names the customer.
-    public var customerId: String? { self.body["customerIdentity"]?["idOnExternalPlatform"]?.string }
-    public var firstName: String? { self.body["customerIdentity"]?["firstName"]?.string }
-    public var lastName: String? { self.body["customerIdentity"]?["lastName"]?.string }
+    package var customerId: String? { self.body["customerIdentity"]?["idOnExternalPlatform"]?.string }
+    package var firstName: String? { self.body["customerIdentity"]?["firstName"]?.string }
+    package var lastName: String? { self.body["customerIdentity"]?["lastName"]?.string }
     /// The body as sent.
     var body: GMSJSON
 
@@ -25,13 +25,13 @@ public struct CXoneGatewayVisitor: Sendable, Hashable {
 
 /// An analytics event, POSTed to `…/visitors/{visitor}/events` or sent in StoreVisitorEvents:
 /// `{"id", "type", "visitId", "destination": {"id"}, "createdAtWithMilliseconds", "data"}`.
-public struct CXoneGatewayAnalyticsEvent: Sendable, Hashable {
-    public var id: String
+package struct CXoneGatewayAnalyticsEvent: Sendable, Hashable {
+    package var id: String
     /// `VisitorVisit`, `PageView`, `TimeSpentOnPage`, `ChatWindowOpened`, …
-    public var type: String
-    public var visitId: String
-    public var destinationId: String
-    public var createdAt: Date
+    package var type: String
+    package var visitId: String
+    package var destinationId: String
+    package var createdAt: Date
     /// `data` as sent (`{}` when absent).
     var data: GMSJSON
 

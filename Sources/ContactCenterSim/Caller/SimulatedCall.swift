@@ -3,27 +3,27 @@ import Synchronization
 /// An INVITE the simulator placed, as a UAC INVITE client transaction (RFC 3261 section 17.1.1): it
 /// retransmits on UDP until a response arrives, ACKs every non-2xx final response (retransmissions too,
 /// with the INVITE's branch) and can be cancelled.
-public final class SimulatedCall: Sendable {
+package final class SimulatedCall: Sendable {
     /// RFC 3261 timer T1, and timer B (64·T1): how long an INVITE waits for any response.
     static let t1: Duration = .milliseconds(500)
     static let timerB: Duration = .seconds(32)
 
     /// What happened to a call, for the control API and the demo's log.
-    public struct Summary: Sendable, Hashable {
+    package struct Summary: Sendable, Hashable {
         /// 1 for the simulator's first call, and so on.
-        public var number: Int
-        public var callID: String
-        public var user: String
+        package var number: Int
+        package var callID: String
+        package var user: String
         /// `calling`, `ringing`, `completed`, `failed`.
-        public var status: String
-        public var finalCode: Int?
-        public var finalReason: String?
+        package var status: String
+        package var finalCode: Int?
+        package var finalReason: String?
         /// The Contact of a 3xx answer.
-        public var redirectTo: String?
+        package var redirectTo: String?
         /// Whether the caller sent CANCEL.
-        public var cancelled: Bool
+        package var cancelled: Bool
         /// Why the call failed without a final response.
-        public var failure: String?
+        package var failure: String?
     }
 
     private struct State {
@@ -35,9 +35,9 @@ public final class SimulatedCall: Sendable {
         var timers: Task<Void, Never>?
     }
 
-    public let callID: String
+    package let callID: String
     /// The INVITE as sent.
-    public let invite: SimSIPMessage
+    package let invite: SimSIPMessage
     let number: Int
     let user: String
     let branch: String
@@ -86,7 +86,7 @@ public final class SimulatedCall: Sendable {
 
     /// Waits for a provisional response with this status (180 Ringing by default).
     @discardableResult
-    public func waitForProvisional(_ status: Int = 180, timeout: Duration) async throws -> SimSIPMessage {
+    package func waitForProvisional(_ status: Int = 180, timeout: Duration) async throws -> SimSIPMessage {
         try await poll(timeout: timeout, failure: .timeout("no \(status) for call \(self.callID)", timeout)) {
             try self.state.withLock { state in
                 if let response = state.provisionals.first(where: { $0.statusCode == status }) { return response }
@@ -101,7 +101,7 @@ public final class SimulatedCall: Sendable {
 
     /// Waits for the INVITE's final response (ACKed already when it is not a 2xx).
     @discardableResult
-    public func waitForFinal(timeout: Duration) async throws -> SimSIPMessage {
+    package func waitForFinal(timeout: Duration) async throws -> SimSIPMessage {
         try await poll(timeout: timeout, failure: .timeout("no final response for call \(self.callID)", timeout)) {
             try self.state.withLock { state in
                 if let final = state.final { return final }
@@ -114,7 +114,7 @@ public final class SimulatedCall: Sendable {
     /// Sends CANCEL (same branch as the INVITE) and waits for its 200 and the INVITE's 487, each for up to
     /// `timeout`: by default timer F's 64·T1 = 32 s, as long as RFC 3261 gives a non-INVITE transaction
     /// (a busy user agent answers late, not never).
-    public func cancel(timeout: Duration = .seconds(32)) async throws {
+    package func cancel(timeout: Duration = .seconds(32)) async throws {
         try self.state.withLock { state throws(SimulatorError) in
             if let final = state.final {
                 throw SimulatorError(.callState, "cannot cancel call \(self.callID): it already ended with \(final.statusCode ?? 0)")
@@ -139,7 +139,7 @@ public final class SimulatedCall: Sendable {
     }
 
     /// The call's state, for the control API.
-    public var summary: Summary {
+    package var summary: Summary {
         self.state.withLock { state in
             let status: String
             if state.final != nil {

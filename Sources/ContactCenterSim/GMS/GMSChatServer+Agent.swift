@@ -4,33 +4,33 @@ import Synchronization
 /// (the agent joins first if it has not), pushed live to the customer unless the customer is away.
 extension GMSChatServer {
     /// The agent writes a message in a chat (nil: the newest open chat).
-    public func agentSays(_ text: String, chatID: String? = nil) throws(SimulatorError) {
+    package func agentSays(_ text: String, chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: .message, party: .agent, text: text)])
     }
 
     /// The agent starts or stops typing.
-    public func agentTyping(started: Bool, chatID: String? = nil) throws(SimulatorError) {
+    package func agentTyping(started: Bool, chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: started ? .typingStarted : .typingStopped, party: .agent)])
     }
 
     /// The agent pushes a URL to the customer.
-    public func agentPushesURL(_ url: String, chatID: String? = nil) throws(SimulatorError) {
+    package func agentPushesURL(_ url: String, chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: .pushURL, party: .agent, text: url)])
     }
 
     /// The agent sends a custom notice (v2 CustomNotice, v1 Notice.Custom) that the customer sees.
-    public func agentCustomNotice(_ text: String, chatID: String? = nil) throws(SimulatorError) {
+    package func agentCustomNotice(_ text: String, chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: .customNotice, party: .agent, text: text)])
     }
 
     /// The agent leaves (ParticipantLeft / Notice.Left); the chat stays open until ``endChat(chatID:)``.
-    public func agentLeaves(chatID: String? = nil) throws(SimulatorError) {
+    package func agentLeaves(chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: .left, party: .agent)], joinFirst: false) { $0.agentLeft = true }
     }
 
     /// The chat ends: the agent leaves if still there, and the event says `chatEnded:true` (v2) or
     /// `chatIxnState:"DISCONNECTED"` (v1).
-    public func endChat(chatID: String? = nil) throws(SimulatorError) {
+    package func endChat(chatID: String? = nil) throws(SimulatorError) {
         let result: Result<[GMSEffect], SimulatorError> = self.state.withLock { state in
             guard let id = Self.chatID(chatID, in: state), var chat = state.chats[id], !chat.isEnded else {
                 return .failure(Self.noOpenChat(chatID))

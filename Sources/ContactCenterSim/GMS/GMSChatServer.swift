@@ -13,7 +13,7 @@ import Synchronization
 /// let chat = try await simulator.gms.waitForChat(timeout: .seconds(30))
 /// try simulator.gms.agentSays("Anything else?", chatID: chat.id)
 /// ```
-public final class GMSChatServer: Sendable {
+package final class GMSChatServer: Sendable {
     /// The CometD path; CometD JS appends the message type (`/genesys/cometd/connect`), accepted too.
     static let cometdPath = "/genesys/cometd"
 
@@ -46,30 +46,30 @@ public final class GMSChatServer: Sendable {
     // MARK: Addresses
 
     /// `http://127.0.0.1:PORT/genesys/cometd`; its WebSocket is the same path on `ws://`.
-    public var cometdURL: String { "\(self.httpBase())\(Self.cometdPath)" }
+    package var cometdURL: String { "\(self.httpBase())\(Self.cometdPath)" }
 
     /// `http://127.0.0.1:PORT/genesys`: v1 REST is under `baseURL + "/1/service/"`.
-    public var baseURL: String { "\(self.httpBase())/genesys" }
+    package var baseURL: String { "\(self.httpBase())/genesys" }
 
     /// The service name the simulator announces (any other is served too).
-    public var serviceName: String { self.settings.serviceName }
+    package var serviceName: String { self.settings.serviceName }
 
     // MARK: Inspection
 
     /// Every chat, oldest first.
-    public var chats: [GMSChatSnapshot] {
+    package var chats: [GMSChatSnapshot] {
         self.state.withLock { state in state.chatOrder.compactMap { state.chats[$0]?.snapshot } }
     }
 
-    public func chat(_ id: String) -> GMSChatSnapshot? { self.state.withLock { $0.chats[id]?.snapshot } }
+    package func chat(_ id: String) -> GMSChatSnapshot? { self.state.withLock { $0.chats[id]?.snapshot } }
 
     /// The agent-side log of a chat (nil: the newest chat): "customer is not online" notices. These are
     /// never part of the customer's transcript, as on GMS, where the notice goes to the agent only.
-    public func agentNotices(chatID: String? = nil) -> [String] {
+    package func agentNotices(chatID: String? = nil) -> [String] {
         self.state.withLock { state in Self.chatID(chatID, in: state).flatMap { state.chats[$0]?.agentNotices } ?? [] }
     }
 
-    public var counters: GMSServerCounters {
+    package var counters: GMSServerCounters {
         self.state.withLock { state in
             var counters = state.counters
             counters.clientsAlive = state.clients.count
@@ -78,22 +78,22 @@ public final class GMSChatServer: Sendable {
     }
 
     /// The ids of the Bayeux clients alive now.
-    public var clientIDs: [String] { self.state.withLock { Array($0.clients.keys).sorted() } }
+    package var clientIDs: [String] { self.state.withLock { Array($0.clients.keys).sorted() } }
 
     /// Waits for a chat (the newest, once there is one).
-    public func waitForChat(timeout: Duration) async throws -> GMSChatSnapshot {
+    package func waitForChat(timeout: Duration) async throws -> GMSChatSnapshot {
         try await poll(timeout: timeout, failure: .timeout("no GMS chat was started", timeout)) { self.chats.last }
     }
 
     /// Waits for a customer message containing `text` in any chat; returns its row.
-    public func waitForCustomerMessage(containing text: String, timeout: Duration) async throws -> GMSTranscriptRow {
+    package func waitForCustomerMessage(containing text: String, timeout: Duration) async throws -> GMSTranscriptRow {
         try await poll(timeout: timeout, failure: .timeout("no GMS customer message containing '\(text)' arrived", timeout)) {
             self.chats.lazy.flatMap(\.rows).first { $0.party == .client && $0.kind == .message && $0.text.contains(text) }
         }
     }
 
     /// Waits until `count` Bayeux clients are alive (or, with `atMost`, until no more than `count` are).
-    public func waitForClients(_ count: Int, atMost: Bool = false, timeout: Duration) async throws {
+    package func waitForClients(_ count: Int, atMost: Bool = false, timeout: Duration) async throws {
         let what = atMost ? "at most \(count)" : "\(count)"
         _ = try await poll(timeout: timeout, failure: .timeout("\(what) GMS CometD client(s) were not alive", timeout)) {
             let alive = self.counters.clientsAlive
@@ -111,7 +111,7 @@ public final class GMSChatServer: Sendable {
 
     /// A GMS restart: every Bayeux client is forgotten (their held connects and sockets are cut), chats
     /// stay. Clients must handshake again; until then they get `402::Unknown client`.
-    public func restart() {
+    package func restart() {
         let effects = self.state.withLock { state in
             var effects = Self.cutConnections(&state)
             state.clients.removeAll()
@@ -124,14 +124,14 @@ public final class GMSChatServer: Sendable {
 
     /// Closes every held long-poll connection and every WebSocket without an answer. The clients live
     /// on for ``GMSServerSettings/clientWindow``, their events queued.
-    public func dropConnections() {
+    package func dropConnections() {
         self.perform(self.state.withLock { state in Self.cutConnections(&state) + state.sockets.values.map { .dropSocket($0) } })
     }
 
     /// Sends `bytes` as they are to every client: as the answer to its held long-poll, or as a text frame
     /// on its socket (the bad-input fault: not JSON, not Bayeux, oversized). Returns how many it reached.
     @discardableResult
-    public func pushRaw(_ bytes: [UInt8]) -> Int {
+    package func pushRaw(_ bytes: [UInt8]) -> Int {
         let effects = self.state.withLock { state -> [GMSEffect] in
             var effects: [GMSEffect] = []
             for id in Array(state.clients.keys) {
@@ -150,12 +150,12 @@ public final class GMSChatServer: Sendable {
 
     /// While down every GMS path (CometD, WebSocket upgrades, v1 REST) answers 503, and open
     /// connections are cut at once; clients and chats stay.
-    public func setDown(_ down: Bool) {
+    package func setDown(_ down: Bool) {
         self.state.withLock { $0.isDown = down }
         if down { self.dropConnections() }
     }
 
-    public var isDown: Bool { self.state.withLock { $0.isDown } }
+    package var isDown: Bool { self.state.withLock { $0.isDown } }
 
     /// Cuts everything for good (the simulator stops): held requests and sockets, and no timer acts again.
     func shutdown() {
@@ -186,21 +186,21 @@ public final class GMSChatServer: Sendable {
 }
 
 /// What the GMS server has seen, for tests and `/control/gms/status`.
-public struct GMSServerCounters: Sendable, Hashable {
+package struct GMSServerCounters: Sendable, Hashable {
     /// A `/meta/disconnect`: which client, and the `ext.transcriptPosition` it carried, as text.
-    public struct Disconnect: Sendable, Hashable {
-        public var clientID: String
-        public var transcriptPosition: String?
+    package struct Disconnect: Sendable, Hashable {
+        package var clientID: String
+        package var transcriptPosition: String?
     }
 
-    public var handshakes = 0
-    public var connects = 0
+    package var handshakes = 0
+    package var connects = 0
     /// Bayeux clients alive now.
-    public var clientsAlive = 0
+    package var clientsAlive = 0
     /// Clients destroyed because no connect came within the client window.
-    public var clientsExpired = 0
+    package var clientsExpired = 0
     /// Requests answered `402::Unknown client`.
-    public var unknownClientReplies = 0
-    public var restarts = 0
-    public var disconnects: [Disconnect] = []
+    package var unknownClientReplies = 0
+    package var restarts = 0
+    package var disconnects: [Disconnect] = []
 }

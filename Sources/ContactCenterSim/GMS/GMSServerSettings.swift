@@ -1,30 +1,30 @@
 /// How the simulator's GMS chat server behaves: its chat service, the scripted agent, and the CometD
 /// timings that decide when a client is held, answered and forgotten.
-public struct GMSServerSettings: Sendable {
+package struct GMSServerSettings: Sendable {
     /// The chat service section name: the v2 channel is `/service/chatV2/<serviceName>`. Any other
     /// service name is served too; this one is what the simulator announces.
-    public var serviceName: String = "customer-support"
+    package var serviceName: String = "customer-support"
     /// The scripted agent's nickname in every transcript row it writes.
-    public var agentNickname: String = "Ada Lovelace"
+    package var agentNickname: String = "Ada Lovelace"
     /// What the agent says once it has joined a new chat; nil: it joins and says nothing.
-    public var greeting: String? = "Hello, this is Ada. How can I help you?"
+    package var greeting: String? = "Hello, this is Ada. How can I help you?"
     /// How long after the chat starts the agent joins (and greets).
-    public var greetingDelay: Duration = .milliseconds(500)
+    package var greetingDelay: Duration = .milliseconds(500)
     /// When on, the agent answers each customer message (``autoReplyDelay`` later) with "You said: TEXT".
-    public var autoReply: Bool = false
-    public var autoReplyDelay: Duration = .milliseconds(200)
+    package var autoReply: Bool = false
+    package var autoReplyDelay: Duration = .milliseconds(200)
     /// How long a `/meta/connect` is held when no event comes (Bayeux `advice.timeout`; CometD's 30 s).
-    public var connectHold: Duration = .seconds(30)
+    package var connectHold: Duration = .seconds(30)
     /// How long after a long-poll ends the server waits for the next `/meta/connect` before it destroys
     /// the client (CometD's `maxInterval`, GMS's "10-second timer"). The client's chats stay.
-    public var clientWindow: Duration = .seconds(10)
+    package var clientWindow: Duration = .seconds(10)
     /// The `Notice.Custom` text the agent sees when a `/meta/disconnect` carries `ext.transcriptPosition`.
-    public var notOnlineNotice: String = "customer is not online"
+    package var notOnlineNotice: String = "customer is not online"
     /// Off, WebSocket upgrades on the CometD path are refused (as behind a proxy that does not pass them)
     /// and the handshake offers long-polling only.
-    public var webSocket: Bool = true
+    package var webSocket: Bool = true
 
-    public init(
+    package init(
         serviceName: String = "customer-support",
         agentNickname: String = "Ada Lovelace",
         greeting: String? = "Hello, this is Ada. How can I help you?",

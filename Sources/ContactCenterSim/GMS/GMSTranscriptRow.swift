@@ -1,5 +1,5 @@
 /// Which chat API a chat was started with.
-public enum GMSChatVersion: String, Sendable, Hashable {
+package enum GMSChatVersion: String, Sendable, Hashable {
     /// REST (`/genesys/1/service/…/ixn/chat`) plus `/_genesys` CometD events.
     case v1
     /// CometD operations on `/service/chatV2/<service>`.
@@ -7,7 +7,7 @@ public enum GMSChatVersion: String, Sendable, Hashable {
 }
 
 /// Who wrote a transcript row.
-public enum GMSParty: String, Sendable, Hashable {
+package enum GMSParty: String, Sendable, Hashable {
     case client, agent, external, supervisor
 
     /// v2 `from.type`.
@@ -20,18 +20,18 @@ public enum GMSParty: String, Sendable, Hashable {
 
 /// One transcript event. Every event of a chat, the customer's own included, gets the next index (from
 /// 1): v2's `index`, and v1's position (an event's `transcriptPosition` is its last row's index).
-public struct GMSTranscriptRow: Sendable, Hashable {
-    public enum Kind: String, Sendable, Hashable {
+package struct GMSTranscriptRow: Sendable, Hashable {
+    package enum Kind: String, Sendable, Hashable {
         case message, joined, left, typingStarted, typingStopped, pushURL, customNotice, nicknameUpdated
     }
 
-    public var index: Int
-    public var kind: Kind
-    public var party: GMSParty
-    public var nickname: String
-    public var text: String
+    package var index: Int
+    package var kind: Kind
+    package var party: GMSParty
+    package var nickname: String
+    package var text: String
     /// Milliseconds since 1970.
-    public var utcTime: Int
+    package var utcTime: Int
 
     /// v2 `messages[].type`.
     var v2Type: String {

@@ -9,8 +9,8 @@ import Foundation
 /// "limit_mode", "control_group", "title", "body", "html", "links": [{"label","url","target"}],
 /// "variables": [{"name","value"}], "delay_ms", "age_s", "times"}`; only `id`, `kind` and (for popups)
 /// `trigger` are required.
-public struct KarteCampaign: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable {
+package struct KarteCampaign: Sendable, Hashable, Codable {
+    package enum Kind: String, Sendable, Hashable, Codable {
         /// An in-app message (`service_action_type` and `plugin_type` `webpopup`).
         case popup
         /// KARTE Variables (`remote_config`): the message carries `content.inlined_variables`.
@@ -18,11 +18,11 @@ public struct KarteCampaign: Sendable, Hashable, Codable {
     }
 
     /// The event a campaign answers: its name, and string values it must carry exactly.
-    public struct Trigger: Sendable, Hashable, Codable {
-        public var eventName: String
-        public var values: [String: String]
+    package struct Trigger: Sendable, Hashable, Codable {
+        package var eventName: String
+        package var values: [String: String]
 
-        public init(eventName: String, values: [String: String] = [:]) {
+        package init(eventName: String, values: [String: String] = [:]) {
             self.eventName = eventName
             self.values = values
         }
@@ -32,58 +32,58 @@ public struct KarteCampaign: Sendable, Hashable, Codable {
             case values
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.eventName = try container.decode(String.self, forKey: .eventName)
             self.values = try container.decodeIfPresent([String: String].self, forKey: .values) ?? [:]
         }
     }
 
-    public struct Link: Sendable, Hashable, Codable {
-        public var label: String
-        public var url: String
+    package struct Link: Sendable, Hashable, Codable {
+        package var label: String
+        package var url: String
         /// `_blank` keeps the message shown after a click; `_self` hides it (karte.md §2, "Link clicks").
-        public var target: String
+        package var target: String
 
-        public init(label: String, url: String, target: String = "_self") {
+        package init(label: String, url: String, target: String = "_self") {
             self.label = label
             self.url = url
             self.target = target
         }
     }
 
-    public struct Variable: Sendable, Hashable, Codable {
-        public var name: String
-        public var value: String
+    package struct Variable: Sendable, Hashable, Codable {
+        package var name: String
+        package var value: String
 
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
-    public var id: String
-    public var shortenID: String
-    public var kind: Kind
+    package var id: String
+    package var shortenID: String
+    package var kind: Kind
     /// Nil only for a remote_config campaign that answers `_fetch_variables` alone.
-    public var trigger: Trigger?
+    package var trigger: Trigger?
     /// `campaign.native_app_display_limit_mode`: show only on the screen the event was sent from.
-    public var limitMode: Bool = false
+    package var limitMode: Bool = false
     /// A control-group answer: `action.type` `"control"`, never shown.
-    public var controlGroup: Bool = false
-    public var title: String?
-    public var body: String?
-    public var html: String?
-    public var links: [Link] = []
-    public var variables: [Variable] = []
+    package var controlGroup: Bool = false
+    package var title: String?
+    package var body: String?
+    package var html: String?
+    package var links: [Link] = []
+    package var variables: [Variable] = []
     /// Hold the whole answer this long, so that a later `view` overtakes it.
-    public var delayMs: Int = 0
+    package var delayMs: Int = 0
     /// Date the message's `response_timestamp` this many seconds back (the 180 s `message_open` expiry).
-    public var ageS: Double = 0
+    package var ageS: Double = 0
     /// Answer at most this many times; nil: always.
-    public var times: Int?
+    package var times: Int?
 
-    public init(id: String, shortenID: String? = nil, kind: Kind, trigger: Trigger?) {
+    package init(id: String, shortenID: String? = nil, kind: Kind, trigger: Trigger?) {
         self.id = id
         self.shortenID = shortenID ?? id
         self.kind = kind
@@ -99,7 +99,7 @@ public struct KarteCampaign: Sendable, Hashable, Codable {
         case ageS = "age_s"
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.id = try container.decode(String.self, forKey: .id)
         self.shortenID = try container.decodeIfPresent(String.self, forKey: .shortenID) ?? self.id
@@ -125,7 +125,7 @@ public struct KarteCampaign: Sendable, Hashable, Codable {
 
     /// A JSON array of campaigns; the error names the campaign and key at fault. `source` names where the
     /// text came from (a file, a control request) for the message.
-    public static func list(fromJSON bytes: [UInt8], source: String) throws(SimulatorError) -> [KarteCampaign] {
+    package static func list(fromJSON bytes: [UInt8], source: String) throws(SimulatorError) -> [KarteCampaign] {
         do {
             return try JSONDecoder().decode([KarteCampaign].self, from: Data(bytes))
         } catch let error as DecodingError {
@@ -152,7 +152,7 @@ public struct KarteCampaign: Sendable, Hashable, Codable {
 
 extension KarteCampaign {
     /// The demo's campaigns: a welcome popup on every `view`, and variables on `native_app_open`.
-    public static let demo: [KarteCampaign] = {
+    package static let demo: [KarteCampaign] = {
         var welcome = KarteCampaign(id: "welcome-popup", shortenID: "wlcm", kind: .popup, trigger: Trigger(eventName: "view"))
         welcome.title = "Welcome back"
         welcome.body = "Your refund is on its way. Questions? Chat with us or call."

@@ -2,7 +2,7 @@
 /// wrong key still gets 401 and a bad body 400, and neither uses the fault up). Their events are still
 /// recorded; only the answer changes. Every 200 answer except `fakeGzip`'s is gzipped like a normal one
 /// when the client accepts gzip.
-public enum KarteFault: Sendable, Hashable {
+package enum KarteFault: Sendable, Hashable {
     /// This HTTP status with an error JSON body (`{"success":0,"status":N,"error":…}`).
     case status(Int)
     /// Read the request and never answer; the connection is closed after this long, or when the client

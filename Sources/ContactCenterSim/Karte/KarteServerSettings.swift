@@ -1,16 +1,16 @@
 /// How the simulator's KARTE track endpoint behaves: the app key it accepts, its scripted campaigns, and
 /// whether it compresses answers for clients that accept gzip.
-public struct KarteServerSettings: Sendable {
+package struct KarteServerSettings: Sendable {
     /// The demo's app key: KARTE app keys are 32 characters (karte.md §1, `AppKey.isValid`).
-    public static let demoAppKey = "demoappkey0000000000000000000001"
+    package static let demoAppKey = "demoappkey0000000000000000000001"
 
     /// The `X-KARTE-App-Key` every track request must carry; any other gets 401.
-    public var appKey: String = Self.demoAppKey
-    public var campaigns: [KarteCampaign] = KarteCampaign.demo
+    package var appKey: String = Self.demoAppKey
+    package var campaigns: [KarteCampaign] = KarteCampaign.demo
     /// Off, answers are plain even when the request sends `Accept-Encoding: gzip`.
-    public var gzipAnswers: Bool = true
+    package var gzipAnswers: Bool = true
 
-    public init(appKey: String = Self.demoAppKey, campaigns: [KarteCampaign] = KarteCampaign.demo, gzipAnswers: Bool = true) {
+    package init(appKey: String = Self.demoAppKey, campaigns: [KarteCampaign] = KarteCampaign.demo, gzipAnswers: Bool = true) {
         self.appKey = appKey
         self.campaigns = campaigns
         self.gzipAnswers = gzipAnswers

@@ -1,9 +1,9 @@
 /// The ids every track request carries (karte.md §3): the server never echoes pv ids, so the records keep
 /// them for tests that check which screen an event was sent from.
-public struct KarteKeys: Sendable, Hashable {
-    public var visitorID: String
-    public var pvID: String
-    public var originalPvID: String
+package struct KarteKeys: Sendable, Hashable {
+    package var visitorID: String
+    package var pvID: String
+    package var originalPvID: String
 
     init(_ keys: GMSJSON?) {
         self.visitorID = keys?["visitor_id"]?.string ?? ""
@@ -15,22 +15,22 @@ public struct KarteKeys: Sendable, Hashable {
 }
 
 /// One event as the track endpoint received it.
-public struct KarteRecordedEvent: Sendable, Hashable {
+package struct KarteRecordedEvent: Sendable, Hashable {
     /// The sequence number of the request that carried it (1 for the first track request).
-    public var request: Int
-    public var eventName: String
-    public var keys: KarteKeys
+    package var request: Int
+    package var eventName: String
+    package var keys: KarteKeys
     /// `values._retry == true`: the SDK sent it again after a failed request.
-    public var retry: Bool
+    package var retry: Bool
     /// Whether the request body was gzipped.
-    public var gzip: Bool
+    package var gzip: Bool
     let values: GMSJSON
 
     /// The event's values as JSON text, keys sorted.
-    public var valuesJSON: String { String(decoding: self.values.encoded, as: UTF8.self) }
+    package var valuesJSON: String { String(decoding: self.values.encoded, as: UTF8.self) }
 
     /// A scalar value as text (`"home"`, `"true"`, `"1700000000"`); nil when absent or not a scalar.
-    public func value(_ key: String) -> String? { self.values[key]?.text }
+    package func value(_ key: String) -> String? { self.values[key]?.text }
 
     var json: GMSJSON {
         [
@@ -41,15 +41,15 @@ public struct KarteRecordedEvent: Sendable, Hashable {
 }
 
 /// One track request and how it was answered.
-public struct KarteRecordedRequest: Sendable, Hashable {
-    public var request: Int
+package struct KarteRecordedRequest: Sendable, Hashable {
+    package var request: Int
     /// The HTTP status answered; 0 when the request was never answered (the `hang` fault).
-    public var status: Int
-    public var gzip: Bool
-    public var eventCount: Int
-    public var appKeyOK: Bool
+    package var status: Int
+    package var gzip: Bool
+    package var eventCount: Int
+    package var appKeyOK: Bool
     /// Empty ids when the request was refused before its body was read.
-    public var keys: KarteKeys
+    package var keys: KarteKeys
 
     var json: GMSJSON {
         [

@@ -10,7 +10,7 @@ import Synchronization
 /// // point the plugin at simulator.karte.baseURL with app key simulator.karte.appKey
 /// let open = try await simulator.karte.waitForEvent(named: "message_open", timeout: .seconds(10))
 /// ```
-public final class KarteTrackServer: Sendable {
+package final class KarteTrackServer: Sendable {
     /// The track path; a client appends it to ``baseURL``.
     static let trackPath = "/v0/native/track"
 
@@ -41,33 +41,33 @@ public final class KarteTrackServer: Sendable {
     // MARK: Addresses
 
     /// `http://127.0.0.1:PORT`: the SDKs' `karte_base_url`, to which they append `/v0/native/track`.
-    public var baseURL: String { self.httpBase() }
+    package var baseURL: String { self.httpBase() }
 
     /// `http://127.0.0.1:PORT/v0/native/track`.
-    public var trackURL: String { self.baseURL + Self.trackPath }
+    package var trackURL: String { self.baseURL + Self.trackPath }
 
     /// The app key track requests must carry.
-    public var appKey: String { self.state.withLock { $0.settings.appKey } }
+    package var appKey: String { self.state.withLock { $0.settings.appKey } }
 
     // MARK: Inspection
 
     /// Every event received, oldest first.
-    public var events: [KarteRecordedEvent] { self.state.withLock { $0.events } }
+    package var events: [KarteRecordedEvent] { self.state.withLock { $0.events } }
 
     /// Every track request received, answered or not, oldest first.
-    public var requests: [KarteRecordedRequest] { self.state.withLock { $0.requests } }
+    package var requests: [KarteRecordedRequest] { self.state.withLock { $0.requests } }
 
     /// The `app_info` of the newest request that had one, as JSON text (keys sorted).
-    public var lastAppInfoJSON: String? {
+    package var lastAppInfoJSON: String? {
         self.state.withLock { $0.appInfo }.map { String(decoding: $0.encoded, as: UTF8.self) }
     }
 
-    public func clearEvents() { self.state.withLock { $0.events.removeAll() } }
+    package func clearEvents() { self.state.withLock { $0.events.removeAll() } }
 
-    public func clearRequests() { self.state.withLock { $0.requests.removeAll() } }
+    package func clearRequests() { self.state.withLock { $0.requests.removeAll() } }
 
     /// Waits for an event named `name` (the oldest one, once there is one) from request `after` on.
-    public func waitForEvent(named name: String, after request: Int = 0, timeout: Duration) async throws -> KarteRecordedEvent {
+    package func waitForEvent(named name: String, after request: Int = 0, timeout: Duration) async throws -> KarteRecordedEvent {
         try await poll(timeout: timeout, failure: .timeout("no KARTE event \"\(name)\" arrived", timeout)) {
             self.events.first { $0.eventName == name && $0.request > request }
         }
@@ -75,10 +75,10 @@ public final class KarteTrackServer: Sendable {
 
     // MARK: Script
 
-    public var campaigns: [KarteCampaign] { self.state.withLock { $0.settings.campaigns } }
+    package var campaigns: [KarteCampaign] { self.state.withLock { $0.settings.campaigns } }
 
     /// Replaces the campaigns; their answer counts (``KarteCampaign/times``) start again.
-    public func setCampaigns(_ campaigns: [KarteCampaign]) {
+    package func setCampaigns(_ campaigns: [KarteCampaign]) {
         self.state.withLock { state in
             state.settings.campaigns = campaigns
             state.answers.removeAll()
@@ -86,7 +86,7 @@ public final class KarteTrackServer: Sendable {
     }
 
     /// Whether answers are gzipped for requests that send `Accept-Encoding: gzip`.
-    public var gzipAnswers: Bool {
+    package var gzipAnswers: Bool {
         get { self.state.withLock { $0.settings.gzipAnswers } }
         set { self.state.withLock { $0.settings.gzipAnswers = newValue } }
     }
@@ -95,9 +95,9 @@ public final class KarteTrackServer: Sendable {
 
     /// Makes the next `count` track requests with a valid app key and body misbehave (replacing any fault
     /// still pending).
-    public func inject(_ fault: KarteFault, count: Int = 1) {
+    package func inject(_ fault: KarteFault, count: Int = 1) {
         self.state.withLock { $0.fault = count > 0 ? (fault, count) : nil }
     }
 
-    public func clearFaults() { self.state.withLock { $0.fault = nil } }
+    package func clearFaults() { self.state.withLock { $0.fault = nil } }
 }

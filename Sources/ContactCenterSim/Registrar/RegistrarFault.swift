@@ -1,5 +1,5 @@
 /// A misbehaviour the registrar shows on REGISTER, for tests of the client's recovery.
-public enum RegistrarFault: Sendable, Hashable {
+package enum RegistrarFault: Sendable, Hashable {
     /// `423 Interval Too Brief` with `Min-Expires`, only while the REGISTER asks for less (after the token
     /// check, as a real registrar does).
     case intervalTooBrief(minExpires: UInt32)

@@ -1,26 +1,26 @@
 /// One registered contact of a user, as the registrar stored it.
-public struct SimulatedBinding: Sendable, Hashable {
+package struct SimulatedBinding: Sendable, Hashable {
     /// The user part of the address of record (`alice`).
-    public var user: String
+    package var user: String
     /// The Contact as registered, without its `expires` parameter.
-    public var contact: SimSIPAddress
+    package var contact: SimSIPAddress
     /// `udp` or `tcp`: how the REGISTER arrived.
-    public var transport: String
+    package var transport: String
     /// The REGISTER's source `host:port`.
-    public var sourceAddress: String
+    package var sourceAddress: String
     /// When the binding expires, in the configuration's clock (Unix seconds).
-    public var expiresAt: Double
+    package var expiresAt: Double
     /// The RFC 5626 `+sip.instance` (`urn:uuid:…`), if the Contact had one.
-    public var instanceID: String?
+    package var instanceID: String?
     /// The RFC 5626 `reg-id`, if the Contact had one.
-    public var registrationID: UInt32?
+    package var registrationID: UInt32?
     /// The Authorization scheme the REGISTER used (`Bearer`).
-    public var authorizationScheme: String
+    package var authorizationScheme: String
     /// Where requests for this binding go.
     let flow: SIPFlow
 
     /// The contact URI as text.
-    public var contactURI: String { self.contact.uri.description }
+    package var contactURI: String { self.contact.uri.description }
 
     /// Whether a new Contact replaces this binding: same instance, or (without instances) the same URI.
     func isReplaced(by contact: SimSIPAddress) -> Bool {

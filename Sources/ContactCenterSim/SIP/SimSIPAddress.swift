@@ -1,12 +1,12 @@
 /// A name-address or addr-spec with header parameters (RFC 3261 section 20.10, 20.20, 20.39): the value of
 /// From, To and each Contact.
-public struct SimSIPAddress: Sendable, Hashable, CustomStringConvertible {
-    public var displayName: String?
-    public var uri: SimSIPURI
+package struct SimSIPAddress: Sendable, Hashable, CustomStringConvertible {
+    package var displayName: String?
+    package var uri: SimSIPURI
     /// The header's parameters (`tag`, `expires`, `+sip.instance`, `reg-id`), not the URI's.
-    public var parameters = SimSIPParameters()
+    package var parameters = SimSIPParameters()
 
-    public init(displayName: String? = nil, uri: SimSIPURI, parameters: SimSIPParameters = SimSIPParameters()) {
+    package init(displayName: String? = nil, uri: SimSIPURI, parameters: SimSIPParameters = SimSIPParameters()) {
         self.displayName = displayName
         self.uri = uri
         self.parameters = parameters
@@ -41,23 +41,23 @@ public struct SimSIPAddress: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    public var tag: String? { self.parameters["tag"] }
+    package var tag: String? { self.parameters["tag"] }
 
     /// The Contact's `expires`, in seconds; nil when absent or not a number.
-    public var expires: UInt32? { self.parameters["expires"].flatMap { UInt32($0) } }
+    package var expires: UInt32? { self.parameters["expires"].flatMap { UInt32($0) } }
 
     /// RFC 5626 `+sip.instance`, without its angle brackets (`urn:uuid:…`).
-    public var instanceID: String? {
+    package var instanceID: String? {
         guard var value = self.parameters["+sip.instance"] else { return nil }
         if value.hasPrefix("<"), value.hasSuffix(">") { value = String(value.dropFirst().dropLast()) }
         return value
     }
 
     /// RFC 5626 `reg-id`.
-    public var registrationID: UInt32? { self.parameters["reg-id"].flatMap { UInt32($0) } }
+    package var registrationID: UInt32? { self.parameters["reg-id"].flatMap { UInt32($0) } }
 
     /// Always the name-addr form, so URI parameters cannot be mistaken for header parameters.
-    public var description: String {
+    package var description: String {
         var text = ""
         if let displayName, !displayName.isEmpty { text = SimSIPText.quoted(displayName) + " " }
         return text + "<\(self.uri)>" + self.parameters.description

@@ -49,6 +49,6 @@ extension SimSIPMessage {
         (self.values("Supported") + self.values("Require")).contains { $0.lowercased() == optionTag.lowercased() }
     }
 
-    public var isProvisional: Bool { (100..<200).contains(self.statusCode ?? 0) }
-    public var isSuccess: Bool { (200..<300).contains(self.statusCode ?? 0) }
+    package var isProvisional: Bool { (100..<200).contains(self.statusCode ?? 0) }
+    package var isSuccess: Bool { (200..<300).contains(self.statusCode ?? 0) }
 }

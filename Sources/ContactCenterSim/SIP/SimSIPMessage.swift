@@ -5,50 +5,50 @@
 /// shared by both sides would pass every test, so each side is written from the RFC on its own. This type
 /// is deliberately loose: header values stay text, and the few fields the registrar and the caller look
 /// at are read on demand (``SimSIPMessage/field(_:)``, the typed accessors in `SimSIPMessage+Fields.swift`).
-public struct SimSIPMessage: Sendable, Hashable, CustomStringConvertible {
+package struct SimSIPMessage: Sendable, Hashable, CustomStringConvertible {
     /// The request line or the status line.
-    public enum StartLine: Sendable, Hashable {
+    package enum StartLine: Sendable, Hashable {
         case request(method: String, uri: String)
         case status(code: Int, reason: String)
     }
 
-    public var startLine: StartLine
+    package var startLine: StartLine
     /// Header fields in order, names in their long form (`v` arrives as `Via`).
-    public var fields: [SimSIPField]
-    public var body: [UInt8]
+    package var fields: [SimSIPField]
+    package var body: [UInt8]
 
-    public init(_ startLine: StartLine, fields: [SimSIPField] = [], body: [UInt8] = []) {
+    package init(_ startLine: StartLine, fields: [SimSIPField] = [], body: [UInt8] = []) {
         self.startLine = startLine
         self.fields = fields
         self.body = body
     }
 
     /// A request to `uri`.
-    public static func request(_ method: String, _ uri: String, fields: [SimSIPField] = [], body: [UInt8] = []) -> SimSIPMessage {
+    package static func request(_ method: String, _ uri: String, fields: [SimSIPField] = [], body: [UInt8] = []) -> SimSIPMessage {
         SimSIPMessage(.request(method: method, uri: uri), fields: fields, body: body)
     }
 
     // MARK: Start line
 
     /// The method of a request; nil for a response.
-    public var method: String? {
+    package var method: String? {
         guard case .request(let method, _) = self.startLine else { return nil }
         return method
     }
 
     /// The Request-URI of a request, as text.
-    public var requestURI: String? {
+    package var requestURI: String? {
         guard case .request(_, let uri) = self.startLine else { return nil }
         return uri
     }
 
     /// The status code of a response; nil for a request.
-    public var statusCode: Int? {
+    package var statusCode: Int? {
         guard case .status(let code, _) = self.startLine else { return nil }
         return code
     }
 
-    public var reasonPhrase: String? {
+    package var reasonPhrase: String? {
         guard case .status(_, let reason) = self.startLine else { return nil }
         return reason
     }
@@ -56,20 +56,20 @@ public struct SimSIPMessage: Sendable, Hashable, CustomStringConvertible {
     // MARK: Header fields
 
     /// The value of the first field with this name (any spelling: `i`, `call-id`, `Call-ID`).
-    public func field(_ name: String) -> String? {
+    package func field(_ name: String) -> String? {
         let wanted = SimSIPField.canonicalName(name)
         return self.fields.first { $0.name == wanted }?.value
     }
 
     /// Every value of the fields with this name, in order. Comma-separated values (RFC 3261 section 7.3.1:
     /// `Via: a, b` is the same as two Via fields) are split, outside quotes and angle brackets.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         let wanted = SimSIPField.canonicalName(name)
         return self.fields.filter { $0.name == wanted }.flatMap { SimSIPText.splitList($0.value) }
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         self.fields.append(SimSIPField(name, value))
     }
 
@@ -77,7 +77,7 @@ public struct SimSIPMessage: Sendable, Hashable, CustomStringConvertible {
 
     /// The message on the wire: CRLF line ends, long header names, and a `Content-Length` that matches the
     /// body (any Content-Length among ``fields`` is replaced).
-    public var serialized: [UInt8] {
+    package var serialized: [UInt8] {
         var text: String
         switch self.startLine {
         case .request(let method, let uri): text = "\(method) \(uri) SIP/2.0\r\n"
@@ -93,15 +93,15 @@ public struct SimSIPMessage: Sendable, Hashable, CustomStringConvertible {
         return Array(text.utf8) + self.body
     }
 
-    public var description: String { String(decoding: self.serialized, as: UTF8.self) }
+    package var description: String { String(decoding: self.serialized, as: UTF8.self) }
 }
 
 /// One header field: its name in long form and its value, unfolded and trimmed.
-public struct SimSIPField: Sendable, Hashable {
-    public var name: String
-    public var value: String
+package struct SimSIPField: Sendable, Hashable {
+    package var name: String
+    package var value: String
 
-    public init(_ name: String, _ value: String) {
+    package init(_ name: String, _ value: String) {
         self.name = Self.canonicalName(name)
         self.value = value
     }

@@ -1,18 +1,18 @@
 /// A SIP or SIPS URI (RFC 3261 section 19.1): `sip:user@host:port;params?headers`. Other schemes (`tel:`)
 /// keep their text in ``user``-less form so they can be echoed back.
-public struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
-    public var scheme: String
+package struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
+    package var scheme: String
     /// The userinfo's user part (`alice`), without any password.
-    public var user: String?
-    public var password: String?
+    package var user: String?
+    package var password: String?
     /// A host name, an IPv4 address, or an IPv6 reference with its brackets (`[::1]`).
-    public var host: String
-    public var port: Int?
-    public var parameters = SimSIPParameters()
+    package var host: String
+    package var port: Int?
+    package var parameters = SimSIPParameters()
     /// The `?…` part, as sent.
-    public var headers: String?
+    package var headers: String?
 
-    public init(scheme: String = "sip", user: String? = nil, host: String, port: Int? = nil) {
+    package init(scheme: String = "sip", user: String? = nil, host: String, port: Int? = nil) {
         self.scheme = scheme
         self.user = user
         self.host = host
@@ -67,7 +67,7 @@ public struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         var text = self.scheme + ":"
         if let user {
             text += user
@@ -84,7 +84,7 @@ public struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
     /// URI comparison as RFC 3261 section 19.1.4 has it, for what the registrar needs to tell bindings
     /// apart: user and password exactly, host case-insensitively, the same port (absent is not 5060), and
     /// `transport`, `user`, `method`, `maddr`, `ttl` present on both or neither and then equal.
-    public func isEquivalent(to other: SimSIPURI) -> Bool {
+    package func isEquivalent(to other: SimSIPURI) -> Bool {
         guard self.scheme == other.scheme, self.user == other.user, self.password == other.password,
               self.host.lowercased() == other.host.lowercased(), self.port == other.port
         else { return false }

@@ -5,45 +5,45 @@ import AttendantPluginAPI
 ///
 /// The ``code`` tells the kind; the ``message`` is shown to the user as it is, so it says what failed and,
 /// where it can, what to do.
-public struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var code: Code
-    public var message: String
+package struct ChatError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var code: Code
+    package var message: String
     /// The server's error code (an operation error's `errorCode`, such as `RecoveringThreadFailed`), if any.
-    public var serverCode: String?
+    package var serverCode: String?
     /// The outbox message the server refused, when the error answers a SendMessage or SendOutbound.
-    public var messageID: String?
+    package var messageID: String?
 
-    public init(_ code: Code, _ message: String, serverCode: String? = nil) {
+    package init(_ code: Code, _ message: String, serverCode: String? = nil) {
         self.code = code
         self.message = message
         self.serverCode = serverCode
     }
 
-    public var description: String { self.message }
+    package var description: String { self.message }
 
     /// The class of a chat error.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
+    package struct Code: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
+        package init(_ rawValue: String) { self.rawValue = rawValue }
+        package var description: String { self.rawValue }
 
         /// The operation does not fit the chat state (the SDK's `IllegalChatStateError`).
-        public static let illegalChatState = Code("illegal-chat-state")
+        package static let illegalChatState = Code("illegal-chat-state")
         /// The operation does not fit the channel's configuration (the SDK's `unsupportedChannelConfigError`),
         /// such as a second thread on a single-thread channel.
-        public static let unsupportedChannelConfig = Code("unsupported-channel-config")
+        package static let unsupportedChannelConfig = Code("unsupported-channel-config")
         /// No thread with the given id is known, or it is closed.
-        public static let invalidThread = Code("invalid-thread")
+        package static let invalidThread = Code("invalid-thread")
         /// A REST call failed or the server sent a server error (`{message, requestId}`).
-        public static let server = Code("server")
+        package static let server = Code("server")
         /// The server refused an operation (`{error: {errorCode, errorMessage}}`).
-        public static let operation = Code("operation")
+        package static let operation = Code("operation")
         /// The connection to the chat gateway was lost and could not be restored, or an answer did not come.
-        public static let connection = Code("connection")
+        package static let connection = Code("connection")
     }
 
     /// The server's code for a client version it no longer accepts (channel configuration REST answer).
-    public static let sdkVersionNotSupported = "SdkVersionNotSupported"
+    package static let sdkVersionNotSupported = "SdkVersionNotSupported"
 
     static func illegalState(_ operation: String, _ state: ChatState, expected: String) -> ChatError {
         ChatError(.illegalChatState, "cannot \(operation) while the chat is \(state): \(expected)")

@@ -1,15 +1,15 @@
 /// The random parts of the chat: UUIDs for visitors, customers, visits, threads and messages, and the
 /// reconnect backoff's jitter, from a generator the caller chooses (the system's by default; a seeded one
 /// in tests, so every id and delay is known).
-public struct ChatRandom: Sendable {
+package struct ChatRandom: Sendable {
     private var generator: any RandomNumberGenerator & Sendable
 
-    public init(generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.generator = generator
     }
 
     /// A random (version 4) UUID in lower case, as the SDK's `LowercaseUUID`.
-    public mutating func uuid() -> String {
+    package mutating func uuid() -> String {
         var bytes: [UInt8] = []
         for _ in 0..<2 {
             let value = self.generator.next()
@@ -23,7 +23,7 @@ public struct ChatRandom: Sendable {
     }
 
     /// A number in `0..<1`.
-    public mutating func unit() -> Double {
+    package mutating func unit() -> Double {
         Double.random(in: 0..<1, using: &self.generator)
     }
 }

@@ -1,21 +1,21 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // What happens around the messages: the agent typing, the queue, the assigned agent, read receipts; and
 // the customer's own typing and read events, sent where the SDK sends them.
 extension ChatStateMachine {
     /// What the agent side is doing in a thread (``activity(threadID:)``).
-    public struct ThreadActivity: Sendable, Hashable {
+    package struct ThreadActivity: Sendable, Hashable {
         /// The agent typing now (between SenderTypingStarted and SenderTypingEnded or their message).
-        public var typingAgent: Party?
+        package var typingAgent: Party?
         /// The customer's place in the queue (SetPositionInQueue), until an agent is assigned.
-        public var positionInQueue: Int?
+        package var positionInQueue: Int?
         /// The agent assigned to the thread's contact (ThreadRecovered's or CaseInboxAssigneeChanged's).
-        public var assignedAgent: Party?
+        package var assignedAgent: Party?
         /// The newest of the customer's messages the agent has read (MessageReadChanged).
-        public var readByAgentThrough: String?
+        package var readByAgentThrough: String?
 
-        public init(typingAgent: Party? = nil, positionInQueue: Int? = nil, assignedAgent: Party? = nil, readByAgentThrough: String? = nil) {
+        package init(typingAgent: Party? = nil, positionInQueue: Int? = nil, assignedAgent: Party? = nil, readByAgentThrough: String? = nil) {
             self.typingAgent = typingAgent
             self.positionInQueue = positionInQueue
             self.assignedAgent = assignedAgent
@@ -23,7 +23,7 @@ extension ChatStateMachine {
         }
     }
 
-    public func activity(threadID: String) -> ThreadActivity {
+    package func activity(threadID: String) -> ThreadActivity {
         let key = threadID.lowercased()
         let caseID = self.caseIDs[key]
         return ThreadActivity(
@@ -38,7 +38,7 @@ extension ChatStateMachine {
 
     /// `reportTypingStart(_:)`: SenderTypingStarted or SenderTypingEnded for the thread. Legal while the
     /// chat is ready and the thread is not closed (the SDK's `illegalThreadState`).
-    public mutating func reportTyping(threadID: String, started: Bool) throws(ChatError) -> [Action] {
+    package mutating func reportTyping(threadID: String, started: Bool) throws(ChatError) -> [Action] {
         guard self.state == .ready, self.socketOpen else {
             throw .illegalState("report typing", self.state, expected: "connect and wait until the chat is ready")
         }
@@ -53,7 +53,7 @@ extension ChatStateMachine {
 
     /// `markRead()`: MessageSeenByCustomer once the thread's messages were shown. As the SDK, nothing for a
     /// thread that exists only here (pending) or is closed, or while the chat is not ready.
-    public mutating func markRead(threadID: String) -> [Action] {
+    package mutating func markRead(threadID: String) -> [Action] {
         guard self.state == .ready, self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
         guard ![.pending, .closed].contains(self.threads[index].state) else { return [] }
         return [.send(.messageSeenByCustomer(threadID: self.threads[index].id))]

@@ -1,11 +1,11 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // The "view page" diagram: visits, page views and the time spent on them.
 extension ChatStateMachine {
     /// `viewPage(title:url:)`: starts a visit (VisitorVisit) or extends the current one by 30 minutes, ends
     /// the previous page view, and sends PageView. Legal once the chat is prepared.
-    public mutating func viewPage(title: String, url: String, at now: UnixTime) throws(ChatError) -> [Action] {
+    package mutating func viewPage(title: String, url: String, at now: UnixTime) throws(ChatError) -> [Action] {
         guard self.isPrepared, let brandID = self.brandID, let visitorID = self.stored.visitorID else {
             throw .illegalState("view a page", self.state, expected: "prepare the chat first")
         }
@@ -26,7 +26,7 @@ extension ChatStateMachine {
     }
 
     /// A page view is under way in a visit that has not expired.
-    public var isViewingPage: Bool {
+    package var isViewingPage: Bool {
         self.lastPage != nil && self.visit?.active == true
     }
 

@@ -8,7 +8,7 @@ extension ChatStateMachine {
     /// customer is reconnected with the stored access token or authorized (with the OAuth code and
     /// verifier), and the chat is `connected`, then `ready` once its threads are loaded. Illegal in
     /// `initial` and `preparing`; ignored while connecting or connected.
-    public mutating func connect() throws(ChatError) -> [Action] {
+    package mutating func connect() throws(ChatError) -> [Action] {
         switch self.state {
         case .initial, .preparing:
             throw .illegalState("connect", self.state, expected: "prepare the chat first")

@@ -1,5 +1,5 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // The "chat with an agent" diagram, the outbox and the once-only reporting of messages.
 extension ChatStateMachine {
@@ -8,7 +8,7 @@ extension ChatStateMachine {
     /// (``Action/persistOutbox(_:)``) and leaves it when its MessageCreated arrives. While the connection
     /// is being restored, or while the desktop sleeps (``isAsleep``), the messages wait in the outbox and
     /// go out once the chat is ready again.
-    public mutating func sendMessage(threadID: String, text: String, at now: UnixTime) throws(ChatError) -> [Action] {
+    package mutating func sendMessage(threadID: String, text: String, at now: UnixTime) throws(ChatError) -> [Action] {
         guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
@@ -57,10 +57,10 @@ extension ChatStateMachine {
     }
 
     /// The chat was disconnected by ``background(at:)`` and ``foreground()`` will connect it again.
-    public var isAsleep: Bool { self.state == .prepared && self.resumeOnForeground }
+    package var isAsleep: Bool { self.state == .prepared && self.resumeOnForeground }
 
     /// Whether the message went out on the current connection and its MessageCreated has not come yet.
-    public func awaitsConfirmation(_ messageID: String) -> Bool {
+    package func awaitsConfirmation(_ messageID: String) -> Bool {
         self.socketOpen && self.sentOnConnection.contains(messageID.lowercased())
             && self.stored.outbox.contains { Self.sameID($0.messageID, messageID) }
     }
@@ -70,7 +70,7 @@ extension ChatStateMachine {
     /// handle the frame) keeps the entry, which goes out again on the next connection; a refusal (an
     /// operation error: the server will not take this message) removes it, as sending it again would be
     /// refused again.
-    public mutating func messageRefused(messageID: String, _ error: ChatError, transient: Bool) -> [Action] {
+    package mutating func messageRefused(messageID: String, _ error: ChatError, transient: Bool) -> [Action] {
         guard let entry = self.stored.outbox.first(where: { Self.sameID($0.messageID, messageID) }) else { return [] }
         var failure = error
         failure.messageID = entry.messageID

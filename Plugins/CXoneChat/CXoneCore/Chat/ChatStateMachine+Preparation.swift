@@ -1,12 +1,12 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // The "application becomes active" and "application enters background" diagrams.
 extension ChatStateMachine {
     /// `prepare(brandId:channelId:)`: fetches the channel configuration, creates the visitor and customer
     /// ids if none are stored, registers the visitor, and ends in `prepared`. Legal in `initial` and
     /// `offline`; a server error returns to `initial`.
-    public mutating func prepare(brandID: Int, channelID: String) throws(ChatError) -> [Action] {
+    package mutating func prepare(brandID: Int, channelID: String) throws(ChatError) -> [Action] {
         guard self.state == .initial || self.state == .offline else {
             throw .illegalState("prepare the chat", self.state, expected: "prepare is allowed only while it is initial or offline")
         }
@@ -18,7 +18,7 @@ extension ChatStateMachine {
 
     /// `disconnect()`: `preparing` goes back to `initial`, `offline` to `prepared`; a connection is
     /// closed and the chat is `prepared` again. Threads stay known.
-    public mutating func disconnect() -> [Action] {
+    package mutating func disconnect() -> [Action] {
         switch self.state {
         case .preparing:
             self.step = .idle
@@ -37,7 +37,7 @@ extension ChatStateMachine {
 
     /// The daemon's background signal (suspend, lock): the page view ends, then ``disconnect()``. A
     /// connected session is resumed by ``foreground()``.
-    public mutating func background(at now: UnixTime) -> [Action] {
+    package mutating func background(at now: UnixTime) -> [Action] {
         var actions = self.endPageView(at: now)
         if [.connecting, .connected, .ready, .closed].contains(self.state) { self.resumeOnForeground = true }
         actions += self.disconnect()
@@ -45,7 +45,7 @@ extension ChatStateMachine {
     }
 
     /// The daemon's foreground signal: reconnects a session ``background(at:)`` disconnected.
-    public mutating func foreground() -> [Action] {
+    package mutating func foreground() -> [Action] {
         guard self.resumeOnForeground, self.state == .prepared else { return [] }
         self.resumeOnForeground = false
         return (try? self.connect()) ?? []

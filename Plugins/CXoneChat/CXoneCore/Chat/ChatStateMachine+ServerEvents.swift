@@ -62,7 +62,7 @@ extension ChatStateMachine {
 extension ChatStateMachine.Input {
     /// An event the chat server sends over the WebSocket (and so one a large event's body may hold);
     /// REST answers, socket state and EventInS3 itself are not.
-    public var isServerEvent: Bool {
+    package var isServerEvent: Bool {
         switch self {
         case .authorized, .reconnected, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
              .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,

@@ -1,5 +1,5 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // Which agent messages were shown: decided by message id, kept per thread, so each agent message is
 // reported once whatever the resolution of the server's clock (CXone's `createdAt` has whole seconds).
@@ -12,30 +12,30 @@ extension ChatStateMachine {
     /// floor at that message's time, so the history before it is not news either when it is opened. The
     /// list is bounded; ids dropped from its head leave ``floor`` behind, and a message sent at or before
     /// the floor counts as shown.
-    public struct ShownMessages: Sendable, Hashable {
-        public struct Entry: Sendable, Hashable {
+    package struct ShownMessages: Sendable, Hashable {
+        package struct Entry: Sendable, Hashable {
             /// The message id, lower-cased.
-            public var id: String
-            public var sentAt: UnixTime
+            package var id: String
+            package var sentAt: UnixTime
 
-            public init(id: String, sentAt: UnixTime) {
+            package init(id: String, sentAt: UnixTime) {
                 self.id = id.lowercased()
                 self.sentAt = sentAt
             }
         }
 
         /// The latest agent messages shown, oldest first.
-        public var entries: [Entry]
+        package var entries: [Entry]
         /// Messages sent at or before this time count as shown (ids dropped to keep ``entries`` bounded,
         /// the last message of a thread met in the thread list, or the time mark an older version stored).
-        public var floor: UnixTime?
+        package var floor: UnixTime?
 
-        public init(entries: [Entry] = [], floor: UnixTime? = nil) {
+        package init(entries: [Entry] = [], floor: UnixTime? = nil) {
             self.entries = entries
             self.floor = floor
         }
 
-        public func contains(_ message: ChatMessage) -> Bool {
+        package func contains(_ message: ChatMessage) -> Bool {
             if let floor, message.sentAt <= floor { return true }
             let id = message.id.lowercased()
             // By index, so no entry is copied (and retained) to compare its id.
@@ -89,7 +89,7 @@ extension ChatStateMachine {
     /// Texts the SDK sends or receives as protocol markers, never shown as messages: the live chat's
     /// `__Begin Live Chat Conversation__`, with which the SDK opens a live chat thread (its
     /// `ChatThreadService.shouldIgnoreMessage` hides it from the history).
-    public static let internalMarkers: Set<String> = ["__Begin Live Chat Conversation__"]
+    package static let internalMarkers: Set<String> = ["__Begin Live Chat Conversation__"]
 
     static func isInternalMarker(_ message: ChatMessage) -> Bool {
         Self.internalMarkers.contains(message.text)

@@ -5,7 +5,7 @@ import AttendantPluginAPI
 extension ChatStateMachine {
     /// `openThread(thread:)`: recovers a known thread from the server (its latest messages); the thread is
     /// `ready` when ThreadRecovered arrives. Legal while `ready`.
-    public mutating func openThread(threadID: String) throws(ChatError) -> [Action] {
+    package mutating func openThread(threadID: String) throws(ChatError) -> [Action] {
         guard self.state == .ready else {
             throw .illegalState("open a thread", self.state, expected: "connect and wait until the chat is ready")
         }
@@ -19,7 +19,7 @@ extension ChatStateMachine {
     /// first message is created. On a single-thread channel that already has a thread (or a live chat whose
     /// thread is open) this throws ``ChatError/Code/unsupportedChannelConfig``. `customFields` are the
     /// pre-chat form's answers (``preChatForm``); they go with the first message.
-    public mutating func createThread(customFields: [String: String] = [:]) throws(ChatError) -> [Action] {
+    package mutating func createThread(customFields: [String: String] = [:]) throws(ChatError) -> [Action] {
         let mode = self.mode ?? .singleThread
         guard self.state == .ready || (self.state == .closed && mode == .liveChat) else {
             throw .illegalState("create a thread", self.state, expected: "connect and wait until the chat is ready")
@@ -42,7 +42,7 @@ extension ChatStateMachine {
     /// `endConversation()`: EndContact for the thread's case; the thread is `closed` when the case status
     /// changes to closed. A thread without a case yet (nothing sent) closes at once. `threadID` may be left
     /// out when only one thread is open.
-    public mutating func endConversation(threadID: String? = nil) throws(ChatError) -> [Action] {
+    package mutating func endConversation(threadID: String? = nil) throws(ChatError) -> [Action] {
         guard self.state == .ready else {
             throw .illegalState("end the conversation", self.state, expected: "connect and wait until the chat is ready")
         }

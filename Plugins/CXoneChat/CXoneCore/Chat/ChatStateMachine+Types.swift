@@ -1,47 +1,47 @@
 import AttendantPluginKit
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 extension ChatStateMachine {
     /// How the machine behaves; the defaults are the CXone SDK's.
-    public struct Configuration: Sendable, Hashable {
+    package struct Configuration: Sendable, Hashable {
         /// A heartbeat goes out this long after the socket opened and after each pong (10 s).
-        public var heartbeatInterval: Duration = .seconds(10)
+        package var heartbeatInterval: Duration = .seconds(10)
         /// A heartbeat not answered with a pong within this long means the connection is dead (5 s).
-        public var pongTimeout: Duration = .seconds(5)
+        package var pongTimeout: Duration = .seconds(5)
         /// How long an answer to AuthorizeCustomer, ReconnectCustomer, RecoverThread, FetchThreadList or
         /// LoadThreadMetadata may take (10 s, as the SDK's event timeout).
-        public var responseTimeout: Duration = .seconds(10)
+        package var responseTimeout: Duration = .seconds(10)
         /// Reconnect attempts after the connection is lost, before the machine gives up (20).
-        public var maximumReconnectAttempts: Int = 20
+        package var maximumReconnectAttempts: Int = 20
         /// The longest wait between reconnect attempts (30 s).
-        public var maximumBackoff: Duration = .seconds(30)
+        package var maximumBackoff: Duration = .seconds(30)
         /// A visit lasts this long after the last page view (30 min).
-        public var visitLifetime: Duration = .seconds(1800)
+        package var visitLifetime: Duration = .seconds(1800)
         /// How many of a thread's latest messages the machine keeps in ``ChatThread/lastMessages``.
-        public var lastMessagesLimit: Int = 50
+        package var lastMessagesLimit: Int = 50
         /// How many shown agent message ids the machine keeps per thread (see ``ShownMessages``).
-        public var shownMessagesLimit: Int = 200
+        package var shownMessagesLimit: Int = 200
         /// The OAuth authorization code and PKCE code verifier sent with AuthorizeCustomer, when the
         /// channel has authorization enabled and no access token is stored.
-        public var authorizationCode: String?
-        public var codeVerifier: String?
+        package var authorizationCode: String?
+        package var codeVerifier: String?
 
-        public init() {}
+        package init() {}
     }
 
     /// The channel configuration the driver fetched (`GET {chat}/1.0/brand/{brandId}/channel/{channelId}`),
     /// the parts the machine needs.
-    public struct ChannelConfiguration: Sendable, Hashable {
+    package struct ChannelConfiguration: Sendable, Hashable {
         /// `isLiveChat`: live chat (asks availability before connecting; one thread at a time).
-        public var isLiveChat: Bool
+        package var isLiveChat: Bool
         /// `isAuthorizationEnabled`: OAuth; the customer identity comes from the server.
-        public var isAuthorizationEnabled: Bool
+        package var isAuthorizationEnabled: Bool
         /// `settings.hasMultipleThreadsPerEndUser`.
-        public var multiThread: Bool
+        package var multiThread: Bool
         /// The pre-chat form to show before a thread is created, if the channel has one.
-        public var preContactForm: PreChatForm?
+        package var preContactForm: PreChatForm?
 
-        public init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, multiThread: Bool = false, preContactForm: PreChatForm? = nil) {
+        package init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, multiThread: Bool = false, preContactForm: PreChatForm? = nil) {
             self.isLiveChat = isLiveChat
             self.isAuthorizationEnabled = isAuthorizationEnabled
             self.multiThread = multiThread
@@ -49,14 +49,14 @@ extension ChatStateMachine {
         }
 
         /// Live chat if `isLiveChat`, else multi-thread if `multiThread`, else single-thread (DESIGN.md 5).
-        public var mode: ChatMode {
+        package var mode: ChatMode {
             if self.isLiveChat { return .liveChat }
             return self.multiThread ? .multiThread : .singleThread
         }
     }
 
     /// Single-thread, multi-thread or live chat.
-    public enum ChatMode: String, Sendable, Hashable {
+    package enum ChatMode: String, Sendable, Hashable {
         case singleThread = "single-thread"
         case multiThread = "multi-thread"
         case liveChat = "live-chat"
@@ -64,24 +64,24 @@ extension ChatStateMachine {
 
     /// A pre-chat form: what the user fills in before a thread is created; the answers go to
     /// ``ChatStateMachine/createThread(customFields:)``.
-    public struct PreChatForm: Sendable, Hashable {
-        public var name: String
-        public var fields: [Field]
+    package struct PreChatForm: Sendable, Hashable {
+        package var name: String
+        package var fields: [Field]
 
-        public init(name: String, fields: [Field]) {
+        package init(name: String, fields: [Field]) {
             self.name = name
             self.fields = fields
         }
 
-        public struct Field: Sendable, Hashable {
+        package struct Field: Sendable, Hashable {
             /// The custom field's key (`ident`).
-            public var ident: String
-            public var label: String
-            public var isRequired: Bool
+            package var ident: String
+            package var label: String
+            package var isRequired: Bool
             /// The choices of a selector field; empty for a text field.
-            public var options: [String]
+            package var options: [String]
 
-            public init(ident: String, label: String, isRequired: Bool = false, options: [String] = []) {
+            package init(ident: String, label: String, isRequired: Bool = false, options: [String] = []) {
                 self.ident = ident
                 self.label = label
                 self.isRequired = isRequired
@@ -91,12 +91,12 @@ extension ChatStateMachine {
     }
 
     /// The customer identity (`idOnExternalPlatform`, with names); with OAuth the server assigns it.
-    public struct CustomerIdentity: Sendable, Hashable {
-        public var id: String
-        public var firstName: String?
-        public var lastName: String?
+    package struct CustomerIdentity: Sendable, Hashable {
+        package var id: String
+        package var firstName: String?
+        package var lastName: String?
 
-        public init(id: String, firstName: String? = nil, lastName: String? = nil) {
+        package init(id: String, firstName: String? = nil, lastName: String? = nil) {
             self.id = id
             self.firstName = firstName
             self.lastName = lastName
@@ -104,19 +104,19 @@ extension ChatStateMachine {
     }
 
     /// What the driver stored for this channel, handed back when a machine is made (after a restart).
-    public struct StoredValues: Sendable, Hashable {
-        public var visitorID: String?
-        public var customerID: String?
-        public var accessToken: ChannelToken?
+    package struct StoredValues: Sendable, Hashable {
+        package var visitorID: String?
+        package var customerID: String?
+        package var accessToken: ChannelToken?
         /// The known thread ids (single-thread and live chat: the one to recover).
-        public var threadIDs: [String]
+        package var threadIDs: [String]
         /// Messages written but not yet confirmed by the server, oldest first.
-        public var outbox: [OutboxEntry]
+        package var outbox: [OutboxEntry]
         /// Per thread (lower-cased id), the agent messages shown: a recovered agent message not among
         /// them arrived while the daemon was not running (or asleep) and is shown once.
-        public var shownMessages: [String: ShownMessages]
+        package var shownMessages: [String: ShownMessages]
 
-        public init(
+        package init(
             visitorID: String? = nil,
             customerID: String? = nil,
             accessToken: ChannelToken? = nil,
@@ -134,7 +134,7 @@ extension ChatStateMachine {
     }
 
     /// One persistent value for the driver to store (``Action/store(_:)``); `nil` removes it.
-    public enum StoredValue: Sendable, Hashable {
+    package enum StoredValue: Sendable, Hashable {
         case visitorID(String)
         case customerID(String)
         case accessToken(ChannelToken?)
@@ -147,17 +147,17 @@ extension ChatStateMachine {
     /// (``Action/persistOutbox(_:)``, ``Action/removeFromOutbox(messageID:)``) and hands them back in
     /// ``StoredValues/outbox`` after a restart; each is sent again with the same id until its
     /// MessageCreated arrives or a recovered thread holds it.
-    public struct OutboxEntry: Sendable, Hashable {
-        public var messageID: String
-        public var threadID: String
-        public var text: String
+    package struct OutboxEntry: Sendable, Hashable {
+        package var messageID: String
+        package var threadID: String
+        package var text: String
         /// A welcome message (SendOutbound) rather than the user's own (SendMessage).
-        public var isWelcome: Bool
+        package var isWelcome: Bool
         /// Contact custom fields (the pre-chat form's answers), sent with a new thread's first message.
-        public var customFields: [String: String]
-        public var writtenAt: UnixTime
+        package var customFields: [String: String]
+        package var writtenAt: UnixTime
 
-        public init(messageID: String, threadID: String, text: String, isWelcome: Bool = false, customFields: [String: String] = [:], writtenAt: UnixTime) {
+        package init(messageID: String, threadID: String, text: String, isWelcome: Bool = false, customFields: [String: String] = [:], writtenAt: UnixTime) {
             self.messageID = messageID
             self.threadID = threadID
             self.text = text
@@ -168,7 +168,7 @@ extension ChatStateMachine {
     }
 
     /// What the driver sends over the WebSocket, in CXone's terms; the wire codec makes the frame.
-    public enum Command: Sendable, Hashable {
+    package enum Command: Sendable, Hashable {
         /// AuthorizeCustomer (`"action": "register"`), with the OAuth code and verifier if any.
         case authorizeCustomer(code: String?, verifier: String?)
         /// ReconnectCustomer with the stored access token.
@@ -194,7 +194,7 @@ extension ChatStateMachine {
     }
 
     /// A web-analytics event (`POST .../visitors/{visitorId}/events`).
-    public enum AnalyticsEvent: Sendable, Hashable {
+    package enum AnalyticsEvent: Sendable, Hashable {
         /// VisitorVisit: a new visit started.
         case visitorVisit(visitID: String, at: UnixTime)
         /// PageView.
@@ -204,7 +204,7 @@ extension ChatStateMachine {
     }
 
     /// What the machine tells the host (the SDK's delegate calls).
-    public enum Report: Sendable, Hashable {
+    package enum Report: Sendable, Hashable {
         /// `onChatUpdated`: the chat state changed.
         case stateChanged(ChatState)
         /// `onThreadUpdated`: a thread was created, loaded, changed state or got messages.
@@ -216,16 +216,16 @@ extension ChatStateMachine {
     }
 
     /// A contact's (case's) status, as in CaseStatusChanged.
-    public struct CaseStatus: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue.lowercased() }
-        public var description: String { self.rawValue }
+    package struct CaseStatus: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
+        package init(_ rawValue: String) { self.rawValue = rawValue.lowercased() }
+        package var description: String { self.rawValue }
 
-        public static let new = CaseStatus("new")
-        public static let open = CaseStatus("open")
-        public static let pending = CaseStatus("pending")
-        public static let escalated = CaseStatus("escalated")
-        public static let resolved = CaseStatus("resolved")
-        public static let closed = CaseStatus("closed")
+        package static let new = CaseStatus("new")
+        package static let open = CaseStatus("open")
+        package static let pending = CaseStatus("pending")
+        package static let escalated = CaseStatus("escalated")
+        package static let resolved = CaseStatus("resolved")
+        package static let closed = CaseStatus("closed")
     }
 }

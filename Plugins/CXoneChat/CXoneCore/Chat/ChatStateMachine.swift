@@ -1,5 +1,5 @@
-public import AttendantPluginKit
-public import AttendantPluginAPI
+import AttendantPluginKit
+package import AttendantPluginAPI
 
 /// The CXone chat session of the mobile SDK's sequence diagrams, without I/O or a clock of its own.
 ///
@@ -17,9 +17,9 @@ public import AttendantPluginAPI
 /// thread is recovered and the outbox is delivered. Messages are persisted in the outbox until the server
 /// confirms them, so each reaches the server once across reconnects and restarts; each message id is
 /// reported once.
-public struct ChatStateMachine: Sendable {
+package struct ChatStateMachine: Sendable {
     /// The timers the machine uses.
-    public enum Timer: String, Sendable, Hashable {
+    package enum Timer: String, Sendable, Hashable {
         /// Send the next heartbeat.
         case heartbeat
         /// The heartbeat's pong did not come.
@@ -32,10 +32,10 @@ public struct ChatStateMachine: Sendable {
         case visitExpiry
     }
 
-    public typealias TimerID = ChatTimerID
+    package typealias TimerID = ChatTimerID
 
     /// What the driver does, in order.
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}`; answer with
         /// ``Input/channelConfigurationFetched(_:)`` or ``Input/channelConfigurationFailed(_:)``.
         case fetchChannelConfiguration(brandID: Int, channelID: String)
@@ -66,7 +66,7 @@ public struct ChatStateMachine: Sendable {
     }
 
     /// What the driver's work brought: REST answers, socket events, decoded server events.
-    public indirect enum Input: Sendable, Hashable {
+    package indirect enum Input: Sendable, Hashable {
         case channelConfigurationFetched(ChannelConfiguration)
         case channelConfigurationFailed(ChatError)
         case availabilityFetched(online: Bool)
@@ -135,23 +135,23 @@ public struct ChatStateMachine: Sendable {
         case backoff
     }
 
-    public internal(set) var state: ChatState = .initial
+    package internal(set) var state: ChatState = .initial
     /// The threads known, in the order they became known.
-    public internal(set) var threads: [ChatThread] = []
+    package internal(set) var threads: [ChatThread] = []
     /// ``threads``' positions by lower-cased id.
     var threadPositions: [String: Int] = [:]
     /// The channel configuration, once fetched.
-    public internal(set) var channelConfiguration: ChannelConfiguration?
-    public internal(set) var brandID: Int?
-    public internal(set) var channelID: String?
-    public internal(set) var stored: StoredValues
-    public internal(set) var configuration: Configuration
+    package internal(set) var channelConfiguration: ChannelConfiguration?
+    package internal(set) var brandID: Int?
+    package internal(set) var channelID: String?
+    package internal(set) var stored: StoredValues
+    package internal(set) var configuration: Configuration
     /// The welcome message from FireProactiveAction, until it is sent.
-    public internal(set) var welcomeMessage: String?
+    package internal(set) var welcomeMessage: String?
     /// Reconnect attempts made since the connection was lost (0 while connected).
-    public internal(set) var reconnectAttempt = 0
+    package internal(set) var reconnectAttempt = 0
     /// Why the connection was last lost (for the driver's log).
-    public internal(set) var lastLossReason: String?
+    package internal(set) var lastLossReason: String?
 
     var step: Step = .idle
     var random: ChatRandom
@@ -185,7 +185,7 @@ public struct ChatStateMachine: Sendable {
     var visit: (id: String, active: Bool)?
     var lastPage: (title: String, url: String, at: UnixTime)?
 
-    public init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
+    package init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
         self.stored = stored
         self.configuration = configuration
         self.random = random
@@ -193,32 +193,32 @@ public struct ChatStateMachine: Sendable {
 
     /// The OAuth authorization code (and PKCE verifier) for the next AuthorizeCustomer, when the channel
     /// has authorization on and no access token is stored: the driver sets it when its credentials change.
-    public mutating func setAuthorization(code: String?, verifier: String?) {
+    package mutating func setAuthorization(code: String?, verifier: String?) {
         self.configuration.authorizationCode = code
         self.configuration.codeVerifier = verifier
     }
 
     /// The chat mode, once the channel configuration is known.
-    public var mode: ChatMode? { self.channelConfiguration?.mode }
+    package var mode: ChatMode? { self.channelConfiguration?.mode }
 
     /// The pre-chat form to show before ``createThread(customFields:)``, if the channel has one.
-    public var preChatForm: PreChatForm? { self.channelConfiguration?.preContactForm }
+    package var preChatForm: PreChatForm? { self.channelConfiguration?.preContactForm }
 
     /// Messages written and not yet confirmed, oldest first.
-    public var outbox: [OutboxEntry] { self.stored.outbox }
+    package var outbox: [OutboxEntry] { self.stored.outbox }
 
     /// A thread by id (ids compare case-insensitively, as CXone's come in mixed case).
-    public func thread(_ id: String) -> ChatThread? {
+    package func thread(_ id: String) -> ChatThread? {
         self.threadIndex(id).map { self.threads[$0] }
     }
 
     /// The timers armed now (for tests and diagnostics).
-    public func isArmed(_ timer: Timer) -> Bool { self.timers.isArmed(timer) }
+    package func isArmed(_ timer: Timer) -> Bool { self.timers.isArmed(timer) }
 
     // MARK: Inputs
 
     /// Handles what the driver's work brought. Inputs that do not fit the state are ignored.
-    public mutating func handle(_ input: Input) -> [Action] {
+    package mutating func handle(_ input: Input) -> [Action] {
         switch input {
         case .channelConfigurationFetched(let configuration): return self.configurationFetched(configuration)
         case .channelConfigurationFailed(let error): return self.preparationFailed(error, during: .configuration)
@@ -252,7 +252,7 @@ public struct ChatStateMachine: Sendable {
     }
 
     /// A timer the machine set fired; stale ones are ignored.
-    public mutating func timerFired(_ id: TimerID) -> [Action] {
+    package mutating func timerFired(_ id: TimerID) -> [Action] {
         guard self.timers.fire(id) else { return [] }
         switch id.kind {
         case .heartbeat: return self.heartbeatDue()

@@ -1,4 +1,4 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 import FoundationEssentials
 
 /// Turns what the gateway sends (``CXoneInbound``) into the chat state machine's inputs: the one place
@@ -9,15 +9,15 @@ import FoundationEssentials
 ///
 /// Some answers do not say what they answer: ThreadMetadataLoaded carries no thread id, so the driver
 /// passes the thread of the request the answer is for (matched by ``CXoneInbound/answeredRequestId``).
-public enum ChatWireInput {
+package enum ChatWireInput {
     /// What a driver needs to know about the request an answer is for.
-    public struct Request: Sendable, Hashable {
+    package struct Request: Sendable, Hashable {
         /// The thread the request was about (LoadThreadMetadata, RecoverThread).
-        public var threadID: String?
+        package var threadID: String?
         /// The outbox message a SendMessage or SendOutbound carried.
-        public var messageID: String?
-        public init(threadID: String?) { self.threadID = threadID }
-        public init(threadID: String?, messageID: String?) {
+        package var messageID: String?
+        package init(threadID: String?) { self.threadID = threadID }
+        package init(threadID: String?, messageID: String?) {
             self.threadID = threadID
             self.messageID = messageID
         }
@@ -26,7 +26,7 @@ public enum ChatWireInput {
     /// The server's failure to take the message a SendMessage or SendOutbound carried: an operation error
     /// is a refusal of this message, a server error a failure to handle the frame (``transient``, worth
     /// sending again). Nil when `inbound` is not an error or `request` carried no message.
-    public static func refusal(_ inbound: CXoneInbound, request: Request?) -> (messageID: String, error: ChatError, transient: Bool)? {
+    package static func refusal(_ inbound: CXoneInbound, request: Request?) -> (messageID: String, error: ChatError, transient: Bool)? {
         guard let messageID = request?.messageID else { return nil }
         switch inbound {
         case .operationError(let error):
@@ -42,7 +42,7 @@ public enum ChatWireInput {
     /// The input for `inbound`, or nil for what the machine does not act on (unknown events, events of
     /// features not modelled yet); `ignored` then says what was dropped, for the driver's log.
     /// `now` dates an access token whose answer carries no `currentDate`.
-    public static func input(
+    package static func input(
         for inbound: CXoneInbound,
         request: Request? = nil,
         now: UnixTime
@@ -62,7 +62,7 @@ public enum ChatWireInput {
     /// The input a large event's downloaded `body` (EventInS3) makes: its origin event's, or why it could
     /// not be had; `ignored` says what was dropped, for the driver's log. `large` is nil when the notice
     /// of the event is gone (a new socket forgot it).
-    public static func downloaded(
+    package static func downloaded(
         url: String,
         _ body: Result<[UInt8], ChatError>,
         large: CXoneWire.EventInS3?,
@@ -84,7 +84,7 @@ public enum ChatWireInput {
     }
 
     /// The input for one received event.
-    public static func input(
+    package static func input(
         for event: CXoneReceivedEvent,
         request: Request? = nil,
         now: UnixTime
@@ -142,7 +142,7 @@ public enum ChatWireInput {
 
     /// A welcome message's `{{name|fallback}}` placeholders, filled from `values` or with their fallback
     /// (the SDK fills customer and contact fields; the daemon knows none of them before the chat starts).
-    public static func fillingPlaceholders(_ text: String, values: [String: String] = [:]) -> String {
+    package static func fillingPlaceholders(_ text: String, values: [String: String] = [:]) -> String {
         var result = ""
         var rest = Substring(text)
         while let open = rest.firstRange(of: "{{"), let close = rest[open.upperBound...].firstRange(of: "}}") {

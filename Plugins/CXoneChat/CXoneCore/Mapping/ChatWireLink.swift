@@ -1,11 +1,11 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// One socket's worth of the gateway's conversation: the frames for the machine's commands, with the
 /// requests whose answers must be matched remembered by `eventId`, and each frame from the gateway turned
 /// into what it means for the machine. A new socket starts a new link.
-public struct ChatWireLink: Sendable {
+package struct ChatWireLink: Sendable {
     /// What a frame from the gateway means for the machine.
-    public enum Meaning: Sendable {
+    package enum Meaning: Sendable {
         case input(ChatStateMachine.Input)
         /// The gateway refused a message the user sent (``ChatStateMachine/messageRefused(messageID:_:transient:)``).
         case refusal(messageID: String, ChatError, transient: Bool)
@@ -17,10 +17,10 @@ public struct ChatWireLink: Sendable {
     /// EventInS3 notices by URL, until their body is downloaded.
     var largeEvents: [String: CXoneWire.EventInS3] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The encoded frame for `command`; its request is remembered when its answer is to be matched.
-    public mutating func frame(for command: ChatStateMachine.Command, context: ChatWireOutput.Context, eventID: CXoneID = .random()) throws -> [UInt8] {
+    package mutating func frame(for command: ChatStateMachine.Command, context: ChatWireOutput.Context, eventID: CXoneID = .random()) throws -> [UInt8] {
         switch command {
         case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:
             self.requests[eventID] = ChatWireOutput.request(for: command)
@@ -33,7 +33,7 @@ public struct ChatWireLink: Sendable {
     /// What `inbound` means, matched to the request it answers. `ignored` says what was left unused: an
     /// event type this version does not know (`unknown`) is worth a line in the log, known ones it does
     /// not use are not.
-    public mutating func receive(_ inbound: CXoneInbound, now: UnixTime) -> (meaning: Meaning, ignored: (text: String, unknown: Bool)?) {
+    package mutating func receive(_ inbound: CXoneInbound, now: UnixTime) -> (meaning: Meaning, ignored: (text: String, unknown: Bool)?) {
         let request = inbound.answeredRequestId.flatMap { self.requests.removeValue(forKey: $0) }
         if case .eventInS3(let large)? = inbound.receivedEvent { self.largeEvents[large.url] = large }
         if let refusal = ChatWireInput.refusal(inbound, request: request) {
@@ -46,12 +46,12 @@ public struct ChatWireLink: Sendable {
     }
 
     /// The notice of the large event whose body is at `url`.
-    public func largeEvent(at url: String) -> CXoneWire.EventInS3? {
+    package func largeEvent(at url: String) -> CXoneWire.EventInS3? {
         self.largeEvents[url]
     }
 
     /// The large event at `url` is downloaded (or failed): forget its notice.
-    public mutating func downloaded(_ url: String) {
+    package mutating func downloaded(_ url: String) {
         self.largeEvents.removeValue(forKey: url)
     }
 }

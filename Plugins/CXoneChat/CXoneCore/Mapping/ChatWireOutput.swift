@@ -1,20 +1,20 @@
-public import AttendantPluginAPI
+import AttendantPluginAPI
 import FoundationEssentials
 
 /// Turns the chat state machine's commands into gateway frames (``CXoneOutbound``).
-public enum ChatWireOutput {
+package enum ChatWireOutput {
     /// Who is talking to which channel: what every frame carries.
-    public struct Context: Sendable, Hashable {
-        public var brandID: Int
-        public var channelID: String
-        public var customer: ChatStateMachine.CustomerIdentity
-        public var visitorID: String?
+    package struct Context: Sendable, Hashable {
+        package var brandID: Int
+        package var channelID: String
+        package var customer: ChatStateMachine.CustomerIdentity
+        package var visitorID: String?
         /// The access token, sent with messages when the channel uses OAuth.
-        public var accessToken: String?
+        package var accessToken: String?
         /// The SDK version reported in AuthorizeCustomer.
-        public var sdkVersion: String
+        package var sdkVersion: String
 
-        public init(
+        package init(
             brandID: Int,
             channelID: String,
             customer: ChatStateMachine.CustomerIdentity,
@@ -32,7 +32,7 @@ public enum ChatWireOutput {
     }
 
     /// The frame for `command`, with `eventID` so the answer can be matched to it.
-    public static func frame(for command: ChatStateMachine.Command, context: Context, eventID: CXoneID = .random()) -> CXoneOutbound {
+    package static func frame(for command: ChatStateMachine.Command, context: Context, eventID: CXoneID = .random()) -> CXoneOutbound {
         let event: CXoneSentEvent
         var destination: CXoneID?
         switch command {
@@ -104,7 +104,7 @@ public enum ChatWireOutput {
     }
 
     /// The thread a command is about, for matching its answer (ThreadMetadataLoaded names none).
-    public static func request(for command: ChatStateMachine.Command) -> ChatWireInput.Request {
+    package static func request(for command: ChatStateMachine.Command) -> ChatWireInput.Request {
         switch command {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
@@ -119,7 +119,7 @@ public enum ChatWireOutput {
 extension ChatWireOutput.Context {
     /// The context of `machine`'s frames: its brand, channel and stored identities, with the customer's
     /// name; nil before the chat is prepared.
-    public init?(machine: ChatStateMachine, firstName: String?, lastName: String?, sdkVersion: String) {
+    package init?(machine: ChatStateMachine, firstName: String?, lastName: String?, sdkVersion: String) {
         guard let brandID = machine.brandID, let channelID = machine.channelID else { return nil }
         self.init(
             brandID: brandID,
@@ -134,7 +134,7 @@ extension ChatWireOutput.Context {
 
 extension ChatWireOutput {
     /// The REST body of an analytics event the machine sends (``ChatStateMachine/Action/sendAnalytics(brandID:visitorID:_:)``).
-    public static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
+    package static func analytics(_ event: ChatStateMachine.AnalyticsEvent, visitorID: String) -> CXoneWire.AnalyticsEvent {
         let destination = CXoneID(visitorID)
         func date(_ time: UnixTime) -> Date { Date(timeIntervalSince1970: time.secondsSince1970) }
         switch event {

@@ -1,9 +1,9 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// What attendantctl and D-Bus clients ask of a CXoneChat channel, read from the API's request: the
 /// chat's operations (``ChatOperation``) with the timeouts the configuration gives them, and what is
 /// answered from the session as it is.
-public enum ChatCommand {
+package enum ChatCommand {
     case operation(ChatOperation)
     case listThreads
     /// `chat-status`: the session's fields.
@@ -12,17 +12,17 @@ public enum ChatCommand {
     case preChatForm
 
     /// What the configuration says about the operations.
-    public struct Settings: Sendable {
-        public var brandID: Int
-        public var channelID: String
+    package struct Settings: Sendable {
+        package var brandID: Int
+        package var channelID: String
         /// A REST call's time limit.
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
         /// How long the gateway has to answer an event.
-        public var responseTimeout: Duration
+        package var responseTimeout: Duration
         /// Where the socket goes, for messages.
-        public var gatewayDescription: String
+        package var gatewayDescription: String
 
-        public init(brandID: Int, channelID: String, requestTimeout: Duration, responseTimeout: Duration, gatewayDescription: String) {
+        package init(brandID: Int, channelID: String, requestTimeout: Duration, responseTimeout: Duration, gatewayDescription: String) {
             self.brandID = brandID
             self.channelID = channelID
             self.requestTimeout = requestTimeout
@@ -31,18 +31,18 @@ public enum ChatCommand {
         }
 
         /// Fetches the channel configuration (three REST calls at most) and stores the visitor.
-        public var prepare: ChatOperation {
+        package var prepare: ChatOperation {
             .prepare(brandID: self.brandID, channelID: self.channelID, timeout: self.requestTimeout * 3)
         }
 
         /// Connects and waits until the chat is ready (authorize, threads, their metadata, a REST call).
-        public var connect: ChatOperation {
+        package var connect: ChatOperation {
             .connect(channelDescription: "brand \(self.brandID), channel \(self.channelID)", timeout: self.responseTimeout * 4 + self.requestTimeout)
         }
     }
 
     /// Reads `request` (at `now`), or says what is wrong with it.
-    public init(_ request: ChannelRequest, settings: Settings, now: UnixTime) throws(ChannelError) {
+    package init(_ request: ChannelRequest, settings: Settings, now: UnixTime) throws(ChannelError) {
         let timeout = settings.responseTimeout
         switch request {
         case .prepare: self = .operation(settings.prepare)

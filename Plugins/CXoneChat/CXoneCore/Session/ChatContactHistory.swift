@@ -1,28 +1,28 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// The contact history of a chat: a thread an agent writes in (an agent opening a conversation, or
 /// answering one) is one incoming chat contact, recorded once, also across restarts; the thread's close
 /// ends it. The contact names its thread (``Contact/threadID``), so the host raises no alert of its own
 /// for it: the agent's message already alerts.
-public struct ChatContactHistory: Sendable, Equatable {
+package struct ChatContactHistory: Sendable, Equatable {
     /// A change to the history, to keep (``ChatStorage/contactRecord(threadID:ended:)``) and to tell the host.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case started(Contact)
         case ended(contactID: String)
 
         /// The thread (lower case), which is the contact's id.
-        public var threadID: String {
+        package var threadID: String {
             switch self {
             case .started(let contact): contact.id
             case .ended(let id): id
             }
         }
 
-        public var ended: Bool {
+        package var ended: Bool {
             if case .ended = self { true } else { false }
         }
 
-        public var event: ChannelEvent {
+        package var event: ChannelEvent {
             switch self {
             case .started(let contact): .incomingContact(contact)
             case .ended(let id): .contactEnded(contactID: id, outcome: .completed)
@@ -31,14 +31,14 @@ public struct ChatContactHistory: Sendable, Equatable {
     }
 
     /// Threads recorded as contacts (lower case), and whether their contact has ended.
-    public private(set) var threads: [String: Bool]
+    package private(set) var threads: [String: Bool]
 
-    public init(threads: [String: Bool] = [:]) {
+    package init(threads: [String: Bool] = [:]) {
         self.threads = threads
     }
 
     /// The change a machine report makes, if any; `threadName` names a thread (lower case) for the summary.
-    public mutating func note(_ report: ChatStateMachine.Report, threadName: (String) -> String?) -> Change? {
+    package mutating func note(_ report: ChatStateMachine.Report, threadName: (String) -> String?) -> Change? {
         switch report {
         case .messageReceived(let message) where message.direction == .fromAgent && message.kind == .message:
             let key = message.threadID.lowercased()

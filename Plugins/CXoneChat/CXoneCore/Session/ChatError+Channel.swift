@@ -1,10 +1,10 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 extension ChatError {
     /// The error as the host sees it: the machine's class decides what the host does. A refused
     /// authorization is a sign-in problem only where there is something to sign in with (`signIn`: the
     /// channel uses OAuth); without it the server's refusal is retried with backoff, its reason shown.
-    public func channelError(signIn: Bool = true) -> ChannelError {
+    package func channelError(signIn: Bool = true) -> ChannelError {
         let code: ChannelError.Code =
             switch self.code {
             case _ where self.serverCode?.lowercased() == ChatError.sdkVersionNotSupported.lowercased(): .configuration
@@ -18,7 +18,7 @@ extension ChatError {
     }
 
     /// ConsumerAuthorizationFailed, TokenRefreshingFailed and the like: the credentials were refused.
-    public static func isAuthorizationFailure(_ code: String?) -> Bool {
+    package static func isAuthorizationFailure(_ code: String?) -> Bool {
         guard let code = code?.lowercased() else { return false }
         return code.contains("authoriz") || code.contains("unauthori") || code.contains("tokenrefresh")
     }
@@ -26,7 +26,7 @@ extension ChatError {
 
 extension Sequence<ChatStateMachine.Report> {
     /// The first error reported.
-    public var firstError: ChatError? {
+    package var firstError: ChatError? {
         for report in self {
             if case .error(let error) = report { return error }
         }
@@ -34,7 +34,7 @@ extension Sequence<ChatStateMachine.Report> {
     }
 
     /// The first error reported as the host sees it, or else a transient error saying `otherwise`.
-    public func failure(otherwise: String, signIn: Bool = true) -> ChannelError {
+    package func failure(otherwise: String, signIn: Bool = true) -> ChannelError {
         self.firstError.map { $0.channelError(signIn: signIn) } ?? ChannelError(.transient, "cxone-chat: \(otherwise)")
     }
 }

@@ -1,23 +1,23 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// A user's operation on the chat, decided here and run by the driver: ``begin`` starts it in the
 /// machine (under the driver's lock, with the thread the user works in), and the ``Pending`` it returns
 /// says after each later step whether the operation is over and what the caller hears, or what the
 /// caller hears when ``timeout`` passes first.
-public struct ChatOperation {
-    public typealias Outcome = Result<ChannelReply, ChannelError>
+package struct ChatOperation {
+    package typealias Outcome = Result<ChannelReply, ChannelError>
 
-    public struct Pending: Sendable {
-        public var actions: [ChatStateMachine.Action]
+    package struct Pending: Sendable {
+        package var actions: [ChatStateMachine.Action]
         /// The outcome once the machine is there; nil to keep waiting.
-        public var settle: @Sendable (ChatStateMachine, [ChatStateMachine.Report]) -> Outcome?
+        package var settle: @Sendable (ChatStateMachine, [ChatStateMachine.Report]) -> Outcome?
         /// The outcome when the timeout passes; nil for the "no answer" error.
-        public var timedOut: (@Sendable (ChatStateMachine) -> Outcome)?
+        package var timedOut: (@Sendable (ChatStateMachine) -> Outcome)?
         /// What follows once the operation succeeded, in the step that settled it (with the thread the
         /// user works in).
-        public var then: (@Sendable (inout ChatStateMachine, inout String?) -> [ChatStateMachine.Action])?
+        package var then: (@Sendable (inout ChatStateMachine, inout String?) -> [ChatStateMachine.Action])?
 
-        public init(
+        package init(
             actions: [ChatStateMachine.Action],
             settle: @escaping @Sendable (ChatStateMachine, [ChatStateMachine.Report]) -> Outcome?,
             timedOut: (@Sendable (ChatStateMachine) -> Outcome)? = nil,
@@ -31,12 +31,12 @@ public struct ChatOperation {
     }
 
     /// How long the caller waits, at most; nil for an operation that is over once it started.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Starts the operation; the second argument is the thread the user works in (the one created or
     /// opened last), which the operation may change.
-    public var begin: (inout ChatStateMachine, inout String?) throws(ChatError) -> Pending
+    package var begin: (inout ChatStateMachine, inout String?) throws(ChatError) -> Pending
 
-    public init(timeout: Duration?, begin: @escaping (inout ChatStateMachine, inout String?) throws(ChatError) -> Pending) {
+    package init(timeout: Duration?, begin: @escaping (inout ChatStateMachine, inout String?) throws(ChatError) -> Pending) {
         self.timeout = timeout
         self.begin = begin
     }
@@ -52,7 +52,7 @@ public struct ChatOperation {
     // MARK: The operations
 
     /// Fetches the channel configuration (and, for a live chat, the availability) and stores the visitor.
-    public static func prepare(brandID: Int, channelID: String, timeout: Duration) -> ChatOperation {
+    package static func prepare(brandID: Int, channelID: String, timeout: Duration) -> ChatOperation {
         ChatOperation(timeout: timeout) { machine, _ throws(ChatError) in
             Pending(actions: try machine.prepare(brandID: brandID, channelID: channelID)) { machine, reports in
                 switch machine.state {
@@ -65,7 +65,7 @@ public struct ChatOperation {
     }
 
     /// Connects and waits until the chat is ready (authorized, threads loaded, outbox sent).
-    public static func connect(channelDescription: String, timeout: Duration) -> ChatOperation {
+    package static func connect(channelDescription: String, timeout: Duration) -> ChatOperation {
         ChatOperation(timeout: timeout) { machine, _ throws(ChatError) in
             Pending(actions: try machine.connect()) { machine, reports in
                 switch machine.state {
@@ -85,12 +85,12 @@ public struct ChatOperation {
     }
 
     /// Reports the page the visitor views (analytics).
-    public static func viewPage(title: String, url: String, at now: UnixTime) -> ChatOperation {
+    package static func viewPage(title: String, url: String, at now: UnixTime) -> ChatOperation {
         .immediate { machine, _ throws(ChatError) in (try machine.viewPage(title: title, url: url, at: now), .done) }
     }
 
     /// Creates a thread, which becomes the one the user works in.
-    public static func createThread(customFields: [String: String]) -> ChatOperation {
+    package static func createThread(customFields: [String: String]) -> ChatOperation {
         .immediate { machine, current throws(ChatError) in
             let actions = try machine.createThread(customFields: customFields)
             guard let created = machine.threads.last else { throw ChatError(.illegalChatState, "the chat is not ready") }
@@ -101,7 +101,7 @@ public struct ChatOperation {
 
     /// Opens (recovers) a thread and replies with it once the server sent it; then it is the thread the
     /// user works in, and its messages are marked read.
-    public static func openThread(_ threadID: String, timeout: Duration) -> ChatOperation {
+    package static func openThread(_ threadID: String, timeout: Duration) -> ChatOperation {
         let key = threadID.lowercased()
         return ChatOperation(timeout: timeout) { machine, _ throws(ChatError) in
             Pending(actions: try machine.openThread(threadID: threadID)) { _, reports in
@@ -117,7 +117,7 @@ public struct ChatOperation {
     }
 
     /// Ends `threadID`'s conversation, or the working thread's, or else the only open one's.
-    public static func endConversation(_ threadID: String?, timeout: Duration) -> ChatOperation {
+    package static func endConversation(_ threadID: String?, timeout: Duration) -> ChatOperation {
         ChatOperation(timeout: timeout) { machine, current throws(ChatError) in
             let target = threadID ?? current.flatMap { machine.thread($0) }.flatMap { $0.state == .closed ? nil : $0.id }
             let key = target?.lowercased() ?? machine.threads.first { $0.state != .closed }?.id.lowercased()
@@ -129,7 +129,7 @@ public struct ChatOperation {
     }
 
     /// `chat-typing`: `state` started or stopped, in `thread` or the working thread.
-    public static func typing(_ arguments: [String: String]) throws(ChannelError) -> ChatOperation {
+    package static func typing(_ arguments: [String: String]) throws(ChannelError) -> ChatOperation {
         let state = arguments["state"] ?? "started"
         guard state == "started" || state == "stopped" else {
             throw ChannelError(.illegalState, "cxone-chat: typing state \"\(state)\" is neither started nor stopped")
@@ -152,7 +152,7 @@ public struct ChatOperation {
     /// ``ChannelError/Code/server`` error with the server's reason
     /// (``ChatStateMachine/messageRefused(messageID:_:transient:)`` decides whether the message stays in
     /// the outbox).
-    public static func sendMessage(_ text: String, to threadID: String?, at now: UnixTime, timeout: Duration, gateway: String) throws(ChannelError) -> ChatOperation {
+    package static func sendMessage(_ text: String, to threadID: String?, at now: UnixTime, timeout: Duration, gateway: String) throws(ChannelError) -> ChatOperation {
         guard !text.isEmpty else { throw ChannelError(.illegalState, "cxone-chat: the message is empty") }
         return ChatOperation(timeout: timeout) { machine, current throws(ChatError) in
             var actions: [ChatStateMachine.Action] = []

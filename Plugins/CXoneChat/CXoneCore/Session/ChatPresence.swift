@@ -1,11 +1,11 @@
-public import AttendantPluginAPI
+import AttendantPluginAPI
 
 /// What the host knows of the chat: whether the channel listens, whether the desktop is in the
 /// background, and the last error the machine reported; and, after each step of the machine, what the
 /// host is to hear of it.
-public struct ChatPresence: Sendable {
+package struct ChatPresence: Sendable {
     /// What a step means to the host.
-    public enum Notice: Sendable, Equatable {
+    package enum Notice: Sendable, Equatable {
         /// The chat went back to connecting after a loss: the machine tries again (`attempt`, from 1), for
         /// the log. Attempts refused while it stays connecting are not noticed one by one.
         case reconnecting(attempt: Int, reason: String?)
@@ -15,24 +15,24 @@ public struct ChatPresence: Sendable {
     }
 
     /// `listen()` succeeded and no loss has been reported since.
-    public var listening = false
+    package var listening = false
     /// The desktop is in the background: the disconnect that brings is not a loss.
-    public var background = false
+    package var background = false
     /// The last error the machine reported, for the loss report and `chat status`: it belongs to the chat
     /// that failed, so connecting again or a new chat (a thread created here) ends it.
-    public private(set) var lastError: ChatError?
+    package private(set) var lastError: ChatError?
 
-    public init() {}
+    package init() {}
 
     /// `listen()` connected the chat: it listens, and earlier errors are over.
-    public mutating func connected() {
+    package mutating func connected() {
         self.listening = true
         self.lastError = nil
     }
 
     /// After a step that reported `reports` and left `machine` as it is: notes the errors and says what the
     /// host hears.
-    public mutating func after(_ reports: [ChatStateMachine.Report], machine: ChatStateMachine) -> [Notice] {
+    package mutating func after(_ reports: [ChatStateMachine.Report], machine: ChatStateMachine) -> [Notice] {
         for report in reports {
             switch report {
             case .error(let error):

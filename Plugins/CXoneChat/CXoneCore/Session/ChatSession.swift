@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// The chat as the channel runs it: the ``ChatStateMachine`` with what lies between it and the host, as
 /// one pure value that the kit's ``SessionDriver`` drives.
@@ -10,17 +10,17 @@ public import AttendantPluginKit
 /// operations (``ChatOperation``) until each is over or its deadline passes. It turns each step of the
 /// machine into the driver's actions: timers, frames to write, REST calls and store writes as ``Work``,
 /// events and log lines for the host, and the replies of the operations that step settled.
-public struct ChatSession: ChannelSession {
-    public typealias Action = SessionAction<Timer, Work>
+package struct ChatSession: ChannelSession {
+    package typealias Action = SessionAction<Timer, Work>
 
-    public enum Timer: Hashable, Sendable {
+    package enum Timer: Hashable, Sendable {
         case machine(ChatTimerID)
         /// An operation's deadline.
         case request(UInt64)
     }
 
     /// What the channel does on the host's network and store, in the order the session asked.
-    public enum Work: Sendable {
+    package enum Work: Sendable {
         /// Open the socket at `url` as `generation`, closing any other.
         case openSocket(url: String, Generation)
         /// Close the socket, if one is open.
@@ -35,15 +35,15 @@ public struct ChatSession: ChannelSession {
     }
 
     /// What the session's frames, socket address and messages are made with.
-    public struct Settings: Sendable {
-        public var endpoints: CXoneEndpoints
-        public var firstName: String?
-        public var lastName: String?
-        public var sdkVersion: String
+    package struct Settings: Sendable {
+        package var endpoints: CXoneEndpoints
+        package var firstName: String?
+        package var lastName: String?
+        package var sdkVersion: String
         /// What messages call the gateway.
-        public var gatewayDescription: String
+        package var gatewayDescription: String
 
-        public init(endpoints: CXoneEndpoints, firstName: String?, lastName: String?, sdkVersion: String, gatewayDescription: String) {
+        package init(endpoints: CXoneEndpoints, firstName: String?, lastName: String?, sdkVersion: String, gatewayDescription: String) {
             self.endpoints = endpoints
             self.firstName = firstName
             self.lastName = lastName
@@ -57,41 +57,41 @@ public struct ChatSession: ChannelSession {
         var timeout: Duration?
     }
 
-    public var machine: ChatStateMachine
+    package var machine: ChatStateMachine
     /// Whether the channel listens, the desktop's background, the last error.
-    public var presence = ChatPresence()
-    public private(set) var contacts: ChatContactHistory
+    package var presence = ChatPresence()
+    package private(set) var contacts: ChatContactHistory
     /// The thread a send without a thread id goes to (multi-thread: the one created or opened last).
-    public var currentThread: String?
+    package var currentThread: String?
     /// Which socket is current.
-    public private(set) var socketGeneration = Generation()
+    package private(set) var socketGeneration = Generation()
     /// The current socket has opened and not closed since.
-    public private(set) var socketOpen = false
-    public private(set) var framesReceived = 0
+    package private(set) var socketOpen = false
+    package private(set) var framesReceived = 0
     /// Frames that could not be decoded (the channel decodes outside the lock and counts them here).
-    public var framesRejected = 0
+    package var framesRejected = 0
     var link = ChatWireLink()
     var requests: [UInt64: Request] = [:]
     let settings: Settings
 
-    public init(machine: ChatStateMachine, contacts: ChatContactHistory, settings: Settings) {
+    package init(machine: ChatStateMachine, contacts: ChatContactHistory, settings: Settings) {
         self.machine = machine
         self.contacts = contacts
         self.settings = settings
     }
 
     /// The start of every message (the plugin's name).
-    public static let prefix = "cxone-chat"
+    package static let prefix = "cxone-chat"
     var prefix: String { Self.prefix }
 
     // MARK: Events
 
     /// One step of the machine, with `body`; its actions become the driver's.
-    public mutating func run(_ body: (inout ChatStateMachine) -> [ChatStateMachine.Action]) -> [Action] {
+    package mutating func run(_ body: (inout ChatStateMachine) -> [ChatStateMachine.Action]) -> [Action] {
         self.apply(body(&self.machine))
     }
 
-    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+    package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
         switch timer {
         case .machine(let id):
             return self.apply(self.machine.timerFired(id))
@@ -105,14 +105,14 @@ public struct ChatSession: ChannelSession {
     }
 
     /// The socket of `generation` opened.
-    public mutating func socketOpened(_ generation: Generation) -> [Action] {
+    package mutating func socketOpened(_ generation: Generation) -> [Action] {
         guard generation == self.socketGeneration else { return [] }
         self.socketOpen = true
         return self.apply(self.machine.handle(.socketOpened))
     }
 
     /// The socket of `generation` closed without the machine asking.
-    public mutating func socketClosed(_ generation: Generation, reason: String) -> [Action] {
+    package mutating func socketClosed(_ generation: Generation, reason: String) -> [Action] {
         guard generation == self.socketGeneration else { return [] }
         self.socketOpen = false
         let log = Action.log(.info, "\(self.prefix): the connection to \(self.settings.gatewayDescription) ended: \(reason)")
@@ -121,7 +121,7 @@ public struct ChatSession: ChannelSession {
 
     /// A frame from the socket of `generation`, decoded: matched to the request it answers and handed to
     /// the machine.
-    public mutating func received(_ inbound: CXoneInbound, on generation: Generation, now: UnixTime) -> [Action] {
+    package mutating func received(_ inbound: CXoneInbound, on generation: Generation, now: UnixTime) -> [Action] {
         guard generation == self.socketGeneration else { return [] }
         self.framesReceived += 1
         let (meaning, ignored) = self.link.receive(inbound, now: now)
@@ -136,7 +136,7 @@ public struct ChatSession: ChannelSession {
     }
 
     /// The large event at `url` was downloaded (or not): `input` says what came of it.
-    public mutating func downloaded(url: String, _ input: ChatStateMachine.Input) -> [Action] {
+    package mutating func downloaded(url: String, _ input: ChatStateMachine.Input) -> [Action] {
         self.link.downloaded(url)
         return self.apply(self.machine.handle(input))
     }
@@ -145,7 +145,7 @@ public struct ChatSession: ChannelSession {
 
     /// Starts `operation` as request `id`: it is over at once, or when a later step settles it, or when
     /// its timeout passes.
-    public mutating func begin(_ operation: ChatOperation, id: UInt64) throws(ChannelError) -> [Action] {
+    package mutating func begin(_ operation: ChatOperation, id: UInt64) throws(ChannelError) -> [Action] {
         let pending: ChatOperation.Pending
         do throws(ChatError) {
             pending = try operation.begin(&self.machine, &self.currentThread)
@@ -159,7 +159,7 @@ public struct ChatSession: ChannelSession {
         return deadline + self.apply(pending.actions)
     }
 
-    public mutating func forgetRequest(_ id: UInt64) {
+    package mutating func forgetRequest(_ id: UInt64) {
         self.requests[id] = nil
     }
 
@@ -272,7 +272,7 @@ public struct ChatSession: ChannelSession {
     // MARK: Status
 
     /// `chat status`: the machine's fields, the socket's and the last error.
-    public func statusFields() -> [String: String] {
+    package func statusFields() -> [String: String] {
         var fields = self.machine.statusFields(current: self.currentThread)
         fields["gateway"] = self.settings.gatewayDescription
         fields["connected"] = self.socketOpen ? "yes" : "no"

@@ -3,7 +3,7 @@ import AttendantPluginAPI
 // What `chat status` and `chat pre-chat-form` show of the machine, and which thread the user works in.
 extension ChatStateMachine {
     /// The chat's state, threads, outbox and reconnection, and the agent side of `current`'s thread.
-    public func statusFields(current: String?) -> [String: String] {
+    package func statusFields(current: String?) -> [String: String] {
         var fields: [String: String] = [
             "state": self.state.rawValue,
             "threads": String(self.threads.count),
@@ -16,7 +16,7 @@ extension ChatStateMachine {
     }
 
     /// The agent side of the thread the user works in.
-    public func activityFields(current: String?) -> [String: String] {
+    package func activityFields(current: String?) -> [String: String] {
         guard let thread = self.workingThread(current: current) else { return [:] }
         let activity = self.activity(threadID: thread)
         var fields = ["thread": thread.lowercased()]
@@ -29,7 +29,7 @@ extension ChatStateMachine {
 
     /// The pre-chat form the channel configuration asks for: its name, and each field's label, whether it
     /// is required and its options.
-    public var preChatFormFields: [String: String] {
+    package var preChatFormFields: [String: String] {
         guard let form = self.preChatForm else { return [:] }
         var fields = ["form": form.name]
         for field in form.fields {
@@ -42,7 +42,7 @@ extension ChatStateMachine {
 
     /// The thread the user works in: `current` (the one created or opened last) while it is open, else
     /// the newest open one.
-    public func workingThread(current: String?) -> String? {
+    package func workingThread(current: String?) -> String? {
         let open = self.threads.filter { $0.state != .closed }
         if let current, open.contains(where: { $0.id.lowercased() == current.lowercased() }) { return current }
         return open.last?.id

@@ -1,20 +1,20 @@
 // The inputs the driver's REST calls make, success or failure.
 extension ChatStateMachine.Input {
-    public static func channelConfiguration(_ result: Result<ChatStateMachine.ChannelConfiguration, ChatError>) -> Self {
+    package static func channelConfiguration(_ result: Result<ChatStateMachine.ChannelConfiguration, ChatError>) -> Self {
         switch result {
         case .success(let configuration): .channelConfigurationFetched(configuration)
         case .failure(let error): .channelConfigurationFailed(error)
         }
     }
 
-    public static func availability(_ result: Result<Bool, ChatError>) -> Self {
+    package static func availability(_ result: Result<Bool, ChatError>) -> Self {
         switch result {
         case .success(let online): .availabilityFetched(online: online)
         case .failure(let error): .availabilityFailed(error)
         }
     }
 
-    public static func visitor(_ result: Result<Void, ChatError>) -> Self {
+    package static func visitor(_ result: Result<Void, ChatError>) -> Self {
         switch result {
         case .success: .visitorStored
         case .failure(let error): .visitorFailed(error)

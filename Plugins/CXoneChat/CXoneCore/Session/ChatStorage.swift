@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 internal import FoundationEssentials
 
 /// What a CXone chat keeps across restarts, as text under keys of the channel's store: the visitor and
@@ -9,25 +9,25 @@ internal import FoundationEssentials
 ///
 /// The driver does the reading and writing; this decides what is kept where and in what form, so the
 /// layout is one place and is tested without a store.
-public enum ChatStorage {
-    public enum Key {
-        public static let visitorID = "visitor-id"
-        public static let customerID = "customer-id"
-        public static let threadIDs = "thread-ids"
+package enum ChatStorage {
+    package enum Key {
+        package static let visitorID = "visitor-id"
+        package static let customerID = "customer-id"
+        package static let threadIDs = "thread-ids"
         /// `shown.THREAD`: the thread's shown agent messages (``ShownRecord``, JSON).
-        public static let shownPrefix = "shown."
+        package static let shownPrefix = "shown."
         /// `shown-through.THREAD`: what versions before the shown ids kept, seconds since 1970 of the
         /// newest message shown; read as the floor of a thread that has no `shown.` record yet.
-        public static let shownThroughPrefix = "shown-through."
+        package static let shownThroughPrefix = "shown-through."
         /// In the secrets, not the store.
-        public static let accessToken = "access-token"
+        package static let accessToken = "access-token"
         /// `contact.THREAD`: the thread is in the contact history; `open` or `ended`.
-        public static let contactPrefix = "contact."
+        package static let contactPrefix = "contact."
     }
 
     /// What the store's values hold: the machine's stored values (less the outbox and the token, which
     /// are kept elsewhere) and the contact history. Records that cannot be read are left out.
-    public static func read(_ values: [String: String]) -> (stored: ChatStateMachine.StoredValues, contacts: ChatContactHistory) {
+    package static func read(_ values: [String: String]) -> (stored: ChatStateMachine.StoredValues, contacts: ChatContactHistory) {
         var stored = ChatStateMachine.StoredValues()
         var contactThreads: [String: Bool] = [:]
         let decoder = JSONDecoder()
@@ -54,13 +54,13 @@ public enum ChatStorage {
     }
 
     /// The access token kept in the secrets; nil when the text is not one.
-    public static func accessToken(fromSecret text: String) -> ChannelToken? {
+    package static func accessToken(fromSecret text: String) -> ChannelToken? {
         guard let token = try? JSONDecoder().decode(TokenRecord.self, from: Data(text.utf8)) else { return nil }
         return ChannelToken(value: token.value, expiresAt: token.expiresAt.map { UnixTime(secondsSince1970: $0) })
     }
 
     /// Where and how the machine's ``ChatStateMachine/Action/store(_:)`` value is kept.
-    public static func record(for value: ChatStateMachine.StoredValue) throws -> StoreWrite {
+    package static func record(for value: ChatStateMachine.StoredValue) throws -> StoreWrite {
         let what = "the chat's \(Self.name(of: value))"
         switch value {
         case .visitorID(let id):
@@ -78,7 +78,7 @@ public enum ChatStorage {
     }
 
     /// The mark that `threadID` (lower case) is in the contact history.
-    public static func contactRecord(threadID: String, ended: Bool) -> StoreWrite {
+    package static func contactRecord(threadID: String, ended: Bool) -> StoreWrite {
         StoreWrite(
             .store, key: Key.contactPrefix + threadID, value: ended ? "ended" : "open", what: "that thread \(threadID) is in the contact history",
             ifLost: "it may be recorded again after a restart"
@@ -86,7 +86,7 @@ public enum ChatStorage {
     }
 
     /// What a stored value is called in a log line.
-    public static func name(of value: ChatStateMachine.StoredValue) -> String {
+    package static func name(of value: ChatStateMachine.StoredValue) -> String {
         switch value {
         case .visitorID: "visitor id"
         case .customerID: "customer id"
@@ -103,7 +103,7 @@ public enum ChatStorage {
     // MARK: Records
 
     /// An outbox entry as the outbox keeps it (JSON), under its message id in lower case.
-    public struct OutboxRecord: Codable, Sendable {
+    package struct OutboxRecord: Codable, Sendable {
         var messageID: String
         var threadID: String
         var text: String
@@ -111,7 +111,7 @@ public enum ChatStorage {
         var customFields: [String: String]
         var writtenAt: Double
 
-        public init(_ entry: ChatStateMachine.OutboxEntry) {
+        package init(_ entry: ChatStateMachine.OutboxEntry) {
             self.messageID = entry.messageID
             self.threadID = entry.threadID
             self.text = entry.text
@@ -120,9 +120,9 @@ public enum ChatStorage {
             self.writtenAt = entry.writtenAt.secondsSince1970
         }
 
-        public var key: String { self.messageID.lowercased() }
+        package var key: String { self.messageID.lowercased() }
 
-        public var entry: ChatStateMachine.OutboxEntry {
+        package var entry: ChatStateMachine.OutboxEntry {
             ChatStateMachine.OutboxEntry(
                 messageID: self.messageID, threadID: self.threadID, text: self.text, isWelcome: self.isWelcome,
                 customFields: self.customFields, writtenAt: UnixTime(secondsSince1970: self.writtenAt)

@@ -1,14 +1,14 @@
 /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}`: how the channel is set up.
-public struct CXoneChannelConfiguration: CXoneRESTBody {
-    public static var subject: String { "channel configuration" }
+package struct CXoneChannelConfiguration: CXoneRESTBody {
+    package static var subject: String { "channel configuration" }
 
-    public var isLiveChat: Bool
+    package var isLiveChat: Bool
     /// OAuth: AuthorizeCustomer carries an authorization code and code verifier.
-    public var isAuthorizationEnabled: Bool
-    public var preContactForm: PreContactForm?
-    public var settings: Settings
+    package var isAuthorizationEnabled: Bool
+    package var preContactForm: PreContactForm?
+    package var settings: Settings
 
-    public init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, preContactForm: PreContactForm? = nil, settings: Settings = Settings()) {
+    package init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, preContactForm: PreContactForm? = nil, settings: Settings = Settings()) {
         self.isLiveChat = isLiveChat
         self.isAuthorizationEnabled = isAuthorizationEnabled
         self.preContactForm = preContactForm
@@ -16,26 +16,26 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
     }
 
     /// How the channel's conversations are organised.
-    public enum ChatMode: String, Sendable, Hashable {
+    package enum ChatMode: String, Sendable, Hashable {
         case liveChat
         case multiThread
         case singleThread
     }
 
     /// Live chat if `isLiveChat`, else multi-thread if `hasMultipleThreadsPerEndUser`, else single-thread.
-    public var chatMode: ChatMode {
+    package var chatMode: ChatMode {
         if self.isLiveChat { return .liveChat }
         return self.settings.hasMultipleThreadsPerEndUser ? .multiThread : .singleThread
     }
 
-    public struct Settings: Sendable, Hashable, Codable {
-        public var hasMultipleThreadsPerEndUser: Bool
-        public var isProactiveChatEnabled: Bool?
-        public var fileRestrictions: FileRestrictions?
+    package struct Settings: Sendable, Hashable, Codable {
+        package var hasMultipleThreadsPerEndUser: Bool
+        package var isProactiveChatEnabled: Bool?
+        package var fileRestrictions: FileRestrictions?
         /// Feature toggles; a toggle not listed counts as on (the SDK's rule).
-        public var features: [String: Bool]
+        package var features: [String: Bool]
 
-        public init(hasMultipleThreadsPerEndUser: Bool = false, isProactiveChatEnabled: Bool? = nil, fileRestrictions: FileRestrictions? = nil, features: [String: Bool] = [:]) {
+        package init(hasMultipleThreadsPerEndUser: Bool = false, isProactiveChatEnabled: Bool? = nil, fileRestrictions: FileRestrictions? = nil, features: [String: Bool] = [:]) {
             self.hasMultipleThreadsPerEndUser = hasMultipleThreadsPerEndUser
             self.isProactiveChatEnabled = isProactiveChatEnabled
             self.fileRestrictions = fileRestrictions
@@ -43,11 +43,11 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
         }
 
         /// Whether a feature toggle is on (absent toggles are on).
-        public func isEnabled(_ feature: String) -> Bool { self.features[feature] ?? true }
+        package func isEnabled(_ feature: String) -> Bool { self.features[feature] ?? true }
 
         enum CodingKeys: String, CodingKey { case hasMultipleThreadsPerEndUser, isProactiveChatEnabled, fileRestrictions, features }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.hasMultipleThreadsPerEndUser = try container.decode(Bool.self, forKey: .hasMultipleThreadsPerEndUser)
             self.isProactiveChatEnabled = try container.decodeIfPresent(Bool.self, forKey: .isProactiveChatEnabled)
@@ -57,21 +57,21 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
     }
 
     /// What may be attached. `allowedFileSize` (MB) comes as a string; a number is accepted too.
-    public struct FileRestrictions: Sendable, Hashable, Codable {
-        public var allowedFileSize: Int
-        public var allowedFileTypes: [FileType]
-        public var isAttachmentsEnabled: Bool
+    package struct FileRestrictions: Sendable, Hashable, Codable {
+        package var allowedFileSize: Int
+        package var allowedFileTypes: [FileType]
+        package var isAttachmentsEnabled: Bool
 
-        public init(allowedFileSize: Int, allowedFileTypes: [FileType] = [], isAttachmentsEnabled: Bool) {
+        package init(allowedFileSize: Int, allowedFileTypes: [FileType] = [], isAttachmentsEnabled: Bool) {
             self.allowedFileSize = allowedFileSize
             self.allowedFileTypes = allowedFileTypes
             self.isAttachmentsEnabled = isAttachmentsEnabled
         }
 
-        public struct FileType: Sendable, Hashable, Codable {
-            public var mimeType: String
-            public var description: String?
-            public init(mimeType: String, description: String? = nil) {
+        package struct FileType: Sendable, Hashable, Codable {
+            package var mimeType: String
+            package var description: String?
+            package init(mimeType: String, description: String? = nil) {
                 self.mimeType = mimeType
                 self.description = description
             }
@@ -79,7 +79,7 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
 
         enum CodingKeys: String, CodingKey { case allowedFileSize, allowedFileTypes, isAttachmentsEnabled }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             if let text = try? container.decode(String.self, forKey: .allowedFileSize) {
                 guard let size = Int(text) else {
@@ -93,7 +93,7 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
             self.isAttachmentsEnabled = try container.decodeIfPresent(Bool.self, forKey: .isAttachmentsEnabled) ?? false
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(String(self.allowedFileSize), forKey: .allowedFileSize)
             try container.encode(self.allowedFileTypes, forKey: .allowedFileTypes)
@@ -102,11 +102,11 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
     }
 
     /// The pre-chat form: its name and fields (kept as JSON; the plugin shows them, it does not validate).
-    public struct PreContactForm: Sendable, Hashable, Codable {
-        public var name: String
-        public var customFields: [CXoneJSON]
+    package struct PreContactForm: Sendable, Hashable, Codable {
+        package var name: String
+        package var customFields: [CXoneJSON]
 
-        public init(name: String, customFields: [CXoneJSON] = []) {
+        package init(name: String, customFields: [CXoneJSON] = []) {
             self.name = name
             self.customFields = customFields
         }
@@ -114,13 +114,13 @@ public struct CXoneChannelConfiguration: CXoneRESTBody {
 }
 
 /// `GET {chat}/1.0/brand/{brandId}/channel/{channelId}/availability`: `{"status": "online" | "offline"}`.
-public struct CXoneAvailability: CXoneRESTBody {
-    public static var subject: String { "availability" }
-    public var status: String
+package struct CXoneAvailability: CXoneRESTBody {
+    package static var subject: String { "availability" }
+    package var status: String
 
-    public init(status: String) { self.status = status }
-    public init(isOnline: Bool) { self.status = isOnline ? "online" : "offline" }
+    package init(status: String) { self.status = status }
+    package init(isOnline: Bool) { self.status = isOnline ? "online" : "offline" }
 
     /// Only `online` means agents are there.
-    public var isOnline: Bool { self.status == "online" }
+    package var isOnline: Bool { self.status == "online" }
 }

@@ -1,16 +1,16 @@
 /// Where a CXone channel's services are: the WebSocket gateway, the chat REST base and the host root the
 /// web-analytics paths hang off. All three are configurable so the plugin can talk to the loopback
 /// simulator; ``region(_:)`` gives the public ones.
-public struct CXoneEndpoints: Sendable, Hashable {
+package struct CXoneEndpoints: Sendable, Hashable {
     /// `wss://chat-gateway-de-{region}.niceincontact.com`
-    public var socket: String
+    package var socket: String
     /// `https://channels-de-{region}.niceincontact.com/chat`
-    public var chat: String
+    package var chat: String
     /// `https://channels-de-{region}.niceincontact.com`: web-analytics is under the host, not `/chat`.
-    public var host: String
+    package var host: String
 
     /// `host` defaults to `chat`'s scheme and authority.
-    public init(socket: String, chat: String, host: String? = nil) {
+    package init(socket: String, chat: String, host: String? = nil) {
         self.socket = Self.trimmed(socket)
         self.chat = Self.trimmed(chat)
         self.host = Self.trimmed(host ?? Self.root(of: chat))
@@ -19,7 +19,7 @@ public struct CXoneEndpoints: Sendable, Hashable {
     /// `url` as it may be logged or shown: without its query and fragment, and without user information.
     /// A pre-signed URL (EventInS3's `X-Amz-Signature=…`) is a credential in its query; a WebSocket URL
     /// carries the visitor id in its query.
-    public static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         var text = Substring(url)
         if let end = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = text[..<end]
@@ -35,7 +35,7 @@ public struct CXoneEndpoints: Sendable, Hashable {
     }
 
     /// The public endpoints of a region: `na1`, `eu1`, `au1`, `ca1`, `uk1`, `jp1`.
-    public static func region(_ region: String) -> CXoneEndpoints {
+    package static func region(_ region: String) -> CXoneEndpoints {
         CXoneEndpoints(
             socket: "wss://chat-gateway-de-\(region).niceincontact.com",
             chat: "https://channels-de-\(region).niceincontact.com/chat"
@@ -43,27 +43,27 @@ public struct CXoneEndpoints: Sendable, Hashable {
     }
 
     /// `{chat}/1.0/brand/{brandId}/channel/{channelId}`
-    public func channelConfiguration(brandId: Int, channelId: String) -> String {
+    package func channelConfiguration(brandId: Int, channelId: String) -> String {
         "\(self.chat)/1.0/brand/\(brandId)/channel/\(Self.escaped(channelId))"
     }
 
     /// `{chat}/1.0/brand/{brandId}/channel/{channelId}/availability`
-    public func availability(brandId: Int, channelId: String) -> String {
+    package func availability(brandId: Int, channelId: String) -> String {
         self.channelConfiguration(brandId: brandId, channelId: channelId) + "/availability"
     }
 
     /// `{host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}` (PUT the visitor).
-    public func visitor(brandId: Int, visitorId: CXoneID) -> String {
+    package func visitor(brandId: Int, visitorId: CXoneID) -> String {
         "\(self.host)/web-analytics/1.0/tenants/\(brandId)/visitors/\(Self.escaped(visitorId.rawValue))"
     }
 
     /// `{host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}/events` (POST analytics events).
-    public func visitorEvents(brandId: Int, visitorId: CXoneID) -> String {
+    package func visitorEvents(brandId: Int, visitorId: CXoneID) -> String {
         self.visitor(brandId: brandId, visitorId: visitorId) + "/events"
     }
 
     /// `{socket}?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=`
-    public func webSocket(brandId: Int, channelId: String, visitorId: CXoneID, sdkPlatform: String = "linux", sdkVersion: String) -> String {
+    package func webSocket(brandId: Int, channelId: String, visitorId: CXoneID, sdkPlatform: String = "linux", sdkVersion: String) -> String {
         let query = [
             ("brandId", String(brandId)), ("channelId", channelId), ("visitorId", visitorId.rawValue),
             ("sdkPlatform", sdkPlatform), ("sdkVersion", sdkVersion),

@@ -2,29 +2,29 @@ internal import FoundationEssentials
 
 /// A CXone identifier (thread, message, contact, customer, event): the text as received, compared and
 /// hashed without regard to ASCII letter case, because the services send the same UUID in mixed case.
-public struct CXoneID: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+package struct CXoneID: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The identifier exactly as it was received or created; this is what is encoded.
-    public let rawValue: String
+    package let rawValue: String
 
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { self.rawValue = value }
 
     /// A fresh lower-case UUID, the form the mobile SDK sends.
-    public static func random() -> CXoneID { CXoneID(UUID().uuidString.lowercased()) }
+    package static func random() -> CXoneID { CXoneID(UUID().uuidString.lowercased()) }
 
-    public var description: String { self.rawValue }
+    package var description: String { self.rawValue }
 
-    public static func == (lhs: CXoneID, rhs: CXoneID) -> Bool {
+    package static func == (lhs: CXoneID, rhs: CXoneID) -> Bool {
         Self.equal(lhs.rawValue, rhs.rawValue)
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for byte in self.rawValue.utf8 { hasher.combine(Self.folded(byte)) }
         hasher.combine(0xFF as UInt8)
     }
 
     /// Whether two identifiers are the same, ignoring ASCII letter case.
-    public static func equal(_ lhs: String, _ rhs: String) -> Bool {
+    package static func equal(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.elementsEqual(rhs.utf8) { Self.folded($0) == Self.folded($1) }
     }
 
@@ -33,11 +33,11 @@ public struct CXoneID: Sendable, Hashable, Codable, CustomStringConvertible, Exp
         (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.rawValue)
     }
@@ -45,20 +45,20 @@ public struct CXoneID: Sendable, Hashable, Codable, CustomStringConvertible, Exp
 
 /// A credential on the wire (access token, authorization code, code verifier): encoded as its plain text,
 /// but printed as `<redacted>` so it never reaches a log through `description` or string interpolation.
-public struct CXoneSecret: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
+package struct CXoneSecret: Sendable, Hashable, Codable, CustomStringConvertible, CustomDebugStringConvertible {
     /// The credential itself: hand it only to the wire and the secrets file.
-    public let value: String
+    package let value: String
 
-    public init(_ value: String) { self.value = value }
+    package init(_ value: String) { self.value = value }
 
-    public var description: String { "<redacted>" }
-    public var debugDescription: String { "<redacted>" }
+    package var description: String { "<redacted>" }
+    package var debugDescription: String { "<redacted>" }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.value = try decoder.singleValueContainer().decode(String.self)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.value)
     }

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// One text frame from the CXone chat gateway to the client, decoded; or, for the simulator, built and
 /// encoded.
@@ -8,7 +8,7 @@ public import FoundationEssentials
 /// event `{"eventId", "eventType", "createdAt", "data"}`; an operation error
 /// `{"eventId", "error": {"errorCode", "errorMessage", "transactionId"}}`; a server error
 /// `{"message", "connectionId", "requestId"}`.
-public enum CXoneInbound: Sendable, Hashable {
+package enum CXoneInbound: Sendable, Hashable {
     case pong
     case postback(eventId: CXoneID, event: CXoneReceivedEvent)
     case event(eventId: CXoneID, createdAt: Date?, event: CXoneReceivedEvent)
@@ -16,7 +16,7 @@ public enum CXoneInbound: Sendable, Hashable {
     case serverError(CXoneServerError)
 
     /// The event of a postback or push.
-    public var receivedEvent: CXoneReceivedEvent? {
+    package var receivedEvent: CXoneReceivedEvent? {
         switch self {
         case .postback(_, let event), .event(_, _, let event): event
         default: nil
@@ -25,7 +25,7 @@ public enum CXoneInbound: Sendable, Hashable {
 
     /// The `eventId` of the request this frame answers: a postback's `eventId`, an operation error's
     /// `transactionId` (else its `eventId`), a server error's `requestId`; `nil` for pushes and pongs.
-    public var answeredRequestId: CXoneID? {
+    package var answeredRequestId: CXoneID? {
         switch self {
         case .postback(let eventId, _): eventId
         case .operationError(let error): error.transactionId ?? error.eventId
@@ -35,11 +35,11 @@ public enum CXoneInbound: Sendable, Hashable {
     }
 
     /// The frame's bytes exactly: `"pong"` is the six characters with their quotes.
-    public static let pongText: [UInt8] = Array("\"pong\"".utf8)
+    package static let pongText: [UInt8] = Array("\"pong\"".utf8)
 
     /// Decodes one text frame. Limits are checked before any parsing; every failure is a
     /// ``CXoneWireError`` naming the frame's size, the field and the event type.
-    public static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneInbound {
+    package static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneInbound {
         try self.decode(bytes, limits: limits, subject: "frame")
     }
 
@@ -49,7 +49,7 @@ public enum CXoneInbound: Sendable, Hashable {
     }
 
     /// The frame's text, as the gateway sends it.
-    public func encoded() throws(CXoneWireError) -> [UInt8] {
+    package func encoded() throws(CXoneWireError) -> [UInt8] {
         if case .pong = self { return Self.pongText }
         return try CXoneWireCoding.encode(InboundFrame(value: self), subject: "frame")
     }
@@ -66,13 +66,13 @@ public enum CXoneInbound: Sendable, Hashable {
 /// `{"eventId", "error": {"errorCode", "errorMessage", "transactionId"}}`: a request failed, e.g.
 /// `RecoveringThreadFailed` (no thread yet) or `ConsumerAuthorizationFailed`. Match it to the request by
 /// ``transactionId`` (falling back to ``eventId``).
-public struct CXoneOperationError: Sendable, Hashable, Codable {
-    public var eventId: CXoneID?
-    public var errorCode: String
-    public var errorMessage: String?
-    public var transactionId: CXoneID?
+package struct CXoneOperationError: Sendable, Hashable, Codable {
+    package var eventId: CXoneID?
+    package var errorCode: String
+    package var errorMessage: String?
+    package var transactionId: CXoneID?
 
-    public init(eventId: CXoneID? = nil, errorCode: String, errorMessage: String? = nil, transactionId: CXoneID? = nil) {
+    package init(eventId: CXoneID? = nil, errorCode: String, errorMessage: String? = nil, transactionId: CXoneID? = nil) {
         self.eventId = eventId
         self.errorCode = errorCode
         self.errorMessage = errorMessage
@@ -81,12 +81,12 @@ public struct CXoneOperationError: Sendable, Hashable, Codable {
 }
 
 /// `{"message", "connectionId", "requestId"}`: the gateway could not handle a frame at all.
-public struct CXoneServerError: Sendable, Hashable, Codable {
-    public var message: String
-    public var connectionId: String?
-    public var requestId: String?
+package struct CXoneServerError: Sendable, Hashable, Codable {
+    package var message: String
+    package var connectionId: String?
+    package var requestId: String?
 
-    public init(message: String, connectionId: String? = nil, requestId: String? = nil) {
+    package init(message: String, connectionId: String? = nil, requestId: String? = nil) {
         self.message = message
         self.connectionId = connectionId
         self.requestId = requestId

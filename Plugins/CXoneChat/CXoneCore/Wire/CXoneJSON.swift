@@ -1,6 +1,6 @@
 /// Free-form JSON, for the parts of the wire whose shape the client does not interpret (rich message
 /// payloads, pre-contact form fields, analytics data, events of unknown type).
-public enum CXoneJSON: Sendable, Hashable, Codable {
+package enum CXoneJSON: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     /// A number written without a fraction or exponent that fits 64 bits, kept exact: a rich message's
@@ -12,7 +12,7 @@ public enum CXoneJSON: Sendable, Hashable, Codable {
     case object([String: CXoneJSON])
 
     /// Numbers compare by value: `5` read back is `.integer(5)`, equal to the `.number(5)` written.
-    public static func == (lhs: CXoneJSON, rhs: CXoneJSON) -> Bool {
+    package static func == (lhs: CXoneJSON, rhs: CXoneJSON) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
@@ -26,7 +26,7 @@ public enum CXoneJSON: Sendable, Hashable, Codable {
         }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .bool(let value): hasher.combine(value)
@@ -40,18 +40,18 @@ public enum CXoneJSON: Sendable, Hashable, Codable {
     }
 
     /// The member `key` of an object, `nil` otherwise.
-    public subscript(key: String) -> CXoneJSON? {
+    package subscript(key: String) -> CXoneJSON? {
         if case .object(let members) = self { return members[key] }
         return nil
     }
 
     /// The text of a string value.
-    public var string: String? {
+    package var string: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -70,7 +70,7 @@ public enum CXoneJSON: Sendable, Hashable, Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()

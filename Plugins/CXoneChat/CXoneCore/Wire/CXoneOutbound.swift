@@ -4,15 +4,15 @@
 /// `{"action": "chatWindowEvent" | "register", "eventId": <uuid>, "payload": {"brand": {"id"}, "channel":
 /// {"id"}, "customerIdentity" | "consumerIdentity": {...}, "eventType", "data"?, "visitor": {"id"}?,
 /// "destination": {"id"}?}}`, or the heartbeat `{"action":"heartbeat"}`.
-public enum CXoneOutbound: Sendable, Hashable {
+package enum CXoneOutbound: Sendable, Hashable {
     case heartbeat
     case frame(CXoneClientFrame)
 
     /// The heartbeat's exact text.
-    public static let heartbeatText: [UInt8] = Array("{\"action\":\"heartbeat\"}".utf8)
+    package static let heartbeatText: [UInt8] = Array("{\"action\":\"heartbeat\"}".utf8)
 
     /// The frame's text.
-    public func encoded() throws(CXoneWireError) -> [UInt8] {
+    package func encoded() throws(CXoneWireError) -> [UInt8] {
         switch self {
         case .heartbeat: Self.heartbeatText
         case .frame(let frame): try CXoneWireCoding.encode(OutboundFrame(value: self), subject: "\(frame.event.eventType) frame")
@@ -21,27 +21,27 @@ public enum CXoneOutbound: Sendable, Hashable {
 
     /// Decodes a client's frame (the simulator's side), with the same limits and errors as
     /// ``CXoneInbound/decode(_:limits:)``.
-    public static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneOutbound {
+    package static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneOutbound {
         try CXoneWireCoding.decode(OutboundFrame.self, from: bytes, limits: limits, subject: "client frame").value
     }
 }
 
 /// A client event with its envelope.
-public struct CXoneClientFrame: Sendable, Hashable {
+package struct CXoneClientFrame: Sendable, Hashable {
     /// `register` or `chatWindowEvent` (derived from the event when built here).
-    public var action: String
+    package var action: String
     /// Matches the postback or operation error that answers this frame.
-    public var eventId: CXoneID
-    public var brandId: Int
-    public var channelId: String
+    package var eventId: CXoneID
+    package var brandId: Int
+    package var channelId: String
     /// The customer; after OAuth, the identity ConsumerAuthorized assigned.
-    public var customer: CXoneWire.CustomerIdentity
-    public var visitorId: CXoneID?
+    package var customer: CXoneWire.CustomerIdentity
+    package var visitorId: CXoneID?
     /// The thread the event is about, where the service wants it at the envelope.
-    public var destinationId: CXoneID?
-    public var event: CXoneSentEvent
+    package var destinationId: CXoneID?
+    package var event: CXoneSentEvent
 
-    public init(
+    package init(
         eventId: CXoneID = .random(),
         brandId: Int,
         channelId: String,

@@ -1,6 +1,6 @@
 /// A JSON body of CXone's REST endpoints: decoded by the plugin (or the simulator, for requests) with the
 /// same limits and errors as the socket frames.
-public protocol CXoneRESTBody: Codable, Sendable, Hashable {
+package protocol CXoneRESTBody: Codable, Sendable, Hashable {
     /// What the body is called in error messages, e.g. `channel configuration`.
     static var subject: String { get }
 }
@@ -8,7 +8,7 @@ public protocol CXoneRESTBody: Codable, Sendable, Hashable {
 extension CXoneRESTBody {
     /// Decodes a body. A body that is the service's error answer (`{"error": {"errorCode": ...}}`) throws
     /// ``CXoneWireError/Code/serviceError`` naming the code.
-    public static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> Self {
+    package static func decode(_ bytes: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> Self {
         let subject = Self.subject
         do {
             return try CXoneWireCoding.decode(Self.self, from: bytes, limits: limits, subject: subject)
@@ -25,23 +25,23 @@ extension CXoneRESTBody {
     }
 
     /// The body's text.
-    public func encoded() throws(CXoneWireError) -> [UInt8] {
+    package func encoded() throws(CXoneWireError) -> [UInt8] {
         try CXoneWireCoding.encode(self, subject: Self.subject)
     }
 }
 
 /// `{"error": {"errorCode": "SdkVersionNotSupported", ...}}`: what the REST endpoints answer instead of a
 /// body when they refuse (the simulator encodes it; decoders report it as a service error).
-public struct CXoneServiceErrorBody: CXoneRESTBody {
-    public static var subject: String { "service error" }
-    public var error: Body
+package struct CXoneServiceErrorBody: CXoneRESTBody {
+    package static var subject: String { "service error" }
+    package var error: Body
 
-    public init(errorCode: String, errorMessage: String? = nil) {
+    package init(errorCode: String, errorMessage: String? = nil) {
         self.error = Body(errorCode: errorCode, errorMessage: errorMessage)
     }
 
-    public struct Body: Sendable, Hashable, Codable {
-        public var errorCode: String
-        public var errorMessage: String?
+    package struct Body: Sendable, Hashable, Codable {
+        package var errorCode: String
+        package var errorMessage: String?
     }
 }

@@ -1,6 +1,6 @@
 /// The typed data of an event the gateway sends, by its `eventType`. Event types the wire does not know
 /// decode to ``unknown(eventType:)``: new server features must not break a running channel.
-public enum CXoneReceivedEvent: Sendable, Hashable {
+package enum CXoneReceivedEvent: Sendable, Hashable {
     case consumerAuthorized(CXoneWire.ConsumerAuthorized)
     case consumerReconnected(CXoneWire.ConsumerAuthorized)
     case tokenRefreshed(CXoneWire.TokenRefreshed)
@@ -23,7 +23,7 @@ public enum CXoneReceivedEvent: Sendable, Hashable {
     case unknown(eventType: String)
 
     /// The wire name, e.g. `MessageCreated`.
-    public var eventType: String {
+    package var eventType: String {
         switch self {
         case .consumerAuthorized: "ConsumerAuthorized"
         case .consumerReconnected: "ConsumerReconnected"

@@ -1,5 +1,5 @@
 /// The typed data of an event the client sends, by its `eventType`.
-public enum CXoneSentEvent: Sendable, Hashable {
+package enum CXoneSentEvent: Sendable, Hashable {
     case authorizeCustomer(CXoneWire.AuthorizeCustomer)
     case reconnectCustomer(CXoneWire.TokenData)
     case refreshToken(CXoneWire.TokenData)
@@ -21,7 +21,7 @@ public enum CXoneSentEvent: Sendable, Hashable {
     case unknown(eventType: String, data: CXoneJSON?)
 
     /// The wire name, e.g. `SendMessage`.
-    public var eventType: String {
+    package var eventType: String {
         switch self {
         case .authorizeCustomer: "AuthorizeCustomer"
         case .reconnectCustomer: "ReconnectCustomer"
@@ -45,7 +45,7 @@ public enum CXoneSentEvent: Sendable, Hashable {
 
     /// Whether the payload names the customer `customerIdentity` (else `consumerIdentity`), as the SDK's
     /// `EventPayloadDTO` decides it.
-    public var usesCustomerIdentityKey: Bool {
+    package var usesCustomerIdentityKey: Bool {
         switch self {
         case .sendMessage, .recoverThread, .recoverLivechat, .loadMoreMessages, .setContactCustomFields,
              .senderTypingStarted, .senderTypingEnded, .messageSeenByCustomer, .authorizeCustomer,
@@ -57,7 +57,7 @@ public enum CXoneSentEvent: Sendable, Hashable {
     }
 
     /// The frame's `action`: `register` for AuthorizeCustomer, `chatWindowEvent` for every other event.
-    public var action: String { self.eventType == "AuthorizeCustomer" ? "register" : "chatWindowEvent" }
+    package var action: String { self.eventType == "AuthorizeCustomer" ? "register" : "chatWindowEvent" }
 
     static func decode<Key: CodingKey>(
         _ eventType: String,

@@ -1,4 +1,4 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// The ISO-8601 timestamps CXone sends, read by hand: the services mix variants, and a date formatter
 /// would cost more than the rest of a frame's decoding.
@@ -6,9 +6,9 @@ public import FoundationEssentials
 /// Accepted: `YYYY-MM-DDTHH:MM:SS`, optionally `.` and 1-9 fractional digits, then `Z`, `±HH:MM`, `±HHMM`,
 /// `±HH`, or nothing (read as UTC). `t`, `z` and a space for `T` are accepted too. Written: UTC with
 /// milliseconds, `2024-05-01T12:00:00.123Z`, the form the SDK sends.
-public enum CXoneTimestamp {
+package enum CXoneTimestamp {
     /// The date `text` names, or `nil` when it is not one of the accepted forms or names no real time.
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var bytes = text.utf8.makeIterator()
         var scanner = Scanner(next: { bytes.next() })
         return scanner.timestamp()
@@ -16,7 +16,7 @@ public enum CXoneTimestamp {
 
     /// `date` as UTC with milliseconds; years outside 0...9999 are clamped into that range (a date that is
     /// not a number at all is written as the epoch).
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         let bounded = totalMilliseconds.isNaN ? 0 : min(max(totalMilliseconds, -62_167_219_200_000), 253_402_300_799_999)
         let milliseconds = Int64(bounded)

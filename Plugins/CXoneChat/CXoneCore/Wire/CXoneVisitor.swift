@@ -1,16 +1,16 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// `PUT {host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}`: who is visiting.
-public struct CXoneVisitor: CXoneRESTBody {
-    public static var subject: String { "visitor" }
+package struct CXoneVisitor: CXoneRESTBody {
+    package static var subject: String { "visitor" }
 
-    public var customerIdentity: CXoneWire.CustomerIdentity?
-    public var browserFingerprint: CXoneWire.DeviceFingerprint
+    package var customerIdentity: CXoneWire.CustomerIdentity?
+    package var browserFingerprint: CXoneWire.DeviceFingerprint
     /// `{"referrer": {"url"}, "utm": {...}}`, passed through.
-    public var journey: CXoneJSON?
-    public var customVariables: [CustomVariable]?
+    package var journey: CXoneJSON?
+    package var customVariables: [CustomVariable]?
 
-    public init(
+    package init(
         customerIdentity: CXoneWire.CustomerIdentity? = nil,
         browserFingerprint: CXoneWire.DeviceFingerprint = CXoneWire.DeviceFingerprint(),
         journey: CXoneJSON? = nil,
@@ -22,10 +22,10 @@ public struct CXoneVisitor: CXoneRESTBody {
         self.customVariables = customVariables
     }
 
-    public struct CustomVariable: Sendable, Hashable, Codable {
-        public var identifier: String
-        public var value: String
-        public init(identifier: String, value: String) {
+    package struct CustomVariable: Sendable, Hashable, Codable {
+        package var identifier: String
+        package var value: String
+        package init(identifier: String, value: String) {
             self.identifier = identifier
             self.value = value
         }
@@ -36,19 +36,19 @@ extension CXoneWire {
     /// An analytics event: the body of `POST {host}/web-analytics/1.0/tenants/{brandId}/visitors/{visitorId}/events`
     /// and an element of StoreVisitorEvents. `{"id", "type", "visitId", "destination": {"id"},
     /// "createdAtWithMilliseconds", "data"}`.
-    public struct AnalyticsEvent: CXoneRESTBody {
-        public static var subject: String { "analytics event" }
+    package struct AnalyticsEvent: CXoneRESTBody {
+        package static var subject: String { "analytics event" }
 
-        public var id: CXoneID
+        package var id: CXoneID
         /// `VisitorVisit`, `PageView`, `TimeSpentOnPage`, `ChatWindowOpened`, ...
-        public var type: String
+        package var type: String
         /// The visit (30 minutes, sliding with activity).
-        public var visitId: CXoneID
-        public var destination: Reference
-        public var createdAt: Date
-        public var data: CXoneJSON
+        package var visitId: CXoneID
+        package var destination: Reference
+        package var createdAt: Date
+        package var data: CXoneJSON
 
-        public init(id: CXoneID = .random(), type: String, visitId: CXoneID, destinationId: CXoneID, createdAt: Date, data: CXoneJSON = .object([:])) {
+        package init(id: CXoneID = .random(), type: String, visitId: CXoneID, destinationId: CXoneID, createdAt: Date, data: CXoneJSON = .object([:])) {
             self.id = id
             self.type = type
             self.visitId = visitId
@@ -58,12 +58,12 @@ extension CXoneWire {
         }
 
         /// A new visit began.
-        public static func visitorVisit(visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
+        package static func visitorVisit(visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
             AnalyticsEvent(type: "VisitorVisit", visitId: visitId, destinationId: destinationId, createdAt: date)
         }
 
         /// A page (for Attendant: a view of the chat) was shown: data `{"title", "url"}`.
-        public static func pageView(title: String, url: String, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
+        package static func pageView(title: String, url: String, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
             AnalyticsEvent(
                 type: "PageView", visitId: visitId, destinationId: destinationId, createdAt: date,
                 data: .object(["title": .string(title), "url": .string(url)])
@@ -71,7 +71,7 @@ extension CXoneWire {
         }
 
         /// A page view ended: data `{"url", "title", "timeSpentOnPage"}` (seconds).
-        public static func timeSpentOnPage(title: String, url: String, seconds: Int, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
+        package static func timeSpentOnPage(title: String, url: String, seconds: Int, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
             AnalyticsEvent(
                 type: "TimeSpentOnPage", visitId: visitId, destinationId: destinationId, createdAt: date,
                 data: .object(["title": .string(title), "url": .string(url), "timeSpentOnPage": .number(Double(seconds))])
@@ -79,7 +79,7 @@ extension CXoneWire {
         }
 
         /// The chat window was opened.
-        public static func chatWindowOpened(visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
+        package static func chatWindowOpened(visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
             AnalyticsEvent(type: "ChatWindowOpened", visitId: visitId, destinationId: destinationId, createdAt: date)
         }
 
@@ -88,7 +88,7 @@ extension CXoneWire {
             case createdAt = "createdAtWithMilliseconds"
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.id = try container.decode(CXoneID.self, forKey: .id)
             self.type = try container.decode(String.self, forKey: .type)

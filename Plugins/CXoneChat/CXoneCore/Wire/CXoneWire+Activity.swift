@@ -1,13 +1,13 @@
 extension CXoneWire {
     /// SenderTypingStarted / SenderTypingEnded as the gateway pushes them (the SDK's `AgentTypingEventDataDTO`):
     /// the agent (`user`) started or stopped typing in `thread`.
-    public struct SenderTyping: Sendable, Hashable, Codable {
-        public var brand: Brand?
-        public var channel: Channel?
-        public var thread: ThreadReference
-        public var user: Agent?
+    package struct SenderTyping: Sendable, Hashable, Codable {
+        package var brand: Brand?
+        package var channel: Channel?
+        package var thread: ThreadReference
+        package var user: Agent?
 
-        public init(brand: Brand? = nil, channel: Channel? = nil, thread: ThreadReference, user: Agent? = nil) {
+        package init(brand: Brand? = nil, channel: Channel? = nil, thread: ThreadReference, user: Agent? = nil) {
             self.brand = brand
             self.channel = channel
             self.thread = thread
@@ -17,11 +17,11 @@ extension CXoneWire {
 
     /// SetPositionInQueue (the SDK's `SetPositionInQueueEventDataDTO`): the customer's place in the queue of
     /// a contact (case), `{"consumerContact": {"id"}, "positionInQueue"}`.
-    public struct PositionInQueue: Sendable, Hashable, Codable {
-        public var consumerContact: Reference
-        public var positionInQueue: Int
+    package struct PositionInQueue: Sendable, Hashable, Codable {
+        package var consumerContact: Reference
+        package var positionInQueue: Int
 
-        public init(consumerContact: Reference, positionInQueue: Int) {
+        package init(consumerContact: Reference, positionInQueue: Int) {
             self.consumerContact = consumerContact
             self.positionInQueue = positionInQueue
         }
@@ -29,14 +29,14 @@ extension CXoneWire {
 
     /// CaseInboxAssigneeChanged (the SDK's `ContactInboxAssigneeChangedDataDTO`): the agent now assigned to
     /// a contact (`case`), none when it was unassigned.
-    public struct InboxAssigneeChanged: Sendable, Hashable, Codable {
-        public var brand: Brand?
-        public var channel: Channel?
-        public var contact: Reference
-        public var inboxAssignee: Agent?
-        public var previousInboxAssignee: Agent?
+    package struct InboxAssigneeChanged: Sendable, Hashable, Codable {
+        package var brand: Brand?
+        package var channel: Channel?
+        package var contact: Reference
+        package var inboxAssignee: Agent?
+        package var previousInboxAssignee: Agent?
 
-        public init(contact: Reference, inboxAssignee: Agent?, previousInboxAssignee: Agent? = nil) {
+        package init(contact: Reference, inboxAssignee: Agent?, previousInboxAssignee: Agent? = nil) {
             self.contact = contact
             self.inboxAssignee = inboxAssignee
             self.previousInboxAssignee = previousInboxAssignee
@@ -49,11 +49,11 @@ extension CXoneWire {
 
     /// MessageReadChanged (the SDK's `MessageReadByAgentEventDataDTO`): a message with its new
     /// `userStatistics` (`readAt`, `seenAt`): the agent read it.
-    public struct MessageReadChanged: Sendable, Hashable, Codable {
-        public var brand: Brand?
-        public var message: Message
+    package struct MessageReadChanged: Sendable, Hashable, Codable {
+        package var brand: Brand?
+        package var message: Message
 
-        public init(brand: Brand? = nil, message: Message) {
+        package init(brand: Brand? = nil, message: Message) {
             self.brand = brand
             self.message = message
         }

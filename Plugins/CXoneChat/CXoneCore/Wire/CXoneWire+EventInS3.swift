@@ -1,19 +1,19 @@
 extension CXoneWire {
     /// EventInS3: an event over the gateway's 128 KB limit, parked at a URL. The client GETs ``url`` and
     /// decodes the body with ``decodeOrigin(_:limits:)``; a failed download is the client's to report.
-    public struct EventInS3: Sendable, Hashable, Codable {
+    package struct EventInS3: Sendable, Hashable, Codable {
         /// Where the event's body is; always `http` or `https` (anything else is refused while decoding).
-        public var url: String
+        package var url: String
         /// The type of the event behind the URL.
-        public var originEventType: String
+        package var originEventType: String
 
-        public init(url: String, originEventType: String) {
+        package init(url: String, originEventType: String) {
             self.url = url
             self.originEventType = originEventType
         }
 
         /// The downloaded body as the origin event (a whole frame, as the gateway would have sent it).
-        public func decodeOrigin(_ body: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneInbound {
+        package func decodeOrigin(_ body: [UInt8], limits: CXoneWireLimits = CXoneWireLimits()) throws(CXoneWireError) -> CXoneInbound {
             let inbound = try CXoneInbound.decode(body, limits: limits, subject: "EventInS3 body")
             let found = inbound.receivedEvent?.eventType
             if found == "EventInS3" {
@@ -33,7 +33,7 @@ extension CXoneWire {
         enum S3Keys: String, CodingKey { case url }
         enum OriginKeys: String, CodingKey { case eventType }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             let s3 = try container.nestedContainer(keyedBy: S3Keys.self, forKey: .s3Object)
             self.url = try s3.decode(String.self, forKey: .url)
@@ -45,7 +45,7 @@ extension CXoneWire {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             var s3 = container.nestedContainer(keyedBy: S3Keys.self, forKey: .s3Object)
             try s3.encode(self.url, forKey: .url)

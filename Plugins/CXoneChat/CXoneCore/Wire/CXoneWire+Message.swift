@@ -1,16 +1,16 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 extension CXoneWire {
     /// Who wrote a message. CXone names directions from the contact centre's side: `inbound` is
     /// customer → agent, `outbound` agent → customer.
-    public enum Direction: String, Sendable, Hashable, Codable {
+    package enum Direction: String, Sendable, Hashable, Codable {
         case inbound
         case outbound
 
         /// Whether the customer wrote it.
-        public var isFromCustomer: Bool { self == .inbound }
+        package var isFromCustomer: Bool { self == .inbound }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let text = try decoder.singleValueContainer().decode(String.self)
             guard let direction = Direction(rawValue: text) ?? Direction(rawValue: text.lowercased()) else {
                 throw CXoneInvalidValue(codingPath: decoder.codingPath, what: "is neither \"inbound\" nor \"outbound\"")
@@ -21,14 +21,14 @@ extension CXoneWire {
 
     /// `messageContent`: `{"type": "TEXT", "payload": {"text"}}`, or a rich type (`QUICK_REPLIES`,
     /// `LIST_PICKER`, `RICH_LINK`, `PLUGIN`, ...) whose payload is kept as JSON.
-    public struct MessageContent: Sendable, Hashable, Codable {
-        public var type: String
-        public var payload: CXoneJSON
-        public var postback: String?
-        public var fallbackText: String?
-        public var parameters: CXoneJSON?
+    package struct MessageContent: Sendable, Hashable, Codable {
+        package var type: String
+        package var payload: CXoneJSON
+        package var postback: String?
+        package var fallbackText: String?
+        package var parameters: CXoneJSON?
 
-        public init(type: String, payload: CXoneJSON, postback: String? = nil, fallbackText: String? = nil, parameters: CXoneJSON? = nil) {
+        package init(type: String, payload: CXoneJSON, postback: String? = nil, fallbackText: String? = nil, parameters: CXoneJSON? = nil) {
             self.type = type
             self.payload = payload
             self.postback = postback
@@ -37,19 +37,19 @@ extension CXoneWire {
         }
 
         /// A plain text message.
-        public static func text(_ text: String, postback: String? = nil) -> MessageContent {
+        package static func text(_ text: String, postback: String? = nil) -> MessageContent {
             MessageContent(type: "TEXT", payload: .object(["text": .string(text)]), postback: postback)
         }
 
         /// `payload.text` of a `TEXT` message; for other types `fallbackText`, if any.
-        public var text: String? {
+        package var text: String? {
             self.type == "TEXT" ? self.payload["text"]?.string : (self.fallbackText ?? self.payload["text"]?.string)
         }
 
         enum CodingKeys: String, CodingKey { case type, payload, postback, fallbackText, parameters }
         enum TextKeys: String, CodingKey { case text }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.type = try container.decode(String.self, forKey: .type)
             if self.type == "TEXT" {
@@ -64,19 +64,19 @@ extension CXoneWire {
     }
 
     /// A message (the SDK's `MessageDTO`).
-    public struct Message: Sendable, Hashable, Codable {
-        public var idOnExternalPlatform: CXoneID
-        public var threadIdOnExternalPlatform: CXoneID
-        public var messageContent: MessageContent
-        public var createdAt: Date
-        public var attachments: [Attachment]
-        public var direction: Direction
-        public var userStatistics: UserStatistics?
-        public var customerStatistics: UserStatistics?
-        public var authorUser: Agent?
-        public var authorEndUserIdentity: CustomerIdentity?
+    package struct Message: Sendable, Hashable, Codable {
+        package var idOnExternalPlatform: CXoneID
+        package var threadIdOnExternalPlatform: CXoneID
+        package var messageContent: MessageContent
+        package var createdAt: Date
+        package var attachments: [Attachment]
+        package var direction: Direction
+        package var userStatistics: UserStatistics?
+        package var customerStatistics: UserStatistics?
+        package var authorUser: Agent?
+        package var authorEndUserIdentity: CustomerIdentity?
 
-        public init(
+        package init(
             idOnExternalPlatform: CXoneID,
             threadIdOnExternalPlatform: CXoneID,
             messageContent: MessageContent,
@@ -105,7 +105,7 @@ extension CXoneWire {
             case userStatistics, customerStatistics, authorUser, authorEndUserIdentity
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.idOnExternalPlatform = try container.decode(CXoneID.self, forKey: .idOnExternalPlatform)
             self.threadIdOnExternalPlatform = try container.decode(CXoneID.self, forKey: .threadIdOnExternalPlatform)

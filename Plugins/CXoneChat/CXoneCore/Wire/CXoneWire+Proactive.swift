@@ -3,17 +3,17 @@ extension CXoneWire {
     /// "actionType", "data"?: {"content": {"bodyText", ...}, "handover": {"customFields"}}}}}`. A
     /// `WelcomeMessage` action's body text is shown before the customer's first message, with its
     /// ``variables`` filled in.
-    public struct ProactiveAction: Sendable, Hashable, Codable {
-        public var destinationId: CXoneID?
-        public var actionId: String
-        public var actionName: String
+    package struct ProactiveAction: Sendable, Hashable, Codable {
+        package var destinationId: CXoneID?
+        package var actionId: String
+        package var actionName: String
         /// `WelcomeMessage`, `CustomPopupBox`, ...
-        public var actionType: String
-        public var content: Content?
+        package var actionType: String
+        package var content: Content?
         /// The handover's custom fields (set on the contact when the customer answers).
-        public var customFields: [CustomField]
+        package var customFields: [CustomField]
 
-        public init(
+        package init(
             destinationId: CXoneID? = nil,
             actionId: String,
             actionName: String,
@@ -30,16 +30,16 @@ extension CXoneWire {
         }
 
         /// Whether this is the channel's welcome message.
-        public var isWelcomeMessage: Bool { self.actionType == "WelcomeMessage" }
+        package var isWelcomeMessage: Bool { self.actionType == "WelcomeMessage" }
 
         /// The texts of the action.
-        public struct Content: Sendable, Hashable, Codable {
-            public var bodyText: String?
-            public var headlineText: String?
-            public var headlineSecondaryText: String?
-            public var image: String?
+        package struct Content: Sendable, Hashable, Codable {
+            package var bodyText: String?
+            package var headlineText: String?
+            package var headlineSecondaryText: String?
+            package var image: String?
 
-            public init(bodyText: String? = nil, headlineText: String? = nil, headlineSecondaryText: String? = nil, image: String? = nil) {
+            package init(bodyText: String? = nil, headlineText: String? = nil, headlineSecondaryText: String? = nil, image: String? = nil) {
                 self.bodyText = bodyText
                 self.headlineText = headlineText
                 self.headlineSecondaryText = headlineSecondaryText
@@ -48,18 +48,18 @@ extension CXoneWire {
         }
 
         /// A `{{name|fallback}}` placeholder in a welcome message, e.g. `{{customer.firstName|there}}`.
-        public struct Variable: Sendable, Hashable {
-            public var name: String
-            public var fallback: String?
+        package struct Variable: Sendable, Hashable {
+            package var name: String
+            package var fallback: String?
 
-            public init(name: String, fallback: String? = nil) {
+            package init(name: String, fallback: String? = nil) {
                 self.name = name
                 self.fallback = fallback
             }
         }
 
         /// The placeholders in ``Content/bodyText``, in order.
-        public var variables: [Variable] {
+        package var variables: [Variable] {
             guard let text = self.content?.bodyText else { return [] }
             var result: [Variable] = []
             var rest = Substring(text)
@@ -81,7 +81,7 @@ extension CXoneWire {
         enum DataKeys: String, CodingKey { case content, handover }
         enum HandoverKeys: String, CodingKey { case customFields }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.destinationId = try container.decodeIfPresent(Reference.self, forKey: .destination)?.id
             let action = try container.nestedContainer(keyedBy: ProactiveKeys.self, forKey: .proactiveAction)
@@ -104,7 +104,7 @@ extension CXoneWire {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             if let destinationId { try container.encode(Reference(id: destinationId), forKey: .destination) }
             var proactive = container.nestedContainer(keyedBy: ProactiveKeys.self, forKey: .proactiveAction)

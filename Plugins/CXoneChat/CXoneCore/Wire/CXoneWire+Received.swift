@@ -1,37 +1,37 @@
 // The data of the events the gateway sends (postbacks and pushes).
 extension CXoneWire {
     /// ConsumerAuthorized (the reply to AuthorizeCustomer) and ConsumerReconnected (to ReconnectCustomer).
-    public struct ConsumerAuthorized: Sendable, Hashable, Codable {
+    package struct ConsumerAuthorized: Sendable, Hashable, Codable {
         /// The identity every later frame must carry (with OAuth the server assigns a new one).
-        public var consumerIdentity: CustomerIdentity?
-        public var accessToken: AccessToken?
+        package var consumerIdentity: CustomerIdentity?
+        package var accessToken: AccessToken?
 
-        public init(consumerIdentity: CustomerIdentity? = nil, accessToken: AccessToken? = nil) {
+        package init(consumerIdentity: CustomerIdentity? = nil, accessToken: AccessToken? = nil) {
             self.consumerIdentity = consumerIdentity
             self.accessToken = accessToken
         }
     }
 
     /// TokenRefreshed: `{"accessToken": {"token", "expiresIn"}}`.
-    public struct TokenRefreshed: Sendable, Hashable, Codable {
-        public var accessToken: AccessToken
-        public init(accessToken: AccessToken) { self.accessToken = accessToken }
+    package struct TokenRefreshed: Sendable, Hashable, Codable {
+        package var accessToken: AccessToken
+        package init(accessToken: AccessToken) { self.accessToken = accessToken }
     }
 
     /// ThreadRecovered and LivechatRecovered: the thread, its latest messages, the assigned agent and the
     /// contact (its id is what EndContact names).
-    public struct ThreadRecovered: Sendable, Hashable, Codable {
+    package struct ThreadRecovered: Sendable, Hashable, Codable {
         /// `contact`, or `consumerContact` in older services.
-        public var contact: Contact?
-        public var messages: [Message]
-        public var inboxAssignee: Agent?
-        public var previousInboxAssignee: Agent?
-        public var thread: Thread
+        package var contact: Contact?
+        package var messages: [Message]
+        package var inboxAssignee: Agent?
+        package var previousInboxAssignee: Agent?
+        package var thread: Thread
         /// For LoadMoreMessages.
-        public var messagesScrollToken: String?
-        public var customer: CustomFields?
+        package var messagesScrollToken: String?
+        package var customer: CustomFields?
 
-        public init(
+        package init(
             contact: Contact? = nil,
             messages: [Message] = [],
             inboxAssignee: Agent? = nil,
@@ -53,7 +53,7 @@ extension CXoneWire {
             case contact, consumerContact, messages, inboxAssignee, previousInboxAssignee, thread, messagesScrollToken, customer
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.contact = try container.decodeIfPresent(Contact.self, forKey: .contact)
                 ?? container.decodeIfPresent(Contact.self, forKey: .consumerContact)
@@ -65,7 +65,7 @@ extension CXoneWire {
             self.customer = try container.decodeIfPresent(CustomFields.self, forKey: .customer)
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encodeIfPresent(self.contact, forKey: .contact)
             try container.encode(self.messages, forKey: .messages)
@@ -78,39 +78,39 @@ extension CXoneWire {
     }
 
     /// ThreadListFetched: `{"threads": [...]}`.
-    public struct ThreadList: Sendable, Hashable, Codable {
-        public var threads: [Thread]
-        public init(threads: [Thread]) { self.threads = threads }
+    package struct ThreadList: Sendable, Hashable, Codable {
+        package var threads: [Thread]
+        package init(threads: [Thread]) { self.threads = threads }
 
         enum CodingKeys: String, CodingKey { case threads }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.threads = try container.decodeIfPresent([Thread].self, forKey: .threads) ?? []
         }
     }
 
     /// ThreadMetadataLoaded: the thread's owner and last message.
-    public struct ThreadMetadata: Sendable, Hashable, Codable {
-        public var ownerAssignee: Agent?
-        public var lastMessage: Message?
+    package struct ThreadMetadata: Sendable, Hashable, Codable {
+        package var ownerAssignee: Agent?
+        package var lastMessage: Message?
 
-        public init(ownerAssignee: Agent? = nil, lastMessage: Message? = nil) {
+        package init(ownerAssignee: Agent? = nil, lastMessage: Message? = nil) {
             self.ownerAssignee = ownerAssignee
             self.lastMessage = lastMessage
         }
     }
 
     /// MessageCreated: a message in a thread, with the contact (`case`) it belongs to.
-    public struct MessageCreated: Sendable, Hashable, Codable {
-        public var brand: Brand?
-        public var channel: Channel?
+    package struct MessageCreated: Sendable, Hashable, Codable {
+        package var brand: Brand?
+        package var channel: Channel?
         /// The contact; its `id` is what EndContact names.
-        public var contact: Contact
-        public var thread: Thread
-        public var message: Message
+        package var contact: Contact
+        package var thread: Thread
+        package var message: Message
 
-        public init(brand: Brand? = nil, channel: Channel? = nil, contact: Contact, thread: Thread, message: Message) {
+        package init(brand: Brand? = nil, channel: Channel? = nil, contact: Contact, thread: Thread, message: Message) {
             self.brand = brand
             self.channel = channel
             self.contact = contact
@@ -125,24 +125,24 @@ extension CXoneWire {
     }
 
     /// MoreMessagesLoaded: older messages and the token for the next page.
-    public struct MoreMessagesLoaded: Sendable, Hashable, Codable {
-        public var messages: [Message]
-        public var scrollToken: String?
+    package struct MoreMessagesLoaded: Sendable, Hashable, Codable {
+        package var messages: [Message]
+        package var scrollToken: String?
 
-        public init(messages: [Message], scrollToken: String? = nil) {
+        package init(messages: [Message], scrollToken: String? = nil) {
             self.messages = messages
             self.scrollToken = scrollToken
         }
     }
 
     /// CaseCreated and CaseStatusChanged: the contact (`case`), with its status.
-    public struct CaseEvent: Sendable, Hashable, Codable {
-        public var brand: Brand?
-        public var channel: Channel?
-        public var contact: Contact
-        public var thread: Thread?
+    package struct CaseEvent: Sendable, Hashable, Codable {
+        package var brand: Brand?
+        package var channel: Channel?
+        package var contact: Contact
+        package var thread: Thread?
 
-        public init(brand: Brand? = nil, channel: Channel? = nil, contact: Contact, thread: Thread? = nil) {
+        package init(brand: Brand? = nil, channel: Channel? = nil, contact: Contact, thread: Thread? = nil) {
             self.brand = brand
             self.channel = channel
             self.contact = contact

@@ -1,17 +1,17 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 // The data of the events the client sends (field names from the SDK's `Sources/Models/Internal/*/Sent`).
 extension CXoneWire {
     /// AuthorizeCustomer: `{"authorization": {"authorizationCode", "codeVerifier"}?, "disableChannelInfo",
     /// "sdkPlatform", "sdkVersion"}`; the authorization member is left out without OAuth.
-    public struct AuthorizeCustomer: Sendable, Hashable, Codable {
-        public var authorizationCode: CXoneSecret?
-        public var codeVerifier: CXoneSecret?
-        public var disableChannelInfo: Bool
-        public var sdkPlatform: String
-        public var sdkVersion: String
+    package struct AuthorizeCustomer: Sendable, Hashable, Codable {
+        package var authorizationCode: CXoneSecret?
+        package var codeVerifier: CXoneSecret?
+        package var disableChannelInfo: Bool
+        package var sdkPlatform: String
+        package var sdkVersion: String
 
-        public init(
+        package init(
             authorizationCode: CXoneSecret? = nil,
             codeVerifier: CXoneSecret? = nil,
             disableChannelInfo: Bool = true,
@@ -28,7 +28,7 @@ extension CXoneWire {
         enum CodingKeys: String, CodingKey { case authorization, disableChannelInfo, sdkPlatform, sdkVersion }
         enum OAuthKeys: String, CodingKey { case authorizationCode, codeVerifier }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.disableChannelInfo = try container.decodeIfPresent(Bool.self, forKey: .disableChannelInfo) ?? true
             self.sdkPlatform = try container.decodeIfPresent(String.self, forKey: .sdkPlatform) ?? ""
@@ -43,7 +43,7 @@ extension CXoneWire {
             }
         }
 
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(self.disableChannelInfo, forKey: .disableChannelInfo)
             try container.encode(self.sdkPlatform, forKey: .sdkPlatform)
@@ -58,25 +58,25 @@ extension CXoneWire {
 
     /// `{"thread": {"idOnExternalPlatform", "threadName"?}}`: RecoverThread, RecoverLivechat,
     /// LoadThreadMetadata, MessageSeenByCustomer, SenderTypingStarted/Ended.
-    public struct ThreadData: Sendable, Hashable, Codable {
-        public var thread: ThreadReference
-        public init(thread: ThreadReference) { self.thread = thread }
-        public init(threadId: CXoneID) { self.thread = ThreadReference(idOnExternalPlatform: threadId) }
+    package struct ThreadData: Sendable, Hashable, Codable {
+        package var thread: ThreadReference
+        package init(thread: ThreadReference) { self.thread = thread }
+        package init(threadId: CXoneID) { self.thread = ThreadReference(idOnExternalPlatform: threadId) }
     }
 
     /// SendMessage: the customer's message (its `idOnExternalPlatform` is a fresh UUID the echo in
     /// MessageCreated carries back).
-    public struct SendMessage: Sendable, Hashable, Codable {
-        public var thread: ThreadReference
-        public var messageContent: MessageContent
-        public var idOnExternalPlatform: CXoneID
-        public var customer: CustomFields?
-        public var contact: CustomFields?
-        public var attachments: [Attachment]
-        public var deviceFingerprint: DeviceFingerprint?
-        public var accessToken: TokenData.Token?
+    package struct SendMessage: Sendable, Hashable, Codable {
+        package var thread: ThreadReference
+        package var messageContent: MessageContent
+        package var idOnExternalPlatform: CXoneID
+        package var customer: CustomFields?
+        package var contact: CustomFields?
+        package var attachments: [Attachment]
+        package var deviceFingerprint: DeviceFingerprint?
+        package var accessToken: TokenData.Token?
 
-        public init(
+        package init(
             thread: ThreadReference,
             messageContent: MessageContent,
             idOnExternalPlatform: CXoneID = .random(),
@@ -100,7 +100,7 @@ extension CXoneWire {
             case thread, messageContent, idOnExternalPlatform, customer, contact, attachments, deviceFingerprint, accessToken
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.thread = try container.decode(ThreadReference.self, forKey: .thread)
             self.messageContent = try container.decode(MessageContent.self, forKey: .messageContent)
@@ -115,16 +115,16 @@ extension CXoneWire {
 
     /// SendOutbound: a message shown as the agent's (the welcome message, sent just before the customer's
     /// first message).
-    public struct SendOutbound: Sendable, Hashable, Codable {
-        public var thread: ThreadReference
-        public var messageContent: MessageContent
-        public var idOnExternalPlatform: CXoneID
-        public var consumerContact: CustomFields?
-        public var attachments: [Attachment]
-        public var browserFingerprint: DeviceFingerprint?
-        public var accessToken: TokenData.Token?
+    package struct SendOutbound: Sendable, Hashable, Codable {
+        package var thread: ThreadReference
+        package var messageContent: MessageContent
+        package var idOnExternalPlatform: CXoneID
+        package var consumerContact: CustomFields?
+        package var attachments: [Attachment]
+        package var browserFingerprint: DeviceFingerprint?
+        package var accessToken: TokenData.Token?
 
-        public init(
+        package init(
             thread: ThreadReference,
             messageContent: MessageContent,
             idOnExternalPlatform: CXoneID = .random(),
@@ -146,7 +146,7 @@ extension CXoneWire {
             case thread, messageContent, idOnExternalPlatform, consumerContact, attachments, browserFingerprint, accessToken
         }
 
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.thread = try container.decode(ThreadReference.self, forKey: .thread)
             self.messageContent = try container.decode(MessageContent.self, forKey: .messageContent)
@@ -160,23 +160,23 @@ extension CXoneWire {
 
     /// EndContact: `{"thread": {"idOnExternalPlatform"}, "contact": {"id"}}` (the contact id is the
     /// `case.id` of MessageCreated or ThreadRecovered).
-    public struct EndContact: Sendable, Hashable, Codable {
-        public var thread: ThreadReference
-        public var contact: Reference
+    package struct EndContact: Sendable, Hashable, Codable {
+        package var thread: ThreadReference
+        package var contact: Reference
 
-        public init(threadId: CXoneID, contactId: CXoneID) {
+        package init(threadId: CXoneID, contactId: CXoneID) {
             self.thread = ThreadReference(idOnExternalPlatform: threadId)
             self.contact = Reference(id: contactId)
         }
     }
 
     /// LoadMoreMessages: the page before the oldest message the client has.
-    public struct LoadMoreMessages: Sendable, Hashable, Codable {
-        public var scrollToken: String
-        public var thread: ThreadReference
-        public var oldestMessageDatetime: Date
+    package struct LoadMoreMessages: Sendable, Hashable, Codable {
+        package var scrollToken: String
+        package var thread: ThreadReference
+        package var oldestMessageDatetime: Date
 
-        public init(scrollToken: String, thread: ThreadReference, oldestMessageDatetime: Date) {
+        package init(scrollToken: String, thread: ThreadReference, oldestMessageDatetime: Date) {
             self.scrollToken = scrollToken
             self.thread = thread
             self.oldestMessageDatetime = oldestMessageDatetime
@@ -184,12 +184,12 @@ extension CXoneWire {
     }
 
     /// SetContactCustomFields: `{"thread", "customFields", "contact": {"id"}}`.
-    public struct SetContactCustomFields: Sendable, Hashable, Codable {
-        public var thread: ThreadReference
-        public var customFields: [CustomField]
-        public var contact: Reference
+    package struct SetContactCustomFields: Sendable, Hashable, Codable {
+        package var thread: ThreadReference
+        package var customFields: [CustomField]
+        package var contact: Reference
 
-        public init(thread: ThreadReference, customFields: [CustomField], contactId: CXoneID) {
+        package init(thread: ThreadReference, customFields: [CustomField], contactId: CXoneID) {
             self.thread = thread
             self.customFields = customFields
             self.contact = Reference(id: contactId)
@@ -197,8 +197,8 @@ extension CXoneWire {
     }
 
     /// StoreVisitorEvents: `{"visitorEvents": [...]}`, the analytics events sent over the socket.
-    public struct StoreVisitorEvents: Sendable, Hashable, Codable {
-        public var visitorEvents: [AnalyticsEvent]
-        public init(visitorEvents: [AnalyticsEvent]) { self.visitorEvents = visitorEvents }
+    package struct StoreVisitorEvents: Sendable, Hashable, Codable {
+        package var visitorEvents: [AnalyticsEvent]
+        package init(visitorEvents: [AnalyticsEvent]) { self.visitorEvents = visitorEvents }
     }
 }

@@ -1,37 +1,37 @@
-public import FoundationEssentials
+package import FoundationEssentials
 
 /// The CXone wire's value types (DTOs), named after the fields of the public CXone mobile SDK
 /// (nice-devone/nice-cxone-mobile-sdk-ios, `Sources/Models/Internal`). They decode and encode in both
 /// directions: the plugin sends and reads them, the loopback simulator reads and sends them.
-public enum CXoneWire {}
+package enum CXoneWire {}
 
 extension CXoneWire {
     /// `{"id": 1086}`: the tenant.
-    public struct Brand: Sendable, Hashable, Codable {
-        public var id: Int
-        public init(id: Int) { self.id = id }
+    package struct Brand: Sendable, Hashable, Codable {
+        package var id: Int
+        package init(id: Int) { self.id = id }
     }
 
     /// `{"id": "chat_..."}`: the chat channel.
-    public struct Channel: Sendable, Hashable, Codable {
-        public var id: String
-        public init(id: String) { self.id = id }
+    package struct Channel: Sendable, Hashable, Codable {
+        package var id: String
+        package init(id: String) { self.id = id }
     }
 
     /// `{"id": ...}`: a reference to a visitor, destination (thread) or contact.
-    public struct Reference: Sendable, Hashable, Codable {
-        public var id: CXoneID
-        public init(id: CXoneID) { self.id = id }
+    package struct Reference: Sendable, Hashable, Codable {
+        package var id: CXoneID
+        package init(id: CXoneID) { self.id = id }
     }
 
     /// The customer (the SDK's `CustomerIdentityDTO`). With OAuth the server assigns a new one in
     /// ConsumerAuthorized, and every later frame must carry that one.
-    public struct CustomerIdentity: Sendable, Hashable, Codable {
-        public var idOnExternalPlatform: CXoneID
-        public var firstName: String?
-        public var lastName: String?
+    package struct CustomerIdentity: Sendable, Hashable, Codable {
+        package var idOnExternalPlatform: CXoneID
+        package var firstName: String?
+        package var lastName: String?
 
-        public init(idOnExternalPlatform: CXoneID, firstName: String? = nil, lastName: String? = nil) {
+        package init(idOnExternalPlatform: CXoneID, firstName: String? = nil, lastName: String? = nil) {
             self.idOnExternalPlatform = idOnExternalPlatform
             self.firstName = firstName
             self.lastName = lastName
@@ -39,25 +39,25 @@ extension CXoneWire {
     }
 
     /// A thread as a request names it: `{"idOnExternalPlatform", "threadName"?}`.
-    public struct ThreadReference: Sendable, Hashable, Codable {
-        public var idOnExternalPlatform: CXoneID
-        public var threadName: String?
+    package struct ThreadReference: Sendable, Hashable, Codable {
+        package var idOnExternalPlatform: CXoneID
+        package var threadName: String?
 
-        public init(idOnExternalPlatform: CXoneID, threadName: String? = nil) {
+        package init(idOnExternalPlatform: CXoneID, threadName: String? = nil) {
             self.idOnExternalPlatform = idOnExternalPlatform
             self.threadName = threadName
         }
     }
 
     /// A thread as the server describes it (ThreadRecovered, ThreadListFetched, MessageCreated).
-    public struct Thread: Sendable, Hashable, Codable {
-        public var idOnExternalPlatform: CXoneID
-        public var id: String?
-        public var channelId: String?
-        public var threadName: String?
-        public var canAddMoreMessages: Bool?
+    package struct Thread: Sendable, Hashable, Codable {
+        package var idOnExternalPlatform: CXoneID
+        package var id: String?
+        package var channelId: String?
+        package var threadName: String?
+        package var canAddMoreMessages: Bool?
 
-        public init(
+        package init(
             idOnExternalPlatform: CXoneID,
             id: String? = nil,
             channelId: String? = nil,
@@ -73,16 +73,16 @@ extension CXoneWire {
     }
 
     /// An agent (`authorUser`, `inboxAssignee`, `ownerAssignee`).
-    public struct Agent: Sendable, Hashable, Codable {
-        public var id: Int
-        public var firstName: String?
-        public var surname: String?
-        public var nickname: String?
-        public var isBotUser: Bool?
-        public var isSurveyUser: Bool?
-        public var publicImageUrl: String?
+    package struct Agent: Sendable, Hashable, Codable {
+        package var id: Int
+        package var firstName: String?
+        package var surname: String?
+        package var nickname: String?
+        package var isBotUser: Bool?
+        package var isSurveyUser: Bool?
+        package var publicImageUrl: String?
 
-        public init(
+        package init(
             id: Int,
             firstName: String? = nil,
             surname: String? = nil,
@@ -101,7 +101,7 @@ extension CXoneWire {
         }
 
         /// The nickname, else first name and surname, else `nil`.
-        public var displayName: String? {
+        package var displayName: String? {
             if let nickname, !nickname.isEmpty { return nickname }
             let name = [self.firstName, self.surname].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
             return name.isEmpty ? nil : name
@@ -109,12 +109,12 @@ extension CXoneWire {
     }
 
     /// A custom field value: `{"ident", "value", "updatedAt"?}`.
-    public struct CustomField: Sendable, Hashable, Codable {
-        public var ident: String
-        public var value: String
-        public var updatedAt: Date?
+    package struct CustomField: Sendable, Hashable, Codable {
+        package var ident: String
+        package var value: String
+        package var updatedAt: Date?
 
-        public init(ident: String, value: String, updatedAt: Date? = nil) {
+        package init(ident: String, value: String, updatedAt: Date? = nil) {
             self.ident = ident
             self.value = value
             self.updatedAt = updatedAt
@@ -122,15 +122,15 @@ extension CXoneWire {
     }
 
     /// The contact (the wire's `case`): its `id` is what EndContact names.
-    public struct Contact: Sendable, Hashable, Codable {
-        public var id: CXoneID
-        public var threadIdOnExternalPlatform: CXoneID?
+    package struct Contact: Sendable, Hashable, Codable {
+        package var id: CXoneID
+        package var threadIdOnExternalPlatform: CXoneID?
         /// `new`, `open`, `pending`, `escalated`, `resolved`, `closed`, or another the service adds.
-        public var status: String?
-        public var createdAt: Date?
-        public var customFields: [CustomField]?
+        package var status: String?
+        package var createdAt: Date?
+        package var customFields: [CustomField]?
 
-        public init(
+        package init(
             id: CXoneID,
             threadIdOnExternalPlatform: CXoneID? = nil,
             status: String? = nil,
@@ -145,29 +145,29 @@ extension CXoneWire {
         }
 
         /// Whether the status means the contact is over.
-        public var isClosed: Bool { self.status == "closed" || self.status == "resolved" }
+        package var isClosed: Bool { self.status == "closed" || self.status == "resolved" }
     }
 
     /// `{"customFields": [...]}` with an optional `id`: the `customer`, `contact` and `consumerContact`
     /// members of SendMessage and SendOutbound.
-    public struct CustomFields: Sendable, Hashable, Codable {
-        public var id: CXoneID?
-        public var customFields: [CustomField]?
+    package struct CustomFields: Sendable, Hashable, Codable {
+        package var id: CXoneID?
+        package var customFields: [CustomField]?
 
-        public init(id: CXoneID? = nil, customFields: [CustomField]? = nil) {
+        package init(id: CXoneID? = nil, customFields: [CustomField]? = nil) {
             self.id = id
             self.customFields = customFields
         }
     }
 
     /// An attachment of a message.
-    public struct Attachment: Sendable, Hashable, Codable {
-        public var url: String
-        public var friendlyName: String?
-        public var mimeType: String?
-        public var fileName: String?
+    package struct Attachment: Sendable, Hashable, Codable {
+        package var url: String
+        package var friendlyName: String?
+        package var mimeType: String?
+        package var fileName: String?
 
-        public init(url: String, friendlyName: String? = nil, mimeType: String? = nil, fileName: String? = nil) {
+        package init(url: String, friendlyName: String? = nil, mimeType: String? = nil, fileName: String? = nil) {
             self.url = url
             self.friendlyName = friendlyName
             self.mimeType = mimeType
@@ -176,11 +176,11 @@ extension CXoneWire {
     }
 
     /// When the agent or the customer saw and read a message.
-    public struct UserStatistics: Sendable, Hashable, Codable {
-        public var seenAt: Date?
-        public var readAt: Date?
+    package struct UserStatistics: Sendable, Hashable, Codable {
+        package var seenAt: Date?
+        package var readAt: Date?
 
-        public init(seenAt: Date? = nil, readAt: Date? = nil) {
+        package init(seenAt: Date? = nil, readAt: Date? = nil) {
             self.seenAt = seenAt
             self.readAt = readAt
         }
@@ -188,18 +188,18 @@ extension CXoneWire {
 
     /// The device description the SDK sends (`deviceFingerprint` in SendMessage, `browserFingerprint` in
     /// SendOutbound and the visitor body).
-    public struct DeviceFingerprint: Sendable, Hashable, Codable {
-        public var country: String?
-        public var ipAddress: String?
-        public var language: String?
-        public var location: String?
-        public var applicationType: String?
-        public var operatingSystem: String?
-        public var osVersion: String?
-        public var deviceType: String?
-        public var deviceToken: String?
+    package struct DeviceFingerprint: Sendable, Hashable, Codable {
+        package var country: String?
+        package var ipAddress: String?
+        package var language: String?
+        package var location: String?
+        package var applicationType: String?
+        package var operatingSystem: String?
+        package var osVersion: String?
+        package var deviceType: String?
+        package var deviceToken: String?
 
-        public init(
+        package init(
             country: String? = nil,
             ipAddress: String? = nil,
             language: String? = nil,
@@ -229,13 +229,13 @@ extension CXoneWire {
     }
 
     /// An access token as ConsumerAuthorized and TokenRefreshed carry it: `{"token", "expiresIn"}`.
-    public struct AccessToken: Sendable, Hashable, Codable {
-        public var token: CXoneSecret
+    package struct AccessToken: Sendable, Hashable, Codable {
+        package var token: CXoneSecret
         /// Lifetime in seconds from when it was issued.
-        public var expiresIn: Int
-        public var currentDate: Date?
+        package var expiresIn: Int
+        package var currentDate: Date?
 
-        public init(token: CXoneSecret, expiresIn: Int, currentDate: Date? = nil) {
+        package init(token: CXoneSecret, expiresIn: Int, currentDate: Date? = nil) {
             self.token = token
             self.expiresIn = expiresIn
             self.currentDate = currentDate
@@ -243,14 +243,14 @@ extension CXoneWire {
     }
 
     /// `{"accessToken": {"token"}}`: the data of ReconnectCustomer and RefreshToken.
-    public struct TokenData: Sendable, Hashable, Codable {
-        public var accessToken: Token
+    package struct TokenData: Sendable, Hashable, Codable {
+        package var accessToken: Token
 
-        public init(token: CXoneSecret) { self.accessToken = Token(token: token) }
+        package init(token: CXoneSecret) { self.accessToken = Token(token: token) }
 
-        public struct Token: Sendable, Hashable, Codable {
-            public var token: CXoneSecret
-            public init(token: CXoneSecret) { self.token = token }
+        package struct Token: Sendable, Hashable, Codable {
+            package var token: CXoneSecret
+            package init(token: CXoneSecret) { self.token = token }
         }
     }
 }

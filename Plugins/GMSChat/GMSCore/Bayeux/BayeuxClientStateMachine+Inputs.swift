@@ -1,9 +1,9 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 // What the driver reports: batches that arrived, requests that failed, timers that fired.
 extension BayeuxClientStateMachine {
     /// A batch arrived, from either lane: replies are matched to requests, events are delivered.
-    public mutating func received(_ messages: [BayeuxMessage], now: Duration) -> [Action] {
+    package mutating func received(_ messages: [BayeuxMessage], now: Duration) -> [Action] {
         var actions: [Action] = []
         for message in messages {
             actions += self.receive(message, now: now)
@@ -13,7 +13,7 @@ extension BayeuxClientStateMachine {
 
     /// The connect's request failed at the transport (connection refused or reset, HTTP error, closed
     /// socket) or was abandoned at its deadline.
-    public mutating func connectFailed(_ failure: BayeuxFailure, now: Duration) -> [Action] {
+    package mutating func connectFailed(_ failure: BayeuxFailure, now: Duration) -> [Action] {
         guard self.connectInFlight != nil else { return [] }
         self.connectInFlight = nil
         var actions = self.cancel(.connectDeadline)
@@ -24,13 +24,13 @@ extension BayeuxClientStateMachine {
     /// The request that carried connect `id` ended without the connect's reply (a long-poll answered with
     /// other messages, or with something that is not Bayeux): that connect is over. A connect sent since is
     /// not touched.
-    public mutating func connectFailed(id: String, _ failure: BayeuxFailure, now: Duration) -> [Action] {
+    package mutating func connectFailed(id: String, _ failure: BayeuxFailure, now: Duration) -> [Action] {
         guard self.connectInFlight == id else { return [] }
         return self.connectFailed(failure, now: now)
     }
 
     /// A control request (handshake, publish, subscribe, disconnect) failed at the transport.
-    public mutating func requestFailed(ids: [String], _ failure: BayeuxFailure, now: Duration) -> [Action] {
+    package mutating func requestFailed(ids: [String], _ failure: BayeuxFailure, now: Duration) -> [Action] {
         var actions: [Action] = []
         for id in ids {
             actions += self.fail(id: id, failure, now: now)
@@ -39,7 +39,7 @@ extension BayeuxClientStateMachine {
     }
 
     /// The WebSocket closed: everything outstanding on it failed.
-    public mutating func transportLost(_ failure: BayeuxFailure, now: Duration) -> [Action] {
+    package mutating func transportLost(_ failure: BayeuxFailure, now: Duration) -> [Action] {
         var ids = Array(self.inFlight.keys.filter { id in !self.queued.contains { $0.id == id } }).sorted()
         switch self.phase {
         case .handshaking(let id), .disconnecting(let id): ids.insert(id, at: 0)
@@ -50,7 +50,7 @@ extension BayeuxClientStateMachine {
         return actions
     }
 
-    public mutating func timerFired(_ id: TimerID<TimerKind>, now: Duration) -> [Action] {
+    package mutating func timerFired(_ id: TimerID<TimerKind>, now: Duration) -> [Action] {
         guard self.timers.fire(id) else { return [.note("stale timer \(id)")] }
         switch id.kind {
         case .handshake:

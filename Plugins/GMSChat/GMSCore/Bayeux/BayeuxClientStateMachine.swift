@@ -1,4 +1,4 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 /// A Bayeux 1.0 client with no I/O: it takes what happened (a batch arrived, a request failed, a timer
 /// fired) and returns the ``Action``s its driver carries out. Time comes in as the elapsed time on the
@@ -14,35 +14,35 @@ public import AttendantPluginKit
 ///   the server must have forgotten the client (`maxInterval` without a connect), it handshakes instead;
 /// - replies are matched by `id` and `successful` together, because events may carry their publisher's id;
 /// - subscriptions are made again after every handshake, and publishes wait for a session.
-public struct BayeuxClientStateMachine: Sendable {
-    public struct Configuration: Sendable, Hashable {
-        public var connectionType: BayeuxConnectionType = .longPolling
+package struct BayeuxClientStateMachine: Sendable {
+    package struct Configuration: Sendable, Hashable {
+        package var connectionType: BayeuxConnectionType = .longPolling
         /// Advice until the server gives its own: CometD's defaults (connect held 60 s by the client's
         /// reckoning, the server forgets a client 10 s after its last connect ended).
-        public var defaultAdvice = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(60), maxInterval: .seconds(10))
+        package var defaultAdvice = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(60), maxInterval: .seconds(10))
         /// Added to `advice.timeout` for a connect's deadline, and the deadline of every other request
         /// (CometD's `maxNetworkDelay`).
-        public var networkDelay: Duration = .seconds(10)
+        package var networkDelay: Duration = .seconds(10)
         /// How long a `/meta/disconnect` waits for its answer (never longer than `networkDelay`). The
         /// disconnect is a courtesy: the chat's position is also kept on this side, and a stop or a sleep
         /// has a budget of its own (the daemon's shutdown, logind's 5 s delay lock), so it is short.
-        public var disconnectDelay: Duration = .seconds(3)
+        package var disconnectDelay: Duration = .seconds(3)
         /// Waits between failed attempts after the first, which is immediate.
-        public var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(30), jitter: .full)
+        package var backoff = Backoff(base: .seconds(1), factor: 2, cap: .seconds(30), jitter: .full)
         /// Extension fields for every handshake.
-        public var handshakeExt: [String: JSONValue]? = nil
+        package var handshakeExt: [String: JSONValue]? = nil
 
-        public init() {}
+        package init() {}
     }
 
     /// Which request lane a batch goes on. Over long-polling each is its own HTTP connection, so a held
     /// `/meta/connect` never queues a publish behind it; over WebSocket both share the socket.
-    public enum Lane: Sendable, Hashable {
+    package enum Lane: Sendable, Hashable {
         case connect
         case control
     }
 
-    public enum TimerKind: Sendable, Hashable {
+    package enum TimerKind: Sendable, Hashable {
         /// Wait before the next handshake attempt.
         case handshake
         /// Wait before the next connect (`advice.interval`, or backoff).
@@ -53,7 +53,7 @@ public struct BayeuxClientStateMachine: Sendable {
         case reply(String)
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case send([BayeuxMessage], on: Lane)
         case arm(TimerID<TimerKind>, after: Duration)
         case cancel(TimerID<TimerKind>)
@@ -79,16 +79,16 @@ public struct BayeuxClientStateMachine: Sendable {
         case note(String)
     }
 
-    public struct Status: Sendable, Hashable {
-        public var clientID: String?
+    package struct Status: Sendable, Hashable {
+        package var clientID: String?
         /// When the session's handshake succeeded (elapsed time), for its age.
-        public var handshakeAt: Duration?
-        public var connectionType: BayeuxConnectionType
-        public var advice: BayeuxAdvice
-        public var connected: Bool
-        public var failures: Int
+        package var handshakeAt: Duration?
+        package var connectionType: BayeuxConnectionType
+        package var advice: BayeuxAdvice
+        package var connected: Bool
+        package var failures: Int
 
-        public init(clientID: String?, handshakeAt: Duration?, connectionType: BayeuxConnectionType, advice: BayeuxAdvice, connected: Bool, failures: Int) {
+        package init(clientID: String?, handshakeAt: Duration?, connectionType: BayeuxConnectionType, advice: BayeuxAdvice, connected: Bool, failures: Int) {
             self.clientID = clientID
             self.handshakeAt = handshakeAt
             self.connectionType = connectionType
@@ -133,14 +133,14 @@ public struct BayeuxClientStateMachine: Sendable {
     var timers = TimerTable<TimerKind>()
     var random: any RandomNumberGenerator & Sendable
 
-    public init(configuration: Configuration = Configuration(), random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(configuration: Configuration = Configuration(), random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.configuration = configuration
         self.connectionType = configuration.connectionType
         self.advice = configuration.defaultAdvice
         self.random = random
     }
 
-    public var status: Status {
+    package var status: Status {
         Status(
             clientID: self.clientID,
             handshakeAt: self.handshakeAt,
@@ -153,14 +153,14 @@ public struct BayeuxClientStateMachine: Sendable {
 
     /// The deadline the driver gives the outstanding connect's request: the server's hold plus the
     /// network's delay (HTTP timeouts above `advice.timeout`).
-    public var connectRequestTimeout: Duration {
+    package var connectRequestTimeout: Duration {
         (self.advice.timeout ?? .zero) + self.configuration.networkDelay
     }
 
     // MARK: Application inputs
 
     /// Begins a session: handshake, connect, subscribe. Does nothing while one is running.
-    public mutating func start(now: Duration) -> [Action] {
+    package mutating func start(now: Duration) -> [Action] {
         switch self.phase {
         case .idle, .stopped:
             self.failures = 0
@@ -172,12 +172,12 @@ public struct BayeuxClientStateMachine: Sendable {
 
     /// The transport changed (a WebSocket upgrade failed, so long-polling it is); the next handshake and
     /// connect say so.
-    public mutating func use(_ connectionType: BayeuxConnectionType) {
+    package mutating func use(_ connectionType: BayeuxConnectionType) {
         self.connectionType = connectionType
     }
 
     /// Subscribes to `channel` now and after every handshake.
-    public mutating func subscribe(_ channel: String) -> [Action] {
+    package mutating func subscribe(_ channel: String) -> [Action] {
         guard !self.subscriptions.contains(channel) else { return [] }
         self.subscriptions.append(channel)
         guard case .session = self.phase, self.clientID != nil else { return [] }
@@ -186,7 +186,7 @@ public struct BayeuxClientStateMachine: Sendable {
 
     /// Stops subscribing to `channel`: `/meta/unsubscribe` now (in a session), and no subscription after
     /// later handshakes.
-    public mutating func unsubscribe(_ channel: String) -> [Action] {
+    package mutating func unsubscribe(_ channel: String) -> [Action] {
         guard let index = self.subscriptions.firstIndex(of: channel) else { return [] }
         self.subscriptions.remove(at: index)
         guard case .session = self.phase, let clientID = self.clientID else { return [] }
@@ -199,7 +199,7 @@ public struct BayeuxClientStateMachine: Sendable {
 
     /// Publishes `data` on `channel`; the reply comes as ``Action/published(id:_:)`` with the returned id.
     /// Without a session the message waits for the next handshake.
-    public mutating func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) -> (id: String, actions: [Action]) {
+    package mutating func publish(_ channel: String, data: JSONValue, ext: [String: JSONValue]? = nil) -> (id: String, actions: [Action]) {
         let id = self.makeID()
         let message = BayeuxMessage(channel: channel, id: id, data: data, ext: ext)
         self.inFlight[id] = .publish
@@ -214,7 +214,7 @@ public struct BayeuxClientStateMachine: Sendable {
 
     /// Ends the session with `/meta/disconnect` (carrying `ext`, such as GMS's transcript position), and
     /// stops. Publishes still waiting fail.
-    public mutating func disconnect(ext: [String: JSONValue]? = nil, now: Duration) -> [Action] {
+    package mutating func disconnect(ext: [String: JSONValue]? = nil, now: Duration) -> [Action] {
         var actions = self.stopSessionTimers()
         actions += self.failQueued(.disconnected)
         guard case .session = self.phase, let clientID = self.clientID else {
@@ -236,40 +236,40 @@ public struct BayeuxClientStateMachine: Sendable {
 }
 
 /// A connection type a Bayeux client and server agree on at handshake.
-public struct BayeuxConnectionType: Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+package struct BayeuxConnectionType: Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public static let longPolling = BayeuxConnectionType("long-polling")
-    public static let webSocket = BayeuxConnectionType("websocket")
+    package static let longPolling = BayeuxConnectionType("long-polling")
+    package static let webSocket = BayeuxConnectionType("websocket")
 
-    public var description: String { self.rawValue }
+    package var description: String { self.rawValue }
 }
 
 /// Why a request or the session failed.
-public struct BayeuxFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    public var description: String
+package struct BayeuxFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    package var description: String
 
-    public init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = description }
 
     /// The server's refusal, with its error text (`402::Unknown client`).
-    public static func refused(_ what: String, error: String?) -> BayeuxFailure {
+    package static func refused(_ what: String, error: String?) -> BayeuxFailure {
         BayeuxFailure("the server refused the \(what)" + (error.map { ": \($0)" } ?? " without saying why"))
     }
 
-    public static func transport(_ what: String) -> BayeuxFailure { BayeuxFailure(what) }
+    package static func transport(_ what: String) -> BayeuxFailure { BayeuxFailure(what) }
 
-    public static let timedOut = BayeuxFailure("no reply in time")
-    public static let disconnected = BayeuxFailure("the session was disconnected before the message went out")
-    public static let endedBeforeReply = BayeuxFailure("the session ended before the server answered")
-    public static let noCommonConnectionType = BayeuxFailure("the server offers none of this client's connection types")
+    package static let timedOut = BayeuxFailure("no reply in time")
+    package static let disconnected = BayeuxFailure("the session was disconnected before the message went out")
+    package static let endedBeforeReply = BayeuxFailure("the session ended before the server answered")
+    package static let noCommonConnectionType = BayeuxFailure("the server offers none of this client's connection types")
 }
 
 extension BayeuxClientStateMachine.Status {
     /// The session as `chat status` shows it: the transport, the client id's age at `now` (elapsed time,
     /// as `handshakeAt`), the server's last advice (`reconnect=retry interval=0 ms timeout=30000 ms`) and
     /// the failures in a row, if any.
-    public func fields(now: Duration) -> [String: String] {
+    package func fields(now: Duration) -> [String: String] {
         var fields = ["transport": self.connectionType.rawValue]
         if let handshakeAt = self.handshakeAt, self.clientID != nil {
             fields["client-id-age"] = "\((now - handshakeAt).components.seconds) s"

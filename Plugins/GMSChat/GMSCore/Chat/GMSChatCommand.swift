@@ -1,8 +1,8 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// What attendantctl and D-Bus clients ask of a GMSChat channel, read from the API's request and checked
 /// against the chat API version before anything is sent.
-public enum GMSChatCommand: Sendable, Hashable {
+package enum GMSChatCommand: Sendable, Hashable {
     /// `prepare` and `connect`: starts a chat unless one is active.
     case start
     case listThreads
@@ -12,7 +12,7 @@ public enum GMSChatCommand: Sendable, Hashable {
     case operate(GMSChatOperation)
 
     /// Reads `request` for a channel on chat API `apiVersion`, or says what is wrong with it.
-    public init(_ request: ChannelRequest, apiVersion: Int) throws(ChannelError) {
+    package init(_ request: ChannelRequest, apiVersion: Int) throws(ChannelError) {
         switch request {
         case .prepare, .connect:
             self = .start
@@ -61,19 +61,19 @@ public enum GMSChatCommand: Sendable, Hashable {
 }
 
 /// A chat operation: a v2 publish on the service channel, or a v1 POST to `…/ixn/chat/<v1>`.
-public struct GMSChatOperation: Sendable, Hashable {
+package struct GMSChatOperation: Sendable, Hashable {
     /// v2's `operation`.
-    public var v2: String
+    package var v2: String
     /// v1's path under `…/ixn/chat/`.
-    public var v1: String
+    package var v1: String
     /// The operation's own fields, as strings (the chat's keys are added when it is sent).
-    public var fields: [String: String]
+    package var fields: [String: String]
     /// What the caller hears once the operation went through.
-    public var reply: ChannelReply
+    package var reply: ChannelReply
     /// A chat is started first when there is none (sending a message).
-    public var startsChat: Bool
+    package var startsChat: Bool
 
-    public init(v2: String, v1: String, fields: [String: String] = [:], reply: ChannelReply, startsChat: Bool = false) {
+    package init(v2: String, v1: String, fields: [String: String] = [:], reply: ChannelReply, startsChat: Bool = false) {
         self.v2 = v2
         self.v1 = v1
         self.fields = fields

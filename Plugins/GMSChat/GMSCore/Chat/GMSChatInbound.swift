@@ -1,9 +1,9 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// An event on a channel the chat subscribed to, decoded for ``GMSChatSession`` (outside its lock): v2's
 /// replies and notifications arrive on `/service/chatV2/<service>`, v1's chat events on `/_genesys`.
-public enum GMSChatInbound: Sendable {
+package enum GMSChatInbound: Sendable {
     case v2(GMSChatV2Reply)
     case v1(GMSChatV1Event)
     /// On the chat's channel, but not a GMS event.
@@ -12,13 +12,13 @@ public enum GMSChatInbound: Sendable {
     case ignored(channel: String)
 
     /// v2's channel for chat service `service`.
-    public static func serviceChannel(_ service: String) -> String { "/service/chatV2/\(service)" }
+    package static func serviceChannel(_ service: String) -> String { "/service/chatV2/\(service)" }
 
     /// v1's channel.
-    public static let genesysChannel = "/_genesys"
+    package static let genesysChannel = "/_genesys"
 
     /// Decodes `data`, which arrived on `channel`, for a chat on API `apiVersion` with `service`.
-    public init(channel: String, data: JSONValue, apiVersion: Int, service: String) {
+    package init(channel: String, data: JSONValue, apiVersion: Int, service: String) {
         do throws(GMSDecodeError) {
             switch (apiVersion, channel) {
             case (2, Self.serviceChannel(service)): self = .v2(try GMSChatV2Reply(decoding: data))
@@ -33,7 +33,7 @@ public enum GMSChatInbound: Sendable {
 
 extension GMSChatSession {
     /// An event on a subscribed channel.
-    public mutating func received(_ inbound: GMSChatInbound, now: UnixTime) -> [Action] {
+    package mutating func received(_ inbound: GMSChatInbound, now: UnixTime) -> [Action] {
         switch inbound {
         case .v2(let reply): self.received(reply, now: now)
         case .v1(let event): self.received(event, now: now)

@@ -1,14 +1,14 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 /// Who the customer is to GMS: what `requestChat` (v2) and the chat's creation (v1) carry.
-public struct GMSCustomer: Sendable, Hashable {
-    public var nickname: String?
-    public var firstName: String?
-    public var lastName: String?
-    public var email: String?
-    public var subject: String?
+package struct GMSCustomer: Sendable, Hashable {
+    package var nickname: String?
+    package var firstName: String?
+    package var lastName: String?
+    package var email: String?
+    package var subject: String?
 
-    public init(nickname: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil, subject: String? = nil) {
+    package init(nickname: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil, subject: String? = nil) {
         self.nickname = nickname
         self.firstName = firstName
         self.lastName = lastName
@@ -17,7 +17,7 @@ public struct GMSCustomer: Sendable, Hashable {
     }
 
     /// The name GMS shows the agent: the nickname, else first and last name, else "Customer".
-    public var displayName: String {
+    package var displayName: String {
         if let nickname = self.nickname { return nickname }
         if let first = self.firstName, let last = self.lastName { return "\(first) \(last)" }
         return "Customer"
@@ -26,9 +26,9 @@ public struct GMSCustomer: Sendable, Hashable {
 
 /// The customer's operations of GMS Chat API v2: the `data` of a publish on `/service/chatV2/<service>`
 /// (gms-cometd.md §2).
-public enum GMSChatV2Operation {
+package enum GMSChatV2Operation {
     /// `requestChat`: a nickname, else first and last name, else the display name as the nickname.
-    public static func requestChat(_ customer: GMSCustomer) -> JSONValue {
+    package static func requestChat(_ customer: GMSCustomer) -> JSONValue {
         var data: [String: JSONValue] = ["operation": .string("requestChat")]
         if let nickname = customer.nickname {
             data["nickname"] = .string(nickname)
@@ -45,7 +45,7 @@ public enum GMSChatV2Operation {
 
     /// An operation of the chat (`sendMessage`, `startTyping`, `disconnect`, …) with the chat's keys and
     /// `fields` as strings; nil while the chat has no secure key.
-    public static func operation(_ name: String, keys: GMSChatKeys, fields: [String: String] = [:]) -> JSONValue? {
+    package static func operation(_ name: String, keys: GMSChatKeys, fields: [String: String] = [:]) -> JSONValue? {
         guard let secureKey = keys.secureKey else { return nil }
         var data: [String: JSONValue] = ["operation": .string(name), "secureKey": .string(secureKey)]
         if let userID = keys.userID { data["userId"] = .string(userID) }
@@ -55,7 +55,7 @@ public enum GMSChatV2Operation {
     }
 
     /// `requestNotifications`: every transcript event from the position after `position`.
-    public static func requestNotifications(keys: GMSChatKeys, after position: Int) -> JSONValue? {
+    package static func requestNotifications(keys: GMSChatKeys, after position: Int) -> JSONValue? {
         guard case .object(var data)? = Self.operation("requestNotifications", keys: keys) else { return nil }
         data["transcriptPosition"] = .number(Double(position + 1))
         return .object(data)
@@ -64,28 +64,28 @@ public enum GMSChatV2Operation {
 
 /// GMS Chat API v1 as the seed shows it: the chat is started and driven with form POSTs under
 /// `<base>/1/service/`, and each answer is read here.
-public struct GMSChatV1Form: Sendable, Hashable {
+package struct GMSChatV1Form: Sendable, Hashable {
     /// Under the base URL: `/1/service/…`.
-    public var path: String
-    public var fields: [String: String]
+    package var path: String
+    package var fields: [String: String]
     /// What messages call the operation: `request-chat`, `the chat's creation`, `send`, ….
-    public var what: String
+    package var what: String
 
-    public init(path: String, fields: [String: String], what: String) {
+    package init(path: String, fields: [String: String], what: String) {
         self.path = path
         self.fields = fields
         self.what = what
     }
 
     /// `request-chat` (or the configured service): GMS makes a service for the chat and answers its `_id`.
-    public static func requestChat(service: String, subject: String?) -> GMSChatV1Form {
+    package static func requestChat(service: String, subject: String?) -> GMSChatV1Form {
         var fields = ["_verbose": "true"]
         if let subject { fields["subject"] = subject }
         return GMSChatV1Form(path: "/1/service/\(service)", fields: fields, what: "request-chat")
     }
 
     /// `…/ixn/chat` with `notify_by=comet`: GMS answers with the chat's keys and its first rows.
-    public static func createInteraction(serviceID: String, customer: GMSCustomer) -> GMSChatV1Form {
+    package static func createInteraction(serviceID: String, customer: GMSCustomer) -> GMSChatV1Form {
         var fields = ["_verbose": "true", "notify_by": "comet", "userDisplayName": customer.displayName]
         if let first = customer.firstName { fields["firstName"] = first }
         if let last = customer.lastName { fields["lastName"] = last }
@@ -96,25 +96,25 @@ public struct GMSChatV1Form: Sendable, Hashable {
 
     /// An operation of the chat (`send`, `startTyping`, `stopTyping`, `disconnect`, `refresh`): its answer
     /// carries rows as an event does.
-    public static func operation(_ name: String, serviceID: String, fields: [String: String] = [:]) -> GMSChatV1Form {
+    package static func operation(_ name: String, serviceID: String, fields: [String: String] = [:]) -> GMSChatV1Form {
         var fields = fields
         fields["_verbose"] = "true"
         return GMSChatV1Form(path: "/1/service/\(serviceID)/ixn/chat/\(name)", fields: fields, what: name)
     }
 
     /// `refresh` with the highest position shown: GMS answers with the rows after it.
-    public static func refresh(serviceID: String, after position: Int) -> GMSChatV1Form {
+    package static func refresh(serviceID: String, after position: Int) -> GMSChatV1Form {
         Self.operation("refresh", serviceID: serviceID, fields: ["transcriptPosition": String(position)])
     }
 
     /// The body, `application/x-www-form-urlencoded`, fields in key order.
-    public var body: [UInt8] {
+    package var body: [UInt8] {
         let pairs = self.fields.sorted { $0.key < $1.key }.map { "\(Self.formEncoded($0.key))=\(Self.formEncoded($0.value))" }
         return Array(pairs.joined(separator: "&").utf8)
     }
 
     /// Unreserved characters as they are, spaces as `+`, the rest percent-encoded as UTF-8.
-    public static func formEncoded(_ text: String) -> String {
+    package static func formEncoded(_ text: String) -> String {
         let digits = Array("0123456789ABCDEF")
         var encoded = ""
         for byte in text.utf8 {
@@ -132,13 +132,13 @@ public struct GMSChatV1Form: Sendable, Hashable {
     }
 
     /// Why an answer is not one to go on with.
-    public struct Refusal: Error, Sendable, Hashable {
+    package struct Refusal: Error, Sendable, Hashable {
         /// A 5xx answer: worth another try.
-        public var transient: Bool
+        package var transient: Bool
         /// `answered HTTP 502 with 12 bytes that are not a GMS reply (…)`, `was refused (HTTP 400): …`.
-        public var reason: String
+        package var reason: String
 
-        public init(transient: Bool, reason: String) {
+        package init(transient: Bool, reason: String) {
             self.transient = transient
             self.reason = reason
         }
@@ -146,7 +146,7 @@ public struct GMSChatV1Form: Sendable, Hashable {
 
     /// The JSON object a 2xx answer holds. Otherwise the refusal says why: GMS's `message` (or
     /// `exception`) for an error status, or that the body is not a GMS reply at all.
-    public static func answer(status: Int, body: [UInt8]) -> Result<[String: JSONValue], Refusal> {
+    package static func answer(status: Int, body: [UInt8]) -> Result<[String: JSONValue], Refusal> {
         let transient = (500..<600).contains(status)
         let object: [String: JSONValue]
         do {
@@ -165,7 +165,7 @@ public struct GMSChatV1Form: Sendable, Hashable {
     }
 
     /// The service id in `request-chat`'s answer.
-    public static func serviceID(in reply: [String: JSONValue]) throws(GMSDecodeError) -> String {
+    package static func serviceID(in reply: [String: JSONValue]) throws(GMSDecodeError) -> String {
         guard let serviceID = reply["_id"]?.stringValue, !serviceID.isEmpty else {
             throw GMSDecodeError(problem: "the answer has no service id (_id)")
         }
@@ -174,7 +174,7 @@ public struct GMSChatV1Form: Sendable, Hashable {
 
     /// The chat's keys and first rows in the creation's answer. Without a `secureKey`, the service id
     /// stands for it (the seed's GMS version sends none).
-    public static func created(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> (GMSChatKeys, GMSChatV1Event) {
+    package static func created(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> (GMSChatKeys, GMSChatV1Event) {
         let event = try Self.event(reply, serviceID: serviceID)
         let keys = GMSChatKeys(
             secureKey: reply["secureKey"]?.stringValue ?? serviceID, chatID: event.chatSessionID, userID: reply["userId"]?.stringValue, serviceID: serviceID
@@ -184,7 +184,7 @@ public struct GMSChatV1Form: Sendable, Hashable {
 
     /// An answer read as the chat interaction it carries: the same `message` a `/_genesys` event of the
     /// chat's service holds.
-    public static func event(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> GMSChatV1Event {
+    package static func event(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> GMSChatV1Event {
         try GMSChatV1Event(decoding: .object(["tag": .string(GMSChatV1Event.tagPrefix + serviceID), "message": .object(reply)]))
     }
 }

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+import AttendantPluginAPI
+import AttendantPluginKit
 
 // The transcript (each row shown once, in position order, the highest position kept) and the chat's
 // start and end.

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// A GMS customer chat on top of its CometD session, as one pure value that the kit's ``SessionDriver``
 /// drives: the chat's phase and keys, its transcript (a ``TranscriptLedger``: each row shown once, in
@@ -10,10 +10,10 @@ public import AttendantPluginKit
 /// second for it, then the chat's events after the position shown are asked for, and if the gap is still
 /// open a network delay later it is skipped. A session interrupted (events pushed to a dead connection may
 /// be lost) or a new one (a chat is not bound to a new client id by itself) asks for them too.
-public struct GMSChatSession: ChannelSession {
-    public typealias Action = SessionAction<Timer, Work>
+package struct GMSChatSession: ChannelSession {
+    package typealias Action = SessionAction<Timer, Work>
 
-    public enum Phase: String, Sendable {
+    package enum Phase: String, Sendable {
         /// No chat: one starts with `chat connect`, the first `chat send`, or `auto-start`.
         case none
         case starting
@@ -22,7 +22,7 @@ public struct GMSChatSession: ChannelSession {
         case ended
     }
 
-    public enum Timer: Hashable, Sendable {
+    package enum Timer: Hashable, Sendable {
         /// Rows wait behind a missing position: ask for a replay, then give the gap up.
         case gap
         /// A waiting caller's deadline.
@@ -30,7 +30,7 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// What the channel does with GMS and the store, in the order the session asked.
-    public enum Work: Sendable {
+    package enum Work: Sendable {
         /// Ask for the chat's events after `position` (v2 `requestNotifications` from the next position, v1
         /// `refresh`); answer with ``notificationsAsked(succeeded:)``.
         case requestNotifications(GMSChatKeys, after: Int)
@@ -43,10 +43,10 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// Where the chat's state is kept in the channel's store.
-    public enum StoreKey {
-        public static let position = "transcript-position"
-        public static let thread = "thread-id"
-        public static let phase = "chat-phase"
+    package enum StoreKey {
+        package static let position = "transcript-position"
+        package static let thread = "thread-id"
+        package static let phase = "chat-phase"
     }
 
     /// Keeps `value` under `key` of the channel's store.
@@ -54,19 +54,19 @@ public struct GMSChatSession: ChannelSession {
         .write(StoreWrite(.store, key: key, value: value, what: "the chat's \(key)"))
     }
 
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// 1 or 2.
-        public var apiVersion: Int
+        package var apiVersion: Int
         /// The service, which names the chat's thread.
-        public var service: String
+        package var service: String
         /// What messages call the server: `GMS at https://gms.example.com/genesys (chat API v2)`.
-        public var serverDescription: String
+        package var serverDescription: String
         /// How long a replay may take before the gap it was asked for is skipped.
-        public var networkDelay: Duration
+        package var networkDelay: Duration
         /// A new local id for a chat's thread (GMS's ids are secrets).
-        public var makeThreadID: @Sendable () -> String
+        package var makeThreadID: @Sendable () -> String
 
-        public init(apiVersion: Int, service: String, serverDescription: String, networkDelay: Duration, makeThreadID: @escaping @Sendable () -> String) {
+        package init(apiVersion: Int, service: String, serverDescription: String, networkDelay: Duration, makeThreadID: @escaping @Sendable () -> String) {
             self.apiVersion = apiVersion
             self.service = service
             self.serverDescription = serverDescription
@@ -76,13 +76,13 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// What the store and the secrets held when the channel started.
-    public struct Stored: Sendable {
-        public var position: Int
-        public var threadID: String?
-        public var phase: Phase
-        public var keys: GMSChatKeys
+    package struct Stored: Sendable {
+        package var position: Int
+        package var threadID: String?
+        package var phase: Phase
+        package var keys: GMSChatKeys
 
-        public init(position: Int = 0, threadID: String? = nil, phase: Phase = .none, keys: GMSChatKeys = GMSChatKeys()) {
+        package init(position: Int = 0, threadID: String? = nil, phase: Phase = .none, keys: GMSChatKeys = GMSChatKeys()) {
             self.position = position
             self.threadID = threadID
             self.phase = phase
@@ -91,7 +91,7 @@ public struct GMSChatSession: ChannelSession {
 
         /// What the channel's store (every value) and the secrets (the chat's keys) hold; a position or
         /// phase that does not parse counts as none.
-        public init(store values: [String: String], secrets: [String: String]) {
+        package init(store values: [String: String], secrets: [String: String]) {
             self.init(
                 position: values[StoreKey.position].flatMap { Int($0) } ?? 0, threadID: values[StoreKey.thread],
                 phase: values[StoreKey.phase].flatMap(Phase.init(rawValue:)) ?? .none, keys: GMSChatKeys(secrets: secrets)
@@ -114,11 +114,11 @@ public struct GMSChatSession: ChannelSession {
         }
     }
 
-    public internal(set) var phase = Phase.none
-    public internal(set) var keys: GMSChatKeys?
+    package internal(set) var phase = Phase.none
+    package internal(set) var keys: GMSChatKeys?
     /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
-    public internal(set) var threadID: String?
-    public internal(set) var ledger: TranscriptLedger
+    package internal(set) var threadID: String?
+    package internal(set) var ledger: TranscriptLedger
     var storedPosition: Int
     /// The gap a replay was asked for; if it is still open when the replay's time is up, it is skipped.
     var replayAskedFor: Int?
@@ -129,24 +129,24 @@ public struct GMSChatSession: ChannelSession {
     /// be lost (CometD has no delivery guarantee without its ack extension), so the chat's events after
     /// the stored position are asked for again once a connect succeeds.
     var replayOnConnect = false
-    public var listening = false
-    public var background = false
-    public internal(set) var connected = false
+    package var listening = false
+    package var background = false
+    package internal(set) var connected = false
     var contactRecorded = false
     /// v1: the chat interaction is being created (after the first connect, as GMS's clients do).
     var v1Creating = false
-    public internal(set) var lastError: String?
-    public internal(set) var eventsRejected = 0
-    public internal(set) var eventsIgnored = 0
+    package internal(set) var lastError: String?
+    package internal(set) var eventsRejected = 0
+    package internal(set) var eventsIgnored = 0
     var waiting: [UInt64: Waiting] = [:]
     let settings: Settings
     /// The start of every message (the plugin's name).
-    public static let prefix = "gms-chat"
+    package static let prefix = "gms-chat"
     var prefix: String { Self.prefix }
 
     /// The session for what was stored: a chat kept with its keys (v2 needs the secure key, v1 its
     /// service as well) resumes after the position shown.
-    public init(settings: Settings, stored: Stored = Stored()) {
+    package init(settings: Settings, stored: Stored = Stored()) {
         self.settings = settings
         self.ledger = TranscriptLedger(shown: stored.position)
         self.storedPosition = stored.position
@@ -164,19 +164,19 @@ public struct GMSChatSession: ChannelSession {
     // MARK: The CometD session
 
     /// `listen()` connected: the channel listens, and earlier errors are over.
-    public mutating func listened() {
+    package mutating func listened() {
         self.listening = true
         self.lastError = nil
     }
 
     /// A new session: ask for everything after the stored position.
-    public mutating func handshook() -> [Action] {
+    package mutating func handshook() -> [Action] {
         guard self.phase == .active, self.keys != nil else { return [] }
         return self.requestNotifications()
     }
 
     /// A connect succeeded (over `connectionType`).
-    public mutating func connected(over connectionType: String) -> [Action] {
+    package mutating func connected(over connectionType: String) -> [Action] {
         self.connected = true
         self.lastError = nil
         var actions: [Action] = [.log(.info, "\(self.prefix): connected to \(self.server) over \(connectionType)")]
@@ -195,7 +195,7 @@ public struct GMSChatSession: ChannelSession {
     /// position are asked for at once: the request goes out on a new connection and is answered there,
     /// while a new connect may be held by the server for its whole timeout. If it fails too, it is made
     /// again once a connect succeeds.
-    public mutating func interrupted(_ failure: String) -> [Action] {
+    package mutating func interrupted(_ failure: String) -> [Action] {
         self.connected = false
         self.replayOnConnect = true
         self.lastError = failure
@@ -204,13 +204,13 @@ public struct GMSChatSession: ChannelSession {
         return actions
     }
 
-    public func transportChanged(to connectionType: String) -> [Action] {
+    package func transportChanged(to connectionType: String) -> [Action] {
         [.log(.notice, "\(self.prefix): \(self.server) is reached over \(connectionType) from now on")]
     }
 
     /// The session ended: disconnected (nil), or stopped by the server. A listening channel that did not
     /// ask for it has stopped listening.
-    public mutating func stopped(_ failure: String?) -> [Action] {
+    package mutating func stopped(_ failure: String?) -> [Action] {
         self.connected = false
         let report = failure != nil && self.listening && !self.background
         if report { self.listening = false }
@@ -220,18 +220,18 @@ public struct GMSChatSession: ChannelSession {
 
     // MARK: Deliveries
 
-    public mutating func ignored(channel: String) -> [Action] {
+    package mutating func ignored(channel: String) -> [Action] {
         self.eventsIgnored += 1
         return [.log(.notice, "\(self.prefix): ignored an event on \(channel), which this chat does not use")]
     }
 
-    public mutating func rejected(channel: String, _ error: GMSDecodeError) -> [Action] {
+    package mutating func rejected(channel: String, _ error: GMSDecodeError) -> [Action] {
         self.eventsRejected += 1
         return [.log(.warning, "\(self.prefix): ignored an event on \(channel) from \(self.server): \(error)")]
     }
 
     /// A v2 event: the answer to an operation or a notification.
-    public mutating func received(_ reply: GMSChatV2Reply, now: UnixTime) -> [Action] {
+    package mutating func received(_ reply: GMSChatV2Reply, now: UnixTime) -> [Action] {
         if reply.statusCode != 0 {
             let reason = reply.errors.isEmpty ? "status \(reply.statusCode)" : reply.errors.joined(separator: "; ")
             self.lastError = "GMS refused an operation: \(reason)"
@@ -265,7 +265,7 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// A v1 event on `/_genesys`: every chat's events share the channel, so only this chat's are taken.
-    public mutating func received(_ event: GMSChatV1Event, now: UnixTime) -> [Action] {
+    package mutating func received(_ event: GMSChatV1Event, now: UnixTime) -> [Action] {
         guard self.phase == .active, let keys = self.keys else { return [] }
         let ours = (event.serviceID != nil && event.serviceID == keys.serviceID) || (event.chatSessionID != nil && event.chatSessionID == keys.chatID)
         guard ours else { return [.log(.debug, "\(self.prefix): ignored a /_genesys event of another chat")] }
@@ -275,7 +275,7 @@ public struct GMSChatSession: ChannelSession {
     // MARK: Waiting callers
 
     /// A `listen()` waiting as request `id` for the first successful connect, for at most `timeout`.
-    public mutating func awaitConnect(_ id: UInt64, timeout: Duration) -> [Action] {
+    package mutating func awaitConnect(_ id: UInt64, timeout: Duration) -> [Action] {
         if self.connected { return [.replied(id, .success(.done))] }
         self.waiting[id] = .connect(timeout)
         return [.setTimer(.request(id), after: timeout)]
@@ -283,7 +283,7 @@ public struct GMSChatSession: ChannelSession {
 
     /// Starts a chat unless one is active or starting, and has request `id` wait until GMS gave its keys,
     /// for at most `timeout`.
-    public mutating func startChat(_ id: UInt64, timeout: Duration) throws(ChannelError) -> [Action] {
+    package mutating func startChat(_ id: UInt64, timeout: Duration) throws(ChannelError) -> [Action] {
         var actions: [Action] = []
         switch self.phase {
         case .active:
@@ -303,14 +303,14 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// Asking for the chat, or creating it (v1), failed: every caller waiting for it hears `error`.
-    public mutating func startFailed(_ error: ChannelError) -> [Action] {
+    package mutating func startFailed(_ error: ChannelError) -> [Action] {
         if self.phase == .starting { self.phase = .none }
         self.v1Creating = false
         return self.failStart(error)
     }
 
     /// v1: `request-chat` made the chat's service; the interaction is created once connected.
-    public mutating func v1ServiceMade(_ serviceID: String) -> [Action] {
+    package mutating func v1ServiceMade(_ serviceID: String) -> [Action] {
         guard self.phase == .starting else { return [] }
         self.keys = GMSChatKeys(serviceID: serviceID)
         guard self.connected, !self.v1Creating else { return [] }
@@ -319,22 +319,22 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// v1: the chat interaction was created, with its keys and first rows.
-    public mutating func v1Created(_ keys: GMSChatKeys, _ event: GMSChatV1Event, now: UnixTime) -> [Action] {
+    package mutating func v1Created(_ keys: GMSChatKeys, _ event: GMSChatV1Event, now: UnixTime) -> [Action] {
         guard self.phase == .starting else { return [] }
         return self.begin(keys) + self.accept(event.rows, now: now) + self.reply(to: { !$0.isConnect }, .success(.done))
     }
 
     /// The request for the chat's events went out (or failed, and is made again once connected).
-    public mutating func notificationsAsked(succeeded: Bool) -> [Action] {
+    package mutating func notificationsAsked(succeeded: Bool) -> [Action] {
         if self.notificationsRequest == .inFlight { self.notificationsRequest = succeeded ? .none : .failed }
         return []
     }
 
-    public mutating func forgetRequest(_ id: UInt64) {
+    package mutating func forgetRequest(_ id: UInt64) {
         self.waiting[id] = nil
     }
 
-    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+    package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
         switch timer {
         case .gap:
             return self.gapTimerFired(now: now)
@@ -360,13 +360,13 @@ public struct GMSChatSession: ChannelSession {
     }
 
     /// `list-threads`: the chat's thread, if it had one.
-    public var threads: [ChatThread] {
+    package var threads: [ChatThread] {
         guard let threadID = self.threadID else { return [] }
         return [self.thread(threadID, self.phase == .active ? .ready : .closed)]
     }
 
     /// The chat's part of `chat status`.
-    public func statusFields() -> [String: String] {
+    package func statusFields() -> [String: String] {
         var fields: [String: String] = [
             "chat": self.phase.rawValue,
             "state": self.phase == .active ? ChatState.ready.rawValue : (self.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),

@@ -1,10 +1,10 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 // How a transcript row of either API version becomes the plugin API's chat message.
 extension GMSTranscriptEvent {
     /// The API's kind for this row's type: GMS's seven push-worthy types map one to one; idle alerts
     /// (v2 `IdleAlert`, `IdleClose`) are their own kind; anything else is a custom notice.
-    public var kind: ChatMessage.Kind {
+    package var kind: ChatMessage.Kind {
         switch self.type.normalized {
         case "Message.Text": .message
         case "Notice.Joined": .joined
@@ -20,14 +20,14 @@ extension GMSTranscriptEvent {
 
     /// The customer's own rows (GMS echoes them) go to the agent; an agent's text comes from the agent;
     /// everything else is a notice.
-    public var direction: ChatMessage.Direction {
+    package var direction: ChatMessage.Direction {
         if self.party.isClient { return .toAgent }
         return self.kind == .message ? .fromAgent : .notice
     }
 
     /// The row as a chat message of `threadID`. Its id is the thread and the position, so a row replayed
     /// after a new session has the id it had the first time.
-    public func chatMessage(threadID: String, receivedAt: UnixTime) -> ChatMessage {
+    package func chatMessage(threadID: String, receivedAt: UnixTime) -> ChatMessage {
         let sentAt = self.utcMilliseconds.map { UnixTime(secondsSince1970: Double($0) / 1000) } ?? receivedAt
         let name = self.party.nickname.isEmpty ? (self.party.isClient ? "You" : "Agent") : self.party.nickname
         var message = ChatMessage(

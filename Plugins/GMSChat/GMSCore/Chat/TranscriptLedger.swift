@@ -5,35 +5,35 @@
 /// expected position waits until the gap before it fills; if it does not (a row the server will never
 /// send again), the driver asks for a replay from ``expected`` and, failing that, ``skipGap()`` hands on
 /// what waits, so nothing held is lost.
-public struct TranscriptLedger: Sendable, Hashable {
+package struct TranscriptLedger: Sendable, Hashable {
     /// The highest position handed on; persisted, and sent as the background disconnect's position.
-    public private(set) var shown: Int
+    package private(set) var shown: Int
     private var waiting: [Int: GMSTranscriptEvent] = [:]
     /// Beyond this many rows waiting behind a gap, the gap is given up on.
-    public let waitingLimit: Int
+    package let waitingLimit: Int
 
-    public init(shown: Int = 0, waitingLimit: Int = 10_000) {
+    package init(shown: Int = 0, waitingLimit: Int = 10_000) {
         self.shown = shown
         self.waitingLimit = waitingLimit
     }
 
     /// The next position expected: what a replay asks for.
-    public var expected: Int { self.shown + 1 }
+    package var expected: Int { self.shown + 1 }
 
     /// The first missing position while rows wait behind it.
-    public var gap: Int? { self.waiting.isEmpty ? nil : self.expected }
+    package var gap: Int? { self.waiting.isEmpty ? nil : self.expected }
 
-    public var waitingCount: Int { self.waiting.count }
+    package var waitingCount: Int { self.waiting.count }
 
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// New events in transcript order, with no gap before them.
-        public var released: [GMSTranscriptEvent] = []
+        package var released: [GMSTranscriptEvent] = []
         /// Events at or below the high-water mark, or already waiting: dropped.
-        public var duplicates = 0
+        package var duplicates = 0
     }
 
     /// Takes a batch of events, in any order.
-    public mutating func accept(_ events: [GMSTranscriptEvent]) -> Outcome {
+    package mutating func accept(_ events: [GMSTranscriptEvent]) -> Outcome {
         var outcome = Outcome()
         for event in events {
             if event.position <= self.shown || self.waiting[event.position] != nil {
@@ -50,7 +50,7 @@ public struct TranscriptLedger: Sendable, Hashable {
     }
 
     /// Gives up on the missing rows: hands on everything waiting, in order.
-    public mutating func skipGap() -> [GMSTranscriptEvent] {
+    package mutating func skipGap() -> [GMSTranscriptEvent] {
         guard let first = self.waiting.keys.min() else { return [] }
         self.shown = first - 1
         var released: [GMSTranscriptEvent] = []

@@ -1,36 +1,36 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// A server's advice (Bayeux 1.0 "advice"; CometD adds `maxInterval`). The newest advice replaces the
 /// earlier one; a field the server leaves out keeps the client's default (as CometD's JavaScript client
 /// merges them).
-public struct BayeuxAdvice: Sendable, Hashable {
+package struct BayeuxAdvice: Sendable, Hashable {
     /// What to do after a connect ends.
-    public struct Reconnect: Sendable, Hashable, CustomStringConvertible {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+    package struct Reconnect: Sendable, Hashable, CustomStringConvertible {
+        package let rawValue: String
+        package init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// Connect again after `interval`.
-        public static let retry = Reconnect("retry")
+        package static let retry = Reconnect("retry")
         /// The session is gone: handshake again, never retry the connect.
-        public static let handshake = Reconnect("handshake")
+        package static let handshake = Reconnect("handshake")
         /// Neither retry nor handshake.
-        public static let none = Reconnect("none")
+        package static let none = Reconnect("none")
 
-        public var description: String { self.rawValue }
+        package var description: String { self.rawValue }
     }
 
-    public var reconnect: Reconnect?
+    package var reconnect: Reconnect?
     /// The least wait before the next connect; negative means do not retry.
-    public var interval: Duration?
+    package var interval: Duration?
     /// How long the server holds a `/meta/connect`.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// How long the server waits for the next connect before it forgets the client (CometD's 10 s;
     /// GMS's "10-second timer").
-    public var maxInterval: Duration?
+    package var maxInterval: Duration?
 
-    public init(reconnect: Reconnect? = nil, interval: Duration? = nil, timeout: Duration? = nil, maxInterval: Duration? = nil) {
+    package init(reconnect: Reconnect? = nil, interval: Duration? = nil, timeout: Duration? = nil, maxInterval: Duration? = nil) {
         self.reconnect = reconnect
         self.interval = interval
         self.timeout = timeout
@@ -39,7 +39,7 @@ public struct BayeuxAdvice: Sendable, Hashable {
 
     /// Reads the fields it knows; a field of the wrong type is left out (advice is a hint, and the
     /// defaults are safe).
-    public init(decoding object: [String: JSONValue]) {
+    package init(decoding object: [String: JSONValue]) {
         self.reconnect = object["reconnect"]?.stringValue.map(Reconnect.init)
         self.interval = object["interval"].flatMap(Self.milliseconds)
         self.timeout = object["timeout"].flatMap(Self.milliseconds)
@@ -47,7 +47,7 @@ public struct BayeuxAdvice: Sendable, Hashable {
     }
 
     /// This advice with `newer`'s fields where it has them.
-    public func merging(_ newer: BayeuxAdvice) -> BayeuxAdvice {
+    package func merging(_ newer: BayeuxAdvice) -> BayeuxAdvice {
         BayeuxAdvice(
             reconnect: newer.reconnect ?? self.reconnect,
             interval: newer.interval ?? self.interval,

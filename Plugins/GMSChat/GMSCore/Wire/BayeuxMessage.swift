@@ -4,32 +4,32 @@
 // The wire folder imports only the kit's JSONValue, so the fuzz target (Fuzz/BayeuxDecoder) compiles it
 // alone with JSONValue.swift.
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
-public struct BayeuxMessage: Sendable, Hashable {
+package struct BayeuxMessage: Sendable, Hashable {
     /// `/meta/handshake`, `/service/chatV2/support`, `/_genesys`…: every message has exactly one.
-    public var channel: String
+    package var channel: String
     /// Correlates a reply with its request. Events may carry their publisher's id too (the spec allows
     /// it and Faye does it), so an id alone never makes a message a reply: see ``isReply``.
-    public var id: String?
-    public var clientID: String?
+    package var id: String?
+    package var clientID: String?
     /// Present in every reply to handshake, connect, subscribe, unsubscribe, disconnect and publish.
-    public var successful: Bool?
+    package var successful: Bool?
     /// `code:args:message`, as the server sent it.
-    public var error: String?
-    public var advice: BayeuxAdvice?
-    public var data: JSONValue?
+    package var error: String?
+    package var advice: BayeuxAdvice?
+    package var data: JSONValue?
     /// Extension fields (`ext`): an object, or nil.
-    public var ext: [String: JSONValue]?
+    package var ext: [String: JSONValue]?
     /// The channel names of a subscribe or unsubscribe, and of their replies.
-    public var subscription: [String]?
-    public var version: String?
-    public var minimumVersion: String?
-    public var supportedConnectionTypes: [String]?
-    public var connectionType: String?
+    package var subscription: [String]?
+    package var version: String?
+    package var minimumVersion: String?
+    package var supportedConnectionTypes: [String]?
+    package var connectionType: String?
 
-    public init(channel: String, id: String? = nil, clientID: String? = nil, data: JSONValue? = nil, ext: [String: JSONValue]? = nil) {
+    package init(channel: String, id: String? = nil, clientID: String? = nil, data: JSONValue? = nil, ext: [String: JSONValue]? = nil) {
         self.channel = channel
         self.id = id
         self.clientID = clientID
@@ -38,19 +38,19 @@ public struct BayeuxMessage: Sendable, Hashable {
     }
 
     /// A reply to a request of this client: one with `successful`. An event never has it.
-    public var isReply: Bool { self.successful != nil }
+    package var isReply: Bool { self.successful != nil }
 
     /// `/meta/*`: the protocol's own channels.
-    public var isMeta: Bool { self.channel.hasPrefix("/meta/") }
+    package var isMeta: Bool { self.channel.hasPrefix("/meta/") }
 
     /// The error's numeric code (`402` of `402::Unknown client`), when it starts with one.
-    public var errorCode: Int? {
+    package var errorCode: Int? {
         guard let error = self.error, let end = error.firstIndex(of: ":") else { return nil }
         return Int(error[..<end])
     }
 
     /// The message as a JSON object, every absent field left out.
-    public var json: JSONValue {
+    package var json: JSONValue {
         var object: [String: JSONValue] = ["channel": .string(self.channel)]
         if let id = self.id { object["id"] = .string(id) }
         if let clientID = self.clientID { object["clientId"] = .string(clientID) }
@@ -73,19 +73,19 @@ public struct BayeuxMessage: Sendable, Hashable {
 // MARK: - Batches
 
 /// What goes over the wire: a JSON array of messages (the spec's SHOULD, and what every peer sends).
-public enum BayeuxBatch {
+package enum BayeuxBatch {
     /// The bytes of a request body or a WebSocket text frame.
-    public static func encode(_ messages: [BayeuxMessage]) -> [UInt8] {
+    package static func encode(_ messages: [BayeuxMessage]) -> [UInt8] {
         JSONValue.array(messages.map(\.json)).encoded()
     }
 
     /// The limits a decoder enforces, so a hostile or broken server cannot make the daemon hold or walk
     /// unbounded input.
-    public struct Limits: Sendable, Hashable {
-        public var maximumBytes: Int
-        public var maximumMessages: Int
+    package struct Limits: Sendable, Hashable {
+        package var maximumBytes: Int
+        package var maximumMessages: Int
 
-        public init(maximumBytes: Int = 4 << 20, maximumMessages: Int = 20_000) {
+        package init(maximumBytes: Int = 4 << 20, maximumMessages: Int = 20_000) {
             self.maximumBytes = maximumBytes
             self.maximumMessages = maximumMessages
         }
@@ -94,7 +94,7 @@ public enum BayeuxBatch {
     /// Decodes a body: an array of messages, or a single message object (peers MAY send one alone).
     /// A message that is not a Bayeux message fails the batch: the server's reply can no longer be
     /// trusted to be what it says, and the error names the problem and the element, not the content.
-    public static func decode(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(BayeuxDecodeError) -> [BayeuxMessage] {
+    package static func decode(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(BayeuxDecodeError) -> [BayeuxMessage] {
         guard bytes.count <= limits.maximumBytes else {
             throw BayeuxDecodeError(problem: "the batch has \(bytes.count) bytes, over the limit of \(limits.maximumBytes)")
         }
@@ -129,16 +129,16 @@ public enum BayeuxBatch {
 
 /// Why a batch could not be read. It names the field and the type found, never the content, which may be
 /// a customer's chat.
-public struct BayeuxDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var problem: String
-    public var description: String { self.problem }
+package struct BayeuxDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var problem: String
+    package var description: String { self.problem }
 
-    public init(problem: String) { self.problem = problem }
+    package init(problem: String) { self.problem = problem }
 }
 
 extension BayeuxMessage {
     /// Reads one message. Unknown fields are ignored, as the spec lets peers add their own.
-    public init(decoding value: JSONValue) throws(BayeuxDecodeError) {
+    package init(decoding value: JSONValue) throws(BayeuxDecodeError) {
         guard case .object(let object) = value else {
             throw BayeuxDecodeError(problem: "a message is \(value.typeDescription), not an object")
         }

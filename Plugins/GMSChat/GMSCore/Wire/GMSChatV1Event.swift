@@ -1,27 +1,27 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// A GMS Chat API v1 event on `/_genesys` (the seed; gms-cometd.md §5.2):
 /// `{"id":…,"tag":"service.chat.refresh.<service id>","message":{"transcriptPosition":"2",
 /// "chatSessionId":…,"chatIxnState":"TRANSCRIPT","startedAt":…,"transcriptToShow":[[type, nickname,
 /// text, offset, party type], …]}}`. One channel carries every chat, so the tag names the service.
-public struct GMSChatV1Event: Sendable, Hashable {
+package struct GMSChatV1Event: Sendable, Hashable {
     /// The service id from the tag (`180-…`), or nil when the tag is not a chat refresh.
-    public var serviceID: String?
-    public var chatSessionID: String?
+    package var serviceID: String?
+    package var chatSessionID: String?
     /// `CONNECTED`, `TRANSCRIPT` or `DISCONNECTED` (the chat is over).
-    public var state: String?
+    package var state: String?
     /// The position of the event's last row.
-    public var transcriptPosition: Int?
+    package var transcriptPosition: Int?
     /// When the chat started, as GMS wrote it (`2015-02-10T22:39:23Z`).
-    public var startedAt: String?
-    public var rows: [GMSTranscriptEvent]
+    package var startedAt: String?
+    package var rows: [GMSTranscriptEvent]
 
     /// The tag of a chat refresh event, before the service id.
-    public static let tagPrefix = "service.chat.refresh."
+    package static let tagPrefix = "service.chat.refresh."
 
-    public init(serviceID: String?, chatSessionID: String?, state: String?, transcriptPosition: Int?, startedAt: String?, rows: [GMSTranscriptEvent]) {
+    package init(serviceID: String?, chatSessionID: String?, state: String?, transcriptPosition: Int?, startedAt: String?, rows: [GMSTranscriptEvent]) {
         self.serviceID = serviceID
         self.chatSessionID = chatSessionID
         self.state = state
@@ -32,7 +32,7 @@ public struct GMSChatV1Event: Sendable, Hashable {
 
     /// Reads an event's `data`. Rows are numbered back from `transcriptPosition`, the position of the
     /// last one (the seed's catch-up of two rows ends at "6" after a disconnect at "4").
-    public init(decoding data: JSONValue) throws(GMSDecodeError) {
+    package init(decoding data: JSONValue) throws(GMSDecodeError) {
         guard case .object(let object) = data else {
             throw GMSDecodeError(problem: "the chat event's data is \(data.typeDescription), expected an object")
         }

@@ -1,24 +1,24 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// A GMS Chat API v2 event on `/service/chatV2/<service>` (gms-cometd.md §2): the answer to an operation,
 /// or a notification, with the chat's keys and the transcript rows since the position asked for.
-public struct GMSChatV2Reply: Sendable, Hashable {
-    public var chatID: String?
-    public var userID: String?
-    public var secureKey: String?
-    public var alias: String?
+package struct GMSChatV2Reply: Sendable, Hashable {
+    package var chatID: String?
+    package var userID: String?
+    package var secureKey: String?
+    package var alias: String?
     /// 0 is OK.
-    public var statusCode: Int
-    public var chatEnded: Bool
+    package var statusCode: Int
+    package var chatEnded: Bool
     /// The position of the next row after `messages`.
-    public var nextPosition: Int?
-    public var messages: [GMSTranscriptEvent]
+    package var nextPosition: Int?
+    package var messages: [GMSTranscriptEvent]
     /// `errors[].advice` (with the code), when GMS refused the operation.
-    public var errors: [String]
+    package var errors: [String]
 
-    public init(
+    package init(
         chatID: String? = nil,
         userID: String? = nil,
         secureKey: String? = nil,
@@ -42,7 +42,7 @@ public struct GMSChatV2Reply: Sendable, Hashable {
 
     /// Reads an event's `data`. A row without a usable `index` or `type` fails the event: the transcript
     /// cannot be kept in order around it.
-    public init(decoding data: JSONValue) throws(GMSDecodeError) {
+    package init(decoding data: JSONValue) throws(GMSDecodeError) {
         guard case .object(let object) = data else {
             throw GMSDecodeError(problem: "the chat event's data is \(data.typeDescription), expected an object")
         }

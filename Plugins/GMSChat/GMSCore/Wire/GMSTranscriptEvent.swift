@@ -6,17 +6,17 @@ import AttendantPluginKit
 ///
 /// Positions start at 1 and every transcript event has one, typing notices included (v2's `index`; v1's
 /// rows numbered back from the event's `transcriptPosition`). Ordering and deduplication go by it.
-public struct GMSTranscriptEvent: Sendable, Hashable {
-    public var position: Int
+package struct GMSTranscriptEvent: Sendable, Hashable {
+    package var position: Int
     /// The API's own name: v2 `Message`, `ParticipantJoined`, `TypingStarted`…; v1 `Message.Text`,
     /// `Notice.Joined`… (see ``GMSEventType``).
-    public var type: GMSEventType
-    public var party: GMSParty
-    public var text: String
+    package var type: GMSEventType
+    package var party: GMSParty
+    package var text: String
     /// Epoch milliseconds (v2 `utcTime`); nil when the event has no time of its own.
-    public var utcMilliseconds: Int64?
+    package var utcMilliseconds: Int64?
 
-    public init(position: Int, type: GMSEventType, party: GMSParty, text: String, utcMilliseconds: Int64? = nil) {
+    package init(position: Int, type: GMSEventType, party: GMSParty, text: String, utcMilliseconds: Int64? = nil) {
         self.position = position
         self.type = type
         self.party = party
@@ -26,35 +26,35 @@ public struct GMSTranscriptEvent: Sendable, Hashable {
 }
 
 /// Who wrote a transcript row.
-public struct GMSParty: Sendable, Hashable {
-    public var nickname: String
+package struct GMSParty: Sendable, Hashable {
+    package var nickname: String
     /// v2 `Client`, `Agent`, `External`, `Supervisor`, `System`; v1 `CLIENT`, `AGENT`… (compared without case).
-    public var type: String
+    package var type: String
     /// v2 `participantId`; v1 has none of its own.
-    public var participantID: String?
+    package var participantID: String?
 
-    public init(nickname: String, type: String, participantID: String? = nil) {
+    package init(nickname: String, type: String, participantID: String? = nil) {
         self.nickname = nickname
         self.type = type
         self.participantID = participantID
     }
 
     /// The person at the desk (the chat's own customer): GMS echoes their rows too.
-    public var isClient: Bool { self.type.lowercased() == "client" }
+    package var isClient: Bool { self.type.lowercased() == "client" }
 }
 
 /// A transcript event type. v1 and v2 name the same things differently; ``normalized`` maps both onto
 /// v1's names, which GMS's push filter (`filtering_chat_events`) and the seed use.
-public struct GMSEventType: Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+package struct GMSEventType: Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
+    package init(_ rawValue: String) { self.rawValue = rawValue }
 
-    public var description: String { self.rawValue }
+    package var description: String { self.rawValue }
 
     /// v1's name for the type: `Message.Text`, `Notice.Joined`, `Notice.Left`, `Notice.TypingStarted`,
     /// `Notice.TypingStopped`, `Notice.PushUrl`, `Notice.Custom`, or the raw name when it is neither v1's
     /// nor one of v2's known ones.
-    public var normalized: String {
+    package var normalized: String {
         switch self.rawValue {
         case "Message": "Message.Text"
         case "ParticipantJoined": "Notice.Joined"
@@ -69,10 +69,10 @@ public struct GMSEventType: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why a GMS event could not be read; it names fields and types, never content.
-public struct GMSDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var problem: String
-    public var description: String { self.problem }
-    public init(problem: String) { self.problem = problem }
+package struct GMSDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var problem: String
+    package var description: String { self.problem }
+    package init(problem: String) { self.problem = problem }
 
     static func wrong(_ key: String, _ value: JSONValue?, expected: String) -> GMSDecodeError {
         GMSDecodeError(problem: "field \"\(key)\" is \(value?.typeDescription ?? "missing"), expected \(expected)")

@@ -18,7 +18,7 @@ extension KarteActionsMachine {
     }
 
     /// The pv_id changed: a soft reset when the change says so (not on the run's first view).
-    public mutating func pageChanged(_ change: KartePageChange) -> [Action] {
+    package mutating func pageChanged(_ change: KartePageChange) -> [Action] {
         change.isReset ? self.closeAll(reason: .soft) : []
     }
 
@@ -29,7 +29,7 @@ extension KarteActionsMachine {
     /// `reset(mode: .soft)`, `tracker.resetPageState()`; Android resets on the Activity pause that follows,
     /// `IAMProcessor.kt` `onActivityPaused`). Whether and how the URL opens is the driver's business, and a
     /// link its policy refuses never gets here (``KarteSession/opened(_:_:now:)``).
-    public mutating func linkClicked(actionID: String, url: String, target: String?) -> [Action] {
+    package mutating func linkClicked(actionID: String, url: String, target: String?) -> [Action] {
         guard let action = self.shown.first(where: { $0.message.actionID == actionID }) else { return [] }
         let click = KarteEvent(name: KarteEventName.messageClick, values: ["message": action.ref.messageValue, "url": .string(url)])
         return [.track(click)] + (target == "_blank" ? [] : self.closeAll(reason: .click))
@@ -37,7 +37,7 @@ extension KarteActionsMachine {
 
     /// Closes one shown action (the person closed its notification) or, with nil, all of them (the SDK's
     /// `dismiss()`, a hard reset); each gets `message_close`.
-    public mutating func dismiss(actionID: String? = nil) -> [Action] {
+    package mutating func dismiss(actionID: String? = nil) -> [Action] {
         guard let actionID else { return self.closeAll(reason: .dismiss) }
         guard let index = self.shown.firstIndex(where: { $0.message.actionID == actionID }) else { return [] }
         let action = self.shown.remove(at: index)
@@ -46,12 +46,12 @@ extension KarteActionsMachine {
 
     /// Closes everything (hard, with `message_close`) and holds back every later action until
     /// ``unsuppress()``; each held back one is tracked as `_message_suppressed`.
-    public mutating func suppress() -> [Action] {
+    package mutating func suppress() -> [Action] {
         self.isSuppressed = true
         return self.closeAll(reason: .hard)
     }
 
-    public mutating func unsuppress() {
+    package mutating func unsuppress() {
         self.isSuppressed = false
     }
 

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// What becomes of KARTE's answers, with no I/O: which messages are shown, which are variables, which
 /// are held back and why, and what is tracked back. Time comes in as `now: UnixTime`.
@@ -21,18 +21,18 @@ public import AttendantPluginKit
 /// `_blank`) closes every shown action without `message_close`; ``dismiss(actionID:)`` and ``suppress()``
 /// close with `message_close`. The window is presented when the first action opens and dismissed when the
 /// last closes.
-public struct KarteActionsMachine: Sendable {
-    public struct Configuration: Sendable, Hashable {
+package struct KarteActionsMachine: Sendable {
+    package struct Configuration: Sendable, Hashable {
         /// A `message_open` for an action older than this is dropped (iOS `ExpiredMessageOpenEventFilterRule`).
-        public var messageOpenExpiry: Duration = .seconds(180)
-        public init() {}
+        package var messageOpenExpiry: Duration = .seconds(180)
+        package init() {}
     }
 
-    public static let suppressedBySuppressMode = "The display is suppressed by suppress mode."
-    public static let suppressedByDisplayLimitMode = "The display is suppressed by native_app_display_limit_mode."
+    package static let suppressedBySuppressMode = "The display is suppressed by suppress mode."
+    package static let suppressedByDisplayLimitMode = "The display is suppressed by native_app_display_limit_mode."
 
     /// Why an action closed.
-    public enum CloseReason: String, Sendable, Hashable, CustomStringConvertible {
+    package enum CloseReason: String, Sendable, Hashable, CustomStringConvertible {
         /// A screen boundary (a `view` or a marked boundary): no `message_close`.
         case soft
         /// A link without target `_blank` was followed: a soft reset, no `message_close`.
@@ -42,16 +42,16 @@ public struct KarteActionsMachine: Sendable {
         /// A hard reset by ``suppress()``: `message_close`.
         case hard
 
-        public var description: String { self.rawValue }
+        package var description: String { self.rawValue }
     }
 
     /// Which action a signal is about.
-    public struct ActionRef: Sendable, Hashable {
-        public var actionID: String
-        public var campaignID: String
-        public var shortenID: String
+    package struct ActionRef: Sendable, Hashable {
+        package var actionID: String
+        package var campaignID: String
+        package var shortenID: String
 
-        public init(actionID: String, campaignID: String, shortenID: String) {
+        package init(actionID: String, campaignID: String, shortenID: String) {
             self.actionID = actionID
             self.campaignID = campaignID
             self.shortenID = shortenID
@@ -59,32 +59,32 @@ public struct KarteActionsMachine: Sendable {
     }
 
     /// An action on screen: its message (whole JSON in ``KarteMessage/json``) and what is shown of it.
-    public struct ShownAction: Sendable, Hashable {
-        public var message: KarteMessage
-        public var content: KarteActionContent
+    package struct ShownAction: Sendable, Hashable {
+        package var message: KarteMessage
+        package var content: KarteActionContent
 
-        public init(message: KarteMessage, content: KarteActionContent) {
+        package init(message: KarteMessage, content: KarteActionContent) {
             self.message = message
             self.content = content
         }
 
-        public var ref: ActionRef {
+        package var ref: ActionRef {
             ActionRef(actionID: self.message.actionID, campaignID: self.message.campaignID, shortenID: self.message.shortenID)
         }
 
-        public var inAppAction: InAppAction {
+        package var inAppAction: InAppAction {
             self.content.inAppAction(id: self.message.actionID, campaignID: self.message.campaignID, onlyOnSendingScreen: self.message.campaign.displayLimitMode)
         }
     }
 
     /// A remote_config variable (`content.inlined_variables[]`) and the campaign that set it.
-    public struct Variable: Sendable, Hashable {
-        public var name: String
-        public var value: JSONValue
-        public var campaignID: String
-        public var shortenID: String
+    package struct Variable: Sendable, Hashable {
+        package var name: String
+        package var value: JSONValue
+        package var campaignID: String
+        package var shortenID: String
 
-        public init(name: String, value: JSONValue, campaignID: String, shortenID: String) {
+        package init(name: String, value: JSONValue, campaignID: String, shortenID: String) {
             self.name = name
             self.value = value
             self.campaignID = campaignID
@@ -92,7 +92,7 @@ public struct KarteActionsMachine: Sendable {
         }
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case show(ShownAction)
         case close(actionID: String, reason: CloseReason)
         /// Track this event (through the tracking machine, with the keys of the moment).
@@ -113,19 +113,19 @@ public struct KarteActionsMachine: Sendable {
         case skipped(ActionRef, reason: String)
     }
 
-    public let configuration: Configuration
-    public internal(set) var isSuppressed = false
+    package let configuration: Configuration
+    package internal(set) var isSuppressed = false
     /// Shown actions, oldest first.
-    public internal(set) var shown: [ShownAction] = []
-    public private(set) var variables: [String: Variable] = [:]
+    package internal(set) var shown: [ShownAction] = []
+    package private(set) var variables: [String: Variable] = [:]
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
     /// A response and the request it answers, with the keys tracked events get now (for the pv filter).
     /// A response to a retried request shows nothing and changes nothing.
-    public mutating func receive(_ response: KarteTrackResponse, for request: KarteTrackRequest, current: KarteKeys, now: UnixTime) -> [Action] {
+    package mutating func receive(_ response: KarteTrackResponse, for request: KarteTrackRequest, current: KarteKeys, now: UnixTime) -> [Action] {
         guard !request.isRetry else { return [] }
         var actions: [Action] = []
         let variablesBefore = self.variables
@@ -178,7 +178,7 @@ public struct KarteActionsMachine: Sendable {
 
 extension KarteActionsMachine.ActionRef {
     /// `{"campaign_id","shorten_id"}`, the `message` of the events tracked back.
-    public var messageValue: JSONValue {
+    package var messageValue: JSONValue {
         .object(["campaign_id": .string(self.campaignID), "shorten_id": .string(self.shortenID)])
     }
 }
@@ -188,14 +188,14 @@ extension KarteActionsMachine.ActionRef {
 extension KarteActionsMachine {
     /// The variables as `{"name": {"value": …, "campaign_id": …, "shorten_id": …}}`: what the driver
     /// stores, and what `attendantctl actions variables` shows.
-    public static func json(of variables: [String: Variable]) -> JSONValue {
+    package static func json(of variables: [String: Variable]) -> JSONValue {
         .object(variables.mapValues { variable in
             .object(["value": variable.value, "campaign_id": .string(variable.campaignID), "shorten_id": .string(variable.shortenID)])
         })
     }
 
     /// Takes back variables stored with ``json(of:)``; entries of another shape are skipped.
-    public mutating func restoreVariables(fromJSON text: String) {
+    package mutating func restoreVariables(fromJSON text: String) {
         guard case .object(let entries)? = try? JSONValue.parse(Array(text.utf8)) else { return }
         for (name, entry) in entries {
             guard let value = entry["value"] else { continue }

@@ -1,19 +1,19 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// Where the channel's KARTE app key comes from: its token, else `app-key` in its secrets. Messages say
 /// only where a key was looked for and how long a wrong one is, never the key.
-public enum KarteAppKey {
+package enum KarteAppKey {
     /// The name in the channel's secrets.
-    public static let secretName = "app-key"
+    package static let secretName = "app-key"
 
     /// KARTE's check (`AppKey.isValid`): 32 characters. Printable ASCII too, since it goes into a header.
-    public static func isValid(_ key: String) -> Bool {
+    package static func isValid(_ key: String) -> Bool {
         key.utf8.count == 32 && key.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
     }
 
     /// The key the token gives, or nil when the channel has no token source (then the secrets are
     /// asked); a token that is no app key, or none yet, fails.
-    public static func fromToken(_ state: ChannelTokenState) throws(ChannelError) -> String? {
+    package static func fromToken(_ state: ChannelTokenState) throws(ChannelError) -> String? {
         switch state {
         case .available(let token):
             guard Self.isValid(token.value) else {
@@ -28,7 +28,7 @@ public enum KarteAppKey {
     }
 
     /// The key kept in the secrets (`secret`, nil when there is none), checked.
-    public static func fromSecrets(_ secret: String?, channelName: String) throws(ChannelError) -> String {
+    package static func fromSecrets(_ secret: String?, channelName: String) throws(ChannelError) -> String {
         guard let secret else {
             throw ChannelError(
                 .configuration,

@@ -1,11 +1,11 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// What attendantctl, D-Bus clients and notification buttons ask of a KarteActions channel, read from the
 /// API's request and checked before the session sees it. Every request answers with fields (strings; JSON
 /// text where a value is structured). `actions-dismiss`, `-suppress` and `-unsuppress` arrive as the
 /// API's typed requests: the daemon's control bus maps them.
-public enum KarteCommand: Sendable, Hashable {
+package enum KarteCommand: Sendable, Hashable {
     /// `actions-view`: a page view, which starts a new pv id.
     case view(name: String, title: String?, values: [String: JSONValue])
     /// `actions-track`: a custom event.
@@ -27,14 +27,14 @@ public enum KarteCommand: Sendable, Hashable {
     case unsuppress
 
     /// Which of an action's links a click follows.
-    public enum LinkChoice: Sendable, Hashable {
+    package enum LinkChoice: Sendable, Hashable {
         case url(String)
         /// The link's index among the action's links, as the caller wrote it ("0" when none was given).
         case index(String)
     }
 
     /// Reads `request`, or says what is wrong with it.
-    public init(_ request: ChannelRequest) throws(ChannelError) {
+    package init(_ request: ChannelRequest) throws(ChannelError) {
         switch request {
         case .dismiss(let actionID): self = .dismiss(actionID: actionID)
         case .suppress: self = .suppress

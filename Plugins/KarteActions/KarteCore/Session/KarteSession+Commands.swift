@@ -1,10 +1,10 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+import AttendantPluginKit
 
 // The user's requests (``KarteCommand``), each as request `id` of the kit's driver.
 extension KarteSession {
     /// Starts `command` as request `id`; refused input throws and changes nothing.
-    public mutating func perform(_ command: KarteCommand, _ id: UInt64, now: UnixTime) throws(ChannelError) -> [Action] {
+    package mutating func perform(_ command: KarteCommand, _ id: UInt64, now: UnixTime) throws(ChannelError) -> [Action] {
         switch command {
         case .view(let name, let title, let values):
             return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
@@ -53,7 +53,7 @@ extension KarteSession {
     /// failed in the opener: the person did follow the link, so `message_click`, then a soft reset unless
     /// the target is `_blank` (the SDKs: iOS `IAMWebView.openURL` resets and lets the app claim the URL).
     /// Refused by the policy: not a click.
-    public mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome, now: UnixTime) -> [Action] {
+    package mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome, now: UnixTime) -> [Action] {
         guard var fields = self.opening.removeValue(forKey: id), let actionID = fields["action"], let url = fields["url"], let target = fields["target"] else { return [] }
         fields["opened"] = outcome.name
         fields["detail"] = outcome.detail

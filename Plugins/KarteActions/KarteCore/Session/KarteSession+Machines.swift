@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+import AttendantPluginAPI
+import AttendantPluginKit
 
 // The two machines' actions, turned into the driver's.
 extension KarteSession {

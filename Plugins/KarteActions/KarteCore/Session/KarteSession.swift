@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// The KarteActions channel's whole state as one pure value that the kit's ``SessionDriver`` drives: the
 /// two machines and what lies between them and the host.
@@ -14,11 +14,11 @@ public import AttendantPluginKit
 ///
 /// The user's requests are answered with ``SessionAction/replied(_:_:)``: at once, or (a variables
 /// fetch) when the request carrying `_fetch_variables` ends or its deadline passes.
-public struct KarteSession: ChannelSession {
-    public typealias Action = SessionAction<Timer, Work>
+package struct KarteSession: ChannelSession {
+    package typealias Action = SessionAction<Timer, Work>
     typealias Tracking = KarteTrackingMachine
 
-    public enum Timer: Hashable, Sendable {
+    package enum Timer: Hashable, Sendable {
         /// The tracking machine's timer of this kind (the last arming's id is handed back).
         case tracking(KarteTrackingMachine.TimerKind)
         /// A variables fetch's deadline.
@@ -27,7 +27,7 @@ public struct KarteSession: ChannelSession {
         case stopGrace
     }
 
-    public enum Work: Sendable {
+    package enum Work: Sendable {
         /// POST one track request (the body uncompressed) with the app key; answer with
         /// ``completed(_:_:now:)``.
         case send(requestID: UInt64, body: [UInt8], appKey: String)
@@ -36,13 +36,13 @@ public struct KarteSession: ChannelSession {
     }
 
     /// What the configuration decides about the user's requests.
-    public struct Settings: Sendable {
+    package struct Settings: Sendable {
         /// `suppress` survives a daemon restart (the SDKs keep it in memory).
-        public var suppressPersists: Bool
+        package var suppressPersists: Bool
         /// How long `actions-variables --fetch` waits for its request's answer.
-        public var fetchTimeout: Duration
+        package var fetchTimeout: Duration
 
-        public init(suppressPersists: Bool = false, fetchTimeout: Duration = .seconds(11)) {
+        package init(suppressPersists: Bool = false, fetchTimeout: Duration = .seconds(11)) {
             self.suppressPersists = suppressPersists
             self.fetchTimeout = fetchTimeout
         }
@@ -54,45 +54,45 @@ public struct KarteSession: ChannelSession {
     }
 
     /// Where the channel's state is kept in its store.
-    public enum StoreKey {
-        public static let visitorID = "visitor-id"
-        public static let appVersion = "app-version"
-        public static let suppressed = "suppressed"
-        public static let variables = "variables"
+    package enum StoreKey {
+        package static let visitorID = "visitor-id"
+        package static let appVersion = "app-version"
+        package static let suppressed = "suppressed"
+        package static let variables = "variables"
         /// Prefix of the events tracked and not yet answered, each under its local id.
-        public static let pendingEvent = "pending-event/"
+        package static let pendingEvent = "pending-event/"
     }
 
     /// How a track request ended.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case answer(status: Int, body: [UInt8])
         case failure(String)
         /// A 2xx whose body cannot even be unpacked: the reason names size and kind, never content.
         case unreadable(status: Int, reason: String)
     }
 
-    public struct Counters: Sendable {
-        public var requestsSent = 0
-        public var answers = 0
-        public var failures = 0
-        public var dropped = 0
-        public var unreadable = 0
-        public var shown = 0
+    package struct Counters: Sendable {
+        package var requestsSent = 0
+        package var answers = 0
+        package var failures = 0
+        package var dropped = 0
+        package var unreadable = 0
+        package var shown = 0
     }
 
     /// What `listen()` found in the store and the configuration.
-    public struct Start: Sendable {
-        public var appKey: String
-        public var appInfo: KarteAppInfo
-        public var visitorID: String
-        public var appVersion: String
-        public var previousVersion: String?
-        public var suppressed: Bool
-        public var variables: String?
-        public var unanswered: [KarteRecordedEvent]
-        public var startView: String?
+    package struct Start: Sendable {
+        package var appKey: String
+        package var appInfo: KarteAppInfo
+        package var visitorID: String
+        package var appVersion: String
+        package var previousVersion: String?
+        package var suppressed: Bool
+        package var variables: String?
+        package var unanswered: [KarteRecordedEvent]
+        package var startView: String?
 
-        public init(
+        package init(
             appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, previousVersion: String?, suppressed: Bool,
             variables: String?, unanswered: [KarteRecordedEvent], startView: String?
         ) {
@@ -116,7 +116,7 @@ public struct KarteSession: ChannelSession {
         /// (restored only when the session's settings say it persists), the campaign variables, and the
         /// events never seen answered, in the order they were recorded. An entry that does not parse is
         /// left out.
-        public init(
+        package init(
             appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, stored values: [String: String], startView: String?
         ) {
             let unanswered = values.compactMap { key, text -> KarteRecordedEvent? in
@@ -133,12 +133,12 @@ public struct KarteSession: ChannelSession {
 
     /// Made by the first ``start(_:trackURL:now:)`` (it needs the stored visitor id) and kept for the
     /// daemon's run: `original_pv_id` is fixed per run.
-    public internal(set) var tracking: KarteTrackingMachine?
-    public internal(set) var actions = KarteActionsMachine()
-    public var appKey: String?
-    public var listening = false
-    public internal(set) var background = false
-    public internal(set) var counters = Counters()
+    package internal(set) var tracking: KarteTrackingMachine?
+    package internal(set) var actions = KarteActionsMachine()
+    package var appKey: String?
+    package var listening = false
+    package internal(set) var background = false
+    package internal(set) var counters = Counters()
     /// Where track requests go, for messages.
     var trackURL = ""
     /// The last arming of each of the tracking machine's timers.
@@ -153,7 +153,7 @@ public struct KarteSession: ChannelSession {
     var opening: [UInt64: [String: String]] = [:]
     let settings: Settings
 
-    public init(settings: Settings = Settings()) {
+    package init(settings: Settings = Settings()) {
         self.settings = settings
     }
 
@@ -161,7 +161,7 @@ public struct KarteSession: ChannelSession {
 
     /// `listen()`: the tracking machine on the first call (events an earlier run never saw answered are
     /// sent again, marked `_retry`), the launch events, and the start view.
-    public mutating func start(_ start: Start, trackURL: String, now: UnixTime) -> [Action] {
+    package mutating func start(_ start: Start, trackURL: String, now: UnixTime) -> [Action] {
         self.appKey = start.appKey
         self.listening = true
         self.trackURL = trackURL
@@ -185,18 +185,18 @@ public struct KarteSession: ChannelSession {
     }
 
     /// What is tracked goes out now.
-    public mutating func flushNow(now: UnixTime) -> [Action] {
+    package mutating func flushNow(now: UnixTime) -> [Action] {
         guard let flushed = self.tracking?.flushNow() else { return [] }
         return self.carryOut(flushed, now: now)
     }
 
     /// Requests are under way.
-    public var busy: Bool { (self.tracking?.requestsInFlight ?? 0) > 0 }
+    package var busy: Bool { (self.tracking?.requestsInFlight ?? 0) > 0 }
 
     /// `stopListening()`, as request `id`: what is tracked goes out at once (the batching window is short),
     /// and the stop is over once every request is answered, what the answers bring (`_message_ready`)
     /// sent too, or when `grace` has passed. A clean stop leaves nothing for the next run to send again.
-    public mutating func stop(_ id: UInt64, grace: Duration, now: UnixTime) -> [Action] {
+    package mutating func stop(_ id: UInt64, grace: Duration, now: UnixTime) -> [Action] {
         self.listening = false
         self.stopping = id
         let flushed = self.flushNow(now: now)
@@ -211,13 +211,13 @@ public struct KarteSession: ChannelSession {
     }
 
     /// The desktop went to the background or came back.
-    public mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
+    package mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
         guard self.tracking != nil, background != self.background else { return [] }
         self.background = background
         return self.carryOut(background ? self.tracking!.background(now: now) : self.tracking!.foreground(now: now), now: now)
     }
 
-    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+    package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
         switch timer {
         case .tracking(let kind):
             guard self.tracking != nil, let id = self.armed.removeValue(forKey: kind) else { return [] }
@@ -236,14 +236,14 @@ public struct KarteSession: ChannelSession {
         }
     }
 
-    public mutating func forgetRequest(_ id: UInt64) {
+    package mutating func forgetRequest(_ id: UInt64) {
         self.fetchWaiters.remove(id)
         self.opening[id] = nil
         if self.stopping == id { self.stopping = nil }
     }
 
     /// A track request ended.
-    public mutating func completed(_ requestID: UInt64, _ outcome: Outcome, now: UnixTime) -> [Action] {
+    package mutating func completed(_ requestID: UInt64, _ outcome: Outcome, now: UnixTime) -> [Action] {
         guard self.tracking != nil else { return [] }
         var out: [Action] = []
         let tracked: [Tracking.Action]
@@ -268,7 +268,7 @@ public struct KarteSession: ChannelSession {
     // MARK: Requests
 
     /// A tracking request as request `id`: refused input changes nothing; the caller hears the keys it left.
-    public mutating func track(
+    package mutating func track(
         _ id: UInt64, now: UnixTime,
         _ body: (inout KarteTrackingMachine, UnixTime) throws(KarteFieldError) -> [KarteTrackingMachine.Action],
         reply: (KarteKeys) -> [String: String]
@@ -284,7 +284,7 @@ public struct KarteSession: ChannelSession {
     }
 
     /// Dismisses the action shown (or all), as request `id`.
-    public mutating func dismiss(_ id: UInt64, actionID: String?, now: UnixTime) throws(ChannelError) -> [Action] {
+    package mutating func dismiss(_ id: UInt64, actionID: String?, now: UnixTime) throws(ChannelError) -> [Action] {
         let before = self.actions.shown.count
         if let actionID, !self.actions.shown.contains(where: { $0.message.actionID == actionID }) {
             throw ChannelError(.illegalState, "no action \(actionID) is shown; see attendantctl actions list")
@@ -316,7 +316,7 @@ public struct KarteSession: ChannelSession {
 
     /// `actions-variables`, as request `id`: with `fetch`, `_fetch_variables` is tracked and the caller
     /// waits until its request ends (or `timeout` passes); the variables either way.
-    public mutating func variables(_ id: UInt64, fetch: Bool, timeout: Duration, now: UnixTime) -> [Action] {
+    package mutating func variables(_ id: UInt64, fetch: Bool, timeout: Duration, now: UnixTime) -> [Action] {
         guard fetch, self.listening, self.tracking != nil else { return [.replied(id, .success(self.variablesReply(fetched: false)))] }
         self.fetchWaiters.insert(id)
         let tracked = (try? self.tracking!.track(KarteEvent(name: KarteEventName.fetchVariables), now: now)) ?? []
@@ -328,7 +328,7 @@ public struct KarteSession: ChannelSession {
     }
 
     /// `actions-list`: the actions shown, whether suppressed, and the ids.
-    public var listFields: [String: String] {
+    package var listFields: [String: String] {
         let actions = self.actions.shown.map { shown -> JSONValue in
             .object([
                 "id": .string(shown.message.actionID),
@@ -349,7 +349,7 @@ public struct KarteSession: ChannelSession {
         ]
     }
 
-    public static var notListening: ChannelError {
+    package static var notListening: ChannelError {
         ChannelError(.illegalState, "the channel is not listening yet (no app key, or it is starting); see attendantctl channels")
     }
 }

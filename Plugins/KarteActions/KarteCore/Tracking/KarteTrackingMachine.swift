@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// KARTE's track client with no I/O: events in, requests out, answers classified. Time comes in as the
 /// event's wall-clock date (`now: UnixTime`) and as timers the driver runs, so tests need no sleeping.
@@ -16,31 +16,31 @@ public import AttendantPluginKit
 ///   4xx answers drop the request; 5xx and network failures retry it after 0.5 s × 4ⁿ, up to
 ///   ``Configuration/maximumRetries`` times, its events marked `_retry: true` (`_fetch_variables` is never
 ///   retried). The response to a retry is reported with `isRetry: true`: it must never show anything.
-public struct KarteTrackingMachine: Sendable {
-    public struct Configuration: Sendable, Hashable {
-        public var appInfo: KarteAppInfo
-        public var maximumEventsPerRequest = 10
-        public var batchWindow: Duration = .milliseconds(100)
+package struct KarteTrackingMachine: Sendable {
+    package struct Configuration: Sendable, Hashable {
+        package var appInfo: KarteAppInfo
+        package var maximumEventsPerRequest = 10
+        package var batchWindow: Duration = .milliseconds(100)
         /// Android's `ExponentialBackoff(500, 4)`: 0.5 s, 2 s, 8 s.
-        public var retryBackoff = Backoff(base: .milliseconds(500), factor: 4, cap: .seconds(60), jitter: .none)
+        package var retryBackoff = Backoff(base: .milliseconds(500), factor: 4, cap: .seconds(60), jitter: .none)
         /// Retries after the first sending (Android's `MAX_RETRY_COUNT`).
-        public var maximumRetries = 3
+        package var maximumRetries = 3
         /// A response body past this is refused unread.
-        public var responseSizeLimit = KarteTrackResponse.defaultSizeLimit
+        package var responseSizeLimit = KarteTrackResponse.defaultSizeLimit
 
-        public init(appInfo: KarteAppInfo) {
+        package init(appInfo: KarteAppInfo) {
             self.appInfo = appInfo
         }
     }
 
-    public enum TimerKind: Sendable, Hashable {
+    package enum TimerKind: Sendable, Hashable {
         /// The end of the batching window.
         case flush
         /// The wait before a failed request goes again.
         case retry(requestID: UInt64)
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Run a timer; hand its id back to ``timerFired(_:)``.
         case arm(TimerID<TimerKind>, after: Duration)
         /// POST the body (gzipped) and report with ``requestCompleted(_:status:body:)`` or ``requestFailed(_:reason:)``.
@@ -55,10 +55,10 @@ public struct KarteTrackingMachine: Sendable {
         case pageChanged(KartePageChange)
     }
 
-    public let configuration: Configuration
-    public private(set) var visitorID: String
-    public let originalPVID: String
-    public private(set) var pvID: String
+    package let configuration: Configuration
+    package private(set) var visitorID: String
+    package let originalPVID: String
+    package private(set) var pvID: String
     /// Tracked events not yet in a request, in tracking order.
     var pending: [KarteRecordedEvent] = []
     /// Requests sent and not yet answered.
@@ -73,17 +73,17 @@ public struct KarteTrackingMachine: Sendable {
     var random: any RandomNumberGenerator & Sendable
 
     /// What the driver keeps in its store so that a crash loses no event (see ``takeJournal()``).
-    public struct Journal: Sendable, Hashable {
+    package struct Journal: Sendable, Hashable {
         /// Newly recorded: keep each under its ``KarteRecordedEvent/localID`` until it is finished.
-        public var recorded: [KarteRecordedEvent] = []
+        package var recorded: [KarteRecordedEvent] = []
         /// Local ids of events that need keeping no more: answered, refused, or given up.
-        public var finished: [String] = []
+        package var finished: [String] = []
 
-        public var isEmpty: Bool { self.recorded.isEmpty && self.finished.isEmpty }
+        package var isEmpty: Bool { self.recorded.isEmpty && self.finished.isEmpty }
     }
 
     /// `visitorID` is the persisted one (or a new ``KarteID``); `original_pv_id` is drawn from `random`.
-    public init(configuration: Configuration, visitorID: String, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(configuration: Configuration, visitorID: String, random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.configuration = configuration
         self.visitorID = visitorID
         self.random = random
@@ -92,20 +92,20 @@ public struct KarteTrackingMachine: Sendable {
     }
 
     /// The keys an event tracked now is stamped with.
-    public var keys: KarteKeys { KarteKeys(visitorID: self.visitorID, pvID: self.pvID, originalPVID: self.originalPVID) }
+    package var keys: KarteKeys { KarteKeys(visitorID: self.visitorID, pvID: self.pvID, originalPVID: self.originalPVID) }
 
-    public var pendingEventCount: Int { self.pending.count }
-    public var requestsOutstanding: Int { self.inFlight.count + self.waitingToRetry.count }
+    package var pendingEventCount: Int { self.pending.count }
+    package var requestsOutstanding: Int { self.inFlight.count + self.waitingToRetry.count }
 
     /// Records an event after checking its field names; it goes out within the batching window.
-    public mutating func track(_ event: KarteEvent, now: UnixTime) throws(KarteFieldError) -> [Action] {
+    package mutating func track(_ event: KarteEvent, now: UnixTime) throws(KarteFieldError) -> [Action] {
         try event.validate()
         return self.record(event, now: now)
     }
 
     /// Renews the pv_id without an event (a screen boundary the application marks itself, the ask of
     /// plaidev/karte-android-sdk#30): always a soft reset.
-    public mutating func markBoundary() -> [Action] {
+    package mutating func markBoundary() -> [Action] {
         [.pageChanged(self.renewPV(reset: true))]
     }
 
@@ -162,7 +162,7 @@ public struct KarteTrackingMachine: Sendable {
     }
 
     /// A timer the driver ran for this machine fired; a stale one does nothing.
-    public mutating func timerFired(_ id: TimerID<TimerKind>) -> [Action] {
+    package mutating func timerFired(_ id: TimerID<TimerKind>) -> [Action] {
         guard self.timers.fire(id) else { return [] }
         switch id.kind {
         case .flush:
@@ -175,7 +175,7 @@ public struct KarteTrackingMachine: Sendable {
     }
 
     /// The server answered request `requestID` with an HTTP status and a body (already un-gzipped).
-    public mutating func requestCompleted(_ requestID: UInt64, status: Int, body: [UInt8]) -> [Action] {
+    package mutating func requestCompleted(_ requestID: UInt64, status: Int, body: [UInt8]) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
         if (200..<300).contains(status) || (400..<500).contains(status) { self.finish(request) }
         switch status {
@@ -194,7 +194,7 @@ public struct KarteTrackingMachine: Sendable {
     }
 
     /// The request never got an answer (connection refused, timed out, reset).
-    public mutating func requestFailed(_ requestID: UInt64, reason: String) -> [Action] {
+    package mutating func requestFailed(_ requestID: UInt64, reason: String) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
         return self.retry(request, after: reason)
     }
@@ -218,7 +218,7 @@ public struct KarteTrackingMachine: Sendable {
 
 extension KarteTrackingMachine {
     /// Sends every pending event now, without waiting for the batching window (the channel is stopping).
-    public mutating func flushNow() -> [Action] {
+    package mutating func flushNow() -> [Action] {
         _ = self.timers.disarm(.flush)
         return self.flush()
     }
@@ -228,7 +228,7 @@ extension KarteTrackingMachine {
     /// The server answered request `requestID` with a 2xx, but its body could not be taken (a damaged gzip
     /// stream, more than the size limit): the events reached KARTE, so the request is over and not
     /// retried, and nothing of the answer is used.
-    public mutating func requestUnreadable(_ requestID: UInt64, reason: String) -> [Action] {
+    package mutating func requestUnreadable(_ requestID: UInt64, reason: String) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
         self.finish(request)
         return [.responseUnreadable(request: request, error: KarteDecodeError(problem: reason))]
@@ -237,7 +237,7 @@ extension KarteTrackingMachine {
 
 extension KarteTrackingMachine {
     /// Requests sent and not answered yet (those waiting for a retry are not counted).
-    public var requestsInFlight: Int { self.inFlight.count }
+    package var requestsInFlight: Int { self.inFlight.count }
 }
 
 extension KarteTrackingMachine {
@@ -246,7 +246,7 @@ extension KarteTrackingMachine {
     }
 
     /// What changed for the driver's store since it last asked: events to keep, events to forget.
-    public mutating func takeJournal() -> Journal {
+    package mutating func takeJournal() -> Journal {
         defer { self.journal = Journal() }
         return self.journal
     }
@@ -255,7 +255,7 @@ extension KarteTrackingMachine {
     /// retries (`_retry: true`, their answers never shown), grouped by their own keys in the order they
     /// were tracked, at most ``Configuration/maximumEventsPerRequest`` a request. `_fetch_variables` is
     /// not retried: it is finished at once.
-    public mutating func resend(_ events: [KarteRecordedEvent]) -> [Action] {
+    package mutating func resend(_ events: [KarteRecordedEvent]) -> [Action] {
         var groups: [(KarteKeys, [KarteRecordedEvent])] = []
         for event in events.sorted(by: { $0.date < $1.date }) {
             guard event.event.name != KarteEventName.fetchVariables else {

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// What Attendant shows of an action: a title, a body and links, as a desktop notification.
 ///
@@ -15,37 +15,37 @@ public import AttendantPluginKit
 ///
 /// Content is read leniently (a wrong type falls back as above) because it is the campaign's own business;
 /// only the fields the SDKs' routing relies on are checked strictly, by ``KarteMessage``.
-public struct KarteActionContent: Sendable, Hashable {
-    public var title: String
-    public var body: String
-    public var links: [Link]
+package struct KarteActionContent: Sendable, Hashable {
+    package var title: String
+    package var body: String
+    package var links: [Link]
 
-    public static let defaultTitle = "KARTE"
+    package static let defaultTitle = "KARTE"
     /// A body made from HTML is cut here, on a character boundary.
-    public static let maximumBodyCharacters = 1000
+    package static let maximumBodyCharacters = 1000
 
-    public struct Link: Sendable, Hashable {
-        public var label: String
-        public var url: String
+    package struct Link: Sendable, Hashable {
+        package var label: String
+        package var url: String
         /// `_blank` keeps the action shown after a click; any other target resets (karte.md §2, "Link clicks").
-        public var target: String
+        package var target: String
 
-        public init(label: String, url: String, target: String = "_self") {
+        package init(label: String, url: String, target: String = "_self") {
             self.label = label
             self.url = url
             self.target = target
         }
 
-        public var keepsActionOpen: Bool { self.target == "_blank" }
+        package var keepsActionOpen: Bool { self.target == "_blank" }
     }
 
-    public init(title: String, body: String, links: [Link] = []) {
+    package init(title: String, body: String, links: [Link] = []) {
         self.title = title
         self.body = body
         self.links = links
     }
 
-    public init(content: [String: JSONValue]) {
+    package init(content: [String: JSONValue]) {
         self.title = content["title"]?.stringValue ?? content["name"]?.stringValue ?? Self.defaultTitle
         if let body = content["body"]?.stringValue {
             self.body = body
@@ -61,7 +61,7 @@ public struct KarteActionContent: Sendable, Hashable {
     }
 
     /// The plugin API's view of a shown action.
-    public func inAppAction(id: String, campaignID: String, onlyOnSendingScreen: Bool) -> InAppAction {
+    package func inAppAction(id: String, campaignID: String, onlyOnSendingScreen: Bool) -> InAppAction {
         InAppAction(
             id: id,
             campaignID: campaignID,

@@ -1,15 +1,15 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 /// The body's `app_info`: what the SDKs send about the app and the device, here about the daemon and this
 /// Linux machine (iOS `AppInfo`, `SystemInfo`, `Screen`; Android `AppInfo.kt`).
-public struct KarteAppInfo: Sendable, Hashable {
-    public var versionName: String
-    public var versionCode: String
+package struct KarteAppInfo: Sendable, Hashable {
+    package var versionName: String
+    package var versionCode: String
     /// Sent as `karte_sdk_version` and as every `module_info` entry: the plugin's own version.
-    public var sdkVersion: String
-    public var system: SystemInfo
+    package var sdkVersion: String
+    package var system: SystemInfo
 
-    public init(versionName: String, versionCode: String, sdkVersion: String, system: SystemInfo) {
+    package init(versionName: String, versionCode: String, sdkVersion: String, system: SystemInfo) {
         self.versionName = versionName
         self.versionCode = versionCode
         self.sdkVersion = sdkVersion
@@ -17,21 +17,21 @@ public struct KarteAppInfo: Sendable, Hashable {
     }
 
     /// `system_info`: `os` is always `Linux`.
-    public struct SystemInfo: Sendable, Hashable {
-        public var osVersion: String
+    package struct SystemInfo: Sendable, Hashable {
+        package var osVersion: String
         /// What the phone SDKs call the device: here the machine's kind (`desktop`, `laptop`).
-        public var device: String
+        package var device: String
         /// The hardware model, or the hostname's product string; may be empty.
-        public var model: String
+        package var model: String
         /// The app's identifier, as iOS's `bundle_id`: the D-Bus name of the daemon.
-        public var bundleID: String
+        package var bundleID: String
         /// BCP 47, such as `ja-JP`.
-        public var language: String
+        package var language: String
         /// The primary screen, in pixels.
-        public var screenWidth: Int
-        public var screenHeight: Int
+        package var screenWidth: Int
+        package var screenHeight: Int
 
-        public init(osVersion: String, device: String, model: String, bundleID: String, language: String, screenWidth: Int, screenHeight: Int) {
+        package init(osVersion: String, device: String, model: String, bundleID: String, language: String, screenWidth: Int, screenHeight: Int) {
             self.osVersion = osVersion
             self.device = device
             self.model = model
@@ -42,7 +42,7 @@ public struct KarteAppInfo: Sendable, Hashable {
         }
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "version_name": .string(self.versionName),
             "version_code": .string(self.versionCode),

@@ -4,10 +4,10 @@ import AttendantPluginKit
 
 /// Why a track response could not be read. It names the size, the field path and the types involved,
 /// never the content, which may hold personal data and is at most a log level away from a journal.
-public struct KarteDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var problem: String
-    public var description: String { self.problem }
-    public init(problem: String) { self.problem = problem }
+package struct KarteDecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var problem: String
+    package var description: String { self.problem }
+    package init(problem: String) { self.problem = problem }
 
     static func tooLarge(_ size: Int, limit: Int) -> KarteDecodeError {
         KarteDecodeError(problem: "the response is \(size) bytes, more than the limit of \(limit)")

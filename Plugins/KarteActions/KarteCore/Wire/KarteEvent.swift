@@ -1,52 +1,52 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// An event as the application tracks it: a name and its values, before it is stamped with the time and
 /// the page it belongs to.
-public struct KarteEvent: Sendable, Hashable {
-    public var name: String
-    public var values: [String: JSONValue]
+package struct KarteEvent: Sendable, Hashable {
+    package var name: String
+    package var values: [String: JSONValue]
 
-    public init(name: String, values: [String: JSONValue] = [:]) {
+    package init(name: String, values: [String: JSONValue] = [:]) {
         self.name = name
         self.values = values
     }
 }
 
 /// The event names the SDKs send (karte.md §1, "Event names"); any other name is a custom event.
-public enum KarteEventName {
-    public static let view = "view"
-    public static let identify = "identify"
-    public static let attribute = "attribute"
-    public static let appInstall = "native_app_install"
-    public static let appUpdate = "native_app_update"
-    public static let appOpen = "native_app_open"
-    public static let appForeground = "native_app_foreground"
-    public static let appBackground = "native_app_background"
+package enum KarteEventName {
+    package static let view = "view"
+    package static let identify = "identify"
+    package static let attribute = "attribute"
+    package static let appInstall = "native_app_install"
+    package static let appUpdate = "native_app_update"
+    package static let appOpen = "native_app_open"
+    package static let appForeground = "native_app_foreground"
+    package static let appBackground = "native_app_background"
     /// `Variables.fetch()`: not retried, and a response to a request holding it clears the variables.
-    public static let fetchVariables = "_fetch_variables"
-    public static let messageReady = "_message_ready"
-    public static let messageOpen = "message_open"
-    public static let messageClose = "message_close"
-    public static let messageClick = "message_click"
-    public static let messageSuppressed = "_message_suppressed"
+    package static let fetchVariables = "_fetch_variables"
+    package static let messageReady = "_message_ready"
+    package static let messageOpen = "message_open"
+    package static let messageClose = "message_close"
+    package static let messageClick = "message_click"
+    package static let messageSuppressed = "_message_suppressed"
 }
 
 /// The ids that group events into requests. The SDKs record them when `track()` is called, not when the
 /// request is sent, so an event keeps the page it was tracked on even if a `view` comes before the flush.
-public struct KarteKeys: Sendable, Hashable {
-    public var visitorID: String
-    public var pvID: String
-    public var originalPVID: String
+package struct KarteKeys: Sendable, Hashable {
+    package var visitorID: String
+    package var pvID: String
+    package var originalPVID: String
 
-    public init(visitorID: String, pvID: String, originalPVID: String) {
+    package init(visitorID: String, pvID: String, originalPVID: String) {
         self.visitorID = visitorID
         self.pvID = pvID
         self.originalPVID = originalPVID
     }
 
     /// `{"original_pv_id","pv_id","visitor_id"}`, the body's `keys`.
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "visitor_id": .string(self.visitorID),
             "pv_id": .string(self.pvID),
@@ -56,16 +56,16 @@ public struct KarteKeys: Sendable, Hashable {
 }
 
 /// An event stamped at `track()` time: its keys and its local date.
-public struct KarteRecordedEvent: Sendable, Hashable {
-    public var event: KarteEvent
-    public var keys: KarteKeys
+package struct KarteRecordedEvent: Sendable, Hashable {
+    package var event: KarteEvent
+    package var keys: KarteKeys
     /// Sent as `values._local_event_date`, in seconds (a fraction when there is one, as iOS does).
-    public var date: UnixTime
+    package var date: UnixTime
     /// The machine's name for it while it is not yet answered (`<original_pv_id>-<n>`): the driver keeps
     /// the event in its store under this name until its request ends, so a crash loses nothing.
-    public var localID: String = ""
+    package var localID: String = ""
 
-    public init(event: KarteEvent, keys: KarteKeys, date: UnixTime) {
+    package init(event: KarteEvent, keys: KarteKeys, date: UnixTime) {
         self.event = event
         self.keys = keys
         self.date = date
@@ -73,7 +73,7 @@ public struct KarteRecordedEvent: Sendable, Hashable {
 
     /// The wire form: `{"event_name": …, "values": {…, "_local_event_date": …}}`, and `"_retry": true` in the
     /// values when the event goes out again after a failed request.
-    public func json(retry: Bool) -> JSONValue {
+    package func json(retry: Bool) -> JSONValue {
         var values = self.event.values
         values["_local_event_date"] = .number(self.date.secondsSince1970)
         if retry { values["_retry"] = .bool(true) }
@@ -83,7 +83,7 @@ public struct KarteRecordedEvent: Sendable, Hashable {
 
 extension KarteRecordedEvent {
     /// The form kept in the store until the event's request ends.
-    public var persisted: JSONValue {
+    package var persisted: JSONValue {
         .object([
             "local_id": .string(self.localID), "event_name": .string(self.event.name), "values": .object(self.event.values),
             "keys": self.keys.json, "date": .number(self.date.secondsSince1970),
@@ -91,7 +91,7 @@ extension KarteRecordedEvent {
     }
 
     /// An event kept with ``persisted``; nil for anything else.
-    public init?(persisted json: JSONValue) {
+    package init?(persisted json: JSONValue) {
         guard let localID = json["local_id"]?.stringValue, let name = json["event_name"]?.stringValue,
             case .object(let values)? = json["values"], let date = json["date"]?.numberValue,
             let visitor = json["keys"]?["visitor_id"]?.stringValue, let pv = json["keys"]?["pv_id"]?.stringValue,

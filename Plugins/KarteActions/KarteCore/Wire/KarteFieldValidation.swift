@@ -2,19 +2,19 @@ import AttendantPluginKit
 
 /// Why an event was refused before it was queued. It names the event and the field, so the person who
 /// wrote `attendantctl actions track … size=3` learns which name to change.
-public struct KarteFieldError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var event: String
+package struct KarteFieldError: Error, Sendable, Hashable, CustomStringConvertible {
+    package var event: String
     /// The offending field name; empty when the problem is the event name itself.
-    public var field: String
-    public var problem: String
+    package var field: String
+    package var problem: String
 
-    public init(event: String, field: String, problem: String) {
+    package init(event: String, field: String, problem: String) {
         self.event = event
         self.field = field
         self.problem = problem
     }
 
-    public var description: String {
+    package var description: String {
         self.field.isEmpty
             ? "event name \"\(self.event)\" is refused: \(self.problem)"
             : "event \"\(self.event)\": field \"\(self.field)\" is refused: \(self.problem)"
@@ -24,7 +24,7 @@ public struct KarteFieldError: Error, Sendable, Hashable, CustomStringConvertibl
 extension KarteEvent {
     /// Field names KARTE's event store reserves; both SDKs drop an event that uses one
     /// (iOS `InvalidEventFieldNameFilterRule.swift:20`, Android `EventValidator.kt`).
-    public static let rejectedFieldNames: Set<String> = [
+    package static let rejectedFieldNames: Set<String> = [
         "_source", "_system", "any", "avg", "cache", "count", "count_sets", "date", "f_t", "first", "keys", "l_t",
         "last", "lrus", "max", "min", "o", "prev", "sets", "size", "span", "sum", "type", "v",
     ]
@@ -32,7 +32,7 @@ extension KarteEvent {
     /// Checks the event as the SDKs do: a non-empty name, and top-level value names that are not reserved,
     /// contain no `.` and do not start with `$`. Nested objects are the application's own and are not
     /// checked (neither SDK descends into them). The fields are checked in name order so the error is stable.
-    public func validate() throws(KarteFieldError) {
+    package func validate() throws(KarteFieldError) {
         guard !self.name.isEmpty else { throw KarteFieldError(event: self.name, field: "", problem: "it is empty") }
         for field in self.values.keys.sorted() {
             if Self.rejectedFieldNames.contains(field) {

@@ -1,7 +1,7 @@
 /// Random ids in the form iOS's `UUID().uuidString` gives (upper-case, version 4), for `pv_id`,
 /// `original_pv_id` and a new `visitor_id`, drawn from the generator the machine was given.
-public enum KarteID {
-    public static func random(using generator: inout some RandomNumberGenerator) -> String {
+package enum KarteID {
+    package static func random(using generator: inout some RandomNumberGenerator) -> String {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80

@@ -1,45 +1,45 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// One of `response.messages`: an action, the campaign it belongs to and the trigger that fired it. The
 /// typed fields are the ones the SDKs read (karte.md §1, "Message keys the SDKs actually read"); the whole
 /// message is kept in ``json``.
-public struct KarteMessage: Sendable, Hashable {
-    public var action: Action
-    public var campaign: Campaign
+package struct KarteMessage: Sendable, Hashable {
+    package var action: Action
+    package var campaign: Campaign
     /// `trigger`, kept whole (`event_hashes` goes back on `_message_ready`).
-    public var trigger: JSONValue?
+    package var trigger: JSONValue?
     /// The message as it came, unknown fields included.
-    public var json: JSONValue
+    package var json: JSONValue
 
-    public struct Action: Sendable, Hashable {
+    package struct Action: Sendable, Hashable {
         /// `_id`
-        public var id: String?
-        public var shortenID: String?
-        public var campaignID: String?
+        package var id: String?
+        package var shortenID: String?
+        package var campaignID: String?
         /// `"control"` marks a control-group action, never shown.
-        public var type: String?
+        package var type: String?
         /// `response_timestamp`, such as `2019-11-24T02:05:12.616Z` (see ``KarteTimestamp``).
-        public var responseTimestamp: String?
-        public var pluginType: String?
+        package var responseTimestamp: String?
+        package var pluginType: String?
         /// `content`, kept whole: its schema is not public (see ``KarteActionContent``).
-        public var content: [String: JSONValue]
+        package var content: [String: JSONValue]
         /// The action as it came, the JSON offered to D-Bus viewers.
-        public var json: JSONValue
+        package var json: JSONValue
     }
 
-    public struct Campaign: Sendable, Hashable {
+    package struct Campaign: Sendable, Hashable {
         /// `_id`
-        public var id: String?
+        package var id: String?
         /// `remote_config` for variables; `webpopup` and others for in-app actions.
-        public var serviceActionType: String?
+        package var serviceActionType: String?
         /// `native_app_display_limit_mode`: show only on the screen (pv) that sent the event.
-        public var displayLimitMode: Bool
-        public var json: JSONValue
+        package var displayLimitMode: Bool
+        package var json: JSONValue
     }
 
-    public init(json: JSONValue, path: String = "message") throws(KarteDecodeError) {
+    package init(json: JSONValue, path: String = "message") throws(KarteDecodeError) {
         guard case .object(let message) = json else { throw .wrong(path, json, expected: "an object") }
         guard let actionValue = message["action"], case .object(let action) = actionValue else {
             throw .wrong("\(path).action", message["action"], expected: "an object")
@@ -70,10 +70,10 @@ public struct KarteMessage: Sendable, Hashable {
     }
 
     /// The campaign's id: `campaign._id`, else `action.campaign_id`, else empty.
-    public var campaignID: String { self.campaign.id ?? self.action.campaignID ?? "" }
-    public var shortenID: String { self.action.shortenID ?? "" }
+    package var campaignID: String { self.campaign.id ?? self.action.campaignID ?? "" }
+    package var shortenID: String { self.action.shortenID ?? "" }
     /// The action's id (`action._id`), else `campaign_id/shorten_id`: the contact id of the shown action.
-    public var actionID: String { self.action.id ?? "\(self.campaignID)/\(self.shortenID)" }
-    public var isRemoteConfig: Bool { self.campaign.serviceActionType == "remote_config" }
-    public var isControlGroup: Bool { self.action.type == "control" }
+    package var actionID: String { self.action.id ?? "\(self.campaignID)/\(self.shortenID)" }
+    package var isRemoteConfig: Bool { self.campaign.serviceActionType == "remote_config" }
+    package var isControlGroup: Bool { self.action.type == "control" }
 }

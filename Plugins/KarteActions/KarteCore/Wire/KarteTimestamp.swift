@@ -1,5 +1,5 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 #endif
 
 /// KARTE's `response_timestamp`: `yyyy-MM-dd'T'HH:mm:ss.SSSZ` as the SDKs' format string says, which the
@@ -8,8 +8,8 @@ public import AttendantPluginAPI
 /// Accepted (a decision: the format string and the recorded value disagree on the zone, karte.md §2):
 /// seconds with or without a fraction of 1 to 9 digits, then `Z`, `±HH:MM`, `±HHMM` or `±HH`. Anything else
 /// is nil, and a `message_open` with an unreadable timestamp is kept, as both SDKs do on a parse failure.
-public enum KarteTimestamp {
-    public static func parse(_ text: String) -> UnixTime? {
+package enum KarteTimestamp {
+    package static func parse(_ text: String) -> UnixTime? {
         var reader = Reader(bytes: Array(text.utf8))
         guard let year = reader.digits(4), reader.take("-"), let month = reader.digits(2), reader.take("-"),
             let day = reader.digits(2), reader.take("T"), let hour = reader.digits(2), reader.take(":"),

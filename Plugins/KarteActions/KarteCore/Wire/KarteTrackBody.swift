@@ -1,22 +1,22 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 /// The JSON body of `POST {base}/v0/native/track`: one (visitor, pv_id, original_pv_id) group and its
 /// events. The driver gzips the encoded bytes and sends `Content-Encoding: gzip`.
-public struct KarteTrackBody: Sendable, Hashable {
-    public var keys: KarteKeys
-    public var appInfo: KarteAppInfo
-    public var events: [KarteRecordedEvent]
+package struct KarteTrackBody: Sendable, Hashable {
+    package var keys: KarteKeys
+    package var appInfo: KarteAppInfo
+    package var events: [KarteRecordedEvent]
     /// Whether the request is a retry: every event then carries `_retry: true`.
-    public var retry: Bool
+    package var retry: Bool
 
-    public init(keys: KarteKeys, appInfo: KarteAppInfo, events: [KarteRecordedEvent], retry: Bool = false) {
+    package init(keys: KarteKeys, appInfo: KarteAppInfo, events: [KarteRecordedEvent], retry: Bool = false) {
         self.keys = keys
         self.appInfo = appInfo
         self.events = events
         self.retry = retry
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             "keys": self.keys.json,
             "app_info": self.appInfo.json,
@@ -25,5 +25,5 @@ public struct KarteTrackBody: Sendable, Hashable {
     }
 
     /// Compact UTF-8 JSON with members in key order, so the same body always gives the same bytes.
-    public func encoded() -> [UInt8] { self.json.encoded() }
+    package func encoded() -> [UInt8] { self.json.encoded() }
 }

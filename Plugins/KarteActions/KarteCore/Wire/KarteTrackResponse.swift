@@ -1,5 +1,5 @@
 #if canImport(AttendantPluginKit)
-public import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// A track response, `{"success","status","response":{"messages","events","options"}}`, or an error body
@@ -8,22 +8,22 @@ public import AttendantPluginKit
 /// Decoding is strict about the shape the SDKs rely on (each message an object with an `action` and a
 /// `campaign` object, the fields they read of the right type) and keeps everything else: a message's whole
 /// JSON stays in ``KarteMessage/json`` for D-Bus viewers that render the campaign themselves.
-public struct KarteTrackResponse: Sendable, Hashable {
-    public var success: Bool
-    public var status: Int
+package struct KarteTrackResponse: Sendable, Hashable {
+    package var success: Bool
+    package var status: Int
     /// An error body's `error` text. It is the server's words: log its length, not the text.
-    public var error: String?
-    public var messages: [KarteMessage]
+    package var error: String?
+    package var messages: [KarteMessage]
     /// `response.events`: the server's echo of the events it evaluated, kept as they came.
-    public var events: [JSONValue]
+    package var events: [JSONValue]
     /// `response.options` (`user_id`, `session_id`, `response_timestamp`), kept as they came.
-    public var options: [String: JSONValue]
+    package var options: [String: JSONValue]
     /// Paths of fields in the envelope (the top level, `response`, each message) that the SDKs do not
     /// read, sorted: they are ignored, and the driver names them (names only) in a debug log line. The
     /// insides of `action` and `campaign` are not listed: KARTE puts many widget fields there.
-    public var unknownFields: [String] = []
+    package var unknownFields: [String] = []
 
-    public init(success: Bool = true, status: Int = 200, error: String? = nil, messages: [KarteMessage] = [], events: [JSONValue] = [], options: [String: JSONValue] = [:]) {
+    package init(success: Bool = true, status: Int = 200, error: String? = nil, messages: [KarteMessage] = [], events: [JSONValue] = [], options: [String: JSONValue] = [:]) {
         self.success = success
         self.status = status
         self.error = error
@@ -33,11 +33,11 @@ public struct KarteTrackResponse: Sendable, Hashable {
     }
 
     /// Large enough for many campaigns with their HTML; a body past it is refused before parsing.
-    public static let defaultSizeLimit = 2 << 20
+    package static let defaultSizeLimit = 2 << 20
 
     /// Reads a response body. Errors say what is wrong and where (size, parse offset, field path and
     /// type), never what the body says.
-    public static func decode(_ bytes: some Collection<UInt8>, sizeLimit: Int = defaultSizeLimit) throws(KarteDecodeError) -> KarteTrackResponse {
+    package static func decode(_ bytes: some Collection<UInt8>, sizeLimit: Int = defaultSizeLimit) throws(KarteDecodeError) -> KarteTrackResponse {
         guard bytes.count <= sizeLimit else { throw .tooLarge(bytes.count, limit: sizeLimit) }
         let json: JSONValue
         do {
@@ -48,7 +48,7 @@ public struct KarteTrackResponse: Sendable, Hashable {
         return try KarteTrackResponse(json: json)
     }
 
-    public init(json: JSONValue) throws(KarteDecodeError) {
+    package init(json: JSONValue) throws(KarteDecodeError) {
         guard case .object(let top) = json else { throw .wrong("(top level)", json, expected: "an object") }
         var unknown = top.keys.filter { !Self.knownTop.contains($0) }
         switch top["success"] {

@@ -1,19 +1,19 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+import AttendantPluginAPI
+package import AttendantPluginKit
 
 // What goes into an ``SIPAgent`` and what comes out of it.
 extension SIPAgent {
     /// What the agent's messages name, and its host's cycle.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The start of every message (the plugin's name).
-        public var prefix: String
-        public var addressOfRecord: String
+        package var prefix: String
+        package var addressOfRecord: String
         /// Where the registrar is, as the user configured it.
-        public var registrarDescription: String
+        package var registrarDescription: String
         /// The host's keep-alive cycle, the `Expires` asked for.
-        public var cycle: UInt32
+        package var cycle: UInt32
 
-        public init(prefix: String, addressOfRecord: String, registrarDescription: String, cycle: UInt32) {
+        package init(prefix: String, addressOfRecord: String, registrarDescription: String, cycle: UInt32) {
             self.prefix = prefix
             self.addressOfRecord = addressOfRecord
             self.registrarDescription = registrarDescription
@@ -22,30 +22,30 @@ extension SIPAgent {
     }
 
     /// The flow a `listen()` opened.
-    public struct Flow: Sendable {
+    package struct Flow: Sendable {
         /// A TCP flow: an RFC 5626 registration keeps it alive with CRLFCRLF pings.
-        public var pings: Bool
+        package var pings: Bool
         /// `host:port` of the local end.
-        public var localAddress: String
+        package var localAddress: String
 
-        public init(pings: Bool, localAddress: String) {
+        package init(pings: Bool, localAddress: String) {
             self.pings = pings
             self.localAddress = localAddress
         }
     }
 
     /// Renewed ephemeral credentials a keep-alive may register with, and when they expire.
-    public struct Renewal: Sendable {
-        public var credentials: RegistrationCredentials
-        public var expiry: Int64
+    package struct Renewal: Sendable {
+        package var credentials: RegistrationCredentials
+        package var expiry: Int64
 
-        public init(credentials: RegistrationCredentials, expiry: Int64) {
+        package init(credentials: RegistrationCredentials, expiry: Int64) {
             self.credentials = credentials
             self.expiry = expiry
         }
     }
 
-    public enum Timer: Hashable, Sendable {
+    package enum Timer: Hashable, Sendable {
         case registration(RegistrationStateMachine.TimerID)
         case call(String, InviteServerTransaction.TimerID)
         /// Send the next RFC 5626 CRLFCRLF ping.
@@ -57,12 +57,12 @@ extension SIPAgent {
     }
 
     /// The agent's own work on the flow (``AgentAction/work(_:)``).
-    public enum Work: Sendable {
+    package enum Work: Sendable {
         /// Send on the flow, or (a response) to where its request came from.
         case send(SIPMessage, to: Origin?)
         /// Send an RFC 5626 CRLFCRLF ping on the flow.
         case ping
     }
 
-    public typealias Action = AgentAction<Timer, Work>
+    package typealias Action = AgentAction<Timer, Work>
 }

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+import AttendantPluginKit
 
 /// A user agent's whole protocol state: its registration (``RegistrationStateMachine``), its calls
 /// (``SIPCallTable``), the RFC 5626 pings on its flow, and who waits for what: a `listen()` for the first
@@ -9,23 +9,23 @@ public import AttendantPluginKit
 /// what arrives, what the host asks and the timers that fire, and carries out the ``Action``s it returns.
 /// So what a failure means to the host (which waiter hears it, whether the flow closes, when to try again)
 /// is tested without a network or a host.
-public struct SIPAgent: ChannelAgent {
-    public typealias Calls = SIPCallTable
-    public typealias Origin = SIPOrigin
+package struct SIPAgent: ChannelAgent {
+    package typealias Calls = SIPCallTable
+    package typealias Origin = SIPOrigin
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     /// Digest hashes, the host's.
     let hashing: any ChannelHashing
-    public private(set) var machine: RegistrationStateMachine?
+    package private(set) var machine: RegistrationStateMachine?
     /// Ringing and recently ended calls, by Call-ID (the contact's id).
-    public var calls = Calls()
-    public var identifiers: SIPIdentifiers
-    public private(set) var listening = false
-    public private(set) var grant: RegistrationGrant?
-    public private(set) var registeredAt: UnixTime?
-    public private(set) var registrations = 0
+    package var calls = Calls()
+    package var identifiers: SIPIdentifiers
+    package private(set) var listening = false
+    package private(set) var grant: RegistrationGrant?
+    package private(set) var registeredAt: UnixTime?
+    package private(set) var registrations = 0
     /// When the ephemeral credentials registered with expire (nil: not ephemeral).
-    public var credentialsExpiry: Int64?
+    package var credentialsExpiry: Int64?
     private var flow: Flow?
     private var awaitingListen = false
     private var keepAlives: Set<UInt64> = []
@@ -36,7 +36,7 @@ public struct SIPAgent: ChannelAgent {
     private var retry = RegistrationRetry()
     private var random = SystemRandomNumberGenerator()
 
-    public init(configuration: Configuration, hashing: any ChannelHashing, identifiers: SIPIdentifiers = SIPIdentifiers()) {
+    package init(configuration: Configuration, hashing: any ChannelHashing, identifiers: SIPIdentifiers = SIPIdentifiers()) {
         self.configuration = configuration
         self.hashing = hashing
         self.identifiers = identifiers
@@ -45,13 +45,13 @@ public struct SIPAgent: ChannelAgent {
     private var prefix: String { self.configuration.prefix }
 
     /// Waiting on the network: a REGISTER unanswered, a keep-alive or a stop waiting.
-    public var isBusy: Bool { self.machine?.isAwaitingResponse == true || !self.keepAlives.isEmpty || self.stopping }
+    package var isBusy: Bool { self.machine?.isAwaitingResponse == true || !self.keepAlives.isEmpty || self.stopping }
 
     // MARK: The host's requests
 
     /// Registers on a newly opened `flow`; answers ``AgentAction/listened(_:)`` once registered or failed.
     /// A machine from an earlier flow is kept (its Call-ID and sequence) when it can take the new addresses.
-    public mutating func listen(on flow: Flow, registration: RegistrationConfiguration, credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
+    package mutating func listen(on flow: Flow, registration: RegistrationConfiguration, credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
         self.flow = flow
         if var machine = self.machine, machine.reconfigure(registration) {
             _ = machine.credentialsChanged(credentials)
@@ -64,13 +64,13 @@ public struct SIPAgent: ChannelAgent {
     }
 
     /// The flow could not be opened: a transient failure, tried again after the retry policy's delay.
-    public mutating func openingFailed(_ reason: String) -> ChannelError {
+    package mutating func openingFailed(_ reason: String) -> ChannelError {
         ChannelError(.transient, "\(self.prefix): \(reason)", retryAfter: self.retry.delay(statusCode: nil, retryAfter: nil, using: &self.random))
     }
 
     /// Stops listening: ringing calls end with 480 and the binding is removed; ``AgentAction/stopped`` follows
     /// the registrar's answer or the 2 s deadline (arm on the host's clock).
-    public mutating func stop(now: UnixTime) -> [Action] {
+    package mutating func stop(now: UnixTime) -> [Action] {
         self.listening = false
         var actions = self.endCalls(statusCode: 480, reason: "Temporarily Unavailable")
         guard let phase = self.machine?.phase, phase == .registered || phase == .registering else {
@@ -83,13 +83,13 @@ public struct SIPAgent: ChannelAgent {
 
     /// The flow is being replaced: until the next ``listen(on:registration:credentials:now:)``, nothing
     /// is answered on it.
-    public mutating func detachLink() {
+    package mutating func detachLink() {
         self.flow = nil
     }
 
     /// After a stop (`stopped`), or a `listen()` abandoned: forgets the registration and the flow. The
     /// driver cancels every timer.
-    public mutating func reset(stopped: Bool) {
+    package mutating func reset(stopped: Bool) {
         if stopped {
             self.listening = false
             self.grant = nil
@@ -104,7 +104,7 @@ public struct SIPAgent: ChannelAgent {
 
     /// The host's keep-alive, as `waiter`: fresh, or a refresh (with `renewal`'s credentials once the ones
     /// registered with are near their expiry); answered by ``AgentAction/keptAlive(_:_:)``.
-    public mutating func keepAlive(waiter: UInt64, renewal: Renewal?, now: UnixTime) -> [Action] {
+    package mutating func keepAlive(waiter: UInt64, renewal: Renewal?, now: UnixTime) -> [Action] {
         guard self.listening, self.machine?.phase == .registered, let grant = self.grant else {
             return [.keptAlive([waiter], ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)"))]
         }
@@ -126,70 +126,70 @@ public struct SIPAgent: ChannelAgent {
     }
 
     /// A keep-alive's caller went away.
-    public mutating func forgetKeepAlive(_ waiter: UInt64) {
+    package mutating func forgetKeepAlive(_ waiter: UInt64) {
         self.keepAlives.remove(waiter)
     }
 
     /// Registers again with `credentials` (a renewed token); the old binding stays until the new one is in place.
-    public mutating func credentialsChanged(_ credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
+    package mutating func credentialsChanged(_ credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
         self.drive(now: now) { $0.credentialsChanged(credentials) }
     }
 
     /// Back from sleep or lock: a flow may have died meanwhile. One REGISTER tells at once.
-    public mutating func wake(now: UnixTime) -> [Action] {
+    package mutating func wake(now: UnixTime) -> [Action] {
         guard self.listening else { return [] }
         return self.drive(now: now) { $0.refresh() }
     }
 
-    public mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
+    package mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
         let outcomes = try self.calls.accept(id, redirectingTo: target)
         return self.apply(outcomes)
     }
 
     /// The softphone was told to answer call `id` (`accept = "softphone"`): this fork keeps ringing.
-    public mutating func handedToSoftphone(_ id: String) -> [Action] {
+    package mutating func handedToSoftphone(_ id: String) -> [Action] {
         let outcomes = self.calls.handedToSoftphone(id)
         return self.apply(outcomes)
     }
 
-    public mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
+    package mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
         let outcomes = try self.calls.decline(id)
         return self.apply(outcomes)
     }
 
     // MARK: What arrives
 
-    public mutating func receive(_ response: SIPResponse, now: UnixTime) -> [Action] {
+    package mutating func receive(_ response: SIPResponse, now: UnixTime) -> [Action] {
         self.drive(now: now) { $0.receive(response) }
     }
 
     /// A request from `origin`; `settings` is asked for only when a new call rings.
-    public mutating func receive(_ request: SIPRequest, from origin: Origin, now: UnixTime, settings: () -> Calls.Settings) -> [Action] {
+    package mutating func receive(_ request: SIPRequest, from origin: Origin, now: UnixTime, settings: () -> Calls.Settings) -> [Action] {
         guard self.flow != nil else { return [] }
         let outcomes = self.calls.receive(request, from: origin, listening: self.listening, identifiers: &self.identifiers, now: now, settings: settings)
         return self.apply(outcomes)
     }
 
     /// The pong to a ping: the flow lives; the next ping is due after a fresh interval.
-    public mutating func pong() -> [Action] {
+    package mutating func pong() -> [Action] {
         self.pongDue = false
         return [.cancelTimer(.pongTimeout)] + self.armPing()
     }
 
     /// ICMP says nothing listens at the registrar. Only an answer the agent waits for makes it news: a
     /// REGISTER that cannot arrive fails now rather than after timer F's 32 s.
-    public mutating func unreachable(_ reason: String, now: UnixTime) -> [Action] {
+    package mutating func unreachable(_ reason: String, now: UnixTime) -> [Action] {
         guard self.machine?.isAwaitingResponse == true else { return [] }
         let failure = "nothing answers at \(self.configuration.registrarDescription) (\(reason))"
         return self.drive(now: now) { $0.transportFailed(failure) }
     }
 
     /// The flow closed or failed.
-    public mutating func flowFailed(_ reason: String, now: UnixTime) -> [Action] {
+    package mutating func flowFailed(_ reason: String, now: UnixTime) -> [Action] {
         self.drive(now: now) { $0.transportFailed(reason) }
     }
 
-    public mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
+    package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
         switch timer {
         case .registration(let id):
             return self.drive(now: now) { $0.timerFired(id) }
@@ -338,7 +338,7 @@ public struct SIPAgent: ChannelAgent {
     // MARK: Report
 
     /// The `registration` request's fields (the driver adds `busy` for its own pending work).
-    public func report(busy: Bool) -> [String: String] {
+    package func report(busy: Bool) -> [String: String] {
         var fields: [String: String] = [
             "listening": self.listening ? "yes" : "no",
             "phase": self.machine.map { "\($0.phase)" } ?? "idle",

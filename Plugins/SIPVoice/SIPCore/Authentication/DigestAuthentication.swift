@@ -1,25 +1,25 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// A Digest algorithm (RFC 7616 section 3.2, RFC 8760 for SIP).
-public struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
+package struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
     /// The name as the `algorithm` parameter writes it.
-    public let name: String
+    package let name: String
     let hash: Hash
     /// `-sess`: HA1 also covers the nonce and cnonce.
-    public let isSession: Bool
+    package let isSession: Bool
 
     enum Hash: Sendable, Hashable { case md5, sha256 }
 
-    public static let md5 = DigestAlgorithm(name: "MD5", hash: .md5, isSession: false)
-    public static let md5Session = DigestAlgorithm(name: "MD5-sess", hash: .md5, isSession: true)
-    public static let sha256 = DigestAlgorithm(name: "SHA-256", hash: .sha256, isSession: false)
-    public static let sha256Session = DigestAlgorithm(name: "SHA-256-sess", hash: .sha256, isSession: true)
+    package static let md5 = DigestAlgorithm(name: "MD5", hash: .md5, isSession: false)
+    package static let md5Session = DigestAlgorithm(name: "MD5-sess", hash: .md5, isSession: true)
+    package static let sha256 = DigestAlgorithm(name: "SHA-256", hash: .sha256, isSession: false)
+    package static let sha256Session = DigestAlgorithm(name: "SHA-256-sess", hash: .sha256, isSession: true)
 
-    public var description: String { self.name }
+    package var description: String { self.name }
 
     /// The algorithm a challenge's `algorithm` parameter names; nil (absent) means MD5. Returns nil for
     /// algorithms not supported here (SHA-512-256 among them).
-    public init?(parameter: String?) {
+    package init?(parameter: String?) {
         guard let parameter else {
             self = .md5
             return
@@ -41,7 +41,7 @@ public struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
 
     /// Lowercase hex of the hash of `bytes`, computed by `hashing` (the host's: SIPCore links no
     /// cryptography of its own).
-    public func hexDigest(_ bytes: some Sequence<UInt8>, using hashing: any ChannelHashing) -> String {
+    package func hexDigest(_ bytes: some Sequence<UInt8>, using hashing: any ChannelHashing) -> String {
         let algorithm: HashAlgorithm = switch self.hash {
         case .md5: .md5
         case .sha256: .sha256
@@ -49,27 +49,27 @@ public struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
         return Hex.encode(hashing.hash(algorithm, Array(bytes)))
     }
 
-    public func hexDigest(_ text: String, using hashing: any ChannelHashing) -> String { self.hexDigest(text.utf8, using: hashing) }
+    package func hexDigest(_ text: String, using hashing: any ChannelHashing) -> String { self.hexDigest(text.utf8, using: hashing) }
 }
 
 /// A username and password for Digest, such as ``EphemeralCredentials`` makes.
-public struct DigestCredentials: Sendable, Hashable, CustomStringConvertible {
-    public var username: String
-    public var password: String
+package struct DigestCredentials: Sendable, Hashable, CustomStringConvertible {
+    package var username: String
+    package var password: String
 
-    public init(username: String, password: String) {
+    package init(username: String, password: String) {
         self.username = username
         self.password = password
     }
 
     /// Never shows the password.
-    public var description: String { "DigestCredentials(username: \(self.username), password: ***)" }
+    package var description: String { "DigestCredentials(username: \(self.username), password: ***)" }
 }
 
 /// Digest computations of RFC 7616 (with RFC 2617's qop-less form), for SIP requests.
-public enum DigestAuthentication {
+package enum DigestAuthentication {
     /// The `response` value: `KD(HA1, nonce:nc:cnonce:qop:HA2)`, or `KD(HA1, nonce:HA2)` without qop.
-    public static func response(
+    package static func response(
         algorithm: DigestAlgorithm,
         username: String,
         realm: String,
@@ -95,7 +95,7 @@ public enum DigestAuthentication {
 
     /// The Authorization (or Proxy-Authorization) value answering `challenge` for `request`. Uses qop
     /// `auth` when offered, else `auth-int`, else the qop-less form; echoes `opaque` and `algorithm`.
-    public static func credentials(
+    package static func credentials(
         answering challenge: SIPAuthChallenge,
         method: SIPMethod,
         uri: SIPURI,
@@ -151,7 +151,7 @@ public enum DigestAuthentication {
 
 extension SIPCredentials {
     /// `Bearer <token>` (RFC 8898), refusing a token that is not a token68 (it would break the header).
-    public static func bearer(validating token: String) throws(SIPAuthenticationError) -> SIPCredentials {
+    package static func bearer(validating token: String) throws(SIPAuthenticationError) -> SIPCredentials {
         guard SIPCredentials.isToken68(token.utf8) else {
             throw SIPAuthenticationError(.invalidToken, "the bearer token contains characters a header cannot carry")
         }

@@ -1,17 +1,17 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// Time-limited Digest credentials as Kamailio's `auth_ephemeral` module checks them (and TURN REST
 /// servers issue them): the username is `<expiry unix time>:<user>` and the password is
 /// `base64(HMAC(secret, username))`, with HMAC-SHA1 by default (the module's `sha_algorithm` 0; 1, 2 and 3
 /// select SHA-256, SHA-384 and SHA-512).
-public enum EphemeralCredentials {
-    public enum Hash: Sendable, Hashable {
+package enum EphemeralCredentials {
+    package enum Hash: Sendable, Hashable {
         case sha1, sha256, sha384, sha512
     }
 
     /// Credentials for `user` valid until `expiry` (seconds since 1970). With `user` empty the username
     /// is the timestamp alone, as the module accepts.
-    public static func make(
+    package static func make(
         user: String,
         secret: String,
         expiry: Int64,
@@ -23,7 +23,7 @@ public enum EphemeralCredentials {
     }
 
     /// `base64(HMAC(secret, username))`, the HMAC computed by `hashing` (the host's).
-    public static func password(username: String, secret: String, hash: Hash = .sha1, hashing: any ChannelHashing) -> String {
+    package static func password(username: String, secret: String, hash: Hash = .sha1, hashing: any ChannelHashing) -> String {
         let algorithm: HashAlgorithm = switch hash {
         case .sha1: .sha1
         case .sha256: .sha256

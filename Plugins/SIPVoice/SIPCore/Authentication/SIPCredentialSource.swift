@@ -1,8 +1,8 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// How a channel's token becomes the credentials of its REGISTERs.
-public struct SIPCredentialSource: Sendable, Hashable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct SIPCredentialSource: Sendable, Hashable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// The token is a bearer token (JWT) for `Authorization: Bearer` (RFC 8898).
         case bearer
         /// The token is the Digest password of `username`.
@@ -14,13 +14,13 @@ public struct SIPCredentialSource: Sendable, Hashable {
         case none
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// The Digest user, and the user of ephemeral credentials.
-    public var username: String
-    public var ephemeralLifetime: Duration
-    public var ephemeralHash: EphemeralCredentials.Hash
+    package var username: String
+    package var ephemeralLifetime: Duration
+    package var ephemeralHash: EphemeralCredentials.Hash
 
-    public init(kind: Kind, username: String, ephemeralLifetime: Duration = .seconds(3600), ephemeralHash: EphemeralCredentials.Hash = .sha1) {
+    package init(kind: Kind, username: String, ephemeralLifetime: Duration = .seconds(3600), ephemeralHash: EphemeralCredentials.Hash = .sha1) {
         self.kind = kind
         self.username = username
         self.ephemeralLifetime = ephemeralLifetime
@@ -32,7 +32,7 @@ public struct SIPCredentialSource: Sendable, Hashable {
     /// Without a token source the channel cannot work until its configuration changes (a configuration
     /// error); a source without a valid token yet (expired, failing) is a sign-in problem, and the host
     /// starts the channel again when a valid token arrives.
-    public func credentials(
+    package func credentials(
         for tokenState: ChannelTokenState,
         now: UnixTime,
         hashing: any ChannelHashing,
@@ -64,7 +64,7 @@ public struct SIPCredentialSource: Sendable, Hashable {
     }
 
     /// Ephemeral credentials made from `secret` at `now`, and when they expire.
-    public func ephemeral(secret: String, now: UnixTime, hashing: any ChannelHashing) -> SIPAgent.Renewal {
+    package func ephemeral(secret: String, now: UnixTime, hashing: any ChannelHashing) -> SIPAgent.Renewal {
         let expiry = Int64(now.secondsSince1970) + self.ephemeralLifetime.components.seconds
         let credentials = EphemeralCredentials.make(user: self.username, secret: secret, expiry: expiry, hash: self.ephemeralHash, hashing: hashing)
         return SIPAgent.Renewal(credentials: .digest(credentials), expiry: expiry)

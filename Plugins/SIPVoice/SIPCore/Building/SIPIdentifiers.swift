@@ -1,31 +1,31 @@
 /// Makes the random parts of SIP messages: Via branches, From/To tags, Call-IDs, digest cnonces and
 /// RFC 5626 instance IDs, from a generator the caller chooses (the system's by default; a seeded one in
 /// tests, so the bytes on the wire are known).
-public struct SIPIdentifiers: Sendable {
+package struct SIPIdentifiers: Sendable {
     private var generator: any RandomNumberGenerator & Sendable
 
-    public init(generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(generator: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.generator = generator
     }
 
     /// `z9hG4bK` and 20 base-36 characters (about 103 bits), unique per transaction (RFC 3261 8.1.1.7).
-    public mutating func branch() -> String {
+    package mutating func branch() -> String {
         SIPVia.branchCookie + self.characters(20)
     }
 
     /// 12 base-36 characters (about 62 bits; RFC 3261 19.3 asks for at least 32).
-    public mutating func tag() -> String {
+    package mutating func tag() -> String {
         self.characters(12)
     }
 
     /// 24 base-36 characters (about 124 bits), optionally `@host`.
-    public mutating func callID(host: String? = nil) -> String {
+    package mutating func callID(host: String? = nil) -> String {
         let local = self.characters(24)
         return host.map { "\(local)@\($0)" } ?? local
     }
 
     /// A client nonce for Digest: 32 lowercase hex digits (128 bits).
-    public mutating func clientNonce() -> String {
+    package mutating func clientNonce() -> String {
         var text = ""
         for _ in 0..<2 {
             let value = self.generator.next()
@@ -36,7 +36,7 @@ public struct SIPIdentifiers: Sendable {
     }
 
     /// A random (version 4) UUID as an RFC 5626 instance ID: `urn:uuid:xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx`.
-    public mutating func instanceID() -> String {
+    package mutating func instanceID() -> String {
         var bytes: [UInt8] = []
         for _ in 0..<2 {
             let value = self.generator.next()

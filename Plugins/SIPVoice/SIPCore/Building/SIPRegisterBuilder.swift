@@ -15,31 +15,31 @@
 /// User-Agent: Attendant
 /// Content-Length: 0
 /// ```
-public struct SIPRegisterBuilder: Sendable, Hashable {
+package struct SIPRegisterBuilder: Sendable, Hashable {
     /// The Request-URI: the registrar's domain, `sip:example.com`.
-    public var registrar: SIPURI
+    package var registrar: SIPURI
     /// The address of record, in To and From: `sip:alice@example.com`.
-    public var addressOfRecord: SIPURI
-    public var displayName: String?
+    package var addressOfRecord: SIPURI
+    package var displayName: String?
     /// Where calls for the address of record should go: this user agent's address.
-    public var contact: SIPURI
+    package var contact: SIPURI
     /// The Via's transport (`UDP`, `TCP`, `TLS`) and sent-by host and port.
-    public var viaTransport: String
-    public var viaHost: String
-    public var viaPort: Int?
+    package var viaTransport: String
+    package var viaHost: String
+    package var viaPort: Int?
     /// Ask for `rport` (RFC 3581) so responses come back to the port the request left from.
-    public var requestsRPort: Bool = true
+    package var requestsRPort: Bool = true
     /// `+sip.instance` (RFC 5626): with it, a re-registration replaces this device's earlier binding
     /// instead of adding one. A `urn:uuid:…`.
-    public var instanceID: String?
+    package var instanceID: String?
     /// RFC 5626 outbound: adds `reg-id` to the Contact and `Supported: outbound, path`.
-    public var outbound: Bool = false
-    public var registrationID: UInt32 = 1
+    package var outbound: Bool = false
+    package var registrationID: UInt32 = 1
     /// Pre-loaded Route set (an outbound proxy), written as Route lines.
-    public var routes: [SIPURI] = []
-    public var userAgent: String? = "Attendant"
+    package var routes: [SIPURI] = []
+    package var userAgent: String? = "Attendant"
 
-    public init(
+    package init(
         registrar: SIPURI,
         addressOfRecord: SIPURI,
         contact: SIPURI,
@@ -56,7 +56,7 @@ public struct SIPRegisterBuilder: Sendable, Hashable {
     }
 
     /// The Contact element this builder writes.
-    public var contactAddress: SIPNameAddress {
+    package var contactAddress: SIPNameAddress {
         var parameters = SIPParameters()
         if let instanceID { parameters.set("+sip.instance", "<\(instanceID)>", quoted: true) }
         if self.outbound, self.instanceID != nil { parameters.set("reg-id", String(self.registrationID)) }
@@ -64,7 +64,7 @@ public struct SIPRegisterBuilder: Sendable, Hashable {
     }
 
     /// A REGISTER (`expires` 0 removes the binding).
-    public func request(
+    package func request(
         callID: String,
         fromTag: String,
         sequence: UInt32,
@@ -93,17 +93,17 @@ public struct SIPRegisterBuilder: Sendable, Hashable {
 
 /// Where this agent is reached on a flow: the address and port its socket has, as Contact and Via name
 /// them.
-public struct SIPLocalAddress: Sendable, Hashable {
+package struct SIPLocalAddress: Sendable, Hashable {
     /// As the socket reports it: `192.0.2.10`, `2001:db8::1`.
-    public var ip: String
-    public var port: Int
+    package var ip: String
+    package var port: Int
     /// `UDP`, `TCP` or `TLS`.
-    public var transport: String
+    package var transport: String
     /// The Contact's scheme: `sips` when registering with a `sips:` registrar, which asks for TLS on every
     /// hop to this Contact too (RFC 5630 section 4.1); else `sip`.
-    public var scheme: String
+    package var scheme: String
 
-    public init(ip: String, port: Int, transport: String, scheme: String = "sip") {
+    package init(ip: String, port: Int, transport: String, scheme: String = "sip") {
         self.ip = ip
         self.port = port
         self.transport = transport.uppercased()
@@ -111,13 +111,13 @@ public struct SIPLocalAddress: Sendable, Hashable {
     }
 
     /// The host as a URI and a Via write it: an IPv6 address in brackets.
-    public var host: String { self.ip.contains(":") ? "[\(self.ip)]" : self.ip }
+    package var host: String { self.ip.contains(":") ? "[\(self.ip)]" : self.ip }
 
     /// `user`'s Contact here: `sip:alice@192.0.2.10:5060`, with `;transport=tcp` over TCP (UDP is the
     /// default a URI without the parameter means) and `;transport=tls` over TLS (RFC 3261 section 19.1.1).
     /// A `sips:` Contact has no transport: the scheme says TLS over TCP (RFC 5630 section 3.2.2
     /// deprecates `transport=tls` there).
-    public func contact(user: String?) -> SIPURI {
+    package func contact(user: String?) -> SIPURI {
         var parameters = SIPParameters()
         if self.transport != "UDP", self.scheme != "sips" { parameters.set("transport", self.transport.lowercased()) }
         return SIPURI(scheme: self.scheme, user: user, host: self.host, port: self.port, parameters: parameters)
@@ -126,7 +126,7 @@ public struct SIPLocalAddress: Sendable, Hashable {
 
 extension SIPRegisterBuilder {
     /// A builder for `addressOfRecord` reached at `local`: its Contact, and the Via of its requests.
-    public init(registrar: SIPURI, addressOfRecord: SIPURI, local: SIPLocalAddress) {
+    package init(registrar: SIPURI, addressOfRecord: SIPURI, local: SIPLocalAddress) {
         self.init(
             registrar: registrar, addressOfRecord: addressOfRecord, contact: local.contact(user: addressOfRecord.user),
             viaTransport: local.transport, viaHost: local.host, viaPort: local.port

@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+import AttendantPluginKit
 
 /// A user agent's incoming calls, by Call-ID: one INVITE server transaction each with the contact the user
 /// sees, and what the agent answers to requests that belong to no call. An INVITE rings (its 180 first,
@@ -9,30 +9,30 @@ public import AttendantPluginKit
 /// Pure, like the transactions: the driver hands it what arrives, the user's answers and the timers that
 /// fire, and carries out the ``Action``s it returns, so the whole of call handling is tested without a
 /// network. A request's ``SIPOrigin`` is where its responses go back.
-public struct SIPCallTable: Sendable {
-    public typealias Origin = SIPOrigin
+package struct SIPCallTable: Sendable {
+    package typealias Origin = SIPOrigin
 
-    public struct Call: Sendable {
-        public var transaction: InviteServerTransaction
-        public var contact: Contact
+    package struct Call: Sendable {
+        package var transaction: InviteServerTransaction
+        package var contact: Contact
         /// Where the INVITE came from: its responses go there.
-        public var origin: Origin
+        package var origin: Origin
         /// An answer is being prepared for it (an answer command runs).
-        public var answering = false
+        package var answering = false
         /// The softphone ringing beside this fork was told to answer it (`accept = "softphone"`).
-        public var handedToSoftphone = false
+        package var handedToSoftphone = false
     }
 
     /// How a new call is set up on the current flow.
-    public struct Settings: Sendable {
-        public var reliable: Bool
-        public var ringTimeout: Duration?
-        public var localContact: SIPNameAddress
-        public var timers: SIPTimers
+    package struct Settings: Sendable {
+        package var reliable: Bool
+        package var ringTimeout: Duration?
+        package var localContact: SIPNameAddress
+        package var timers: SIPTimers
         /// Whether the user can accept calls here (there is somewhere to redirect them), or only decline.
-        public var canAccept: Bool
+        package var canAccept: Bool
 
-        public init(reliable: Bool, ringTimeout: Duration?, localContact: SIPNameAddress, timers: SIPTimers, canAccept: Bool) {
+        package init(reliable: Bool, ringTimeout: Duration?, localContact: SIPNameAddress, timers: SIPTimers, canAccept: Bool) {
             self.reliable = reliable
             self.ringTimeout = ringTimeout
             self.localContact = localContact
@@ -41,7 +41,7 @@ public struct SIPCallTable: Sendable {
         }
     }
 
-    public enum Action: Sendable {
+    package enum Action: Sendable {
         /// Send `response` to `origin` (nil: the flow's peer).
         case send(SIPResponse, to: Origin?)
         case setTimer(callID: String, InviteServerTransaction.TimerID, after: Duration)
@@ -52,21 +52,21 @@ public struct SIPCallTable: Sendable {
     }
 
     /// Ringing and recently ended calls, by Call-ID (the contact's id).
-    public private(set) var calls: [String: Call] = [:]
+    package private(set) var calls: [String: Call] = [:]
 
     /// The methods the agent allows.
-    public static var allowed: String { "INVITE, ACK, CANCEL, OPTIONS, BYE" }
+    package static var allowed: String { "INVITE, ACK, CANCEL, OPTIONS, BYE" }
 
-    public init() {}
+    package init() {}
 
     /// How many calls ring now.
-    public var ringingCount: Int { self.calls.values.count { $0.transaction.state == .proceeding } }
+    package var ringingCount: Int { self.calls.values.count { $0.transaction.state == .proceeding } }
 
     // MARK: Requests
 
     /// A request from `origin`. A new INVITE rings when the agent is `listening` (it is refused with 480
     /// otherwise); `settings` is asked for only then. `identifiers` makes the tags of the answers.
-    public mutating func receive(
+    package mutating func receive(
         _ request: SIPRequest,
         from origin: Origin,
         listening: Bool,
@@ -142,7 +142,7 @@ public struct SIPCallTable: Sendable {
     // MARK: The user's answers
 
     /// Marks ringing call `id` as being answered (its answer command runs) and returns it.
-    public mutating func beginAnswering(_ id: String) throws(ChannelError) -> Call {
+    package mutating func beginAnswering(_ id: String) throws(ChannelError) -> Call {
         guard var call = self.calls[id], call.transaction.state == .proceeding else {
             throw ChannelError(.illegalState, "sip-voice: call \(id) is not ringing (any more)")
         }
@@ -156,12 +156,12 @@ public struct SIPCallTable: Sendable {
     }
 
     /// The answer for call `id` could not be prepared: it keeps ringing and can be answered again.
-    public mutating func answeringFailed(_ id: String) {
+    package mutating func answeringFailed(_ id: String) {
         self.calls[id]?.answering = false
     }
 
     /// Redirects ringing call `id` to `target` (302).
-    public mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
+    package mutating func accept(_ id: String, redirectingTo target: SIPNameAddress) throws(ChannelError) -> [Action] {
         try self.finish(id, verb: "accept") { $0.accept(redirectingTo: target) }
     }
 
@@ -170,7 +170,7 @@ public struct SIPCallTable: Sendable {
     /// 3261 section 16.7 step 10), with `Reason: SIP;cause=200` (RFC 3326), which ends it as answered
     /// elsewhere; a 2xx or 3xx from here would race the softphone's answer, and Twilio refuses a 3xx from a
     /// registered endpoint (error 32219).
-    public mutating func handedToSoftphone(_ id: String) -> [Action] {
+    package mutating func handedToSoftphone(_ id: String) -> [Action] {
         guard var call = self.calls[id], call.transaction.state == .proceeding else {
             // The softphone answered before its command returned, and the proxy's CANCEL already ended this
             // fork (answered elsewhere), or the caller hung up meanwhile: either way, nothing is left to do.
@@ -183,7 +183,7 @@ public struct SIPCallTable: Sendable {
     }
 
     /// Refuses ringing call `id` (603).
-    public mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
+    package mutating func decline(_ id: String) throws(ChannelError) -> [Action] {
         try self.finish(id, verb: "decline") { $0.decline() }
     }
 
@@ -199,7 +199,7 @@ public struct SIPCallTable: Sendable {
 
     // MARK: Timers and the end
 
-    public mutating func timerFired(callID id: String, _ timer: InviteServerTransaction.TimerID) -> [Action] {
+    package mutating func timerFired(callID id: String, _ timer: InviteServerTransaction.TimerID) -> [Action] {
         guard var call = self.calls[id] else { return [] }
         let actions = call.transaction.timerFired(timer)
         self.calls[id] = call
@@ -208,7 +208,7 @@ public struct SIPCallTable: Sendable {
 
     /// Ends every ringing call (the agent is going away): with `statusCode` when the flow can still carry
     /// it, else as missed; then forgets all calls. The driver cancels every call's timers afterwards.
-    public mutating func endAll(respondingWith statusCode: Int?, reason: String) -> [Action] {
+    package mutating func endAll(respondingWith statusCode: Int?, reason: String) -> [Action] {
         var actions: [Action] = []
         for id in self.calls.keys {
             guard var call = self.calls[id], call.transaction.state == .proceeding else { continue }
@@ -248,7 +248,7 @@ public struct SIPCallTable: Sendable {
     }
 
     /// What became of a call, for the host and the log.
-    public static func describe(_ outcome: InviteServerTransaction.Outcome) -> (ContactOutcome, String) {
+    package static func describe(_ outcome: InviteServerTransaction.Outcome) -> (ContactOutcome, String) {
         switch outcome {
         case .redirected(let target): (.answered, "accepted: redirected to \(target.uri) (302)")
         case .declined: (.declined, "declined (603)")

@@ -1,19 +1,19 @@
-public import AttendantPluginAPI
+package import AttendantPluginAPI
 
 /// Who is calling, as an INVITE tells it: the identity the network asserts (RFC 3325
 /// P-Asserted-Identity) when it comes from the registrar, else what the caller put in From; and who
 /// forwarded the call here (``SIPDiversion``).
-public struct SIPCaller: Sendable, Hashable {
+package struct SIPCaller: Sendable, Hashable {
     /// The name and address to show.
-    public var party: Party
+    package var party: Party
     /// Whether ``party`` is the asserted identity.
-    public var asserted: Bool
-    public var diversion: Contact.Diversion?
+    package var asserted: Bool
+    package var diversion: Contact.Diversion?
 
     /// `trustingAssertedIdentity`: the INVITE came on the registrar's flow (``SIPOrigin/isRegistrarFlow``).
     /// RFC 3325 section 5: a UA believes P-Asserted-Identity only from an element of its trust domain;
     /// anyone else can write it, as they can write From. An unreadable one is ignored.
-    public init(invite: SIPRequest, trustingAssertedIdentity: Bool) {
+    package init(invite: SIPRequest, trustingAssertedIdentity: Bool) {
         let from = try? invite.headers.from
         var party = Party(displayName: from?.displayName ?? "", address: from?.uri.description ?? "")
         var asserted = false

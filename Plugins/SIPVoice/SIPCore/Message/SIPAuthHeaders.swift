@@ -1,48 +1,48 @@
 /// One challenge from a `WWW-Authenticate` or `Proxy-Authenticate` header: a scheme (`Digest`, `Bearer`)
 /// and its parameters (`realm`, `nonce`, `algorithm`, `qop`, `opaque`, `stale`; `scope`, `authz_server`,
 /// `error`).
-public struct SIPAuthChallenge: Sendable, Hashable, CustomStringConvertible {
+package struct SIPAuthChallenge: Sendable, Hashable, CustomStringConvertible {
     /// The scheme as written; compare with ``isScheme(_:)``.
-    public var scheme: String
-    public var parameters: SIPParameters
+    package var scheme: String
+    package var parameters: SIPParameters
 
-    public init(scheme: String, parameters: SIPParameters) {
+    package init(scheme: String, parameters: SIPParameters) {
         self.scheme = scheme
         self.parameters = parameters
     }
 
-    public func isScheme(_ name: String) -> Bool { SIPSyntax.equalsIgnoringCase(self.scheme, name) }
+    package func isScheme(_ name: String) -> Bool { SIPSyntax.equalsIgnoringCase(self.scheme, name) }
 
-    public var isDigest: Bool { self.isScheme("Digest") }
-    public var isBearer: Bool { self.isScheme("Bearer") }
+    package var isDigest: Bool { self.isScheme("Digest") }
+    package var isBearer: Bool { self.isScheme("Bearer") }
 
-    public var realm: String? { self.parameters["realm"] }
-    public var nonce: String? { self.parameters["nonce"] }
-    public var opaque: String? { self.parameters["opaque"] }
+    package var realm: String? { self.parameters["realm"] }
+    package var nonce: String? { self.parameters["nonce"] }
+    package var opaque: String? { self.parameters["opaque"] }
     /// The `algorithm` parameter as written; Digest's default when absent is MD5.
-    public var algorithm: String? { self.parameters["algorithm"] }
+    package var algorithm: String? { self.parameters["algorithm"] }
     /// `stale=true`: the nonce expired but the credentials were right (RFC 7616 section 3.3).
-    public var isStale: Bool { self.parameters["stale"].map { SIPSyntax.equalsIgnoringCase($0, "true") } ?? false }
+    package var isStale: Bool { self.parameters["stale"].map { SIPSyntax.equalsIgnoringCase($0, "true") } ?? false }
     /// The `qop` options offered (`auth`, `auth-int`), from the comma-separated quoted list.
-    public var qopOptions: [String] {
+    package var qopOptions: [String] {
         guard let qop = self.parameters["qop"] else { return [] }
         return qop.split(separator: ",").map { SIPSyntax.lowercased(SIPSyntax.trimmed($0)) }.filter { !$0.isEmpty }
     }
 
     /// RFC 8898's `scope` parameter of a Bearer challenge.
-    public var scope: String? { self.parameters["scope"] }
+    package var scope: String? { self.parameters["scope"] }
     /// RFC 8898's `authz_server` parameter: where to get a token.
-    public var authorizationServer: String? { self.parameters["authz_server"] }
+    package var authorizationServer: String? { self.parameters["authz_server"] }
     /// RFC 6750's `error` parameter (`invalid_token`, …).
-    public var error: String? { self.parameters["error"] }
+    package var error: String? { self.parameters["error"] }
     /// RFC 6750's `error_description`: the server's words on why the token was refused.
-    public var errorDescription: String? { self.parameters["error_description"] }
+    package var errorDescription: String? { self.parameters["error_description"] }
 
-    public var description: String {
+    package var description: String {
         self.parameters.isEmpty ? self.scheme : "\(self.scheme) " + self.parameters.map(\.serialized).joined(separator: ", ")
     }
 
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         var scanner = SIPScanner(text)
         scanner.skipWhitespace()
         guard let scheme = scanner.readToken() else {
@@ -55,38 +55,38 @@ public struct SIPAuthChallenge: Sendable, Hashable, CustomStringConvertible {
 
 /// The value of an `Authorization` or `Proxy-Authorization` header: `Bearer <token>` (RFC 8898, a
 /// token68) or `Digest username="…", …` (parameters).
-public struct SIPCredentials: Sendable, Hashable, CustomStringConvertible {
-    public var scheme: String
+package struct SIPCredentials: Sendable, Hashable, CustomStringConvertible {
+    package var scheme: String
     /// The token of `Bearer <token>`; nil for parameter-style credentials.
-    public var token: String?
-    public var parameters: SIPParameters
+    package var token: String?
+    package var parameters: SIPParameters
 
-    public init(scheme: String, token: String? = nil, parameters: SIPParameters = []) {
+    package init(scheme: String, token: String? = nil, parameters: SIPParameters = []) {
         self.scheme = scheme
         self.token = token
         self.parameters = parameters
     }
 
     /// `Authorization: Bearer <token>` (RFC 8898 section 2.2).
-    public static func bearer(_ token: String) -> SIPCredentials {
+    package static func bearer(_ token: String) -> SIPCredentials {
         SIPCredentials(scheme: "Bearer", token: token)
     }
 
-    public func isScheme(_ name: String) -> Bool { SIPSyntax.equalsIgnoringCase(self.scheme, name) }
+    package func isScheme(_ name: String) -> Bool { SIPSyntax.equalsIgnoringCase(self.scheme, name) }
 
-    public var username: String? { self.parameters["username"] }
-    public var realm: String? { self.parameters["realm"] }
-    public var nonce: String? { self.parameters["nonce"] }
-    public var response: String? { self.parameters["response"] }
+    package var username: String? { self.parameters["username"] }
+    package var realm: String? { self.parameters["realm"] }
+    package var nonce: String? { self.parameters["nonce"] }
+    package var response: String? { self.parameters["response"] }
 
     /// The header value. A Bearer token is written as it is: it must be a token68, which
     /// ``BearerToken`` checks before it gets here.
-    public var description: String {
+    package var description: String {
         if let token { return "\(self.scheme) \(token)" }
         return "\(self.scheme) " + self.parameters.map(\.serialized).joined(separator: ", ")
     }
 
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         var scanner = SIPScanner(text)
         scanner.skipWhitespace()
         guard let scheme = scanner.readToken() else {

@@ -1,13 +1,13 @@
 /// Who forwarded a call to this user agent, and why: the diverting party of an INVITE's `History-Info`
 /// (RFC 7044) or `Diversion` (RFC 5806) header.
-public struct SIPDiversion: Sendable, Hashable {
+package struct SIPDiversion: Sendable, Hashable {
     /// The address the call was for before it was forwarded here.
-    public var party: SIPNameAddress
+    package var party: SIPNameAddress
     /// Why, in RFC 5806's words (`unconditional`, `user-busy`, `no-answer`, `deflection`, …); a History-Info
     /// cause is mapped to them as RFC 7544 section 7 does. Nil when the header does not say.
-    public var reason: String?
+    package var reason: String?
 
-    public init(party: SIPNameAddress, reason: String?) {
+    package init(party: SIPNameAddress, reason: String?) {
         self.party = party
         self.reason = reason
     }
@@ -15,7 +15,7 @@ public struct SIPDiversion: Sendable, Hashable {
     /// The diversion `headers` describe: History-Info's when it shows one, else the topmost Diversion
     /// value (RFC 5806 section 4: values are added at the top, so the first is the last diversion, the
     /// one that sent the call here). Nil when neither does, or the one that does cannot be read.
-    public static func of(_ headers: SIPHeaders) -> SIPDiversion? {
+    package static func of(_ headers: SIPHeaders) -> SIPDiversion? {
         if let entries = try? headers.historyInfo, let diversion = Self.of(entries) { return diversion }
         guard let first = headers.values(.diversion).first, let party = try? SIPNameAddress(parsing: first) else { return nil }
         return SIPDiversion(party: SIPNameAddress(displayName: party.displayName, uri: party.uri), reason: party.parameters["reason"])
@@ -25,7 +25,7 @@ public struct SIPDiversion: Sendable, Hashable {
     /// section 9.2): up its entries' chain, past registered-contact (`rc`) and unchanged (`np`) steps, to
     /// the first retarget (`mp`), whose parent is the diverting party. An entry of RFC 4244 (no tag) counts
     /// as a retarget when its URI carries RFC 4458's `cause`.
-    public static func of(_ entries: [SIPHistoryEntry]) -> SIPDiversion? {
+    package static func of(_ entries: [SIPHistoryEntry]) -> SIPDiversion? {
         var byIndex: [[Int]: SIPHistoryEntry] = [:]
         for entry in entries where byIndex[entry.index] == nil { byIndex[entry.index] = entry }
         var current = entries.last
@@ -61,7 +61,7 @@ public struct SIPDiversion: Sendable, Hashable {
 
     /// RFC 4458 section 7's causes in RFC 5806's reason words (RFC 7544 section 7's mapping); others as
     /// `cause NNN`.
-    public static func reason(forCause cause: Int) -> String {
+    package static func reason(forCause cause: Int) -> String {
         switch cause {
         case 302: "unconditional"
         case 486: "user-busy"
@@ -76,9 +76,9 @@ public struct SIPDiversion: Sendable, Hashable {
 
 /// One `History-Info` entry (RFC 7044 section 4.1): the target a request was sent to, its index in the
 /// request's history, and how it came from its parent.
-public struct SIPHistoryEntry: Sendable, Hashable {
+package struct SIPHistoryEntry: Sendable, Hashable {
     /// How this entry's target was derived from an earlier one (RFC 7044 section 4.1, the hi-target-param).
-    public enum Tag: Sendable, Hashable {
+    package enum Tag: Sendable, Hashable {
         /// `rc`: a registered contact of the AoR at that index.
         case registeredContact([Int])
         /// `mp`: the target at that index was retargeted here (a diversion).
@@ -89,30 +89,30 @@ public struct SIPHistoryEntry: Sendable, Hashable {
 
     /// The targeted-to URI, with its display name; its headers hold an escaped Reason when the request to
     /// it was answered with one (RFC 7044 section 10.3).
-    public var target: SIPNameAddress
+    package var target: SIPNameAddress
     /// `index=1.1.2` as `[1, 1, 2]`.
-    public var index: [Int]
-    public var tag: Tag?
+    package var index: [Int]
+    package var tag: Tag?
 
     /// RFC 4458's `cause` URI parameter: why the request was retargeted to this target.
-    public var cause: Int? { self.target.uri.parameters["cause"].flatMap { Int($0) } }
+    package var cause: Int? { self.target.uri.parameters["cause"].flatMap { Int($0) } }
 
     /// The `Reason` header escaped in the URI (`?Reason=SIP%3Bcause%3D486`), if any.
-    public var reason: SIPReason? {
+    package var reason: SIPReason? {
         guard let header = self.target.uri.headers.first(where: { SIPSyntax.equalsIgnoringCase($0.name, "Reason") }),
             let value = header.value.flatMap(SIPDiversion.percentDecoded)
         else { return nil }
         return try? SIPReason(parsing: value)
     }
 
-    public init(target: SIPNameAddress, index: [Int], tag: Tag? = nil) {
+    package init(target: SIPNameAddress, index: [Int], tag: Tag? = nil) {
         self.target = target
         self.index = index
         self.tag = tag
     }
 
     /// Parses one entry: `<uri>;index=1.1;mp=1`.
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         let target = try SIPNameAddress(parsing: text)
         guard let index = target.parameters["index"].flatMap(Self.index) else {
             throw SIPParseError(.headerValue, "a History-Info entry needs an index such as 1.1")
@@ -140,7 +140,7 @@ public struct SIPHistoryEntry: Sendable, Hashable {
 
 extension SIPHeaders {
     /// Every `History-Info` entry, in order (RFC 7044).
-    public var historyInfo: [SIPHistoryEntry] {
+    package var historyInfo: [SIPHistoryEntry] {
         get throws(SIPParseError) {
             var entries: [SIPHistoryEntry] = []
             for value in self.values(.historyInfo) {

@@ -1,7 +1,7 @@
 /// Typed views of the headers the SIPVoice plugin reads. Each parses on access and throws a
 /// ``SIPParseError`` naming the header; headers that may be absent return nil when they are.
 extension SIPHeaders {
-    public var callID: String {
+    package var callID: String {
         get throws(SIPParseError) {
             let value = try self.required(.callID)
             guard !value.contains(where: { $0 == " " || $0 == "\t" }) else {
@@ -11,23 +11,23 @@ extension SIPHeaders {
         }
     }
 
-    public var cseq: SIPCSeq {
+    package var cseq: SIPCSeq {
         get throws(SIPParseError) {
             let value = try self.required(.cseq)
             do { return try SIPCSeq(parsing: value) } catch { throw error.inHeader("CSeq") }
         }
     }
 
-    public var from: SIPNameAddress {
+    package var from: SIPNameAddress {
         get throws(SIPParseError) { try self.nameAddress(.from) }
     }
 
-    public var to: SIPNameAddress {
+    package var to: SIPNameAddress {
         get throws(SIPParseError) { try self.nameAddress(.to) }
     }
 
     /// Every Via element, topmost first.
-    public var vias: [SIPVia] {
+    package var vias: [SIPVia] {
         get throws(SIPParseError) {
             var vias: [SIPVia] = []
             for value in self.values(.via) {
@@ -38,7 +38,7 @@ extension SIPHeaders {
     }
 
     /// The topmost Via, which identifies the transaction.
-    public var topVia: SIPVia {
+    package var topVia: SIPVia {
         get throws(SIPParseError) {
             guard let first = self.values(.via).first else {
                 throw SIPParseError(.missingHeader, "no Via header", at: .init(header: "Via"))
@@ -49,33 +49,33 @@ extension SIPHeaders {
 
     /// The Contact elements; empty when there is no Contact or it is the wildcard `*` (see
     /// ``isWildcardContact``).
-    public var contacts: [SIPNameAddress] {
+    package var contacts: [SIPNameAddress] {
         get throws(SIPParseError) {
             try self.nameAddresses(.contact)
         }
     }
 
     /// Whether the Contact is `*` (remove every binding).
-    public var isWildcardContact: Bool {
+    package var isWildcardContact: Bool {
         let values = self.values(.contact)
         return values.count == 1 && values[0] == "*"
     }
 
-    public var routes: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.route) } }
-    public var recordRoutes: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.recordRoute) } }
-    public var paths: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.path) } }
+    package var routes: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.route) } }
+    package var recordRoutes: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.recordRoute) } }
+    package var paths: [SIPNameAddress] { get throws(SIPParseError) { try self.nameAddresses(.path) } }
 
     /// `Expires` in seconds.
-    public var expires: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.expires) } }
+    package var expires: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.expires) } }
     /// `Min-Expires` in seconds (with a 423 response).
-    public var minExpires: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.minExpires) } }
+    package var minExpires: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.minExpires) } }
     /// `Flow-Timer` in seconds (RFC 5626 section 10.5).
-    public var flowTimer: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.flowTimer) } }
-    public var maxForwards: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.maxForwards) } }
-    public var contentLength: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.contentLength) } }
+    package var flowTimer: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.flowTimer) } }
+    package var maxForwards: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.maxForwards) } }
+    package var contentLength: UInt32? { get throws(SIPParseError) { try self.deltaSeconds(.contentLength) } }
 
     /// `Retry-After` in seconds, ignoring a comment and parameters.
-    public var retryAfter: UInt32? {
+    package var retryAfter: UInt32? {
         get throws(SIPParseError) {
             guard let value = self[.retryAfter] else { return nil }
             let number = value.prefix { $0.isASCII && $0.isNumber }
@@ -87,27 +87,27 @@ extension SIPHeaders {
     }
 
     /// Option tags in `Supported`.
-    public var supported: [String] { get throws(SIPParseError) { try self.optionTags(.supported) } }
+    package var supported: [String] { get throws(SIPParseError) { try self.optionTags(.supported) } }
     /// Option tags in `Require`.
-    public var require: [String] { get throws(SIPParseError) { try self.optionTags(.require) } }
+    package var require: [String] { get throws(SIPParseError) { try self.optionTags(.require) } }
 
     /// Whether `Supported` or `Require` lists the option tag (compared ignoring case).
-    public func announces(_ optionTag: String) -> Bool {
+    package func announces(_ optionTag: String) -> Bool {
         (self.values(.supported) + self.values(.require)).contains { SIPSyntax.equalsIgnoringCase($0, optionTag) }
     }
 
     /// `WWW-Authenticate` challenges, in order.
-    public var wwwAuthenticate: [SIPAuthChallenge] {
+    package var wwwAuthenticate: [SIPAuthChallenge] {
         get throws(SIPParseError) { try self.challenges(.wwwAuthenticate) }
     }
 
     /// `Proxy-Authenticate` challenges, in order.
-    public var proxyAuthenticate: [SIPAuthChallenge] {
+    package var proxyAuthenticate: [SIPAuthChallenge] {
         get throws(SIPParseError) { try self.challenges(.proxyAuthenticate) }
     }
 
-    public var authorization: [SIPCredentials] { get throws(SIPParseError) { try self.credentials(.authorization) } }
-    public var proxyAuthorization: [SIPCredentials] { get throws(SIPParseError) { try self.credentials(.proxyAuthorization) } }
+    package var authorization: [SIPCredentials] { get throws(SIPParseError) { try self.credentials(.authorization) } }
+    package var proxyAuthorization: [SIPCredentials] { get throws(SIPParseError) { try self.credentials(.proxyAuthorization) } }
 
     // MARK: Helpers
 

@@ -1,11 +1,11 @@
 /// A header name: compared case-insensitively, compact forms (`i`, `f`, `t`, `m`, `v`, `l`, `c`, `k`, `e`,
 /// …; RFC 3261 section 7.3.3) mapped to their full names, well-known names spelled canonically.
-public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+package struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name as it is written on the wire.
-    public let canonical: String
+    package let canonical: String
     private let key: String
 
-    public init(_ name: String) {
+    package init(_ name: String) {
         let key = SIPSyntax.lowercased(name)
         if let known = Self.known[key] {
             self.canonical = known
@@ -16,46 +16,46 @@ public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, Expres
         }
     }
 
-    public init(stringLiteral value: String) { self.init(value) }
+    package init(stringLiteral value: String) { self.init(value) }
 
-    public var description: String { self.canonical }
+    package var description: String { self.canonical }
 
-    public static func == (lhs: SIPHeaderName, rhs: SIPHeaderName) -> Bool { lhs.key == rhs.key }
-    public func hash(into hasher: inout Hasher) { hasher.combine(self.key) }
+    package static func == (lhs: SIPHeaderName, rhs: SIPHeaderName) -> Bool { lhs.key == rhs.key }
+    package func hash(into hasher: inout Hasher) { hasher.combine(self.key) }
 
     /// Whether the header's value is a comma-separated list whose elements ``SIPHeaders/values(_:)`` splits.
     var isList: Bool { Self.lists.contains(self.key) }
 
-    public static let via = SIPHeaderName("Via")
-    public static let from = SIPHeaderName("From")
-    public static let to = SIPHeaderName("To")
-    public static let callID = SIPHeaderName("Call-ID")
-    public static let cseq = SIPHeaderName("CSeq")
-    public static let contact = SIPHeaderName("Contact")
-    public static let maxForwards = SIPHeaderName("Max-Forwards")
-    public static let expires = SIPHeaderName("Expires")
-    public static let minExpires = SIPHeaderName("Min-Expires")
-    public static let contentLength = SIPHeaderName("Content-Length")
-    public static let contentType = SIPHeaderName("Content-Type")
-    public static let supported = SIPHeaderName("Supported")
-    public static let require = SIPHeaderName("Require")
-    public static let unsupported = SIPHeaderName("Unsupported")
-    public static let allow = SIPHeaderName("Allow")
-    public static let route = SIPHeaderName("Route")
-    public static let recordRoute = SIPHeaderName("Record-Route")
-    public static let path = SIPHeaderName("Path")
-    public static let wwwAuthenticate = SIPHeaderName("WWW-Authenticate")
-    public static let authorization = SIPHeaderName("Authorization")
-    public static let proxyAuthenticate = SIPHeaderName("Proxy-Authenticate")
-    public static let proxyAuthorization = SIPHeaderName("Proxy-Authorization")
-    public static let userAgent = SIPHeaderName("User-Agent")
-    public static let server = SIPHeaderName("Server")
-    public static let flowTimer = SIPHeaderName("Flow-Timer")
-    public static let retryAfter = SIPHeaderName("Retry-After")
-    public static let reason = SIPHeaderName("Reason")
-    public static let pAssertedIdentity = SIPHeaderName("P-Asserted-Identity")
-    public static let diversion = SIPHeaderName("Diversion")
-    public static let historyInfo = SIPHeaderName("History-Info")
+    package static let via = SIPHeaderName("Via")
+    package static let from = SIPHeaderName("From")
+    package static let to = SIPHeaderName("To")
+    package static let callID = SIPHeaderName("Call-ID")
+    package static let cseq = SIPHeaderName("CSeq")
+    package static let contact = SIPHeaderName("Contact")
+    package static let maxForwards = SIPHeaderName("Max-Forwards")
+    package static let expires = SIPHeaderName("Expires")
+    package static let minExpires = SIPHeaderName("Min-Expires")
+    package static let contentLength = SIPHeaderName("Content-Length")
+    package static let contentType = SIPHeaderName("Content-Type")
+    package static let supported = SIPHeaderName("Supported")
+    package static let require = SIPHeaderName("Require")
+    package static let unsupported = SIPHeaderName("Unsupported")
+    package static let allow = SIPHeaderName("Allow")
+    package static let route = SIPHeaderName("Route")
+    package static let recordRoute = SIPHeaderName("Record-Route")
+    package static let path = SIPHeaderName("Path")
+    package static let wwwAuthenticate = SIPHeaderName("WWW-Authenticate")
+    package static let authorization = SIPHeaderName("Authorization")
+    package static let proxyAuthenticate = SIPHeaderName("Proxy-Authenticate")
+    package static let proxyAuthorization = SIPHeaderName("Proxy-Authorization")
+    package static let userAgent = SIPHeaderName("User-Agent")
+    package static let server = SIPHeaderName("Server")
+    package static let flowTimer = SIPHeaderName("Flow-Timer")
+    package static let retryAfter = SIPHeaderName("Retry-After")
+    package static let reason = SIPHeaderName("Reason")
+    package static let pAssertedIdentity = SIPHeaderName("P-Asserted-Identity")
+    package static let diversion = SIPHeaderName("Diversion")
+    package static let historyInfo = SIPHeaderName("History-Info")
 
     private static let known: [String: String] = {
         var table: [String: String] = [:]
@@ -92,13 +92,13 @@ public struct SIPHeaderName: Sendable, Hashable, CustomStringConvertible, Expres
 }
 
 /// One header line.
-public struct SIPHeaderField: Sendable, Hashable {
-    public var name: SIPHeaderName
+package struct SIPHeaderField: Sendable, Hashable {
+    package var name: SIPHeaderName
     /// The value with surrounding whitespace removed and folded lines joined. Line breaks never survive:
     /// a value cannot smuggle another header into a message.
-    public var value: String
+    package var value: String
 
-    public init(_ name: SIPHeaderName, _ value: String) {
+    package init(_ name: SIPHeaderName, _ value: String) {
         self.name = name
         // The check reads bytes (every field of every message passes here); the rare replacement reads
         // characters, so a CRLF becomes one space.
@@ -109,38 +109,38 @@ public struct SIPHeaderField: Sendable, Hashable {
 }
 
 /// A message's headers in the order they appear.
-public struct SIPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
-    public private(set) var fields: [SIPHeaderField]
+package struct SIPHeaders: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
+    package private(set) var fields: [SIPHeaderField]
 
-    public init(_ fields: [SIPHeaderField] = []) { self.fields = fields }
-    public init(arrayLiteral elements: (SIPHeaderName, String)...) {
+    package init(_ fields: [SIPHeaderField] = []) { self.fields = fields }
+    package init(arrayLiteral elements: (SIPHeaderName, String)...) {
         self.fields = elements.map { SIPHeaderField($0.0, $0.1) }
     }
 
-    public var startIndex: Int { self.fields.startIndex }
-    public var endIndex: Int { self.fields.endIndex }
-    public subscript(position: Int) -> SIPHeaderField { self.fields[position] }
+    package var startIndex: Int { self.fields.startIndex }
+    package var endIndex: Int { self.fields.endIndex }
+    package subscript(position: Int) -> SIPHeaderField { self.fields[position] }
 
     /// The first value of the header, as written; nil when absent.
-    public subscript(name: SIPHeaderName) -> String? {
+    package subscript(name: SIPHeaderName) -> String? {
         self.fields.first { $0.name == name }?.value
     }
 
-    public func contains(_ name: SIPHeaderName) -> Bool { self.fields.contains { $0.name == name } }
+    package func contains(_ name: SIPHeaderName) -> Bool { self.fields.contains { $0.name == name } }
 
     /// Every value of the header, in order: one per header line, and for list headers (Via, Contact,
     /// Route, Supported, …) one per comma-separated element.
-    public func values(_ name: SIPHeaderName) -> [String] {
+    package func values(_ name: SIPHeaderName) -> [String] {
         let lines = self.fields.lazy.filter { $0.name == name }.map(\.value)
         return name.isList ? lines.flatMap(SIPSyntax.splitList) : Array(lines)
     }
 
-    public mutating func add(_ name: SIPHeaderName, _ value: String) {
+    package mutating func add(_ name: SIPHeaderName, _ value: String) {
         self.fields.append(SIPHeaderField(name, value))
     }
 
     /// Replaces every line of the header with one value, where the first one was (or at the end).
-    public mutating func set(_ name: SIPHeaderName, _ value: String) {
+    package mutating func set(_ name: SIPHeaderName, _ value: String) {
         let field = SIPHeaderField(name, value)
         if let index = self.fields.firstIndex(where: { $0.name == name }) {
             self.fields[index] = field
@@ -155,12 +155,12 @@ public struct SIPHeaders: Sendable, Hashable, RandomAccessCollection, Expressibl
         }
     }
 
-    public mutating func remove(_ name: SIPHeaderName) {
+    package mutating func remove(_ name: SIPHeaderName) {
         self.fields.removeAll { $0.name == name }
     }
 
     /// Inserts a line before every other line (a proxy's Via, say).
-    public mutating func prepend(_ name: SIPHeaderName, _ value: String) {
+    package mutating func prepend(_ name: SIPHeaderName, _ value: String) {
         self.fields.insert(SIPHeaderField(name, value), at: 0)
     }
 }

@@ -1,11 +1,11 @@
 /// A SIP request: method, Request-URI, headers and body.
-public struct SIPRequest: Sendable, Hashable {
-    public var method: SIPMethod
-    public var uri: SIPURI
-    public var headers: SIPHeaders
-    public var body: [UInt8]
+package struct SIPRequest: Sendable, Hashable {
+    package var method: SIPMethod
+    package var uri: SIPURI
+    package var headers: SIPHeaders
+    package var body: [UInt8]
 
-    public init(method: SIPMethod, uri: SIPURI, headers: SIPHeaders = [], body: [UInt8] = []) {
+    package init(method: SIPMethod, uri: SIPURI, headers: SIPHeaders = [], body: [UInt8] = []) {
         self.method = method
         self.uri = uri
         self.headers = headers
@@ -13,37 +13,37 @@ public struct SIPRequest: Sendable, Hashable {
     }
 
     /// The message's bytes; `Content-Length` is always written last and always matches the body.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         SIPSerializer.serialize(startLine: "\(self.method) \(self.uri) SIP/2.0", headers: self.headers, body: self.body)
     }
 }
 
 /// A SIP response: status code, reason phrase, headers and body.
-public struct SIPResponse: Sendable, Hashable {
+package struct SIPResponse: Sendable, Hashable {
     /// 100 through 699.
-    public var statusCode: Int
-    public var reasonPhrase: String
-    public var headers: SIPHeaders
-    public var body: [UInt8]
+    package var statusCode: Int
+    package var reasonPhrase: String
+    package var headers: SIPHeaders
+    package var body: [UInt8]
 
-    public init(statusCode: Int, reasonPhrase: String? = nil, headers: SIPHeaders = [], body: [UInt8] = []) {
+    package init(statusCode: Int, reasonPhrase: String? = nil, headers: SIPHeaders = [], body: [UInt8] = []) {
         self.statusCode = statusCode
         self.reasonPhrase = reasonPhrase ?? SIPResponse.defaultReasonPhrase(for: statusCode)
         self.headers = headers
         self.body = body
     }
 
-    public var isProvisional: Bool { (100..<200).contains(self.statusCode) }
-    public var isSuccess: Bool { (200..<300).contains(self.statusCode) }
-    public var isFinal: Bool { self.statusCode >= 200 }
+    package var isProvisional: Bool { (100..<200).contains(self.statusCode) }
+    package var isSuccess: Bool { (200..<300).contains(self.statusCode) }
+    package var isFinal: Bool { self.statusCode >= 200 }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         let reason = self.reasonPhrase.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 }
         return SIPSerializer.serialize(startLine: "SIP/2.0 \(self.statusCode) \(String(reason))", headers: self.headers, body: self.body)
     }
 
     /// The reason phrases of RFC 3261 section 21 and the extensions used here.
-    public static func defaultReasonPhrase(for statusCode: Int) -> String {
+    package static func defaultReasonPhrase(for statusCode: Int) -> String {
         switch statusCode {
         case 100: "Trying"
         case 180: "Ringing"
@@ -89,35 +89,35 @@ public struct SIPResponse: Sendable, Hashable {
 }
 
 /// A request or a response, as read from the wire.
-public enum SIPMessage: Sendable, Hashable {
+package enum SIPMessage: Sendable, Hashable {
     case request(SIPRequest)
     case response(SIPResponse)
 
-    public var headers: SIPHeaders {
+    package var headers: SIPHeaders {
         switch self {
         case .request(let request): request.headers
         case .response(let response): response.headers
         }
     }
 
-    public var body: [UInt8] {
+    package var body: [UInt8] {
         switch self {
         case .request(let request): request.body
         case .response(let response): response.body
         }
     }
 
-    public var request: SIPRequest? {
+    package var request: SIPRequest? {
         if case .request(let request) = self { return request }
         return nil
     }
 
-    public var response: SIPResponse? {
+    package var response: SIPResponse? {
         if case .response(let response) = self { return response }
         return nil
     }
 
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         switch self {
         case .request(let request): request.serialized()
         case .response(let response): response.serialized()

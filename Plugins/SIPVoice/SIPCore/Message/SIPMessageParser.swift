@@ -4,16 +4,16 @@
 /// into messages with the same head parser. Line folding is joined into one space; header names are
 /// case-insensitive and compact forms are expanded; bytes that are not UTF-8, control characters, bare CR
 /// or LF, and conflicting `Content-Length` values are refused.
-public struct SIPMessageParser: Sendable {
-    public var limits: SIPParserLimits
+package struct SIPMessageParser: Sendable {
+    package var limits: SIPParserLimits
 
-    public init(limits: SIPParserLimits = SIPParserLimits()) {
+    package init(limits: SIPParserLimits = SIPParserLimits()) {
         self.limits = limits
     }
 
     /// Parses one datagram. Leading CRLFs are skipped; without `Content-Length` the body is the rest of the
     /// datagram; bytes after `Content-Length` are discarded (RFC 3261 section 18.3).
-    public func parse(datagram bytes: [UInt8]) throws(SIPParseError) -> SIPMessage {
+    package func parse(datagram bytes: [UInt8]) throws(SIPParseError) -> SIPMessage {
         var start = 0
         while start + 1 < bytes.count, bytes[start] == SIPSyntax.cr, bytes[start + 1] == SIPSyntax.lf { start += 2 }
         guard start < bytes.count else { throw SIPParseError(.truncated, "no message, only line breaks") }
@@ -211,12 +211,12 @@ struct SIPHead: Sendable {
 
 extension SIPMessage {
     /// Parses one whole message (a datagram); see ``SIPMessageParser/parse(datagram:)``.
-    public init(parsing bytes: [UInt8], limits: SIPParserLimits = SIPParserLimits()) throws(SIPParseError) {
+    package init(parsing bytes: [UInt8], limits: SIPParserLimits = SIPParserLimits()) throws(SIPParseError) {
         self = try SIPMessageParser(limits: limits).parse(datagram: bytes)
     }
 
     /// Parses one whole message from text.
-    public init(parsing text: String, limits: SIPParserLimits = SIPParserLimits()) throws(SIPParseError) {
+    package init(parsing text: String, limits: SIPParserLimits = SIPParserLimits()) throws(SIPParseError) {
         self = try SIPMessageParser(limits: limits).parse(datagram: Array(text.utf8))
     }
 }

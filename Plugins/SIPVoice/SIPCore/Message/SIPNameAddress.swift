@@ -4,20 +4,20 @@
 /// Parses both forms of RFC 3261 section 20.10: `"Alice" <sip:alice@example.com>;tag=1` (name-addr) and
 /// `sip:alice@example.com;tag=1` (addr-spec, where every `;` parameter belongs to the header, not the URI).
 /// Always serializes as name-addr, with the display name quoted.
-public struct SIPNameAddress: Sendable, Hashable, CustomStringConvertible {
+package struct SIPNameAddress: Sendable, Hashable, CustomStringConvertible {
     /// The display name, unquoted; nil when absent.
-    public var displayName: String?
-    public var uri: SIPURI
-    public var parameters: SIPParameters
+    package var displayName: String?
+    package var uri: SIPURI
+    package var parameters: SIPParameters
 
-    public init(displayName: String? = nil, uri: SIPURI, parameters: SIPParameters = []) {
+    package init(displayName: String? = nil, uri: SIPURI, parameters: SIPParameters = []) {
         self.displayName = displayName
         self.uri = uri
         self.parameters = parameters
     }
 
     /// The `tag` parameter (From and To).
-    public var tag: String? {
+    package var tag: String? {
         get { self.parameters["tag"] }
         set {
             if let newValue { self.parameters.set("tag", newValue) } else { self.parameters.remove("tag") }
@@ -25,19 +25,19 @@ public struct SIPNameAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The `expires` parameter (Contact), if it is a number.
-    public var expires: UInt32? { self.parameters["expires"].flatMap(SIPSyntax.parseUInt32) }
+    package var expires: UInt32? { self.parameters["expires"].flatMap(SIPSyntax.parseUInt32) }
 
     /// The `+sip.instance` parameter without its quotes and angle brackets (`urn:uuid:…`), RFC 5626.
-    public var instanceID: String? {
+    package var instanceID: String? {
         guard var value = self.parameters["+sip.instance"] else { return nil }
         if value.hasPrefix("<"), value.hasSuffix(">") { value = String(value.dropFirst().dropLast()) }
         return value
     }
 
     /// The `reg-id` parameter (RFC 5626).
-    public var registrationID: UInt32? { self.parameters["reg-id"].flatMap(SIPSyntax.parseUInt32) }
+    package var registrationID: UInt32? { self.parameters["reg-id"].flatMap(SIPSyntax.parseUInt32) }
 
-    public var description: String {
+    package var description: String {
         var text = ""
         if let displayName, !displayName.isEmpty { text = SIPSyntax.quoted(displayName) + " " }
         text += "<\(self.uri)>"
@@ -47,7 +47,7 @@ public struct SIPNameAddress: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension SIPNameAddress {
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         var scanner = SIPScanner(text)
         scanner.skipWhitespace()
         var displayName: String?

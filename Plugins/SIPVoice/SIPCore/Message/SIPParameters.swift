@@ -1,13 +1,13 @@
 /// One `name[=value]` parameter of a URI, a header (`;tag=…`) or an authentication header (`realm="…"`).
-public struct SIPParameter: Sendable, Hashable {
+package struct SIPParameter: Sendable, Hashable {
     /// The name as written; compared case-insensitively.
-    public var name: String
+    package var name: String
     /// The value without quotes and escapes; nil for a flag such as `;rport` or `;lr`.
-    public var value: String?
+    package var value: String?
     /// Whether the value is written as a quoted string.
-    public var isQuoted: Bool
+    package var isQuoted: Bool
 
-    public init(_ name: String, _ value: String? = nil, quoted: Bool = false) {
+    package init(_ name: String, _ value: String? = nil, quoted: Bool = false) {
         self.name = name
         self.value = value
         self.isQuoted = quoted && value != nil
@@ -20,28 +20,28 @@ public struct SIPParameter: Sendable, Hashable {
 }
 
 /// An ordered list of parameters with case-insensitive names.
-public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
-    public private(set) var elements: [SIPParameter]
+package struct SIPParameters: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
+    package private(set) var elements: [SIPParameter]
 
-    public init(_ elements: [SIPParameter] = []) { self.elements = elements }
-    public init(arrayLiteral elements: SIPParameter...) { self.elements = elements }
+    package init(_ elements: [SIPParameter] = []) { self.elements = elements }
+    package init(arrayLiteral elements: SIPParameter...) { self.elements = elements }
 
-    public var startIndex: Int { self.elements.startIndex }
-    public var endIndex: Int { self.elements.endIndex }
-    public subscript(position: Int) -> SIPParameter { self.elements[position] }
+    package var startIndex: Int { self.elements.startIndex }
+    package var endIndex: Int { self.elements.endIndex }
+    package subscript(position: Int) -> SIPParameter { self.elements[position] }
 
     /// Whether a parameter of this name is present (flag or with a value).
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         self.elements.contains { SIPSyntax.equalsIgnoringCase($0.name, name) }
     }
 
     /// The value of the first parameter of this name; nil when absent or a flag.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         self.elements.first { SIPSyntax.equalsIgnoringCase($0.name, name) }?.value
     }
 
     /// Replaces every parameter of this name with one, appended where the first one was (or at the end).
-    public mutating func set(_ name: String, _ value: String? = nil, quoted: Bool = false) {
+    package mutating func set(_ name: String, _ value: String? = nil, quoted: Bool = false) {
         let parameter = SIPParameter(name, value, quoted: quoted)
         if let index = self.elements.firstIndex(where: { SIPSyntax.equalsIgnoringCase($0.name, name) }) {
             self.elements[index] = parameter
@@ -51,9 +51,9 @@ public struct SIPParameters: Sendable, Hashable, RandomAccessCollection, Express
         }
     }
 
-    public mutating func append(_ parameter: SIPParameter) { self.elements.append(parameter) }
+    package mutating func append(_ parameter: SIPParameter) { self.elements.append(parameter) }
 
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         self.elements.removeAll { SIPSyntax.equalsIgnoringCase($0.name, name) }
     }
 

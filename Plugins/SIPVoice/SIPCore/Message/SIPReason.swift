@@ -2,35 +2,35 @@
 ///
 /// `Reason: SIP ;cause=200 ;text="Call completed elsewhere"` in a CANCEL says another branch of a forked
 /// call answered (RFC 3326 section 2, RFC 3261 section 9.1); `Q.850;cause=16` is an ISDN cause.
-public struct SIPReason: Sendable, Hashable {
+package struct SIPReason: Sendable, Hashable {
     /// `SIP`, `Q.850`, … as written.
-    public var protocolName: String
+    package var protocolName: String
     /// The `cause` parameter; nil when absent or not a number.
-    public var cause: Int?
+    package var cause: Int?
     /// The `text` parameter, unquoted.
-    public var text: String?
+    package var text: String?
 
-    public init(protocolName: String, cause: Int?, text: String? = nil) {
+    package init(protocolName: String, cause: Int?, text: String? = nil) {
         self.protocolName = protocolName
         self.cause = cause
         self.text = text
     }
 
     /// Whether it is the SIP protocol's cause `status` (the protocol name compared ignoring case).
-    public func isSIP(_ status: Int) -> Bool {
+    package func isSIP(_ status: Int) -> Bool {
         SIPSyntax.equalsIgnoringCase(self.protocolName, "SIP") && self.cause == status
     }
 
     /// Whether it is a SIP global failure (6xx), such as 603 Decline: the reason a forking proxy cancels the
     /// other branches when one of them declined (RFC 3261 section 16.7 step 5).
-    public var isSIPGlobalFailure: Bool {
+    package var isSIPGlobalFailure: Bool {
         SIPSyntax.equalsIgnoringCase(self.protocolName, "SIP") && (600...699).contains(self.cause ?? 0)
     }
 }
 
 extension SIPReason {
     /// Parses one value: `protocol *(SEMI reason-params)` (RFC 3326 section 2).
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         var scanner = SIPScanner(text)
         scanner.skipWhitespace()
         guard let name = scanner.readToken() else {
@@ -45,7 +45,7 @@ extension SIPReason {
 
 extension SIPHeaders {
     /// Every `Reason` value, in order (RFC 3326).
-    public var reasons: [SIPReason] {
+    package var reasons: [SIPReason] {
         get throws(SIPParseError) {
             var reasons: [SIPReason] = []
             for value in self.values(.reason) {
@@ -56,7 +56,7 @@ extension SIPHeaders {
     }
 
     /// The `P-Asserted-Identity` values (RFC 3325 section 9.1: one, or a SIP URI and a tel URI).
-    public var assertedIdentities: [SIPNameAddress] {
+    package var assertedIdentities: [SIPNameAddress] {
         get throws(SIPParseError) {
             var identities: [SIPNameAddress] = []
             for value in self.values(.pAssertedIdentity) {

@@ -8,7 +8,7 @@ extension SIPVia {
     ///   - ip: the source address, IPv4 dotted or IPv6 text without brackets (RFC 3261's `received`
     ///     grammar takes a bare IPv6address).
     ///   - port: the source port.
-    public mutating func noteSource(ip: String, port: Int) -> Bool {
+    package mutating func noteSource(ip: String, port: Int) -> Bool {
         let fillsRPort = self.hasRPort && self.parameters["rport"] == nil
         let host = self.host.hasPrefix("[") && self.host.hasSuffix("]") ? String(self.host.dropFirst().dropLast()) : self.host
         guard fillsRPort || !SIPSyntax.equalsIgnoringCase(host, ip) else { return false }
@@ -24,7 +24,7 @@ extension SIPRequest {
     /// Returns the top Via as stamped; nil, leaving the request as it is, when there is none or it does not
     /// parse (the layer above answers or drops such a request).
     @discardableResult
-    public mutating func noteSource(ip: String, port: Int) -> SIPVia? {
+    package mutating func noteSource(ip: String, port: Int) -> SIPVia? {
         guard let index = self.headers.firstIndex(where: { $0.name == .via }) else { return nil }
         // The top Via may be the first element of a comma-separated line.
         var elements = SIPSyntax.splitList(self.headers[index].value)

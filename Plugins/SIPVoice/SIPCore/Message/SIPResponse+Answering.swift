@@ -3,7 +3,7 @@ extension SIPResponse {
     /// `toTag` added when the request's To has none), Call-ID and CSeq copied, and for 100 Trying the
     /// request's Timestamp. `contact` adds a Contact line (a 302's target, or the UAS's address in a
     /// dialog-creating 180); `extraHeaders` come after it.
-    public static func answering(
+    package static func answering(
         _ request: SIPRequest,
         statusCode: Int,
         reasonPhrase: String? = nil,

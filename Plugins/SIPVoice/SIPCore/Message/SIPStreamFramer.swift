@@ -10,15 +10,15 @@
 /// After an error the stream's framing is lost: every later call throws the same error, and the caller
 /// should close the connection. Memory stays within one message's limits plus the chunk being fed, as long
 /// as the caller drains items after each ``append(_:)`` (``receive(_:)`` does both).
-public struct SIPStreamFramer: Sendable {
-    public enum Role: Sendable, Hashable {
+package struct SIPStreamFramer: Sendable {
+    package enum Role: Sendable, Hashable {
         /// The side that registered and sends pings: CRLFs that arrive are pongs.
         case client
         /// The side that accepted the connection: CRLFCRLFs that arrive are pings.
         case server
     }
 
-    public enum Item: Sendable, Hashable {
+    package enum Item: Sendable, Hashable {
         case message(SIPMessage)
         /// A CRLFCRLF ping arrived (server role): answer with a CRLF pong.
         case keepAlivePing
@@ -27,10 +27,10 @@ public struct SIPStreamFramer: Sendable {
     }
 
     /// What a server sends to answer a ping, and a client sends as a ping (RFC 5626 section 4.4.1).
-    public static let pong: [UInt8] = [SIPSyntax.cr, SIPSyntax.lf]
-    public static let ping: [UInt8] = [SIPSyntax.cr, SIPSyntax.lf, SIPSyntax.cr, SIPSyntax.lf]
+    package static let pong: [UInt8] = [SIPSyntax.cr, SIPSyntax.lf]
+    package static let ping: [UInt8] = [SIPSyntax.cr, SIPSyntax.lf, SIPSyntax.cr, SIPSyntax.lf]
 
-    public let role: Role
+    package let role: Role
     private let parser: SIPMessageParser
     private var buffer: [UInt8] = []
     /// The first byte not yet consumed.
@@ -40,20 +40,20 @@ public struct SIPStreamFramer: Sendable {
     private var pending: (head: SIPHead, bodyStart: Int, length: Int)?
     private var failure: SIPParseError?
 
-    public init(role: Role, limits: SIPParserLimits = SIPParserLimits()) {
+    package init(role: Role, limits: SIPParserLimits = SIPParserLimits()) {
         self.role = role
         self.parser = SIPMessageParser(limits: limits)
     }
 
     /// Bytes received but not yet returned as items.
-    public var bufferedByteCount: Int { self.buffer.count - self.start }
+    package var bufferedByteCount: Int { self.buffer.count - self.start }
 
-    public mutating func append(_ bytes: some Sequence<UInt8>) {
+    package mutating func append(_ bytes: some Sequence<UInt8>) {
         self.buffer.append(contentsOf: bytes)
     }
 
     /// Appends the chunk and returns every item that is now complete.
-    public mutating func receive(_ bytes: some Sequence<UInt8>) throws(SIPParseError) -> [Item] {
+    package mutating func receive(_ bytes: some Sequence<UInt8>) throws(SIPParseError) -> [Item] {
         self.append(bytes)
         var items: [Item] = []
         while let item = try self.next() { items.append(item) }
@@ -61,7 +61,7 @@ public struct SIPStreamFramer: Sendable {
     }
 
     /// The next complete item, or nil until more bytes arrive.
-    public mutating func next() throws(SIPParseError) -> Item? {
+    package mutating func next() throws(SIPParseError) -> Item? {
         if let failure { throw failure }
         do {
             let item = try self.step()

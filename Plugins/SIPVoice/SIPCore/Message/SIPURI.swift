@@ -4,21 +4,21 @@
 /// `secret`, the host `example.com`, the port 5060, a `transport` parameter and a `subject` header. User,
 /// parameter and header text stays %-escaped as written. For schemes other than `sip` and `sips` (a `tel:`
 /// caller, a `urn:`) only ``scheme`` and ``opaque`` are set.
-public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
+package struct SIPURI: Sendable, Hashable, CustomStringConvertible {
     /// Lower-cased: `sip`, `sips`, `tel`, …
-    public var scheme: String
-    public var user: String?
-    public var password: String?
+    package var scheme: String
+    package var user: String?
+    package var password: String?
     /// A host name, an IPv4 address or a bracketed IPv6 reference (`[2001:db8::1]`); empty for other schemes.
-    public var host: String
-    public var port: Int?
-    public var parameters: SIPParameters
+    package var host: String
+    package var port: Int?
+    package var parameters: SIPParameters
     /// `?name=value&…` headers, in order.
-    public var headers: [SIPParameter]
+    package var headers: [SIPParameter]
     /// Everything after `scheme:` for schemes other than sip and sips.
-    public var opaque: String?
+    package var opaque: String?
 
-    public init(
+    package init(
         scheme: String = "sip",
         user: String? = nil,
         password: String? = nil,
@@ -38,18 +38,18 @@ public struct SIPURI: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether the scheme is `sip` or `sips`, so host, port and parameters are meaningful.
-    public var isSIP: Bool { self.scheme == "sip" || self.scheme == "sips" }
+    package var isSIP: Bool { self.scheme == "sip" || self.scheme == "sips" }
 
     /// `host` or `host:port`.
-    public var hostPort: String {
+    package var hostPort: String {
         if let port { return "\(self.host):\(port)" }
         return self.host
     }
 
     /// The `transport` parameter, lower-cased, if present.
-    public var transport: String? { self.parameters["transport"].map(SIPSyntax.lowercased) }
+    package var transport: String? { self.parameters["transport"].map(SIPSyntax.lowercased) }
 
-    public var description: String {
+    package var description: String {
         if let opaque { return "\(self.scheme):\(opaque)" }
         var text = self.scheme + ":"
         if let user {
@@ -71,7 +71,7 @@ extension SIPURI {
     ///
     /// It reads bytes: every delimiter is ASCII, and a SIP URI is ASCII (RFC 3261 section 25.1: anything else
     /// is %-escaped), so a delimiter followed by a combining mark still delimits.
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         let text = String(text)
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw SIPParseError(.uri, "empty URI") }
@@ -203,7 +203,7 @@ extension SIPURI {
     /// URI equality in the sense of RFC 3261 section 19.1.4, simplified to what matching needs here: scheme,
     /// user (case-sensitive), host (case-insensitive), port, and the `transport`, `user`, `method`, `maddr`
     /// and `ttl` parameters when both carry them.
-    public func isEquivalent(to other: SIPURI) -> Bool {
+    package func isEquivalent(to other: SIPURI) -> Bool {
         guard self.scheme == other.scheme else { return false }
         if let opaque = self.opaque { return opaque == other.opaque }
         guard self.user == other.user, self.password == other.password,

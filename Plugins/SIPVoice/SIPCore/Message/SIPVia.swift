@@ -1,41 +1,41 @@
 /// One Via header element: `SIP/2.0/UDP host:port;branch=z9hG4bK…;received=…;rport=…`.
-public struct SIPVia: Sendable, Hashable, CustomStringConvertible {
+package struct SIPVia: Sendable, Hashable, CustomStringConvertible {
     /// The magic cookie that starts every RFC 3261 branch (section 8.1.1.7).
-    public static let branchCookie = "z9hG4bK"
+    package static let branchCookie = "z9hG4bK"
 
     /// Upper-cased: `UDP`, `TCP`, `TLS`, `WS`, `WSS`, `SCTP`.
-    public var transport: String
+    package var transport: String
     /// The sent-by host: a name, IPv4 address or bracketed IPv6 reference.
-    public var host: String
-    public var port: Int?
-    public var parameters: SIPParameters
+    package var host: String
+    package var port: Int?
+    package var parameters: SIPParameters
 
-    public init(transport: String, host: String, port: Int? = nil, parameters: SIPParameters = []) {
+    package init(transport: String, host: String, port: Int? = nil, parameters: SIPParameters = []) {
         self.transport = transport.uppercased()
         self.host = host
         self.port = port
         self.parameters = parameters
     }
 
-    public var branch: String? { self.parameters["branch"] }
-    public var received: String? { self.parameters["received"] }
+    package var branch: String? { self.parameters["branch"] }
+    package var received: String? { self.parameters["received"] }
     /// Whether the `rport` parameter is present (RFC 3581), with or without a value.
-    public var hasRPort: Bool { self.parameters.contains("rport") }
+    package var hasRPort: Bool { self.parameters.contains("rport") }
     /// The port the server saw the request come from (RFC 3581), when it filled it in.
-    public var rport: Int? { self.parameters["rport"].flatMap(SIPSyntax.parseUInt32).flatMap { $0 <= 65535 ? Int($0) : nil } }
+    package var rport: Int? { self.parameters["rport"].flatMap(SIPSyntax.parseUInt32).flatMap { $0 <= 65535 ? Int($0) : nil } }
     /// Whether the branch carries RFC 3261's magic cookie, so it alone identifies the transaction.
-    public var hasRFC3261Branch: Bool { self.branch?.hasPrefix(Self.branchCookie) ?? false }
+    package var hasRFC3261Branch: Bool { self.branch?.hasPrefix(Self.branchCookie) ?? false }
 
     /// `host:port` as sent.
-    public var sentBy: String { self.port.map { "\(self.host):\($0)" } ?? self.host }
+    package var sentBy: String { self.port.map { "\(self.host):\($0)" } ?? self.host }
 
-    public var description: String {
+    package var description: String {
         "SIP/2.0/\(self.transport) \(self.sentBy)\(self.parameters.serializedWithSemicolons)"
     }
 }
 
 extension SIPVia {
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         var scanner = SIPScanner(text)
         scanner.skipWhitespace()
         guard let name = scanner.readToken(), SIPSyntax.equalsIgnoringCase(name, "SIP"), scanner.consume(UInt8(ascii: "/")) else {
@@ -68,19 +68,19 @@ extension SIPVia {
 }
 
 /// The CSeq header: a sequence number and the request's method.
-public struct SIPCSeq: Sendable, Hashable, CustomStringConvertible {
+package struct SIPCSeq: Sendable, Hashable, CustomStringConvertible {
     /// Less than 2**31 (RFC 3261 section 8.1.1.5).
-    public var number: UInt32
-    public var method: SIPMethod
+    package var number: UInt32
+    package var method: SIPMethod
 
-    public init(_ number: UInt32, _ method: SIPMethod) {
+    package init(_ number: UInt32, _ method: SIPMethod) {
         self.number = number
         self.method = method
     }
 
-    public var description: String { "\(self.number) \(self.method)" }
+    package var description: String { "\(self.number) \(self.method)" }
 
-    public init(parsing text: some StringProtocol) throws(SIPParseError) {
+    package init(parsing text: some StringProtocol) throws(SIPParseError) {
         let parts = text.split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard parts.count == 2, let number = SIPSyntax.parseUInt32(parts[0]), number < 1 << 31, SIPSyntax.isToken(parts[1]) else {
             throw SIPParseError(.headerValue, "expected '<number below 2^31> <method>' in CSeq")
@@ -91,24 +91,24 @@ public struct SIPCSeq: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// A request method. Methods are case-sensitive (RFC 3261 section 7.1).
-public struct SIPMethod: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
-    public let rawValue: String
+package struct SIPMethod: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    package let rawValue: String
 
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-    public init(stringLiteral value: String) { self.rawValue = value }
-    public var description: String { self.rawValue }
+    package init(_ rawValue: String) { self.rawValue = rawValue }
+    package init(stringLiteral value: String) { self.rawValue = value }
+    package var description: String { self.rawValue }
 
-    public static let invite = SIPMethod("INVITE")
-    public static let ack = SIPMethod("ACK")
-    public static let bye = SIPMethod("BYE")
-    public static let cancel = SIPMethod("CANCEL")
-    public static let register = SIPMethod("REGISTER")
-    public static let options = SIPMethod("OPTIONS")
-    public static let info = SIPMethod("INFO")
-    public static let update = SIPMethod("UPDATE")
-    public static let prack = SIPMethod("PRACK")
-    public static let subscribe = SIPMethod("SUBSCRIBE")
-    public static let notify = SIPMethod("NOTIFY")
-    public static let refer = SIPMethod("REFER")
-    public static let message = SIPMethod("MESSAGE")
+    package static let invite = SIPMethod("INVITE")
+    package static let ack = SIPMethod("ACK")
+    package static let bye = SIPMethod("BYE")
+    package static let cancel = SIPMethod("CANCEL")
+    package static let register = SIPMethod("REGISTER")
+    package static let options = SIPMethod("OPTIONS")
+    package static let info = SIPMethod("INFO")
+    package static let update = SIPMethod("UPDATE")
+    package static let prack = SIPMethod("PRACK")
+    package static let subscribe = SIPMethod("SUBSCRIBE")
+    package static let notify = SIPMethod("NOTIFY")
+    package static let refer = SIPMethod("REFER")
+    package static let message = SIPMethod("MESSAGE")
 }

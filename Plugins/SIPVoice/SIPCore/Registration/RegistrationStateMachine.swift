@@ -1,5 +1,5 @@
-public import AttendantPluginAPI
-public import AttendantPluginKit
+package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// Keeps one SIP binding registered (RFC 3261 section 10.2, RFC 5626), without I/O or a clock of its own.
 ///
@@ -40,8 +40,8 @@ public import AttendantPluginKit
 ///   10.2 asks) and reports ``Action/unregistered``.
 /// - After ``Action/failed(_:)`` the machine is idle: ``start()`` tries again (the supervisor's backoff
 ///   decides when).
-public struct RegistrationStateMachine: Sendable {
-    public enum Timer: Sendable, Hashable {
+package struct RegistrationStateMachine: Sendable {
+    package enum Timer: Sendable, Hashable {
         /// RFC 3261 timer E.
         case retransmit
         /// RFC 3261 timer F.
@@ -54,9 +54,9 @@ public struct RegistrationStateMachine: Sendable {
         case expiry
     }
 
-    public typealias TimerID = AttendantPluginKit.TimerID<Timer>
+    package typealias TimerID = AttendantPluginKit.TimerID<Timer>
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case send(SIPRequest)
         case setTimer(TimerID, after: Duration)
         case cancelTimer(TimerID)
@@ -65,23 +65,23 @@ public struct RegistrationStateMachine: Sendable {
         case failed(RegistrationError)
     }
 
-    public enum Phase: Sendable, Hashable {
+    package enum Phase: Sendable, Hashable {
         case idle, registering, registered, unregistering, failed
     }
 
     enum Purpose: Sendable { case register, unregister }
     enum Pending: Sendable { case refresh, unregister }
 
-    public private(set) var phase: Phase = .idle
+    package private(set) var phase: Phase = .idle
     /// The current binding, while registered.
-    public private(set) var grant: RegistrationGrant?
-    public let callID: String
-    public let fromTag: String
-    public private(set) var credentials: RegistrationCredentials
+    package private(set) var grant: RegistrationGrant?
+    package let callID: String
+    package let fromTag: String
+    package private(set) var credentials: RegistrationCredentials
 
-    public private(set) var configuration: RegistrationConfiguration
+    package private(set) var configuration: RegistrationConfiguration
     /// A REGISTER is out and its final response has not arrived.
-    public var isAwaitingResponse: Bool { self.transaction != nil }
+    package var isAwaitingResponse: Bool { self.transaction != nil }
     var identifiers: SIPIdentifiers
     /// Digest hashes, the host's (``ChannelHost/hashing``).
     let hashing: any ChannelHashing
@@ -102,7 +102,7 @@ public struct RegistrationStateMachine: Sendable {
     var answered: Set<String> = []
     var answeredFresh: Set<SIPHeaderName> = []
 
-    public init(
+    package init(
         configuration: RegistrationConfiguration,
         credentials: RegistrationCredentials,
         hashing: any ChannelHashing,
@@ -125,7 +125,7 @@ public struct RegistrationStateMachine: Sendable {
     /// restarted (its nonces are then unknown to it, and some registrars answer them with 403, not a new
     /// challenge), so the first REGISTER gets a fresh nonce. Bearer challenges hold no server state and
     /// are answered at once again.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard self.phase == .idle || self.phase == .failed else { return [] }
         self.requestedExpires = self.configuration.expires
         if self.phase == .failed {
@@ -140,7 +140,7 @@ public struct RegistrationStateMachine: Sendable {
 
     /// A response arrived; ones that are neither for the current transaction nor for a REGISTER of this
     /// attempt that a probe replaced are ignored.
-    public mutating func receive(_ response: SIPResponse) -> [Action] {
+    package mutating func receive(_ response: SIPResponse) -> [Action] {
         var actions: [Action]
         if var transaction = self.transaction, transaction.matches(response) {
             actions = self.map(transaction.receive(response))
@@ -160,7 +160,7 @@ public struct RegistrationStateMachine: Sendable {
         return actions
     }
 
-    public mutating func timerFired(_ id: TimerID) -> [Action] {
+    package mutating func timerFired(_ id: TimerID) -> [Action] {
         guard self.timers.fire(id) else { return [] }
         switch id.kind {
         case .retransmit:
@@ -192,7 +192,7 @@ public struct RegistrationStateMachine: Sendable {
     }
 
     /// The connection to the registrar broke (or, over UDP, an ICMP error came back).
-    public mutating func transportFailed(_ reason: String) -> [Action] {
+    package mutating func transportFailed(_ reason: String) -> [Action] {
         switch self.phase {
         case .idle, .failed: return []
         case .unregistering: return self.finishUnregistering()
@@ -201,7 +201,7 @@ public struct RegistrationStateMachine: Sendable {
     }
 
     /// New credentials (a renewed token): registered bindings are refreshed with them at once.
-    public mutating func credentialsChanged(_ credentials: RegistrationCredentials) -> [Action] {
+    package mutating func credentialsChanged(_ credentials: RegistrationCredentials) -> [Action] {
         guard credentials != self.credentials else { return [] }
         self.credentials = credentials
         self.resetAttempt()
@@ -217,7 +217,7 @@ public struct RegistrationStateMachine: Sendable {
     }
 
     /// Refresh now (the keep-alive cycle asks). Ignored unless registered with nothing in flight.
-    public mutating func refresh() -> [Action] {
+    package mutating func refresh() -> [Action] {
         guard self.phase == .registered, self.transaction == nil else { return [] }
         return self.refreshNow()
     }
@@ -225,14 +225,14 @@ public struct RegistrationStateMachine: Sendable {
     /// Replaces the configuration (a new local address after the transport reconnected, say) while idle
     /// or failed; the next ``start()`` uses it, with the same Call-ID and From tag. Returns false, changing
     /// nothing, in any other phase.
-    public mutating func reconfigure(_ configuration: RegistrationConfiguration) -> Bool {
+    package mutating func reconfigure(_ configuration: RegistrationConfiguration) -> Bool {
         guard self.phase == .idle || self.phase == .failed else { return false }
         self.configuration = configuration
         return true
     }
 
     /// Removes the binding (`Expires: 0`) and reports ``Action/unregistered``.
-    public mutating func stop() -> [Action] {
+    package mutating func stop() -> [Action] {
         switch self.phase {
         case .idle, .failed, .unregistering:
             return []

@@ -1,4 +1,4 @@
-public import AttendantPluginKit
+package import AttendantPluginKit
 
 /// An incoming call's INVITE server transaction (RFC 3261 section 17.2.1) with the few answers the
 /// SIPVoice channel gives: it rings (`180 Ringing` with a To tag, after `100 Trying` if configured), and ends with `302 Moved
@@ -8,28 +8,28 @@ public import AttendantPluginKit
 /// (hop-by-hop, same branch): until it arrives the final response is retransmitted over UDP (timer G, up
 /// to timer H); after it, timer I absorbs ACK copies. Pure: the driver sends what it is told and runs the
 /// timers it is given.
-public struct InviteServerTransaction: Sendable {
-    public struct Configuration: Sendable, Hashable {
+package struct InviteServerTransaction: Sendable {
+    package struct Configuration: Sendable, Hashable {
         /// TCP or TLS: no retransmissions, no linger after the ACK.
-        public var reliable: Bool
-        public var timers: SIPTimers = SIPTimers()
+        package var reliable: Bool
+        package var timers: SIPTimers = SIPTimers()
         /// Answer `480` if nobody accepts or declines within this time; nil leaves it to the caller.
-        public var ringTimeout: Duration?
+        package var ringTimeout: Duration?
         /// This user agent's address, sent as Contact in `180 Ringing` (it creates an early dialog).
-        public var localContact: SIPNameAddress?
+        package var localContact: SIPNameAddress?
         /// Send `100 Trying` before `180 Ringing`. Off by default: RFC 3261 section 17.2.1 lets a server
         /// transaction leave it out when its user agent answers within 200 ms, and this one rings at once
         /// (a proxy sends its own 100 hop by hop). One datagram less before the 180 the caller waits for.
-        public var sendsTrying: Bool = false
+        package var sendsTrying: Bool = false
 
-        public init(reliable: Bool, ringTimeout: Duration? = nil, localContact: SIPNameAddress? = nil) {
+        package init(reliable: Bool, ringTimeout: Duration? = nil, localContact: SIPNameAddress? = nil) {
             self.reliable = reliable
             self.ringTimeout = ringTimeout
             self.localContact = localContact
         }
     }
 
-    public enum Timer: Sendable, Hashable {
+    package enum Timer: Sendable, Hashable {
         /// Nobody answered: send 480.
         case ringTimeout
         /// RFC 3261 timer G: retransmit the final response (UDP).
@@ -40,14 +40,14 @@ public struct InviteServerTransaction: Sendable {
         case linger
     }
 
-    public typealias TimerID = AttendantPluginKit.TimerID<Timer>
+    package typealias TimerID = AttendantPluginKit.TimerID<Timer>
 
-    public enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         case proceeding, completed, confirmed, terminated
     }
 
     /// How the call ended for the person it was for.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// Accepted: redirected to the softphone with 302.
         case redirected(SIPNameAddress)
         /// Declined with 603.
@@ -68,7 +68,7 @@ public struct InviteServerTransaction: Sendable {
         case rejected(Int)
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         case send(SIPResponse)
         case setTimer(TimerID, after: Duration)
         case cancelTimer(TimerID)
@@ -78,16 +78,16 @@ public struct InviteServerTransaction: Sendable {
         case terminated
     }
 
-    public let invite: SIPRequest
+    package let invite: SIPRequest
     /// The dialog the 180 established, from the callee's side.
-    public let dialog: SIPDialogID
+    package let dialog: SIPDialogID
     /// Who calls (the INVITE's From) and whom (its To).
-    public let caller: SIPNameAddress
-    public let callee: SIPNameAddress
+    package let caller: SIPNameAddress
+    package let callee: SIPNameAddress
     /// The caller's Contact, if it sent one.
-    public let remoteTarget: SIPURI?
-    public private(set) var state: State = .proceeding
-    public private(set) var outcome: Outcome?
+    package let remoteTarget: SIPURI?
+    package private(set) var state: State = .proceeding
+    package private(set) var outcome: Outcome?
 
     private let configuration: Configuration
     private let topVia: SIPVia
@@ -98,7 +98,7 @@ public struct InviteServerTransaction: Sendable {
     private var timers = TimerTable<Timer>()
 
     /// Takes an INVITE; throws if it lacks what a response needs (Via, From, To, Call-ID, CSeq INVITE).
-    public init(invite: SIPRequest, localTag: String, configuration: Configuration) throws(SIPParseError) {
+    package init(invite: SIPRequest, localTag: String, configuration: Configuration) throws(SIPParseError) {
         guard invite.method == .invite else {
             throw SIPParseError(.startLine, "expected an INVITE, got \(invite.method)")
         }
@@ -118,7 +118,7 @@ public struct InviteServerTransaction: Sendable {
     }
 
     /// Rings: 100 Trying (if configured) and 180 Ringing, and the ring timeout.
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         guard self.state == .proceeding, self.lastProvisional == nil else { return [] }
         var actions: [Action] = []
         if self.configuration.sendsTrying {
@@ -134,29 +134,29 @@ public struct InviteServerTransaction: Sendable {
     }
 
     /// Accept: `302 Moved Temporarily` with the softphone's address as Contact.
-    public mutating func accept(redirectingTo contact: SIPNameAddress) -> [Action] {
+    package mutating func accept(redirectingTo contact: SIPNameAddress) -> [Action] {
         self.finish(self.response(302, contact: contact), outcome: .redirected(contact))
     }
 
     /// Decline: `603 Decline`.
-    public mutating func decline() -> [Action] {
+    package mutating func decline() -> [Action] {
         self.finish(self.response(603), outcome: .declined)
     }
 
     /// Busy: `486 Busy Here`.
-    public mutating func busy() -> [Action] {
+    package mutating func busy() -> [Action] {
         self.finish(self.response(486), outcome: .busy)
     }
 
     /// Any other final non-2xx response (300 to 699).
-    public mutating func respond(statusCode: Int, reasonPhrase: String? = nil) -> [Action] {
+    package mutating func respond(statusCode: Int, reasonPhrase: String? = nil) -> [Action] {
         guard (300...699).contains(statusCode) else { return [] }
         return self.finish(self.response(statusCode, reasonPhrase: reasonPhrase), outcome: .rejected(statusCode))
     }
 
     /// Whether `request` belongs to this transaction: a retransmitted INVITE, the ACK for the final
     /// response, or a CANCEL for the INVITE (RFC 3261 sections 17.2.3 and 9.2).
-    public func matches(_ request: SIPRequest) -> Bool {
+    package func matches(_ request: SIPRequest) -> Bool {
         guard let via = try? request.headers.topVia else { return false }
         guard request.method == .invite || request.method == .ack || request.method == .cancel else { return false }
         if self.topVia.hasRFC3261Branch {
@@ -178,7 +178,7 @@ public struct InviteServerTransaction: Sendable {
     /// ends a ringing call with 487 (answered elsewhere when its Reason says SIP cause 200, declined
     /// elsewhere when it says a 6xx), ACK confirms
     /// the final response. Others are ignored.
-    public mutating func receive(_ request: SIPRequest) -> [Action] {
+    package mutating func receive(_ request: SIPRequest) -> [Action] {
         guard self.matches(request) else { return [] }
         switch request.method {
         case .invite:
@@ -217,7 +217,7 @@ public struct InviteServerTransaction: Sendable {
         }
     }
 
-    public mutating func timerFired(_ id: TimerID) -> [Action] {
+    package mutating func timerFired(_ id: TimerID) -> [Action] {
         guard self.timers.fire(id) else { return [] }
         switch (id.kind, self.state) {
         case (.ringTimeout, .proceeding):
@@ -262,32 +262,32 @@ public struct InviteServerTransaction: Sendable {
 }
 
 /// A dialog's identity (RFC 3261 section 12): Call-ID and both tags, from this side's point of view.
-public struct SIPDialogID: Sendable, Hashable, CustomStringConvertible {
-    public var callID: String
-    public var localTag: String
+package struct SIPDialogID: Sendable, Hashable, CustomStringConvertible {
+    package var callID: String
+    package var localTag: String
     /// Nil for an RFC 2543 peer that sent no From tag.
-    public var remoteTag: String?
+    package var remoteTag: String?
 
-    public init(callID: String, localTag: String, remoteTag: String?) {
+    package init(callID: String, localTag: String, remoteTag: String?) {
         self.callID = callID
         self.localTag = localTag
         self.remoteTag = remoteTag
     }
 
-    public var description: String { "\(self.callID);local=\(self.localTag);remote=\(self.remoteTag ?? "-")" }
+    package var description: String { "\(self.callID);local=\(self.localTag);remote=\(self.remoteTag ?? "-")" }
 }
 
 /// The key that routes incoming requests to server transactions (RFC 3261 section 17.2.3): the top Via's
 /// branch and sent-by, and the method, with ACK filed under INVITE. CANCEL has its own key; find the
 /// INVITE it cancels with ``forCancelledInvite``.
-public struct SIPServerTransactionKey: Sendable, Hashable {
-    public var branch: String
-    public var sentBy: String
-    public var method: SIPMethod
+package struct SIPServerTransactionKey: Sendable, Hashable {
+    package var branch: String
+    package var sentBy: String
+    package var method: SIPMethod
 
     /// Nil for requests whose top Via lacks an RFC 3261 branch (match those with
     /// ``InviteServerTransaction/matches(_:)``).
-    public init?(_ request: SIPRequest) {
+    package init?(_ request: SIPRequest) {
         guard let via = try? request.headers.topVia, via.hasRFC3261Branch, let branch = via.branch else { return nil }
         self.branch = branch
         self.sentBy = SIPSyntax.lowercased(via.sentBy)
@@ -295,7 +295,7 @@ public struct SIPServerTransactionKey: Sendable, Hashable {
     }
 
     /// The key of the INVITE transaction a CANCEL with this key cancels.
-    public var forCancelledInvite: SIPServerTransactionKey {
+    package var forCancelledInvite: SIPServerTransactionKey {
         var key = self
         key.method = .invite
         return key

@@ -3,19 +3,19 @@
 /// provisional response arrived, timer E); on every transport the transaction gives up after 64·T1
 /// (timer F). Timer K is left out: once a final response arrives the transaction is over, and late copies
 /// of that response no longer match anything the caller waits for.
-public struct NonInviteClientTransaction: Sendable {
-    public enum State: Sendable, Hashable {
+package struct NonInviteClientTransaction: Sendable {
+    package enum State: Sendable, Hashable {
         case trying, proceeding, completed, terminated
     }
 
-    public enum Timer: Sendable, Hashable {
+    package enum Timer: Sendable, Hashable {
         /// Timer E: retransmit (unreliable transports only).
         case retransmit
         /// Timer F: give up.
         case timeout
     }
 
-    public enum Action: Sendable, Hashable {
+    package enum Action: Sendable, Hashable {
         /// Put the request on the wire (first time or a retransmission).
         case send(SIPRequest)
         case setTimer(Timer, after: Duration)
@@ -24,15 +24,15 @@ public struct NonInviteClientTransaction: Sendable {
         case timedOut
     }
 
-    public let request: SIPRequest
+    package let request: SIPRequest
     /// The top Via branch: responses that carry it belong to this transaction.
-    public let branch: String
-    public private(set) var state: State = .trying
+    package let branch: String
+    package private(set) var state: State = .trying
     private let reliable: Bool
     private let timers: SIPTimers
     private var interval: Duration
 
-    public init(request: SIPRequest, branch: String, reliable: Bool, timers: SIPTimers = SIPTimers()) {
+    package init(request: SIPRequest, branch: String, reliable: Bool, timers: SIPTimers = SIPTimers()) {
         self.request = request
         self.branch = branch
         self.reliable = reliable
@@ -40,7 +40,7 @@ public struct NonInviteClientTransaction: Sendable {
         self.interval = timers.t1
     }
 
-    public mutating func start() -> [Action] {
+    package mutating func start() -> [Action] {
         var actions: [Action] = [.send(self.request)]
         if !self.reliable { actions.append(.setTimer(.retransmit, after: self.interval)) }
         actions.append(.setTimer(.timeout, after: self.timers.transactionTimeout))
@@ -48,7 +48,7 @@ public struct NonInviteClientTransaction: Sendable {
     }
 
     /// Whether `response` belongs to this transaction: same top Via branch, same CSeq method and number.
-    public func matches(_ response: SIPResponse) -> Bool {
+    package func matches(_ response: SIPResponse) -> Bool {
         guard let via = try? response.headers.topVia, via.branch == self.branch,
             let cseq = try? response.headers.cseq, let sent = try? self.request.headers.cseq
         else { return false }
@@ -56,7 +56,7 @@ public struct NonInviteClientTransaction: Sendable {
     }
 
     /// A response that ``matches(_:)`` this transaction arrived.
-    public mutating func receive(_ response: SIPResponse) -> [Action] {
+    package mutating func receive(_ response: SIPResponse) -> [Action] {
         switch self.state {
         case .trying, .proceeding:
             if response.isProvisional {
@@ -70,7 +70,7 @@ public struct NonInviteClientTransaction: Sendable {
         }
     }
 
-    public mutating func timerFired(_ timer: Timer) -> [Action] {
+    package mutating func timerFired(_ timer: Timer) -> [Action] {
         switch (timer, self.state) {
         case (.retransmit, .trying):
             self.interval = min(self.interval * 2, self.timers.t2)
