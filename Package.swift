@@ -41,6 +41,10 @@ let package = Package(
         // Named for HostNetwork's TLS policy (NIOSSL) and WebSocket headers (HTTPTypes); both come with the two above.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The daemon's metrics API (CoreMetrics): counters, gauges and timers, without a global bootstrap.
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        // Prometheus text for those metrics (attendantctl metrics, [metrics] listen), one registry per daemon.
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
@@ -96,6 +100,9 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // Hashes and HMACs for the channels (HostHashing).
                 .product(name: "Crypto", package: "swift-crypto"),
+                // DaemonMetrics: swift-metrics handles made by a Prometheus registry of the daemon's own.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             swiftSettings: strictness
         ),

@@ -30,7 +30,7 @@ public struct Attendantctl: AsyncParsableCommand {
         version: "attendantctl 0.1.0",
         subcommands: [
             Status.self, Channels.self, Contacts.self, Accept.self, Decline.self, Token.self, Reload.self,
-            DoNotDisturb.self, Monitor.self, Health.self, Chat.self, Actions.self,
+            DoNotDisturb.self, Monitor.self, Health.self, Metrics.self, Chat.self, Actions.self,
         ],
         defaultSubcommand: Status.self
     )

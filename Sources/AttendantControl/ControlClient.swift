@@ -97,6 +97,13 @@ public struct ControlClient: Sendable {
         return status
     }
 
+    /// The daemon's figures in the Prometheus text format.
+    public func metrics() async throws(ControlClientError) -> String {
+        let reply = try await self.call(ControlInterface.Method.getMetrics)
+        guard let text = reply.first?.string else { throw .malformed(ControlInterface.Method.getMetrics, reply) }
+        return text
+    }
+
     public func setDoNotDisturb(_ on: Bool) async throws(ControlClientError) {
         _ = try await self.call(ControlInterface.Method.setDoNotDisturb, [.boolean(on)])
     }

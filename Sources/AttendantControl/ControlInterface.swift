@@ -16,6 +16,7 @@ public import Systemd
 /// RenewToken(s channel)
 /// Reload() → s status                             re-reads the configuration, like SIGHUP
 /// SetDoNotDisturb(b on)
+/// GetMetrics() → s text                           the daemon's figures in the Prometheus text format 0.0.4
 ///
 /// ChatPrepare(s channel)                                          the chat requests (ChannelRequest)
 /// ChatConnect(s channel)
@@ -59,6 +60,8 @@ public enum ControlInterface {
         public static let renewToken = "RenewToken"
         public static let reload = "Reload"
         public static let setDoNotDisturb = "SetDoNotDisturb"
+        /// The daemon's figures, as `[metrics] listen` serves them at `/metrics`.
+        public static let getMetrics = "GetMetrics"
 
         public static let chatPrepare = "ChatPrepare"
         public static let chatConnect = "ChatConnect"

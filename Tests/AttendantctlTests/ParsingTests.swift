@@ -140,7 +140,7 @@ import Testing
         for shell in ["bash", "zsh", "fish"] {
             let script = Attendantctl.completionScript(for: CompletionShell(rawValue: shell)!)
             for command in [
-                "status", "channels", "contacts", "accept", "decline", "token", "renew", "reload", "dnd", "monitor", "health",
+                "status", "channels", "contacts", "accept", "decline", "token", "renew", "reload", "dnd", "monitor", "health", "metrics",
                 "chat", "prepare", "connect", "view", "threads", "open", "create", "send", "end",
                 "actions", "track", "identify", "attribute", "boundary", "list", "click", "dismiss", "suppress", "unsuppress", "variables",
             ] {

@@ -38,17 +38,20 @@ package final class DesktopAlertCenter: AlertPresenter {
     private let origin: ContinuousClock.Instant
     private let ringer: CallRinger?
     private let desktopQuiet: DesktopQuietWatcher?
+    private let metrics: DaemonMetrics
     private let state: Mutex<(doNotDisturb: Bool, serverPresent: Bool)>
 
     /// - Parameters:
     ///   - ringer: rings while a call rings (``AlertPlanner/isRinging``); nil: calls are only seen.
     ///   - desktopQuiet: follows the desktop's own do-not-disturb; nil: only Attendant's switch counts.
+    ///   - metrics: where the alert latency goes (a contact's arrival to its Notify reply).
     ///   - perform: carries out an action the user chose on a notification.
     package init(
         connection: BusConnection,
         planner: AlertPlanner,
         ringer: CallRinger? = nil,
         desktopQuiet: DesktopQuietWatcher? = nil,
+        metrics: DaemonMetrics = DaemonMetrics(),
         logger: Logger,
         perform: @escaping @Sendable (AlertRoute) async -> Void
     ) {
@@ -57,6 +60,7 @@ package final class DesktopAlertCenter: AlertPresenter {
         self.perform = perform
         self.ringer = ringer
         self.desktopQuiet = desktopQuiet
+        self.metrics = metrics
         (self.inputs, self.continuation) = AsyncStream.makeStream()
         self.origin = self.clock.now
         self.state = Mutex((planner.doNotDisturb, false))
@@ -276,6 +280,7 @@ package final class DesktopAlertCenter: AlertPresenter {
                         ]
                     )
                     guard let id = reply.first?.uint32 else { continue }
+                    self.metrics.alertShown(key)
                     queue.append(contentsOf: planner.shown(key: key, id: id))
                 } catch {
                     self.logger.warning("could not show the alert for \(key): \(error); it is kept and shown when a notification server is back")

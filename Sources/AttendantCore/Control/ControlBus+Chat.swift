@@ -62,6 +62,10 @@ extension ControlBus {
                 }
                 // A typed request a plugin answers with done has nothing more to say.
                 if case .done = reply, !Self.isCustom(request) { return [.dictionary(key: "s", value: "s", [])] }
+                // A request that raised a contact (Loopback's `ring`) answers with the contact's id and kind.
+                if case .contact(let contact) = reply {
+                    return [.dictionary(key: "s", value: "s", [.init(.string("contact"), .string(contact.id)), .init(.string("kind"), .string(contact.kind.rawValue))])]
+                }
                 guard case .fields(let fields) = reply else { throw Self.unexpected(reply, arguments, request) }
                 let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
                 return [.dictionary(key: "s", value: "s", entries)]

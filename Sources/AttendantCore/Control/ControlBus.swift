@@ -16,15 +16,18 @@ package final class ControlBus: AlertPresenter {
         package var links: LinkOpener?
         package var reload: @Sendable () async throws -> String
         package var version: String
+        package var metrics: DaemonMetrics
 
         package init(
             fleet: ChannelFleet,
             store: StateStore,
             alerts: DesktopAlertCenter?,
             links: LinkOpener? = nil,
+            metrics: DaemonMetrics = DaemonMetrics(),
             version: String,
             reload: @escaping @Sendable () async throws -> String
         ) {
+            self.metrics = metrics
             self.fleet = fleet
             self.store = store
             self.alerts = alerts
@@ -242,6 +245,9 @@ package final class ControlBus: AlertPresenter {
                         member: ControlInterface.Signal.doNotDisturbChanged, arguments: [.boolean(on)]
                     )
                     return []
+                },
+                .init(ControlInterface.Method.getMetrics, outputs: [A("text", "s")]) { _ in
+                    [.string(target.metrics.prometheusText())]
                 },
                 .init(ControlInterface.Method.setURLHandler, inputs: [A("name", "s")]) { arguments throws(BusMethodError) in
                     guard let links = target.links else {

@@ -81,6 +81,8 @@ package struct AttendantDaemon {
         let session = try await self.openSessionBus()
         // Built in dependency order; where parts talk back to each other, through the links made first.
         let links = DaemonLinks()
+        // The daemon's figures (attendantctl metrics, [metrics] listen): one registry of its own.
+        let metrics = DaemonMetrics()
         // A plugin's own chat alert title, for channels that set none (a plugin that fails to load is
         // reported when the fleet starts its channel).
         let pluginTitle: @Sendable (String) -> String? = { plugin in try? loader.load(plugin).factory.defaultChatAlertTitle }
@@ -92,14 +94,15 @@ package struct AttendantDaemon {
         let alerts = session.map { session in
             DesktopAlertCenter(
                 connection: session, planner: AlertPlanner(configuration, pluginTitle: pluginTitle), ringer: ringer,
-                desktopQuiet: DesktopQuietWatcher(connection: session, logger: self.logger, environment: self.options.environment), logger: self.logger
+                desktopQuiet: DesktopQuietWatcher(connection: session, logger: self.logger, environment: self.options.environment),
+                metrics: metrics, logger: self.logger
             ) { route in
                 links.chosenActions.continuation.yield(route)
             }
         }
         let presenters: [any AlertPresenter] =
             (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, links.forwarder] } ?? [])
-        let router = EventRouter(store: store, logger: self.logger, presenters: presenters)
+        let router = EventRouter(store: store, logger: self.logger, presenters: presenters, metrics: metrics)
         // Links from in-app actions: only with a desktop session (someone to open them for).
         let linkOpener = session.map { session in
             LinkOpener(settings: configuration.links, askHandler: { name, url, timeout in
@@ -118,6 +121,7 @@ package struct AttendantDaemon {
                 clock: self.options.clock,
                 processEnvironment: self.options.environment,
                 links: linkOpener,
+                metrics: metrics,
                 logger: self.logger
             ),
             onStatusChange: { links.statusChanged() }
@@ -142,7 +146,11 @@ package struct AttendantDaemon {
                 guard let sources else { return configuration }
                 return try AttendantConfiguration.load(sources)
             },
-            onConfiguration: { [alerts] configuration in
+            onConfiguration: { [alerts, logger = self.logger, served = configuration.metrics.listen] configuration in
+                if configuration.metrics.listen != served {
+                    let wanted = configuration.metrics.listen.map { "on \($0)" } ?? "none"
+                    logger.warning("[metrics] listen changed: the endpoint stays as it started until attendantd restarts (systemctl --user restart attendantd), which then serves \(wanted)")
+                }
                 alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))
                 sessionMonitor.update(configuration.session)
                 linkOpener?.update(configuration.links)
@@ -152,7 +160,7 @@ package struct AttendantDaemon {
         if let session, let alerts {
             let control = ControlBus(
                 connection: session,
-                target: .init(fleet: fleet, store: store, alerts: alerts, links: linkOpener, version: self.options.version) {
+                target: .init(fleet: fleet, store: store, alerts: alerts, links: linkOpener, metrics: metrics, version: self.options.version) {
                     try await controller.reload()
                 },
                 logger: self.logger
@@ -163,6 +171,11 @@ package struct AttendantDaemon {
         // Only now is the daemon's name taken: a client calls as soon as it sees the name, and then the
         // objects are there and the channels are known (each `starting` until its supervisor says more),
         // instead of `Unknown object` or "no channels configured" (issue 29).
+        // Bound before the name is taken: a port in use stops the start with the address and the reason.
+        var endpoint: MetricsEndpoint? = nil
+        if let address = configuration.metrics.listen {
+            endpoint = try await MetricsEndpoint.bind(address, metrics: metrics, logger: self.logger)
+        }
         fleet.announce(configuration)
         if let session { try await self.claimName(on: session) }
 
@@ -172,7 +185,8 @@ package struct AttendantDaemon {
             // Named here: without a name the library describes each service (`"\(service)"`), and each
             // description is a dynamic cast that scans every conformance record in the process once per
             // service type, about 1 ms of the start (measured with `perf record`, issue 11).
-            services: (desktop.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: "desktop")] } ?? []) + [
+            services: (endpoint.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: "metrics")] } ?? [])
+                + (desktop.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: "desktop")] } ?? []) + [
                 .init(service: router, serviceName: "event-router"),
                 .init(service: fleet, serviceName: "channels"),
                 .init(service: sessionMonitor, serviceName: "session-monitor"),

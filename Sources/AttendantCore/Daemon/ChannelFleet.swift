@@ -25,6 +25,8 @@ package final class ChannelFleet: Service {
         package var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
         /// Opens the links channels ask for; nil: links are refused (no desktop session).
         package var links: LinkOpener?
+        /// Where the channels' states, listen attempts and token renewals are counted.
+        package var metrics: DaemonMetrics
 
         package init(
             loader: PluginLoader,
@@ -34,9 +36,11 @@ package final class ChannelFleet: Service {
             wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
             processEnvironment: [String: String] = [:],
             links: LinkOpener? = nil,
+            metrics: DaemonMetrics = DaemonMetrics(),
             logger: Logger
         ) {
             self.links = links
+            self.metrics = metrics
             self.loader = loader
             self.store = store
             self.router = router
@@ -198,6 +202,7 @@ package final class ChannelFleet: Service {
                 shutdownTimeout: current.daemon.shutdownTimeout,
                 gate: gate
             ) else {
+                self.environment.metrics.channelState(channel.name, plugin: channel.plugin, .failed)
                 return
             }
             running[channel.name] = Running(
@@ -317,7 +322,8 @@ package final class ChannelFleet: Service {
                 source: self.environment.tokenSource(channel, settings),
                 clock: self.environment.clock,
                 wallClock: self.environment.wallClock,
-                logger: logger
+                logger: logger,
+                metrics: self.environment.metrics
             )
         } else {
             tokens = NoTokenKeeper(channelName: channel.name)
@@ -360,6 +366,7 @@ package final class ChannelFleet: Service {
             clock: self.environment.clock,
             logger: logger,
             configuration: configuration,
+            metrics: self.environment.metrics,
             onStatus: { [weak self] status in
                 if gate.isOpen { self?.record(status) }
             }

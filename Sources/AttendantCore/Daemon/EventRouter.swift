@@ -15,6 +15,7 @@ package final class EventRouter: Service {
     private let logger: Logger
     private let presenters: [any AlertPresenter]
     private let wallClock: @Sendable () -> UnixTime
+    private let metrics: DaemonMetrics
     private let stream: AsyncStream<Delivery>
     private let continuation: AsyncStream<Delivery>.Continuation
 
@@ -22,17 +23,24 @@ package final class EventRouter: Service {
         store: StateStore,
         logger: Logger,
         presenters: [any AlertPresenter],
-        wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now
+        wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
+        metrics: DaemonMetrics = DaemonMetrics()
     ) {
         self.store = store
         self.logger = logger
         self.presenters = presenters
         self.wallClock = wallClock
+        self.metrics = metrics
         (self.stream, self.continuation) = AsyncStream.makeStream()
     }
 
-    /// Queues an event; returns at once.
+    /// Queues an event; returns at once. A contact's or action's alert latency runs from here.
     package func deliver(_ event: ChannelEvent, from channel: String) {
+        switch event {
+        case .incomingContact(let contact): self.metrics.alertAwaited(.contact(channel: channel, contactID: contact.id))
+        case .actionReceived(let action): self.metrics.alertAwaited(.inAppAction(channel: channel, actionID: action.id))
+        default: break
+        }
         self.continuation.yield(Delivery(channel: channel, event: event))
     }
 
@@ -53,6 +61,9 @@ package final class EventRouter: Service {
         switch delivery.event {
         case .incomingContact(let contact), .contactUpdated(let contact):
             logger[metadataKey: "contact"] = .string(contact.id)
+            if case .incomingContact = delivery.event {
+                self.metrics.contact(channel: delivery.channel, kind: contact.kind, outcome: DaemonMetrics.rang)
+            }
             do {
                 try await self.store.recordIncoming(contact, channel: delivery.channel)
                 if case .incomingContact = delivery.event {
@@ -64,7 +75,9 @@ package final class EventRouter: Service {
         case .contactEnded(let contactID, let outcome):
             logger[metadataKey: "contact"] = .string(contactID)
             do {
-                try await self.store.recordOutcome(outcome, contactID: contactID, channel: delivery.channel, at: self.wallClock())
+                let kind = try await self.store.recordOutcome(outcome, contactID: contactID, channel: delivery.channel, at: self.wallClock())
+                // Counted by the kind recorded at its arrival; an end without an arrival is not a contact.
+                if let kind { self.metrics.contact(channel: delivery.channel, kind: kind, outcome: outcome.rawValue) }
                 logger.notice("contact ended: \(outcome)")
             } catch {
                 logger.error("contact ended (\(outcome)): cannot record it in \(self.store.path): \(error)")
@@ -75,6 +88,7 @@ package final class EventRouter: Service {
             logger[metadataKey: "contact"] = .string(action.id)
             var contact = Contact(id: action.id, kind: .action, from: Party(displayName: "", address: action.campaignID), summary: action.title, receivedAt: self.wallClock())
             contact.actions = action.links.map { ContactAction(id: "link", label: $0.label) }
+            self.metrics.contact(channel: delivery.channel, kind: .action, outcome: DaemonMetrics.rang)
             do {
                 try await self.store.recordIncoming(contact, channel: delivery.channel)
                 logger.notice("in-app action of campaign \(action.campaignID) (\(action.shortenID)): recorded")
@@ -87,7 +101,9 @@ package final class EventRouter: Service {
             // screen change closed it on its own.
             let outcome: ContactOutcome = reason == "click" ? .answered : (reason == "dismiss" || reason == "hard") ? .declined : .completed
             do {
-                try await self.store.recordOutcome(outcome, contactID: actionID, channel: delivery.channel, at: self.wallClock())
+                if let kind = try await self.store.recordOutcome(outcome, contactID: actionID, channel: delivery.channel, at: self.wallClock()) {
+                    self.metrics.contact(channel: delivery.channel, kind: kind, outcome: outcome.rawValue)
+                }
                 logger.info("in-app action closed (\(reason))")
             } catch {
                 logger.error("in-app action closed (\(reason)): cannot record it in \(self.store.path): \(error)")

@@ -166,11 +166,15 @@ package final class StateStore: Sendable {
         }
     }
 
-    /// Records how a contact ended.
-    package func recordOutcome(_ outcome: ContactOutcome, contactID: String, channel: String, at time: UnixTime) async throws {
+    /// Records how a contact ended; returns its kind, or nil when no such contact was recorded.
+    @discardableResult
+    package func recordOutcome(_ outcome: ContactOutcome, contactID: String, channel: String, at time: UnixTime) async throws -> ContactKind? {
+        // RETURNING (SQLite 3.35; Debian 12 has 3.40): the kind comes with the update, in the same statement.
         try await self.pool.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "UPDATE contact SET outcome = ?, ended_at = ? WHERE channel = ? AND id = ?")
-                .execute(arguments: [outcome.rawValue, time.secondsSince1970, channel, contactID])
+            try String.fetchOne(
+                db.cachedStatement(sql: "UPDATE contact SET outcome = ?, ended_at = ? WHERE channel = ? AND id = ? RETURNING kind"),
+                arguments: [outcome.rawValue, time.secondsSince1970, channel, contactID]
+            ).map(ContactKind.init)
         }
     }
 

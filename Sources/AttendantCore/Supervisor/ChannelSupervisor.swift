@@ -58,6 +58,7 @@ package final class ChannelSupervisor: Sendable {
     private let timekeeper: Timekeeper
     private let configuration: Configuration
     private let onStatus: @Sendable (ChannelStatus) -> Void
+    private let metrics: DaemonMetrics
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     private let latestStatus: Mutex<ChannelStatus>
@@ -76,6 +77,7 @@ package final class ChannelSupervisor: Sendable {
         clock: any Clock<Duration>,
         logger: Logger,
         configuration: Configuration,
+        metrics: DaemonMetrics = DaemonMetrics(),
         onStatus: @escaping @Sendable (ChannelStatus) -> Void
     ) {
         self.name = name
@@ -86,6 +88,7 @@ package final class ChannelSupervisor: Sendable {
         self.timekeeper = Timekeeper(clock)
         self.configuration = configuration
         self.onStatus = onStatus
+        self.metrics = metrics
         (self.inputs, self.continuation) = AsyncStream.makeStream()
         self.latestStatus = Mutex(ChannelStatus(name: name, plugin: plugin, state: .starting))
     }
@@ -172,6 +175,8 @@ package final class ChannelSupervisor: Sendable {
     private func loop() async {
         var machine = SupervisorStateMachine(configuration: self.configuration.machine, random: SystemRandomNumberGenerator())
         var work = Work()
+        // A listen that works after one already had is a reconnect (attendant_reconnects_total).
+        var hasListened = false
         defer {
             work.cancelAll()
             self.continuation.finish()
@@ -191,9 +196,12 @@ package final class ChannelSupervisor: Sendable {
                 action = machine.stoppedListening(error, now: now)
             case .listenFinished(nil):
                 self.logger.info("listening")
+                if hasListened { self.metrics.reconnected(channel: self.name) }
+                hasListened = true
                 action = machine.listenSucceeded(now: now)
             case .listenFinished(let error?):
                 self.logger.warning("could not listen: \(error.message)", metadata: ["error-class": "\(error.code)"])
+                self.metrics.listenFailed(channel: self.name, errorClass: error.code.rawValue)
                 action = machine.listenFailed(error, now: now)
             case .keepAliveFinished(nil):
                 self.logger.debug("keep-alive done")
@@ -255,6 +263,7 @@ package final class ChannelSupervisor: Sendable {
         case .none:
             return
         case .listen:
+            self.metrics.listenAttempted(channel: self.name)
             work.call = self.call({ [channel, gate] in try await gate.run { try await channel.listen() } }, report: { .listenFinished($0) })
         case .keepAlive:
             work.call = self.call({ [channel, gate] in try await gate.run { try await channel.keepAlive() } }, report: { .keepAliveFinished($0) })
@@ -355,7 +364,10 @@ package final class ChannelSupervisor: Sendable {
             defer { latest = status }
             return latest != status
         }
-        if changed { self.onStatus(status) }
+        if changed {
+            self.metrics.channelState(self.name, plugin: self.plugin, status.state)
+            self.onStatus(status)
+        }
     }
 
     /// The tasks the loop started.

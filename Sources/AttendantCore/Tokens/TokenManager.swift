@@ -20,6 +20,7 @@ package actor TokenManager: TokenKeeper {
     private let timekeeper: Timekeeper
     private let wallClock: @Sendable () -> UnixTime
     private let logger: Logger
+    private let metrics: DaemonMetrics
 
     private var machine: Machine
     /// What the schedule loop does next; `generation` counts changes so a sleeping loop notices them.
@@ -40,6 +41,7 @@ package actor TokenManager: TokenKeeper {
         clock: any Clock<Duration>,
         wallClock: @escaping @Sendable () -> UnixTime,
         logger: Logger,
+        metrics: DaemonMetrics = DaemonMetrics(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.channelName = channelName
@@ -48,6 +50,7 @@ package actor TokenManager: TokenKeeper {
         self.timekeeper = Timekeeper(clock)
         self.wallClock = wallClock
         self.logger = logger
+        self.metrics = metrics
         self.machine = Machine(configuration: .init(settings), random: AnyRandomNumberGenerator(random))
         (self.renewals, self.renewalContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
@@ -178,6 +181,7 @@ package actor TokenManager: TokenKeeper {
             self.record.expiresAt = inspected.token.expiresAt
             self.record.lastRenewalError = nil
             self.record.consecutiveFailures = 0
+            self.metrics.tokenRenewed(channel: self.channelName, expiresAt: inspected.token.expiresAt)
             let next = self.machine.fetchSucceeded(
                 expiresAt: inspected.token.expiresAt,
                 issuedAt: inspected.issuedAt,
@@ -191,6 +195,7 @@ package actor TokenManager: TokenKeeper {
             self.record.lastRenewalError = error.message
             let next = self.machine.fetchFailed(now: now)
             self.record.consecutiveFailures = self.machine.consecutiveFailures
+            self.metrics.tokenRenewalFailed(channel: self.channelName, errorClass: error.code.rawValue)
             self.logFailure(error, next: next, now: now)
             self.replan(next)
         }
