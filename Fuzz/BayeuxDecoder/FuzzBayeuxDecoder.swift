@@ -1,6 +1,6 @@
 // libFuzzer target for the GMSChat plugin's decoders: Bayeux batches, GMS Chat API v2 replies and v1
 // `/_genesys` events, and the transcript ledger they feed. They depend on nothing but the standard
-// library and JSONValue, so this file is compiled together with their sources; see scripts/fuzz-bayeux.
+// library and JSONValue, so this file is compiled together with their sources; see scripts/fuzz bayeux.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBayeuxDecoder(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

@@ -1,4 +1,4 @@
-// libFuzzer entry point for the CXone wire decoders (scripts/fuzz-cxone builds it with the sources of
+// libFuzzer entry point for the CXone wire decoders (scripts/fuzz cxone builds it with the sources of
 // Plugins/CXoneChat/CXoneCore/Wire as one module). Every input goes through CXoneWireExercise twice: with
 // small limits, so inputs reach them, and with the defaults. A broken invariant traps, which libFuzzer
 // reports as a crash and saves the input.

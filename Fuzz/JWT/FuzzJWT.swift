@@ -1,6 +1,6 @@
 // libFuzzer target for the token parsers: JSONValue, Base64URL and JSONWebToken (header, claims,
 // times, Twilio capabilities). They depend on nothing but the standard library, so this file is
-// compiled together with their two source files; see Fuzz/README.md and scripts/fuzz-jwt.
+// compiled together with their two source files; see Fuzz/README.md and scripts/fuzz jwt.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJWT(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

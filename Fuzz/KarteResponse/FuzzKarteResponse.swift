@@ -1,7 +1,7 @@
 // libFuzzer target for the KarteActions plugin's track-response decoder (issue 13): a KARTE track API
 // response, its messages (action, campaign, trigger) and their timestamps. The decoder depends on nothing
 // but the standard library, JSONValue and UnixTime, so this file is compiled with their sources; see
-// scripts/fuzz-karte.
+// scripts/fuzz karte.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKarteResponse(_ data: UnsafePointer<UInt8>?, _ count: Int) -> CInt {

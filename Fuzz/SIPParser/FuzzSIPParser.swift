@@ -1,4 +1,4 @@
-// libFuzzer entry point for the SIP message parser and stream framer (scripts/fuzz-sip builds it with the
+// libFuzzer entry point for the SIP message parser and stream framer (scripts/fuzz sip builds it with the
 // sources of Plugins/SIPVoice/SIPCore/Message as one module). Every input goes through
 // SIPParserExercise twice: with small limits, so inputs reach them, and with the defaults. A broken
 // invariant traps, which libFuzzer reports as a crash and saves the input.
