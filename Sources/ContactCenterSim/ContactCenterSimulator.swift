@@ -16,7 +16,7 @@ import Synchronization
 package final class ContactCenterSimulator: Sendable {
     package let configuration: SimulatorConfiguration
     let registrar: Registrar
-    let transport: SIPTransport
+    let transport: SimSIPSockets
     let http: SimulatorHTTPServer
     /// The CXone chat gateway: REST and WebSocket on the HTTP port.
     package let cxone: CXoneGateway
@@ -40,7 +40,7 @@ package final class ContactCenterSimulator: Sendable {
     private init(configuration: SimulatorConfiguration) {
         self.configuration = configuration
         self.registrar = Registrar(configuration: configuration)
-        self.transport = SIPTransport(host: configuration.host, port: configuration.sipPort)
+        self.transport = SimSIPSockets(host: configuration.host, port: configuration.sipPort)
         let http = SimulatorHTTPServer(host: configuration.host, port: configuration.httpPort)
         self.http = http
         self.cxone = CXoneGateway(settings: configuration.cxone, now: configuration.now) { [host = configuration.host] in

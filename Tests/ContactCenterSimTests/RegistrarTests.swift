@@ -3,7 +3,7 @@ import SIPCore
 import Testing
 
 @Suite struct RegistrarTests {
-    static func start(_ clock: ManualClock = ManualClock()) async throws -> ContactCenterSimulator {
+    static func start(_ clock: ManualWallClock = ManualWallClock()) async throws -> ContactCenterSimulator {
         try await ContactCenterSimulator.start(SimulatorConfiguration(now: { clock.now }))
     }
 
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func expiredTokenAndWrongIdentityAreInvalid() async throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let simulator = try await Self.start(clock)
         defer { Task { await simulator.stop() } }
         let agent = try await TestUserAgent.connect("udp", to: simulator)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func bindingsExpireByTheInjectedClockAndExpiresZeroRemoves() async throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let simulator = try await Self.start(clock)
         defer { Task { await simulator.stop() } }
         let agent = try await TestUserAgent.connect("udp", to: simulator)

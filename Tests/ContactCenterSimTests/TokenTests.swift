@@ -26,7 +26,7 @@ import NIOHTTP1
     }
 
     @Test func issuedTokenIsHS256WithTheClaims() async throws {
-        let clock = ManualClock()
+        let clock = ManualWallClock()
         let key = Array("a very secret signing key, 32 b!".utf8)
         let simulator = try await ContactCenterSimulator.start(
             SimulatorConfiguration(signingKey: key, tokenLifetime: .seconds(900), accountSID: "ACtest", now: { clock.now })

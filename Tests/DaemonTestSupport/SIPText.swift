@@ -4,7 +4,8 @@ import Foundation
 // `-trace_msg` file) and kamailio's `kamcmd ul.dump`, parsed just enough for tests. Independent of the
 // plugin's own parser on purpose.
 
-package enum SIPTransport: String, Sendable, CaseIterable {
+/// The transport a voice peer (baresip, SIPp, kamailio) is run with.
+package enum PeerTransport: String, Sendable, CaseIterable {
     case udp, tcp, tls
 }
 

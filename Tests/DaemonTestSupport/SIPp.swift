@@ -56,7 +56,7 @@ package enum SIPp {
     /// (a free port if nil); returns what came back. `contactParameters` are appended to the Contact (e.g.
     /// `;+sip.instance="<urn:uuid:...>";reg-id=1`), `headers` added as they are.
     package static func register(
-        with peers: VoicePeers, user: String, credentials: Credentials, expires: Int = 600, transport: SIPTransport = .udp,
+        with peers: VoicePeers, user: String, credentials: Credentials, expires: Int = 600, transport: PeerTransport = .udp,
         localPort: UInt16? = nil, contactParameters: String = "", headers: [String] = [], within seconds: Double = 20
     ) async throws -> Exchange {
         let port = try localPort ?? LoopbackPort.pick()

@@ -11,7 +11,7 @@ extension VoicePeers {
     /// Starts baresip as `caller` (a From of `"displayName" <sip:caller@127.0.0.1>`, never registering) and
     /// dials `callee` at the registrar over `transport`.
     package func call(
-        from caller: String = "caller", displayName: String? = "Test Caller", to callee: String, transport: SIPTransport = .udp
+        from caller: String = "caller", displayName: String? = "Test Caller", to callee: String, transport: PeerTransport = .udp
     ) async throws -> CallAttempt {
         try await self.call(from: caller, displayName: displayName, dialling: self.uri(callee, transport: transport))
     }
@@ -31,7 +31,7 @@ extension VoicePeers {
     /// Starts baresip as a phone that registers `user` with `credentials` over `transport` (RFC 5626
     /// outbound over TCP when `outbound`), answering nothing by itself (incoming calls ring).
     package func phone(
-        _ user: String, credentials: EphemeralCredentials, transport: SIPTransport = .udp, outbound: Bool = false,
+        _ user: String, credentials: EphemeralCredentials, transport: PeerTransport = .udp, outbound: Bool = false,
         expires: Int = 600, displayName: String? = nil
     ) async throws -> Baresip {
         let name = displayName.map { "\"\($0)\" " } ?? ""

@@ -328,16 +328,16 @@ package final class VoicePeers {
 
     /// `sip:user@127.0.0.1:PORT` (`;transport=tcp` for TCP, the TLS port and `;transport=tls` for TLS):
     /// what a caller dials, and where a client registers.
-    package func uri(_ user: String, transport: SIPTransport = .udp) -> String {
+    package func uri(_ user: String, transport: PeerTransport = .udp) -> String {
         "sip:\(user)@" + self.address(transport)
     }
 
     /// The registrar's URI (a REGISTER's Request-URI, an outbound proxy).
-    package func registrarURI(transport: SIPTransport = .udp) -> String {
+    package func registrarURI(transport: PeerTransport = .udp) -> String {
         "sip:" + self.address(transport)
     }
 
-    private func address(_ transport: SIPTransport) -> String {
+    private func address(_ transport: PeerTransport) -> String {
         switch transport {
         case .udp: "\(self.host):\(self.port)"
         case .tcp: "\(self.host):\(self.port);transport=tcp"

@@ -62,7 +62,7 @@ import Testing
             \(channelExtra)
 
             [channel.sip-voice]
-            registrar = "\(peers.registrarURI(transport: SIPTransport(rawValue: transport) ?? .udp))"
+            registrar = "\(peers.registrarURI(transport: PeerTransport(rawValue: transport) ?? .udp))"
             address-of-record = "sip:\(user)@127.0.0.1"
             display-name = "Alice at her desk"
             authentication = "\(authentication)"

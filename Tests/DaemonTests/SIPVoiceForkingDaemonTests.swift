@@ -20,7 +20,7 @@ import Testing
     /// alice too with `accept = "softphone"` and examples/baresip-accept as its answer command.
     static func fork(transport: String) async throws -> Fork {
         let peers = try await VoicePeers(tls: transport == "tls")
-        let softphone = try await peers.phone("alice", credentials: peers.ephemeralCredentials(for: "alice"), transport: SIPTransport(rawValue: transport) ?? .udp)
+        let softphone = try await peers.phone("alice", credentials: peers.ephemeralCredentials(for: "alice"), transport: PeerTransport(rawValue: transport) ?? .udp)
         do {
             try await softphone.waitForRegistration()
         } catch {
@@ -44,7 +44,7 @@ import Testing
     @Test(arguments: ["udp", "tcp", "tls"]) func acceptTellsTheSoftphoneToAnswerAndTheProxyCancelsThisForkAsAnsweredElsewhere(transport: String) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: SIPTransport(rawValue: transport) ?? .udp)
+        let call = try await fork.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: PeerTransport(rawValue: transport) ?? .udp)
         // Both forks ring: the softphone reports the incoming call, attendantd raises the contact.
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let ringing = try await fork.phone.contact("ringing from Ada") { $0["from"] as? String == "Ada Lovelace" }
@@ -80,7 +80,7 @@ import Testing
     @Test(arguments: ["udp", "tcp", "tls"]) func declineSends603AndTheProxyCancelsTheSoftphonesFork(transport: String) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "grace", displayName: "Grace Hopper", to: "alice", transport: SIPTransport(rawValue: transport) ?? .udp)
+        let call = try await fork.peers.call(from: "grace", displayName: "Grace Hopper", to: "alice", transport: PeerTransport(rawValue: transport) ?? .udp)
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let id = try #require(try await fork.phone.contact("ringing from Grace") { $0["from"] as? String == "Grace Hopper" }["id"] as? String)
         await #expect(try fork.phone.ctl("decline", id).status == 0)

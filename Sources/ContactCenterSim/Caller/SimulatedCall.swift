@@ -42,10 +42,10 @@ package final class SimulatedCall: Sendable {
     let user: String
     let branch: String
     private let flow: SIPFlow
-    private let transport: SIPTransport
+    private let transport: SimSIPSockets
     private let state = Mutex(State())
 
-    init(number: Int, user: String, invite: SimSIPMessage, branch: String, flow: SIPFlow, transport: SIPTransport) {
+    init(number: Int, user: String, invite: SimSIPMessage, branch: String, flow: SIPFlow, transport: SimSIPSockets) {
         self.number = number
         self.user = user
         self.invite = invite

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The simulator's SIP sockets: one UDP socket and one TCP listener on the same port, and the TCP
 /// connections accepted on it. Hands every message it reads to ``inbound`` with the flow it came on.
-final class SIPTransport: Sendable {
+final class SimSIPSockets: Sendable {
     typealias Inbound = @Sendable (SimSIPMessage, SIPFlow) -> Void
 
     private struct State {
@@ -175,9 +175,9 @@ final class SIPTransport: Sendable {
 private final class DatagramHandler: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let transport: SIPTransport
+    private let transport: SimSIPSockets
 
-    init(transport: SIPTransport) { self.transport = transport }
+    init(transport: SimSIPSockets) { self.transport = transport }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let envelope = self.unwrapInboundIn(data)
@@ -199,11 +199,11 @@ private final class StreamHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    private let transport: SIPTransport
+    private let transport: SimSIPSockets
     private var reader = SimSIPStreamReader()
     private var flow: SIPFlow?
 
-    init(transport: SIPTransport) { self.transport = transport }
+    init(transport: SimSIPSockets) { self.transport = transport }
 
     func channelActive(context: ChannelHandlerContext) {
         let id = self.transport.opened(context.channel)

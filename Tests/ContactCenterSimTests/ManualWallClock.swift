@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A clock the test moves by hand, for token expiry and binding expiry.
-final class ManualClock: Sendable {
+final class ManualWallClock: Sendable {
     private let seconds: Mutex<Double>
 
     init(_ start: Double = 1_800_000_000) { self.seconds = Mutex(start) }
