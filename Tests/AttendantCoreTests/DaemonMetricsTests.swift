@@ -53,26 +53,27 @@ import Testing
         let metrics = DaemonMetrics()
         var configuration = ChannelSupervisor.Configuration()
         configuration.callTimeout = .seconds(30)
+        // The states as published (the metrics are recorded before), to wait for the next `listening`.
+        let (published, publishing) = AsyncStream<ChannelStatus.State>.makeStream()
+        var states = published.makeAsyncIterator()
         let supervisor = ChannelSupervisor(
             name: "desk", plugin: "scripted", channel: channel, tokens: NoTokenKeeper(channelName: "desk"), clock: clock,
-            logger: host.logger, configuration: configuration, metrics: metrics, onStatus: { _ in }
+            logger: host.logger, configuration: configuration, metrics: metrics, onStatus: { publishing.yield($0.state) }
         )
         let run = Task { await supervisor.run() }
         await clock.waitForSleepers { $0.contains { $0.offset <= .seconds(1) } }  // the retry after the failure
         clock.advanceToNextDeadline()
-        await channel.waitForCalls(atLeast: 2)
-        await supervisor.ping()
-        #expect(supervisor.status.state == .listening)
+        while let state = await states.next(), state != .listening {}
         var text = metrics.prometheusText()
         #expect(Self.value(#"attendant_listen_attempts_total{channel="desk"}"#, in: text) == 2, "\(text)")
         #expect(Self.value(#"attendant_listen_failures_total{channel="desk",class="transient"}"#, in: text) == 1, "\(text)")
         #expect(Self.value(#"attendant_reconnects_total{channel="desk"}"#, in: text) == nil, "the first listen is no reconnect")
 
         supervisor.channelStoppedListening(ChannelError(.transient, "connection reset by peer"))
-        await clock.waitForSleepers { $0.contains { $0.offset <= .seconds(1) } }
+        // The retry's backoff (seconds, jittered), not the keep-alive that slept until 600 s.
+        await clock.waitForSleepers { $0.contains { $0.offset < .seconds(300) } }
         clock.advanceToNextDeadline()
-        await channel.waitForCalls(atLeast: 3)
-        await supervisor.ping()
+        while let state = await states.next(), state != .listening {}
         text = metrics.prometheusText()
         #expect(Self.value(#"attendant_listen_attempts_total{channel="desk"}"#, in: text) == 3, "\(text)")
         #expect(Self.value(#"attendant_reconnects_total{channel="desk"}"#, in: text) == 1, "\(text)")

@@ -29,11 +29,13 @@ import Testing
     }
 
     /// One contact on the Loopback channel; its id.
-    static func ring(_ bus: PrivateBus) async throws -> String {
+    static func ring(_ bus: PrivateBus) async throws -> String { try await Self.ring(address: bus.address) }
+
+    static func ring(address: String) async throws -> String {
         let (status, stdout, stderr) = try await runTool(
             "busctl",
             [
-                "--address=\(bus.address)", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1",
+                "--address=\(address)", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1",
                 "ChannelRequest", "ssa{ss}", "desk", "ring", "0",
             ],
             environment: ProcessInfo.processInfo.environment
@@ -133,6 +135,34 @@ import Testing
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0, "\(daemon.stderr)")
         await prometheus.terminate()
+    }
+
+    /// Each contact shown on the desktop (dunst, as the notification server) adds one latency, from its
+    /// arrival at the daemon to the Notify reply.
+    @Test func theAlertLatencyCountsEachContactShownOnTheDesktop() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let file = try scratch.write("attendant.toml", Self.configuration())
+        let daemon = try DaemonProcess(["--config", file], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("notification server present"), "no notification server seen:\n\(daemon.stderr)")
+        try #require(await daemon.waitForLog("[desk] listening"), "\(daemon.stderr)")
+        let address = desktop.sessionBusAddress
+        for _ in 0..<2 { _ = try await Self.ring(address: address) }
+        try await eventually("dunst to show both calls") { desktop.printed.filter { $0.summary.hasPrefix("Incoming call") }.count == 2 }
+
+        let count = #"attendant_alert_latency_seconds_count{channel="desk"}"#
+        var text = ""
+        try await eventually("attendantctl metrics to count two alert latencies (last: \(text))") {
+            let (status, output, _) = try await runTool(TokenDaemonTests.attendantctl, ["metrics"], environment: desktop.toolEnvironment)
+            text = output
+            return status == 0 && Self.value(count, in: text) == 2
+        }
+        #expect(text.contains("# TYPE attendant_alert_latency_seconds histogram"), "\(text)")
+        #expect(Self.value(#"attendant_alert_latency_seconds_bucket{channel="desk",le="+Inf"}"#, in: text) == 2, "\(text)")
+        let sum = try #require(Self.value(#"attendant_alert_latency_seconds_sum{channel="desk"}"#, in: text), "\(text)")
+        #expect(sum > 0, "\(text)")
+        daemon.signal(SIGTERM)
+        #expect(await daemon.waitForExit() == 0, "\(daemon.stderr)")
     }
 
     /// A port that is taken stops the start, naming the address, the key and the reason.
