@@ -1,9 +1,10 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Foundation
 import TestSupport
 import Testing
+
+@testable import AttendantCore
 
 /// The daemon's figures as the parts that feed them record them, read back in the Prometheus text format.
 @Suite(.timeLimit(.minutes(2))) struct DaemonMetricsTests {
@@ -57,8 +58,15 @@ import Testing
         let (published, publishing) = AsyncStream<ChannelStatus.State>.makeStream()
         var states = published.makeAsyncIterator()
         let supervisor = ChannelSupervisor(
-            name: "desk", plugin: "scripted", channel: channel, tokens: NoTokenKeeper(channelName: "desk"), clock: clock,
-            logger: host.logger, configuration: configuration, metrics: metrics, onStatus: { publishing.yield($0.state) }
+            name: "desk",
+            plugin: "scripted",
+            channel: channel,
+            tokens: NoTokenKeeper(channelName: "desk"),
+            clock: clock,
+            logger: host.logger,
+            configuration: configuration,
+            metrics: metrics,
+            onStatus: { publishing.yield($0.state) }
         )
         let run = Task { await supervisor.run() }
         await clock.waitForSleepers { $0.contains { $0.offset <= .seconds(1) } }  // the retry after the failure
@@ -88,11 +96,19 @@ import Testing
         let clock = ManualClock()
         let source = ScriptedTokenSource()
         let epoch = clock.epoch.secondsSince1970
-        source.script(.token(TestJWT.capability(issuedAt: epoch, lifetime: 3600)), .fail(TokenError(.timeout, "token command: no answer within 10 s")))
+        source.script(
+            .token(TestJWT.capability(issuedAt: epoch, lifetime: 3600)),
+            .fail(TokenError(.timeout, "token command: no answer within 10 s"))
+        )
         let metrics = DaemonMetrics(wallClock: { clock.unixTime() })
         let manager = TokenManager(
-            channelName: "desk", settings: TokenSettings(source: .command(["/usr/local/bin/scripted"])), source: source,
-            clock: clock, wallClock: { clock.unixTime() }, logger: Logger(label: "attendant.test"), metrics: metrics
+            channelName: "desk",
+            settings: TokenSettings(source: .command(["/usr/local/bin/scripted"])),
+            source: source,
+            clock: clock,
+            wallClock: { clock.unixTime() },
+            logger: Logger(label: "attendant.test"),
+            metrics: metrics
         )
         _ = try await manager.renew()
         var text = metrics.prometheusText()

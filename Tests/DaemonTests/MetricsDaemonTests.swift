@@ -107,7 +107,8 @@ import Testing
             """
         )
         let prometheus = try FixtureProcess(
-            "prometheus", "prometheus",
+            "prometheus",
+            "prometheus",
             [
                 "--config.file=\(configuration)", "--storage.tsdb.path=\(scratch.path)/prometheus-data",
                 "--web.listen-address=127.0.0.1:\(prometheusPort)", "--log.level=warn",
@@ -121,7 +122,8 @@ import Testing
         try await eventually("Prometheus to read \(contacts) contacts back (last answer: \(answer); prometheus: \(prometheus.report))") {
             guard prometheus.isRunning else { throw FixtureError("prometheus exited: \(prometheus.report)") }
             let (status, stdout, _) = try await runTool(
-                "curl", ["-sS", "--max-time", "10", "-G", "http://127.0.0.1:\(prometheusPort)/api/v1/query", "--data-urlencode", "query=\(query)"],
+                "curl",
+                ["-sS", "--max-time", "10", "-G", "http://127.0.0.1:\(prometheusPort)/api/v1/query", "--data-urlencode", "query=\(query)"],
                 environment: ProcessInfo.processInfo.environment
             )
             answer = stdout
@@ -173,7 +175,8 @@ import Testing
         defer { close(holder.fd) }
         let file = try scratch.write("attendant.toml", Self.configuration(listen: holder.port))
         let daemon = try DaemonProcess(
-            ["--config", file], scratch: scratch,
+            ["--config", file],
+            scratch: scratch,
             environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(scratch.path)/no-system-bus"]
         )
         let status = await daemon.waitForExit()

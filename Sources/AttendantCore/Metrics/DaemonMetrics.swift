@@ -99,8 +99,12 @@ package final class DaemonMetrics: Sendable {
         guard previous != state else { return }
         // Every state's series, so that a query for one state finds a 0 rather than nothing.
         for candidate in Self.states {
-            Gauge(label: Name.channelState, dimensions: [("channel", channel), ("plugin", plugin), ("state", candidate.rawValue)], factory: self.factory)
-                .record(candidate == state ? 1 : 0)
+            Gauge(
+                label: Name.channelState,
+                dimensions: [("channel", channel), ("plugin", plugin), ("state", candidate.rawValue)],
+                factory: self.factory
+            )
+            .record(candidate == state ? 1 : 0)
         }
     }
 

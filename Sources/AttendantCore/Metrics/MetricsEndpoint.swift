@@ -113,7 +113,9 @@ package final class MetricsEndpoint: Service {
             return (.notFound, ByteBuffer(string: "not found: the metrics are at /metrics\n"), [("Content-Type", "text/plain; charset=utf-8")])
         }
         guard request.method == .GET || request.method == .HEAD else {
-            return (.methodNotAllowed, ByteBuffer(string: "only GET and HEAD\n"), [("Content-Type", "text/plain; charset=utf-8"), ("Allow", "GET, HEAD")])
+            return (
+                .methodNotAllowed, ByteBuffer(string: "only GET and HEAD\n"), [("Content-Type", "text/plain; charset=utf-8"), ("Allow", "GET, HEAD")]
+            )
         }
         return (.ok, ByteBuffer(bytes: self.metrics.prometheusBytes()), [("Content-Type", Self.contentType)])
     }
