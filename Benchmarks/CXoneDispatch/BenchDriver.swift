@@ -9,7 +9,12 @@ import CXoneCore
 struct BenchDriver {
     var machine: ChatStateMachine
     /// Who the frames name; updated by the machine's `store` actions.
-    var context = ChatWireOutput.Context(brandID: GatewayFrames.brandID, channelID: GatewayFrames.channelID, customer: .init(id: ""), sdkVersion: "bench")
+    var context = ChatWireOutput.Context(
+        brandID: GatewayFrames.brandID,
+        channelID: GatewayFrames.channelID,
+        customer: .init(id: ""),
+        sdkVersion: "bench"
+    )
     /// Requests sent and not answered yet, by `eventId`.
     var pending: [CXoneID: ChatWireInput.Request] = [:]
     /// The last command sent and its `eventId` (setup answers it).
@@ -73,7 +78,7 @@ struct BenchDriver {
             case .report, .store:
                 break  // thread updates and the other stored values: the host's and the store's business
             case .setTimer, .cancelTimer, .persistOutbox, .removeFromOutbox, .fetchChannelConfiguration, .fetchAvailability,
-                 .createOrUpdateVisitor, .sendAnalytics, .openSocket, .closeSocket, .download:
+                .createOrUpdateVisitor, .sendAnalytics, .openSocket, .closeSocket, .download:
                 break
             }
         }
@@ -102,7 +107,12 @@ struct BenchDriver {
     }
 
     /// A single-thread machine brought to `ready` by a ThreadRecovered frame answering its RecoverThread.
-    static func singleThreadReady(frames: GatewayFrames, thread: CXoneWire.Thread, contact: CXoneWire.Contact, earlier: [CXoneWire.Message]) throws -> BenchDriver {
+    static func singleThreadReady(
+        frames: GatewayFrames,
+        thread: CXoneWire.Thread,
+        contact: CXoneWire.Contact,
+        earlier: [CXoneWire.Message]
+    ) throws -> BenchDriver {
         var driver = try Self.connected(multiThread: false, frames: frames)
         guard let (command, eventID) = driver.lastSent, case .recoverThread = command else {
             throw BenchError("a single-thread machine did not send RecoverThread once authorized (last sent: \(String(describing: driver.lastSent)))")

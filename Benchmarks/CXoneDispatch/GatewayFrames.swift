@@ -15,7 +15,13 @@ struct GatewayFrames {
 
     /// A thread as the gateway describes it.
     func thread(_ id: CXoneID, name: String? = nil) -> CXoneWire.Thread {
-        CXoneWire.Thread(idOnExternalPlatform: id, id: "\(Self.channelID)_\(id.rawValue)", channelId: Self.channelID, threadName: name, canAddMoreMessages: true)
+        CXoneWire.Thread(
+            idOnExternalPlatform: id,
+            id: "\(Self.channelID)_\(id.rawValue)",
+            channelId: Self.channelID,
+            threadName: name,
+            canAddMoreMessages: true
+        )
     }
 
     /// The agent's message number `number` in `thread`: a fresh id and a text of about 100 characters.
@@ -55,7 +61,12 @@ struct GatewayFrames {
     }
 
     /// ThreadRecovered answering RecoverThread: the thread, its case and its earlier messages.
-    func threadRecovered(answering eventId: CXoneID, thread: CXoneWire.Thread, contact: CXoneWire.Contact, messages: [CXoneWire.Message]) throws -> [UInt8] {
+    func threadRecovered(
+        answering eventId: CXoneID,
+        thread: CXoneWire.Thread,
+        contact: CXoneWire.Contact,
+        messages: [CXoneWire.Message]
+    ) throws -> [UInt8] {
         let recovered = CXoneWire.ThreadRecovered(contact: contact, messages: messages, inboxAssignee: Self.agent, thread: thread)
         return try CXoneInbound.postback(eventId: eventId, event: .threadRecovered(recovered)).encoded()
     }

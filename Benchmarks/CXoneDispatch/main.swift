@@ -129,7 +129,9 @@ func measureThreadListLoad() throws -> LoadFigures {
     for run in 0..<(warmUpRuns + runs) {
         var driver = try BenchDriver.connected(multiThread: true, frames: frames)
         guard let (command, fetchID) = driver.lastSent, command == .fetchThreadList else {
-            throw BenchError("a multi-thread machine did not send FetchThreadList once authorized (last sent: \(String(describing: driver.lastSent)))")
+            throw BenchError(
+                "a multi-thread machine did not send FetchThreadList once authorized (last sent: \(String(describing: driver.lastSent)))"
+            )
         }
         let listFrame = try frames.threadListFetched(answering: fetchID, threads: threads)
         figures.listBytes = listFrame.count
@@ -147,12 +149,16 @@ func measureThreadListLoad() throws -> LoadFigures {
         let ready = monotonicNanoseconds()
 
         guard driver.nextEventIndex == threadCount, case .loadThreadMetadata(let lastID)? = driver.lastSent?.command,
-              CXoneID(lastID) == threadIDs[threadCount - 1] else {
+            CXoneID(lastID) == threadIDs[threadCount - 1]
+        else {
             throw BenchError("the machine did not send one LoadThreadMetadata per listed thread, in list order (\(driver.nextEventIndex) sent)")
         }
         guard driver.readyReported, answered == threadCount, driver.machine.state == .ready, driver.pending.isEmpty,
-              driver.machine.threads.count == threadCount, driver.machine.threads.allSatisfy({ $0.state == .loaded && $0.lastMessages.count == 1 }) else {
-            throw BenchError("run \(run): after \(answered) of \(threadCount) metadata answers the machine is \(driver.machine.state) with \(driver.machine.threads.count) threads, \(driver.pending.count) requests unanswered")
+            driver.machine.threads.count == threadCount, driver.machine.threads.allSatisfy({ $0.state == .loaded && $0.lastMessages.count == 1 })
+        else {
+            throw BenchError(
+                "run \(run): after \(answered) of \(threadCount) metadata answers the machine is \(driver.machine.state) with \(driver.machine.threads.count) threads, \(driver.pending.count) requests unanswered"
+            )
         }
         figures.requestBytes = driver.bytesSent - bytesBefore
         if run >= warmUpRuns {
@@ -188,22 +194,38 @@ do {
     print("CXone dispatch, in-process (CXoneCore decode + ChatWireInput + ChatStateMachine), no network")
     print("")
     print(Format.pad("measurement", width) + Format.pad("count", 14) + "figure")
-    print(Format.pad("MessageCreated, whole loop", width) + Format.pad(Format.grouped(events), 14)
-        + "\(Format.grouped(Int(rate.rounded()))) events/s (\(Format.nanoseconds(dispatch.throughputNanoseconds / UInt64(events))) per event)")
-    print(Format.pad("MessageCreated, each frame timed alone", width) + Format.pad(Format.grouped(events), 14)
-        + "median \(Format.nanoseconds(dispatch.perEvent.median))   p99 \(Format.nanoseconds(dispatch.perEvent.percentile(0.99)))   max \(Format.nanoseconds(dispatch.perEvent.sorted.last ?? 0))")
-    print(Format.pad("  of which CXoneInbound.decode", width) + Format.pad(Format.grouped(events), 14)
-        + "\(Format.nanoseconds(dispatch.decodeNanoseconds / UInt64(events))) per event (whole loop, decode only)")
-    print(Format.pad("  of which decode + ChatWireInput.input", width) + Format.pad(Format.grouped(events), 14)
-        + "\(Format.nanoseconds(dispatch.decodeAndMapNanoseconds / UInt64(events))) per event (whole loop, no machine)")
-    print(Format.pad("thread list of \(threadCount) → ready", width) + Format.pad("\(runs) runs", 14)
-        + "median \(Format.milliseconds(load.toReady.median))   min \(Format.milliseconds(load.toReady.minimum))")
-    print(Format.pad("  of which ThreadListFetched → \(threadCount) requests", width) + Format.pad("\(runs) runs", 14)
-        + "median \(Format.milliseconds(load.toRequests.median))   min \(Format.milliseconds(load.toRequests.minimum))")
+    print(
+        Format.pad("MessageCreated, whole loop", width) + Format.pad(Format.grouped(events), 14)
+            + "\(Format.grouped(Int(rate.rounded()))) events/s (\(Format.nanoseconds(dispatch.throughputNanoseconds / UInt64(events))) per event)"
+    )
+    print(
+        Format.pad("MessageCreated, each frame timed alone", width) + Format.pad(Format.grouped(events), 14)
+            + "median \(Format.nanoseconds(dispatch.perEvent.median))   p99 \(Format.nanoseconds(dispatch.perEvent.percentile(0.99)))   max \(Format.nanoseconds(dispatch.perEvent.sorted.last ?? 0))"
+    )
+    print(
+        Format.pad("  of which CXoneInbound.decode", width) + Format.pad(Format.grouped(events), 14)
+            + "\(Format.nanoseconds(dispatch.decodeNanoseconds / UInt64(events))) per event (whole loop, decode only)"
+    )
+    print(
+        Format.pad("  of which decode + ChatWireInput.input", width) + Format.pad(Format.grouped(events), 14)
+            + "\(Format.nanoseconds(dispatch.decodeAndMapNanoseconds / UInt64(events))) per event (whole loop, no machine)"
+    )
+    print(
+        Format.pad("thread list of \(threadCount) → ready", width) + Format.pad("\(runs) runs", 14)
+            + "median \(Format.milliseconds(load.toReady.median))   min \(Format.milliseconds(load.toReady.minimum))"
+    )
+    print(
+        Format.pad("  of which ThreadListFetched → \(threadCount) requests", width) + Format.pad("\(runs) runs", 14)
+            + "median \(Format.milliseconds(load.toRequests.median))   min \(Format.milliseconds(load.toRequests.minimum))"
+    )
     print("")
-    print("encoded sizes: MessageCreated \(Format.bytes(dispatch.frameBytes)) (mean); ThreadListFetched of \(threadCount) threads \(Format.bytes(load.listBytes));")
-    print("  ThreadMetadataLoaded \(Format.bytes(load.metadataBytes / threadCount)) (mean), \(Format.bytes(load.metadataBytes)) for \(threadCount);"
-        + " the \(threadCount) LoadThreadMetadata requests sent \(Format.bytes(load.requestBytes))")
+    print(
+        "encoded sizes: MessageCreated \(Format.bytes(dispatch.frameBytes)) (mean); ThreadListFetched of \(threadCount) threads \(Format.bytes(load.listBytes));"
+    )
+    print(
+        "  ThreadMetadataLoaded \(Format.bytes(load.metadataBytes / threadCount)) (mean), \(Format.bytes(load.metadataBytes)) for \(threadCount);"
+            + " the \(threadCount) LoadThreadMetadata requests sent \(Format.bytes(load.requestBytes))"
+    )
     print("per-frame figures include one clock-read pair (\(Format.nanoseconds(clockOverhead())) median)")
 } catch {
     print("attendant-cxone-dispatch: \(error)")

@@ -57,7 +57,9 @@ final class BenchHost: ChannelHost {
     func waitForAgentMessages(_ count: Int) async throws {
         let deadline = ContinuousClock.now + .seconds(120)
         while self.agentMessages.load(ordering: .relaxed) < count {
-            guard ContinuousClock.now < deadline else { fatalError("only \(self.agentMessages.load(ordering: .relaxed)) of \(count) agent messages arrived") }
+            guard ContinuousClock.now < deadline else {
+                fatalError("only \(self.agentMessages.load(ordering: .relaxed)) of \(count) agent messages arrived")
+            }
             try await Task.sleep(for: .microseconds(200))
         }
     }
@@ -80,7 +82,9 @@ func startChat(_ simulator: ContactCenterSimulator, transport: String, host: Ben
 func waitUntilConnected(_ channel: any Channel) async throws {
     let deadline = ContinuousClock.now + .seconds(30)
     while true {
-        if case .fields(let fields) = try await channel.perform(.custom(command: "chat-status", arguments: [:])), fields["connected"] == "yes" { return }
+        if case .fields(let fields) = try await channel.perform(.custom(command: "chat-status", arguments: [:])), fields["connected"] == "yes" {
+            return
+        }
         guard ContinuousClock.now < deadline else { fatalError("the channel did not connect again within 30 s") }
         try await Task.sleep(for: .microseconds(200))
     }
@@ -112,7 +116,9 @@ for transport in ["websocket", "long-polling"] {
         runs.append(monotonicNow() - start)
     }
     let sorted = runs.sorted()
-    print("replay of \(replayEvents) transcript events to ready over \(transport) (5 runs): median \(milliseconds(sorted[2]))   min \(milliseconds(sorted[0]))")
+    print(
+        "replay of \(replayEvents) transcript events to ready over \(transport) (5 runs): median \(milliseconds(sorted[2]))   min \(milliseconds(sorted[0]))"
+    )
     await channel.stopListening()
     try simulator.gms.endChat(chatID: chatID)
 }

@@ -65,6 +65,8 @@ func burst(_ count: Int, over transport: Peer.Transport) async throws {
     }
     for callID in answered { _ = try? await channel.perform(.decline(contactID: callID)) }
     await channel.stopListening()
-    print("burst of \(count) INVITEs over \(transport.rawValue.uppercased()): \(retransmissions) retransmissions (timer A), \(count - answered.count) never rang")
+    print(
+        "burst of \(count) INVITEs over \(transport.rawValue.uppercased()): \(retransmissions) retransmissions (timer A), \(count - answered.count) never rang"
+    )
     print(ringing.report(warmUp: 0))
 }

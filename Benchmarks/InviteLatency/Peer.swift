@@ -123,7 +123,8 @@ final class Peer {
                 while let item = try self.framer.next() {
                     switch item {
                     case .message(let message): return message
-                    case .keepAlivePing: _ = SIPStreamFramer.pong.withUnsafeBytes { Glibc.send(self.connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    case .keepAlivePing:
+                        _ = SIPStreamFramer.pong.withUnsafeBytes { Glibc.send(self.connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
                     case .keepAlivePong: continue
                     }
                 }
@@ -131,7 +132,9 @@ final class Peer {
                 throw BenchError("the channel sent bytes that are not SIP: \(error)")
             }
             let count = buffer.withUnsafeMutableBytes { recv(self.connection, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw BenchError("the channel's TCP connection ended or stayed silent for 5 s (\(String(cString: strerror(errno))))") }
+            guard count > 0 else {
+                throw BenchError("the channel's TCP connection ended or stayed silent for 5 s (\(String(cString: strerror(errno))))")
+            }
             self.framer.append(buffer[..<count])
         }
     }

@@ -36,15 +36,28 @@ final class TimedNetwork: ChannelNetwork {
         return try await self.network.send(request)
     }
 
-    func openWebSocket(_ request: WebSocketRequest, events: @escaping @Sendable (WebSocketEvent) -> Void) async throws(NetworkError) -> any WebSocketConnection {
+    func openWebSocket(
+        _ request: WebSocketRequest,
+        events: @escaping @Sendable (WebSocketEvent) -> Void
+    ) async throws(NetworkError) -> any WebSocketConnection {
         try await self.network.openWebSocket(request, events: events)
     }
 
-    func openDatagramFlow(to host: String, port: Int, options: DatagramOptions, receive: @escaping @Sendable (DatagramEvent) -> Void) async throws(NetworkError) -> any DatagramFlow {
+    func openDatagramFlow(
+        to host: String,
+        port: Int,
+        options: DatagramOptions,
+        receive: @escaping @Sendable (DatagramEvent) -> Void
+    ) async throws(NetworkError) -> any DatagramFlow {
         try await self.network.openDatagramFlow(to: host, port: port, options: options, receive: receive)
     }
 
-    func openStreamFlow(to host: String, port: Int, options: StreamOptions, receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver) async throws(NetworkError) -> any StreamFlow {
+    func openStreamFlow(
+        to host: String,
+        port: Int,
+        options: StreamOptions,
+        receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver
+    ) async throws(NetworkError) -> any StreamFlow {
         try await self.network.openStreamFlow(to: host, port: port, options: options, receiver: receiver)
     }
 }
@@ -109,7 +122,12 @@ defer { server.stop() }
 var logger = Logger(label: "bench")
 logger.logLevel = .error
 let client = try await BusConnection.open(.custom(server.address))
-let center = DesktopAlertCenter(connection: client, planner: AlertPlanner(configuration: AlertPlanner.Configuration()), logger: logger, perform: { _ in })
+let center = DesktopAlertCenter(
+    connection: client,
+    planner: AlertPlanner(configuration: AlertPlanner.Configuration()),
+    logger: logger,
+    perform: { _ in }
+)
 let alerts = Task { await center.run() }
 while !center.notificationServerPresent { try await Task.sleep(for: .milliseconds(5)) }
 host.forward.withLock { $0 = { event in Task { await center.present(event, channel: "bench") } } }
@@ -150,7 +168,9 @@ for run in 0..<5 {
     let cpuBefore = cpuTime()
     let start = monotonicNow()
     for number in 0..<batchedEvents {
-        _ = try await channel.perform(.custom(command: "actions-track", arguments: ["event": "bench_event", "values": #"{"run": \#(run), "n": \#(number)}"#]))
+        _ = try await channel.perform(
+            .custom(command: "actions-track", arguments: ["event": "bench_event", "values": #"{"run": \#(run), "n": \#(number)}"#])
+        )
     }
     while simulator.karte.events.filter({ $0.eventName == "bench_event" }).count < batchedEvents {
         try await Task.sleep(for: .milliseconds(1))
@@ -160,7 +180,9 @@ for run in 0..<5 {
 }
 let byTime = runs.sorted { $0.0 < $1.0 }
 let median = byTime[2]
-print("\(batchedEvents) events tracked back to back → all recorded by the server (5 runs): median \(milliseconds(median.0)), min \(milliseconds(byTime[0].0)); \(median.2) requests; CPU (user+system, bench process incl. the simulator) \(milliseconds(median.1))")
+print(
+    "\(batchedEvents) events tracked back to back → all recorded by the server (5 runs): median \(milliseconds(median.0)), min \(milliseconds(byTime[0].0)); \(median.2) requests; CPU (user+system, bench process incl. the simulator) \(milliseconds(median.1))"
+)
 await channel.stopListening()
 running.cancel()
 await simulator.stop()

@@ -28,8 +28,11 @@ latencies.reserveCapacity(contacts)
 for number in 0..<(contacts + 50) {
     let caller = "Caller \(number)"
     let contact = Contact(
-        id: "bench-\(number)", kind: .call, from: Party(displayName: caller, address: "sip:\(number)@example.org"),
-        receivedAt: UnixTime(secondsSince1970: 0), actions: [.accept, .decline]
+        id: "bench-\(number)",
+        kind: .call,
+        from: Party(displayName: caller, address: "sip:\(number)@example.org"),
+        receivedAt: UnixTime(secondsSince1970: 0),
+        actions: [.accept, .decline]
     )
     let sent = monotonicNow()
     await center.present(.incomingContact(contact), channel: "bench")

@@ -1,6 +1,6 @@
-package import Systemd
 import Glibc
 import Synchronization
+import Systemd
 
 /// A private `dbus-daemon` and a minimal `org.freedesktop.Notifications` on it that notes when each
 /// `Notify` call arrives, for the benchmarks that end at a Notify call.
@@ -42,21 +42,31 @@ package final class NotificationServer: Sendable {
                 path: "/org/freedesktop/Notifications",
                 interface: "org.freedesktop.Notifications",
                 methods: [
-                    .init("Notify", inputs: [.init("app_name", "s"), .init("replaces_id", "u"), .init("app_icon", "s"), .init("summary", "s"),
-                                             .init("body", "s"), .init("actions", "as"), .init("hints", "a{sv}"), .init("expire_timeout", "i")],
-                          outputs: [.init("id", "u")]) { [self] arguments in
+                    .init(
+                        "Notify",
+                        inputs: [
+                            .init("app_name", "s"), .init("replaces_id", "u"), .init("app_icon", "s"), .init("summary", "s"),
+                            .init("body", "s"), .init("actions", "as"), .init("hints", "a{sv}"), .init("expire_timeout", "i"),
+                        ],
+                        outputs: [.init("id", "u")]
+                    ) { [self] arguments in
                         let arrived = monotonicNow()
                         self.arrivals.withLock { $0.append((arguments[3].string ?? "", arguments[4].string ?? "", arrived)) }
                         return [.uint32(nextID.wrappingAdd(1, ordering: .relaxed).oldValue)]
                     },
                     .init("CloseNotification", inputs: [.init("id", "u")]) { _ in [] },
                     .init("GetCapabilities", outputs: [.init("capabilities", "as")]) { _ in [.strings(["actions", "body", "body-markup"])] },
-                    .init("GetServerInformation", outputs: [.init("name", "s"), .init("vendor", "s"), .init("version", "s"), .init("spec_version", "s")]) { _ in
+                    .init(
+                        "GetServerInformation",
+                        outputs: [.init("name", "s"), .init("vendor", "s"), .init("version", "s"), .init("spec_version", "s")]
+                    ) { _ in
                         [.string("bench"), .string("attendant"), .string("1"), .string("1.2")]
                     },
                 ],
-                signals: [.init("ActionInvoked", [.init("id", "u"), .init("action_key", "s")]),
-                          .init("NotificationClosed", [.init("id", "u"), .init("reason", "u")])]
+                signals: [
+                    .init("ActionInvoked", [.init("id", "u"), .init("action_key", "s")]),
+                    .init("NotificationClosed", [.init("id", "u"), .init("reason", "u")]),
+                ]
             )
         )
     }
@@ -107,6 +117,7 @@ package struct Percentiles {
     /// `median … p90 … p99 … max …`.
     package var line: String {
         guard !self.sorted.isEmpty else { return "no samples" }
-        return "median \(self.format(self.percentile(0.5)))   p90 \(self.format(self.percentile(0.9)))   p99 \(self.format(self.percentile(0.99)))   max \(self.format(self.microseconds(self.sorted.last!)))"
+        return
+            "median \(self.format(self.percentile(0.5)))   p90 \(self.format(self.percentile(0.9)))   p99 \(self.format(self.percentile(0.99)))   max \(self.format(self.microseconds(self.sorted.last!)))"
     }
 }

@@ -33,7 +33,10 @@ final class LoopbackChannel: Channel {
             return state.listenAttempts
         }
         if attempt <= self.configuration.listenFailures {
-            throw ChannelError(self.configuration.listenFailure, "loopback: listen attempt \(attempt) fails on purpose (listen-failures = \(self.configuration.listenFailures))")
+            throw ChannelError(
+                self.configuration.listenFailure,
+                "loopback: listen attempt \(attempt) fails on purpose (listen-failures = \(self.configuration.listenFailures))"
+            )
         }
         let ticker: Task<Void, Never>? = self.configuration.contactInterval.map { interval in
             Task { await self.ringPeriodically(every: interval) }
@@ -63,7 +66,8 @@ final class LoopbackChannel: Channel {
         if self.configuration.stopDelay > .zero {
             self.host.logger.info("loopback stopping slowly (stop-delay = \(self.configuration.stopDelay.seconds) s)")
             // A task of its own, so cancelling the stop does not end the wait.
-            let clock = self.host.clock, delay = self.configuration.stopDelay
+            let clock = self.host.clock
+            let delay = self.configuration.stopDelay
             await Task.detached { try? await clock.sleep(for: delay) }.value
         }
     }
@@ -113,7 +117,10 @@ final class LoopbackChannel: Channel {
             if LoopbackChat.handles(request) {
                 throw ChannelError(.unsupported, "loopback: no \(request.name) requests here; chat requests need contact-kind = \"chat\"")
             }
-            throw ChannelError(.unsupported, "loopback: no \(request.name) requests here; it knows accept, decline, ring, drop, report and, with contact-kind = \"chat\", the chat requests")
+            throw ChannelError(
+                .unsupported,
+                "loopback: no \(request.name) requests here; it knows accept, decline, ring, drop, report and, with contact-kind = \"chat\", the chat requests"
+            )
         }
     }
 

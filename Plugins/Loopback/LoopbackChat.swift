@@ -87,7 +87,12 @@ struct LoopbackChat: Sendable {
             try self.requireReady(request)
             let index = try self.openThread(id, request)
             let message = ChatMessage(
-                id: self.messageID(), threadID: self.threads[index].id, direction: .toAgent, sender: Self.customer, text: text, sentAt: now
+                id: self.messageID(),
+                threadID: self.threads[index].id,
+                direction: .toAgent,
+                sender: Self.customer,
+                text: text,
+                sentAt: now
             )
             self.append(message, to: index)
             return Outcome(reply: .done, events: [.threadUpdated(self.threads[index])], sent: message)
@@ -105,7 +110,12 @@ struct LoopbackChat: Sendable {
     mutating func agentReply(to message: ChatMessage, now: UnixTime) -> [ChannelEvent] {
         guard let index = self.threads.firstIndex(where: { $0.id == message.threadID }), self.threads[index].state != .closed else { return [] }
         let reply = ChatMessage(
-            id: self.messageID(), threadID: message.threadID, direction: .fromAgent, sender: Self.agent, text: "Echo: \(message.text)", sentAt: now
+            id: self.messageID(),
+            threadID: message.threadID,
+            direction: .fromAgent,
+            sender: Self.agent,
+            text: "Echo: \(message.text)",
+            sentAt: now
         )
         self.append(reply, to: index)
         return [.messageReceived(reply), .threadUpdated(self.threads[index])]

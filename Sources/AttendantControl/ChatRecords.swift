@@ -16,8 +16,12 @@ public struct ChatThreadRecord: Sendable, Hashable, Codable {
     public var positionInQueue: Int64?
 
     public init(
-        id: String, name: String = "", state: String, lastMessages: [ChatMessageRecord] = [],
-        assignedAgent: String? = nil, positionInQueue: Int64? = nil
+        id: String,
+        name: String = "",
+        state: String,
+        lastMessages: [ChatMessageRecord] = [],
+        assignedAgent: String? = nil,
+        positionInQueue: Int64? = nil
     ) {
         self.id = id
         self.name = name
@@ -72,8 +76,15 @@ public struct ChatMessageRecord: Sendable, Hashable, Codable {
     public var readByAgentAt: Int64?
 
     public init(
-        id: String, threadID: String, kind: String = "message", direction: String, sender: String,
-        senderAddress: String = "", text: String, sentAt: Int64, readByAgentAt: Int64? = nil
+        id: String,
+        threadID: String,
+        kind: String = "message",
+        direction: String,
+        sender: String,
+        senderAddress: String = "",
+        text: String,
+        sentAt: Int64,
+        readByAgentAt: Int64? = nil
     ) {
         self.readByAgentAt = readByAgentAt
         self.id = id

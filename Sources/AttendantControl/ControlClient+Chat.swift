@@ -62,7 +62,11 @@ extension ControlClient {
     }
 
     /// A plugin's own request with its arguments; the answer's fields.
-    public func channelRequest(channel: String, command: String, arguments: [String: String] = [:]) async throws(ControlClientError) -> [String: String] {
+    public func channelRequest(
+        channel: String,
+        command: String,
+        arguments: [String: String] = [:]
+    ) async throws(ControlClientError) -> [String: String] {
         let member = ControlInterface.Method.channelRequest
         let entries = arguments.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
         let reply = try await self.call(member, [.string(channel), .string(command), .dictionary(key: "s", value: "s", entries)])

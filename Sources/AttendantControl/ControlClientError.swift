@@ -68,7 +68,8 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
     static func malformed(_ member: String, _ reply: [BusValue]) -> ControlClientError {
         ControlClientError(
             code: .failed,
-            message: "attendantd answered \(member) with a reply of an unexpected shape (\(reply.map(\.signature).joined(separator: ", "))); is it another version?"
+            message:
+                "attendantd answered \(member) with a reply of an unexpected shape (\(reply.map(\.signature).joined(separator: ", "))); is it another version?"
         )
     }
 }

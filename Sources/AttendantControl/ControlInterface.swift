@@ -210,9 +210,16 @@ public struct ChannelRecord: Sendable, Hashable, Codable {
     }
 
     public init(
-        name: String, plugin: String, state: String, detail: String = "", onProbation: Bool = false,
-        failure: FailureReason? = nil, tokenExpiresIn: Int64? = nil, tokenLastRenewal: Int64? = nil,
-        tokenLastError: String? = nil, tokenFailures: UInt32 = 0
+        name: String,
+        plugin: String,
+        state: String,
+        detail: String = "",
+        onProbation: Bool = false,
+        failure: FailureReason? = nil,
+        tokenExpiresIn: Int64? = nil,
+        tokenLastRenewal: Int64? = nil,
+        tokenLastError: String? = nil,
+        tokenFailures: UInt32 = 0
     ) {
         self.name = name
         self.plugin = plugin
@@ -276,8 +283,15 @@ public struct ContactRecord: Sendable, Hashable, Codable {
     public var diversionReason: String?
 
     public init(
-        channel: String, id: String, kind: String, from: String, fromAddress: String, summary: String,
-        receivedAt: Int64, endedAt: Int64? = nil, outcome: String? = nil
+        channel: String,
+        id: String,
+        kind: String,
+        from: String,
+        fromAddress: String,
+        summary: String,
+        receivedAt: Int64,
+        endedAt: Int64? = nil,
+        outcome: String? = nil
     ) {
         self.channel = channel
         self.id = id

@@ -1,10 +1,10 @@
+import Synchronization
 // A clock whose sleeps cost nothing once cancelled. `Task.sleep` hands its job to the executor, and the
 // custom-executor SPI has no call to take it back: a cancelled sleep (a transaction timer that was not
 // needed, the timeout around a command that finished) still wakes the loop once at its old deadline. The
 // daemon gives this clock to its channels as `host.clock`; its sleeps are actions in the executor's timer
 // heap, and cancelling one removes it there.
 @_spi(ExperimentalCustomExecutors) import _Concurrency
-import Synchronization
 
 /// `ContinuousClock`'s time (it counts suspended time), with sleeps the daemon's executor can cancel. A
 /// sleep's `tolerance` lets it end that much early when the executor is awake anyway, so that timers close

@@ -10,15 +10,18 @@
 // back (the SPI has no call for it) and still wakes the loop once at its deadline; `IdleClock`'s sleeps
 // are actions that cancellation removes from the heap, so they never wake anything.
 import CAttendantExecutor
-@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 import Glibc
 import Synchronization
+@_spi(ExperimentalCustomExecutors) @_spi(ExperimentalScheduling) import _Concurrency
 
 final class IdleExecutor: MainExecutor, TaskExecutor, SchedulingExecutor, @unchecked Sendable {
     // Swift's clocks on Linux: ContinuousClock counts suspended time (CLOCK_BOOTTIME); SuspendingClock does
     // not (the runtime reads CLOCK_MONOTONIC_RAW, which timerfd cannot wait on; CLOCK_MONOTONIC runs at the
     // same rate but for NTP slewing, well under the poll's precision that matters here).
-    enum ClockKind: Int { case continuous = 0, suspending = 1 }
+    enum ClockKind: Int {
+        case continuous = 0
+        case suspending = 1
+    }
 
     private struct Shared: ~Copyable {
         var ready: [UnownedJob] = []

@@ -64,10 +64,13 @@ package final class ContactCenterSimulator: Sendable {
             let webSocket = WebSocketEndpoint(path: CXoneGateway.socketPath, accepts: { _ in !gateway.isDown }) { request, channel in
                 try CXoneGatewaySocketHandler.install(on: channel, gateway: gateway, request: request)
             }
-            try await simulator.http.start(route: { [weak simulator] request in
-                guard let simulator else { return .error(503, "the simulator is stopping") }
-                return await simulator.route(request)
-            }, webSockets: [webSocket, simulator.gms.webSocketEndpoint])
+            try await simulator.http.start(
+                route: { [weak simulator] request in
+                    guard let simulator else { return .error(503, "the simulator is stopping") }
+                    return await simulator.route(request)
+                },
+                webSockets: [webSocket, simulator.gms.webSocketEndpoint]
+            )
         } catch {
             await simulator.transport.stop()
             throw error
@@ -189,7 +192,14 @@ package final class ContactCenterSimulator: Sendable {
             branch: branch
         )
         let call = self.calls.withLock { state in
-            let call = SimulatedCall(number: state.all.count + 1, user: user, invite: invite, branch: branch, flow: binding.flow, transport: self.transport)
+            let call = SimulatedCall(
+                number: state.all.count + 1,
+                user: user,
+                invite: invite,
+                branch: branch,
+                flow: binding.flow,
+                transport: self.transport
+            )
             state.byBranch[branch] = call
             state.all.append(call)
             return call

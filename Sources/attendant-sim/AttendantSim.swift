@@ -8,7 +8,8 @@ import UnixSignals
 struct AttendantSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendant-sim",
-        abstract: "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway, a GMS chat server and a KARTE track endpoint.",
+        abstract:
+            "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway, a GMS chat server and a KARTE track endpoint.",
         discussion: """
             On start it prints one JSON line on stdout: sip_port, http_port, token_url, \
             registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand, \
@@ -137,7 +138,12 @@ struct AttendantSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("SIP domain: Bearer realm and host of every address of record.", valueName: "domain"))
     var domain: String = "sim.attendant.test"
 
-    @Option(help: ArgumentHelp("Call this user (as \"Grace Hopper\" <sip:grace@DOMAIN>) every --ring-every seconds once registered; each outcome is one line on stderr.", valueName: "user"))
+    @Option(
+        help: ArgumentHelp(
+            "Call this user (as \"Grace Hopper\" <sip:grace@DOMAIN>) every --ring-every seconds once registered; each outcome is one line on stderr.",
+            valueName: "user"
+        )
+    )
     var ring: String?
 
     @Option(help: ArgumentHelp("Pause between calls placed by --ring.", valueName: "seconds"))
@@ -173,7 +179,12 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "The CXone channel announces a pre-chat form (email, required; topic: billing, delivery or other).")
     var cxonePreChatForm = false
 
-    @Option(help: ArgumentHelp("The CXone agent opens a thread with this message 2 s after a customer without a thread authorizes (the demo's conversation).", valueName: "text"))
+    @Option(
+        help: ArgumentHelp(
+            "The CXone agent opens a thread with this message 2 s after a customer without a thread authorizes (the demo's conversation).",
+            valueName: "text"
+        )
+    )
     var cxoneGreeting: String?
 
     @Option(help: ArgumentHelp("GMS chat service name (the v2 channel /service/chatV2/NAME; others are served too).", valueName: "name"))
@@ -217,7 +228,9 @@ struct AttendantSim: AsyncParsableCommand {
         guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
         guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
         if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
-        guard !self.gmsService.isEmpty, !self.gmsService.contains("/") else { throw ValidationError("--gms-service must be a non-empty name without '/'") }
+        guard !self.gmsService.isEmpty, !self.gmsService.contains("/") else {
+            throw ValidationError("--gms-service must be a non-empty name without '/'")
+        }
         guard self.gmsConnectHold >= 0, self.gmsClientWindow > 0, self.gmsGreetingDelay >= 0 else {
             throw ValidationError("--gms-connect-hold and --gms-greeting-delay must be 0 or more seconds, --gms-client-window more than 0")
         }

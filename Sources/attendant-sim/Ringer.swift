@@ -21,7 +21,11 @@ struct Ringer {
     private func place(_ number: Int) async {
         let prefix = "call \(number) to \(self.user):"
         do {
-            let call = try await self.simulator.call(user: self.user, fromDisplayName: "Grace Hopper", fromURI: "sip:grace@\(self.simulator.configuration.domain)")
+            let call = try await self.simulator.call(
+                user: self.user,
+                fromDisplayName: "Grace Hopper",
+                fromURI: "sip:grace@\(self.simulator.configuration.domain)"
+            )
             let wait: Duration = self.cancelAfter.map { .milliseconds(Int($0 * 1000)) } ?? .seconds(300)
             do {
                 _ = try await call.waitForFinal(timeout: wait)

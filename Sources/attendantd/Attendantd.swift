@@ -43,13 +43,20 @@ struct Attendantd: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the merged configuration, with the file and line of each value, then exit.")
     var catConfig = false
 
-    @Flag(name: .long, help: "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds. The demo with the voice channel and the contact-centre simulator needs a source checkout: scripts/demo builds and runs it (the package does not include the simulator).")
+    @Flag(
+        name: .long,
+        help:
+            "Demo mode: alerts on this terminal, state in a temporary folder, no desktop needed. Without --config, a built-in configuration with a Loopback channel that rings every few seconds. The demo with the voice channel and the contact-centre simulator needs a source checkout: scripts/demo builds and runs it (the package does not include the simulator)."
+    )
     var demo = false
 
     @Flag(name: .long, help: "Also show incoming contacts on standard output.")
     var terminalAlerts = false
 
-    @Option(name: .long, help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical (overrides log-level in [daemon]).", valueName: "level"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Log level: trace, debug, info, notice, warning, error, critical (overrides log-level in [daemon]).", valueName: "level")
+    )
     var logLevel: String?
 
     func validate() throws {

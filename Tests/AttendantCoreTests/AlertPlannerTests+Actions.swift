@@ -23,7 +23,10 @@ extension AlertPlannerTests {
     @Test func inAppActionsShowTheirLinksAndDismissAndCloseWithTheAction() {
         var p = self.planner()
         let offer = InAppAction(
-            id: "x1", campaignID: "spring", title: "Spring sale", body: "Up to 50% off & free <shipping>",
+            id: "x1",
+            campaignID: "spring",
+            title: "Spring sale",
+            body: "Up to 50% off & free <shipping>",
             links: [.init(label: "Open offer", url: "https://example.org/sale"), .init(label: "Details", url: "https://example.org/terms")]
         )
         let key = AlertKey.inAppAction(channel: "shop", actionID: "x1")

@@ -8,7 +8,11 @@ extension AlertPlannerTests {
         var p = self.planner()
         _ = p.handle(.incomingContact(self.call()), channel: "desk", now: .zero)
         p.shown(key: self.callKey, id: 7)
-        #expect(p.handle(.contactEnded(contactID: "c1", outcome: .answeredElsewhere), channel: "desk", now: .seconds(3)) == [.close(key: self.callKey, id: 7)])
+        #expect(
+            p.handle(.contactEnded(contactID: "c1", outcome: .answeredElsewhere), channel: "desk", now: .seconds(3)) == [
+                .close(key: self.callKey, id: 7)
+            ]
+        )
         #expect(p.relevantKeys == [])
     }
 
@@ -25,6 +29,8 @@ extension AlertPlannerTests {
             Issue.record("no missed-call notice: \(commands)")
             return
         }
-        #expect(notice.body == "sip:ada@example.org\nForwarded by Sales &lt;sip:sales@example.org&gt; (no-answer)\nChannel: desk\nCalled at 09:30 UTC")
+        #expect(
+            notice.body == "sip:ada@example.org\nForwarded by Sales &lt;sip:sales@example.org&gt; (no-answer)\nChannel: desk\nCalled at 09:30 UTC"
+        )
     }
 }

@@ -40,7 +40,13 @@ extension AlertPlannerTests {
 
     @Test func aChatContactThatNamesItsThreadAlertsOnlyThroughTheThreadsMessages() {
         var p = self.planner()
-        var contact = Contact(id: "t1", kind: .chat, from: Party(displayName: "Grace", address: "agent-1"), summary: "chat thread t1", receivedAt: UnixTime(secondsSince1970: 1_800_000_000))
+        var contact = Contact(
+            id: "t1",
+            kind: .chat,
+            from: Party(displayName: "Grace", address: "agent-1"),
+            summary: "chat thread t1",
+            receivedAt: UnixTime(secondsSince1970: 1_800_000_000)
+        )
         contact.threadID = "t1"
         #expect(p.handle(.incomingContact(contact), channel: "chat", now: .zero) == [])
         #expect(p.handle(.messageReceived(self.message("m1", "hello")), channel: "chat", now: .zero).map(\.key) == [self.threadKey])
@@ -59,7 +65,11 @@ extension AlertPlannerTests {
         #expect(other.map(\.key) == [.thread(channel: "chat", threadID: "t2")])
         #expect(p.handle(.messageReceived(self.message("b2", "hi again", thread: "t2")), channel: "chat", now: .milliseconds(30)) == [])
         #expect(p.handle(.incomingContact(self.call()), channel: "desk", now: .milliseconds(40)).map(\.key) == [self.callKey])
-        #expect(p.handle(.contactEnded(contactID: "c1", outcome: .missed), channel: "desk", now: .milliseconds(50)).map(\.key) == [.missedCall(channel: "desk", contactID: "c1")])
+        #expect(
+            p.handle(.contactEnded(contactID: "c1", outcome: .missed), channel: "desk", now: .milliseconds(50)).map(\.key) == [
+                .missedCall(channel: "desk", contactID: "c1")
+            ]
+        )
         #expect(p.nextDeadline == .milliseconds(250))
         #expect(p.tick(now: .milliseconds(250)).map(\.key) == [self.threadKey])
         #expect(p.nextDeadline == .milliseconds(270))
@@ -92,17 +102,23 @@ extension AlertPlannerTests {
         let typing = ChannelEvent.messageReceived(self.message("n1", "", kind: .typingStarted, direction: .notice))
         #expect(p.handle(typing, channel: "chat", now: .zero) == [])
         #expect(p.handle(.messageReceived(self.message("n2", "", kind: .typingStopped, direction: .notice)), channel: "chat", now: .zero) == [])
-        let joined = self.notification(p.handle(.messageReceived(self.message("n3", "", kind: .joined, direction: .notice)), channel: "chat", now: .zero))
+        let joined = self.notification(
+            p.handle(.messageReceived(self.message("n3", "", kind: .joined, direction: .notice)), channel: "chat", now: .zero)
+        )
         #expect(joined?.body == "Grace: joined", "filtered events are not transcript lines either")
 
-        var configured = self.planner { $0.chatByChannel["chat"] = {
-            var settings = ChatAlertSettings()
-            settings.events = [.message, .typingStarted]
-            return settings
-        }() }
+        var configured = self.planner {
+            $0.chatByChannel["chat"] = {
+                var settings = ChatAlertSettings()
+                settings.events = [.message, .typingStarted]
+                return settings
+            }()
+        }
         #expect(self.notification(configured.handle(typing, channel: "chat", now: .zero))?.body == "Grace: is typing")
         #expect(configured.handle(typing, channel: "web", now: .zero) == [], "other channels keep the default")
-        #expect(configured.handle(.messageReceived(self.message("n3", "", kind: .joined, direction: .notice)), channel: "chat", now: .seconds(1)) == [])
+        #expect(
+            configured.handle(.messageReceived(self.message("n3", "", kind: .joined, direction: .notice)), channel: "chat", now: .seconds(1)) == []
+        )
     }
 
     @Test func messagesToAgentsNeverAlertAndShowTheUserIsInTheConversation() {
@@ -130,7 +146,9 @@ extension AlertPlannerTests {
         for (n, text) in ["one", "two", "three"].enumerated() {
             _ = p.handle(.messageReceived(self.message("m\(n)", text)), channel: "chat", now: .seconds(n))
         }
-        let last = self.notification(p.handle(.messageReceived(self.message("m9", "four\nand more", from: nameless)), channel: "chat", now: .seconds(9)))
+        let last = self.notification(
+            p.handle(.messageReceived(self.message("m9", "four\nand more", from: nameless)), channel: "chat", now: .seconds(9))
+        )
         #expect(last?.body == "Grace: three\nAgent: four and more")
         #expect(last?.summary == "chat · t1: Agent")
 
@@ -150,19 +168,30 @@ extension AlertPlannerTests {
         _ = p.handle(.messageReceived(self.message("m1", "Hello")), channel: "chat", now: .zero)
         p.shown(key: self.threadKey, id: 2)
         #expect(p.handle(.messageReceived(self.message("m1", "Hello")), channel: "chat", now: .seconds(5)) == [])
-        #expect(self.notification(p.handle(.messageReceived(self.message("", "a")), channel: "chat", now: .seconds(6)))?.body == "Grace: Hello\nGrace: a")
-        #expect(self.notification(p.handle(.messageReceived(self.message("", "b")), channel: "chat", now: .seconds(7)))?.body == "Grace: Hello\nGrace: a\nGrace: b", "messages without ids are never taken for replays")
+        #expect(
+            self.notification(p.handle(.messageReceived(self.message("", "a")), channel: "chat", now: .seconds(6)))?.body == "Grace: Hello\nGrace: a"
+        )
+        #expect(
+            self.notification(p.handle(.messageReceived(self.message("", "b")), channel: "chat", now: .seconds(7)))?.body
+                == "Grace: Hello\nGrace: a\nGrace: b",
+            "messages without ids are never taken for replays"
+        )
     }
 
     @Test func threadsAlertByMessagesAndCloseWithTheThread() {
         var p = self.planner()
-        #expect(p.handle(.threadUpdated(ChatThread(id: "t1", name: "Order 7", state: .received)), channel: "chat", now: .zero) == [], "a new thread alone is not news")
+        #expect(
+            p.handle(.threadUpdated(ChatThread(id: "t1", name: "Order 7", state: .received)), channel: "chat", now: .zero) == [],
+            "a new thread alone is not news"
+        )
         #expect(p.handle(.threadUpdated(ChatThread(id: "t1", state: .ready)), channel: "chat", now: .zero) == [])
         #expect(p.relevantKeys == [])
         _ = p.handle(.messageReceived(self.message("m1", "Hello")), channel: "chat", now: .zero)
         p.shown(key: self.threadKey, id: 2)
         _ = p.handle(.messageReceived(self.message("m2", "Bye")), channel: "chat", now: .milliseconds(1))
-        #expect(p.handle(.threadUpdated(ChatThread(id: "t1", state: .closed)), channel: "chat", now: .seconds(1)) == [.close(key: self.threadKey, id: 2)])
+        #expect(
+            p.handle(.threadUpdated(ChatThread(id: "t1", state: .closed)), channel: "chat", now: .seconds(1)) == [.close(key: self.threadKey, id: 2)]
+        )
         #expect(p.nextDeadline == nil)
         #expect(p.relevantKeys == [])
         let reopened = self.notification(p.handle(.messageReceived(self.message("m3", "New day")), channel: "chat", now: .seconds(2)))

@@ -26,7 +26,12 @@ import Testing
         from sender: Party? = nil
     ) -> ChatMessage {
         ChatMessage(
-            id: id, threadID: thread, kind: kind, direction: direction, sender: sender ?? self.grace, text: text,
+            id: id,
+            threadID: thread,
+            kind: kind,
+            direction: direction,
+            sender: sender ?? self.grace,
+            text: text,
             sentAt: self.nineThirty
         )
     }
@@ -167,7 +172,10 @@ import Testing
         )
         #expect(commands == [.notify(key: key, replacesID: 0, notification: expected)])
         p.shown(key: key, id: 4)
-        #expect(p.handle(.contactEnded(contactID: "k1", outcome: .missed), channel: "web", now: .seconds(9)) == [.close(key: key, id: 4)], "no missed-call notice for a chat")
+        #expect(
+            p.handle(.contactEnded(contactID: "k1", outcome: .missed), channel: "web", now: .seconds(9)) == [.close(key: key, id: 4)],
+            "no missed-call notice for a chat"
+        )
 
         let action = Contact(id: "a1", kind: .action, from: self.grace, summary: "Survey", receivedAt: self.nineThirty)
         let shown = self.notification(p.handle(.incomingContact(action), channel: "web", now: .zero))
@@ -198,7 +206,13 @@ import Testing
         let call = self.notification(p.handle(.incomingContact(self.call()), channel: "desk", now: .zero))
         #expect(call?.actions == [])
         #expect(call?.actionArguments == [])
-        let action = InAppAction(id: "x1", campaignID: "spring", title: "Spring sale", body: "Today only", links: [.init(label: "Open", url: "https://example.org")])
+        let action = InAppAction(
+            id: "x1",
+            campaignID: "spring",
+            title: "Spring sale",
+            body: "Today only",
+            links: [.init(label: "Open", url: "https://example.org")]
+        )
         #expect(self.notification(p.handle(.actionReceived(action), channel: "shop", now: .zero))?.actions == [])
     }
 
@@ -219,20 +233,24 @@ import Testing
         #expect(p.shown(key: self.callKey, id: 3) == [], "no server: a stray reply is ignored")
 
         let commands = p.serverAppeared(capabilities: Self.everything)
-        #expect(commands.map(\.key) == [
-            self.callKey,
-            .missedCall(channel: "desk", contactID: "c2"),
-            self.threadKey,
-            .inAppAction(channel: "shop", actionID: "x1"),
-            .signIn(channel: "chat"),
-        ])
+        #expect(
+            commands.map(\.key) == [
+                self.callKey,
+                .missedCall(channel: "desk", contactID: "c2"),
+                self.threadKey,
+                .inAppAction(channel: "shop", actionID: "x1"),
+                .signIn(channel: "chat"),
+            ]
+        )
         let summaries = commands.compactMap { command -> String? in
             guard case .notify(_, 0, let notification) = command else { return nil }
             return notification.summary
         }
-        #expect(summaries == [
-            "Incoming call from Ada Lovelace", "Missed call from Bob", "New message from Grace", "Spring sale", "Sign-in needed for chat",
-        ])
+        #expect(
+            summaries == [
+                "Incoming call from Ada Lovelace", "Missed call from Bob", "New message from Grace", "Spring sale", "Sign-in needed for chat",
+            ]
+        )
         #expect(commands[0] == .notify(key: self.callKey, replacesID: 0, notification: self.callNotification()))
         #expect(self.notification([commands[2]])?.body == "Grace: Hello\nGrace: Are you there?")
     }
@@ -249,7 +267,10 @@ import Testing
         #expect(p.relevantKeys == [self.callKey], "a signal about an old id changes nothing")
         #expect(p.handle(.contactUpdated(self.call()), channel: "desk", now: .seconds(1)) == [])
         let commands = p.serverAppeared(capabilities: Self.everything)
-        #expect(commands == [.notify(key: self.callKey, replacesID: 0, notification: self.callNotification())], "a new server gets a new notification")
+        #expect(
+            commands == [.notify(key: self.callKey, replacesID: 0, notification: self.callNotification())],
+            "a new server gets a new notification"
+        )
         p.serverVanished()
         #expect(p.handle(.contactEnded(contactID: "c1", outcome: .answered), channel: "desk", now: .seconds(2)) == [], "no id to close")
         #expect(p.serverAppeared(capabilities: Self.everything) == [])

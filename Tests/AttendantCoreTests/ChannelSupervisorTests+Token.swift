@@ -6,13 +6,22 @@ import Testing
 
 /// The supervisor with a real ``TokenManager``: renewals reach the channel while it keeps listening.
 extension ChannelSupervisorTests {
-    static func manager(_ source: ScriptedTokenSource, renewAt: Double = 0.9, renewBefore: Duration = .seconds(60)) -> (ManualClock, Logger) -> any TokenKeeper {
+    static func manager(
+        _ source: ScriptedTokenSource,
+        renewAt: Double = 0.9,
+        renewBefore: Duration = .seconds(60)
+    ) -> (ManualClock, Logger) -> any TokenKeeper {
         { clock, logger in
             var settings = TokenSettings(source: .command(["/usr/local/bin/scripted"]))
             settings.renewAt = renewAt
             settings.renewBefore = renewBefore
             return TokenManager(
-                channelName: "desk", settings: settings, source: source, clock: clock, wallClock: { clock.unixTime() }, logger: logger,
+                channelName: "desk",
+                settings: settings,
+                source: source,
+                clock: clock,
+                wallClock: { clock.unixTime() },
+                logger: logger,
                 random: SeededRandom()
             )
         }

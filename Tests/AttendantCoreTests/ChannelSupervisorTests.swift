@@ -1,6 +1,6 @@
-import AttendantPluginKit
 import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginKit
 import AttendantPluginTestKit
 import Synchronization
 import Testing
@@ -83,8 +83,14 @@ import Testing
         let h = Harness()
         let stubborn = StubbornChannel(h.channel)
         let supervisor = ChannelSupervisor(
-            name: "desk", plugin: "scripted", channel: stubborn, tokens: NoTokenKeeper(channelName: "desk"), clock: h.clock,
-            logger: h.host.logger, configuration: .init(), onStatus: { _ in }
+            name: "desk",
+            plugin: "scripted",
+            channel: stubborn,
+            tokens: NoTokenKeeper(channelName: "desk"),
+            clock: h.clock,
+            logger: h.host.logger,
+            configuration: .init(),
+            onStatus: { _ in }
         )
         let returned = Atomic(false)
         let run = Task {

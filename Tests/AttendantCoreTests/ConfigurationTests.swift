@@ -1,7 +1,7 @@
 import AttendantCore
 import AttendantPluginAPI
-import Testing
 import TestSupport
+import Testing
 
 /// Every class of configuration error, with the exact message a user sees.
 @Suite struct ConfigurationTests {
@@ -207,7 +207,10 @@ import TestSupport
         do {
             _ = try channel(folder.path + "/missing.pem").tlsPolicy(environment: [:])
         } catch {
-            #expect("\(error)" == "\(self.file):4: key \"tls-ca-file\" in [[channel]] \"a\": cannot read \(folder.path)/missing.pem: No such file or directory")
+            #expect(
+                "\(error)"
+                    == "\(self.file):4: key \"tls-ca-file\" in [[channel]] \"a\": cannot read \(folder.path)/missing.pem: No such file or directory"
+            )
         }
         do {
             _ = try channel(notPEM).tlsPolicy(environment: [:])

@@ -1,5 +1,6 @@
-@testable import AttendantCore
 import Testing
+
+@testable import AttendantCore
 
 /// The RFC 6265 subset the host keeps for each channel, without a network: the time is a parameter.
 @Suite struct CookieJarTests {

@@ -89,19 +89,38 @@ import Testing
     @Test func plasmasInhibitedIsFollowed() async throws {
         let desktop = try await QuietDesktop()
         let server = try await desktop.startMock(
-            "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications"
+            "org.freedesktop.Notifications",
+            path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications"
         )
         try await desktop.busctl(
-            "call", "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock", "AddProperty",
-            "ssv", "org.freedesktop.Notifications", "Inhibited", "b", "true"
+            "call",
+            "org.freedesktop.Notifications",
+            "/org/freedesktop/Notifications",
+            "org.freedesktop.DBus.Mock",
+            "AddProperty",
+            "ssv",
+            "org.freedesktop.Notifications",
+            "Inhibited",
+            "b",
+            "true"
         )
         let watching = try await Watching(desktop)
         #expect(try await watching.next() == Report(quiet: true, source: "KDE Plasma"))
 
         for inhibited in [false, true] {
             try await desktop.busctl(
-                "call", "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock", "UpdateProperties",
-                "sa{sv}", "org.freedesktop.Notifications", "1", "Inhibited", "b", "\(inhibited)"
+                "call",
+                "org.freedesktop.Notifications",
+                "/org/freedesktop/Notifications",
+                "org.freedesktop.DBus.Mock",
+                "UpdateProperties",
+                "sa{sv}",
+                "org.freedesktop.Notifications",
+                "1",
+                "Inhibited",
+                "b",
+                "\(inhibited)"
             )
             #expect(try await watching.next() == Report(quiet: inhibited, source: "KDE Plasma"))
         }
@@ -125,10 +144,29 @@ import Testing
         let path = "/org/erikreider/swaync/cc"
         try await desktop.startMock(interface, path: path, interface: interface)
         try await desktop.busctl(
-            "call", interface, path, "org.freedesktop.DBus.Mock", "AddMethod", "sssss", interface, "GetDnd", "", "b", "ret = getattr(self, 'dnd', False)"
+            "call",
+            interface,
+            path,
+            "org.freedesktop.DBus.Mock",
+            "AddMethod",
+            "sssss",
+            interface,
+            "GetDnd",
+            "",
+            "b",
+            "ret = getattr(self, 'dnd', False)"
         )
         try await desktop.busctl(
-            "call", interface, path, "org.freedesktop.DBus.Mock", "AddMethod", "sssss", interface, "SetDnd", "b", "",
+            "call",
+            interface,
+            path,
+            "org.freedesktop.DBus.Mock",
+            "AddMethod",
+            "sssss",
+            interface,
+            "SetDnd",
+            "b",
+            "",
             "self.dnd = args[0]; self.EmitSignal('\(interface)', '\(signal)', '\(signature)', \(arguments))"
         )
         try await desktop.busctl("call", interface, path, interface, "SetDnd", "b", "true")
@@ -178,7 +216,9 @@ import Testing
         let watching = try await Watching(desktop)
         try await watching.logged("GNOME's do-not-disturb is not followed: not a GNOME session")
         try await desktop.startMock(
-            "org.freedesktop.Notifications", path: "/org/freedesktop/Notifications", interface: "org.freedesktop.Notifications"
+            "org.freedesktop.Notifications",
+            path: "/org/freedesktop/Notifications",
+            interface: "org.freedesktop.Notifications"
         )
         try await watching.logged("KDE Plasma's do-not-disturb is not followed")
         try await watching.logged("dunst's do-not-disturb is not followed")

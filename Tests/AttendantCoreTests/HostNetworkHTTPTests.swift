@@ -76,7 +76,10 @@ import Testing
         }
         let outcome = Task { await sending.result }
         // Bounded, so that without the limit this fails instead of hanging the suite.
-        let bound = Task { try await Task.sleep(for: .seconds(30)); sending.cancel() }
+        let bound = Task {
+            try await Task.sleep(for: .seconds(30))
+            sending.cancel()
+        }
         let result = await outcome.value
         bound.cancel()
         guard case .failure(let failure) = result else {
@@ -104,12 +107,15 @@ import Testing
     @Test func cookiesAreKeptAndSentBack() async throws {
         let server = try await LoopbackHTTPServer.start { request in
             guard request.uri == "/login" else { return .init(body: request.headers["cookie"] ?? "none") }
-            return .init(body: "welcome", headers: [
-                ("Set-Cookie", "session=abc; Path=/; HttpOnly"),
-                ("Set-Cookie", "api=1; Path=/api"),
-                ("Set-Cookie", "gone=1; Max-Age=0"),
-                ("Set-Cookie", "secret=1; Secure"),
-            ])
+            return .init(
+                body: "welcome",
+                headers: [
+                    ("Set-Cookie", "session=abc; Path=/; HttpOnly"),
+                    ("Set-Cookie", "api=1; Path=/api"),
+                    ("Set-Cookie", "gone=1; Max-Age=0"),
+                    ("Set-Cookie", "secret=1; Secure"),
+                ]
+            )
         }
         defer { Task { try? await server.stop() } }
         func cookie(_ url: String, uses: Bool = true) async throws -> String {
@@ -156,7 +162,10 @@ import Testing
         try await socket.send(text: Array("bye".utf8))
         try await events.wait { $0.contains { if case .closed = $0 { true } else { false } } }
         try await Task.sleep(for: .milliseconds(300))
-        guard case .closed(let reason)? = events.all.last else { Issue.record("\(events.all)"); return }
+        guard case .closed(let reason)? = events.all.last else {
+            Issue.record("\(events.all)")
+            return
+        }
         #expect(events.all.count == 1)
         #expect(reason.hasPrefix("the server closed the connection") && reason.contains("bye"), "\(reason)")
     }
@@ -170,7 +179,10 @@ import Testing
         try await socket.send(text: Array("big".utf8))
         try await events.wait { $0.contains { if case .closed = $0 { true } else { false } } }
         #expect(events.all.first == .text(Array("small".utf8)))
-        guard case .closed(let reason)? = events.all.last else { Issue.record("\(events.all)"); return }
+        guard case .closed(let reason)? = events.all.last else {
+            Issue.record("\(events.all)")
+            return
+        }
         #expect(events.all.count == 2)
         #expect(reason == "the server sent a message larger than the limit of 1024 bytes")
     }
@@ -179,7 +191,10 @@ import Testing
         let server = try await LoopbackWebSocketServer.start()
         let events = Events()
         let hung = await #expect(throws: NetworkError.self) {
-            _ = try await self.network.openWebSocket(WebSocketRequest(url: server.url + "/hang?token=secret", timeout: .milliseconds(300)), events: events.record)
+            _ = try await self.network.openWebSocket(
+                WebSocketRequest(url: server.url + "/hang?token=secret", timeout: .milliseconds(300)),
+                events: events.record
+            )
         }
         #expect(hung?.kind == .timeout)
         #expect(hung?.message == "WebSocket \(server.url)/hang?… failed: no upgrade within 0.3 s")

@@ -143,7 +143,9 @@ import Testing
     @Test func aListeningStreamFlowTalksOnBothItsOutgoingAndAcceptedConnections() async throws {
         let server = try SocketPeer.tcpListener()
         let receivers = ReceiverLog()
-        let flow = try await self.network.openStreamFlow(to: "127.0.0.1", port: server.address.port, options: StreamOptions(listen: true)) { receivers.make($0) }
+        let flow = try await self.network.openStreamFlow(to: "127.0.0.1", port: server.address.port, options: StreamOptions(listen: true)) {
+            receivers.make($0)
+        }
         let outgoing = try server.accept()
         #expect(flow.connection.peer == server.address)
         #expect(!flow.connection.isInbound)
@@ -173,7 +175,9 @@ import Testing
     @Test func closingAStreamFlowClosesEveryConnectionAndDeliversNothingMore() async throws {
         let server = try SocketPeer.tcpListener()
         let receivers = ReceiverLog()
-        let flow = try await self.network.openStreamFlow(to: "127.0.0.1", port: server.address.port, options: StreamOptions(listen: true)) { receivers.make($0) }
+        let flow = try await self.network.openStreamFlow(to: "127.0.0.1", port: server.address.port, options: StreamOptions(listen: true)) {
+            receivers.make($0)
+        }
         let outgoing = try server.accept()
         let proxy = try SocketPeer.tcpConnection(to: flow.local)
         try proxy.write(Array("OPTIONS".utf8))

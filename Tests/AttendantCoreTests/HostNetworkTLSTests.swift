@@ -2,8 +2,8 @@ import AttendantCore
 import AttendantPluginAPI
 import Foundation
 import NIOSSL
-import Testing
 import TestSupport
+import Testing
 
 /// The TLS policy, from the one switch (`tls-verify`): a server whose certificate nobody vouches for is
 /// refused over https and wss (a ``NetworkError/Kind/certificate`` failure: retrying does not help),
@@ -15,10 +15,13 @@ import TestSupport
         let key = folder.path + "/key.pem"
         let certificate = folder.path + "/certificate.pem"
         // Waited for off the cooperative threads (TestSupport's run).
-        let (status, said) = try await run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
-            "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        ])
+        let (status, said) = try await run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", certificate,
+                "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            ]
+        )
         guard status == 0 else { throw FixtureError("openssl could not make a self-signed certificate: \(said)") }
         let configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: try NIOSSLCertificate.fromPEMFile(certificate).map { .certificate($0) },

@@ -1,7 +1,8 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginKit
 import Testing
+
+@testable import AttendantCore
 
 /// Reading tokens without their key: JWT times, Twilio capabilities, opaque tokens, and every way a
 /// token can be garbage, each with its message (which never contains the token).
@@ -37,7 +38,8 @@ import Testing
     @Test func accessTokenWithVoiceIncomingGrant() throws {
         let jwt = TestJWT.make(
             header: #"{"alg":"HS256","typ":"JWT","cty":"twilio-fpa;v=1"}"#,
-            claims: #"{"jti":"SK1","iss":"SK1","sub":"AC1","exp":1800003600.5,"nbf":1799999990,"grants":{"identity":"bob","voice":{"incoming":{"allow":true},"outgoing":{"application_sid":"AP1"}}}}"#
+            claims:
+                #"{"jti":"SK1","iss":"SK1","sub":"AC1","exp":1800003600.5,"nbf":1799999990,"grants":{"identity":"bob","voice":{"incoming":{"allow":true},"outgoing":{"application_sid":"AP1"}}}}"#
         )
         let inspected = try self.inspect(jwt)
         #expect(inspected.token.expiresAt == UnixTime(secondsSince1970: 1_800_003_600.5))
@@ -46,7 +48,9 @@ import Testing
     }
 
     @Test func tokensWithoutIncomingCapabilityAreRefusedSayingSo() {
-        let outgoingOnly = TestJWT.make(claims: #"{"exp":1800003600,"scope":"scope:client:outgoing?appSid=AP1&clientName=alice scope:stream:subscribe?path=/x"}"#)
+        let outgoingOnly = TestJWT.make(
+            claims: #"{"exp":1800003600,"scope":"scope:client:outgoing?appSid=AP1&clientName=alice scope:stream:subscribe?path=/x"}"#
+        )
         #expect(
             self.failure(outgoingOnly)
                 == TokenError(
@@ -95,7 +99,10 @@ import Testing
             ("\(header).\(TestJWT.base64url(#"{"exp":"tomorrow"}"#)).sig", "its \"exp\" claim is a string, not a time in seconds"),
             ("\(header).\(TestJWT.base64url(#"{"iat":1e300}"#)).sig", "its \"iat\" claim is a number, not a time in seconds"),
             ("\(header).\(TestJWT.base64url(#"{"scope":["scope:client:incoming"]}"#)).sig", "its \"scope\" claim is an array, not a string"),
-            ("\(header).\(TestJWT.base64url(#"{"grants":{"voice":{"incoming":{"allow":"yes"}}}}"#)).sig", "its grants.voice.incoming.allow is a string, not true or false"),
+            (
+                "\(header).\(TestJWT.base64url(#"{"grants":{"voice":{"incoming":{"allow":"yes"}}}}"#)).sig",
+                "its grants.voice.incoming.allow is a string, not true or false"
+            ),
             ("\(header).\(TestJWT.base64url(#"{"a":1,"a":2}"#)).sig", "its payload is not JSON (duplicate member name at byte 7)"),
             (".\(TestJWT.base64url("{}")).sig", "its header is empty"),
             ("\(TestJWT.base64url(#"{"typ":"JWT"}"#)).\(TestJWT.base64url("{}")).sig", "its header has no \"alg\" string"),
@@ -113,24 +120,36 @@ import Testing
         #expect(self.failure("  \n") == TokenError(.empty, "token command /usr/local/bin/get-token gave an empty token"))
         #expect(
             self.failure("Error: you are not signed in")
-                == TokenError(.malformed, "token command /usr/local/bin/get-token gave text with spaces, which a token cannot contain; it must give the token alone")
+                == TokenError(
+                    .malformed,
+                    "token command /usr/local/bin/get-token gave text with spaces, which a token cannot contain; it must give the token alone"
+                )
         )
         #expect(self.failure("abc\ndef")?.message.contains("gave text with several lines") == true)
         #expect(self.failure("abc\u{07}def")?.message.contains("gave text with control characters") == true)
         #expect(self.failure("tökén")?.message.contains("gave text with non-ASCII characters") == true)
-        #expect(self.failure(String(repeating: "a", count: 20_000))?.message == "token command /usr/local/bin/get-token gave 20000 bytes, more than a token can be (16 KiB); it must give the token alone")
+        #expect(
+            self.failure(String(repeating: "a", count: 20_000))?.message
+                == "token command /usr/local/bin/get-token gave 20000 bytes, more than a token can be (16 KiB); it must give the token alone"
+        )
     }
 
     @Test func expiredAndNotYetValidTokens() {
         let expired = TestJWT.make(claims: #"{"exp":1799999820}"#)
         #expect(
             self.failure(expired)
-                == TokenError(.expired, "the token from token command /usr/local/bin/get-token expired at 2027-01-15T07:57:00Z (3 min ago); the source gave an old token")
+                == TokenError(
+                    .expired,
+                    "the token from token command /usr/local/bin/get-token expired at 2027-01-15T07:57:00Z (3 min ago); the source gave an old token"
+                )
         )
         let early = TestJWT.make(claims: #"{"exp":1800090000,"nbf":1800003600}"#)
         #expect(
             self.failure(early)
-                == TokenError(.notYetValid, "the token from token command /usr/local/bin/get-token is not valid before 2027-01-15T09:00:00Z; is this machine's clock right?")
+                == TokenError(
+                    .notYetValid,
+                    "the token from token command /usr/local/bin/get-token is not valid before 2027-01-15T09:00:00Z; is this machine's clock right?"
+                )
         )
         let skewed = TestJWT.make(claims: #"{"exp":1800090000,"nbf":1800000030}"#)
         #expect(self.failure(skewed) == nil, "30 s of clock skew is fine")

@@ -99,7 +99,10 @@ import Testing
     @Test func aProblemNamesTheFileAndLineOfItsValue() {
         let layers = Layers()
         layers.write("etc/attendant.toml", Self.administrator)
-        let dropIn = layers.write("config/attendant/attendant.toml.d/50-mine.toml", "\n[[channel]]\nname = \"desk\"\nkeepalive-interval = \"soon\"\n\n[[channel]]\nname = \"other\"\n")
+        let dropIn = layers.write(
+            "config/attendant/attendant.toml.d/50-mine.toml",
+            "\n[[channel]]\nname = \"desk\"\nkeepalive-interval = \"soon\"\n\n[[channel]]\nname = \"other\"\n"
+        )
         #expect {
             try layers.load()
         } throws: { error in
@@ -115,10 +118,16 @@ import Testing
     @Test func aPluginSettingFromADropInNamesTheDropIn() throws {
         let layers = Layers()
         let main = layers.write("etc/attendant.toml", Self.administrator)
-        let dropIn = layers.write("etc/attendant.toml.d/10-fast.toml", "[[channel]]\nname = \"desk\"\n[channel.loopback]\ncontact-interval = \"often\"\n")
+        let dropIn = layers.write(
+            "etc/attendant.toml.d/10-fast.toml",
+            "[[channel]]\nname = \"desk\"\n[channel.loopback]\ncontact-interval = \"often\"\n"
+        )
         let settings = try #require(try layers.load().channels.first).pluginSettings()
         #expect(throws: SettingsError.self) { try settings.duration("contact-interval") }
-        #expect(settings.error("contact-interval", "x").description == "\(dropIn):4: key \"contact-interval\" in [channel.loopback] of channel \"desk\": x")
+        #expect(
+            settings.error("contact-interval", "x").description
+                == "\(dropIn):4: key \"contact-interval\" in [channel.loopback] of channel \"desk\": x"
+        )
         #expect(settings.error("ring-timeout", "x").description == "\(main):11: key \"ring-timeout\" in [channel.loopback] of channel \"desk\": x")
     }
 
@@ -126,7 +135,10 @@ import Testing
         let layers = Layers()
         layers.write("etc/attendant.toml", Self.administrator)
         // The first "desk" here extends /etc's; the second is a second channel of that name.
-        let user = layers.write("config/attendant/attendant.toml", "[[channel]]\nname = \"desk\"\n\n[[channel]]\nname = \"desk\"\nplugin = \"loopback\"\n")
+        let user = layers.write(
+            "config/attendant/attendant.toml",
+            "[[channel]]\nname = \"desk\"\n\n[[channel]]\nname = \"desk\"\nplugin = \"loopback\"\n"
+        )
         #expect {
             try layers.load()
         } throws: { error in

@@ -69,7 +69,8 @@ import Testing
     @Test func otherSchemesAreRefusedAndLoggedUnlessConfigured() async throws {
         let scripts = try Scripts()
         let links = self.opener(self.settings(scripts))
-        for url in ["file:///etc/passwd", "javascript:alert(1)", "mailto:help@example.com", "example.com/no-scheme", "https://example.com/\u{7}bell"] {
+        for url in ["file:///etc/passwd", "javascript:alert(1)", "mailto:help@example.com", "example.com/no-scheme", "https://example.com/\u{7}bell"]
+        {
             let outcome = await links.open(url, channel: "karte")
             guard case .refused = outcome else {
                 Issue.record("\(url): \(outcome)")
@@ -118,7 +119,12 @@ import Testing
         let broken = self.opener(self.settings(scripts) { $0.command = [scripts.directory + "/claim", "3"] })
         #expect(await broken.open("https://example.com/z", channel: "karte") == .opened(by: scripts.opener))
         #expect(self.records.text.contains("failed (exited with status 3); opening the link"))
-        #expect(scripts.lines == ["claim https://example.com/x", "claim https://example.com/y", "open https://example.com/y", "claim https://example.com/z", "open https://example.com/z"])
+        #expect(
+            scripts.lines == [
+                "claim https://example.com/x", "claim https://example.com/y", "open https://example.com/y", "claim https://example.com/z",
+                "open https://example.com/z",
+            ]
+        )
     }
 
     @Test func anOpenerThatCannotRunFailsAndOneThatLingersCountsAsOpened() async throws {
@@ -127,16 +133,19 @@ import Testing
         let outcome = await missing.open("https://example.com/", channel: "karte")
         #expect(outcome.name == "failed")
         #expect(outcome.detail.contains("cannot run /nonexistent/xdg-open"))
-        let slow = self.opener(self.settings(scripts) {
-            $0.opener = [scripts.directory + "/slow"]
-            $0.handlerTimeout = .milliseconds(300)
-        })
+        let slow = self.opener(
+            self.settings(scripts) {
+                $0.opener = [scripts.directory + "/slow"]
+                $0.handlerTimeout = .milliseconds(300)
+            }
+        )
         #expect(await slow.open("https://example.com/slow", channel: "karte") == .opened(by: scripts.directory + "/slow"))
     }
 
     @Test func theLinksTableIsReadAndChecked() throws {
         let configuration = try AttendantConfiguration(
-            toml: "[links]\nschemes = [\"mailto\", \"Tel\"]\ncommand = [\"my-links\", \"--url\", \"{url}\"]\nopener = [\"gio\", \"open\"]\nhandler-timeout = \"500ms\"\n",
+            toml:
+                "[links]\nschemes = [\"mailto\", \"Tel\"]\ncommand = [\"my-links\", \"--url\", \"{url}\"]\nopener = [\"gio\", \"open\"]\nhandler-timeout = \"500ms\"\n",
             file: nil
         )
         #expect(configuration.links.allowedSchemes == ["http", "https", "mailto", "tel"])
@@ -145,7 +154,10 @@ import Testing
         #expect(configuration.links.handlerTimeout == .milliseconds(500))
         #expect(try AttendantConfiguration(toml: "", file: nil).links == LinkSettings())
         do {
-            _ = try AttendantConfiguration(toml: "[links]\nschemes = [\"mail:to\"]\nopener = []\nhandler-timeout = 60\nbrowser = \"x\"\n", file: "/a.toml")
+            _ = try AttendantConfiguration(
+                toml: "[links]\nschemes = [\"mail:to\"]\nopener = []\nhandler-timeout = 60\nbrowser = \"x\"\n",
+                file: "/a.toml"
+            )
             Issue.record("expected errors")
         } catch {
             #expect(

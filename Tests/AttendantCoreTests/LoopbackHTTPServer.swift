@@ -1,10 +1,10 @@
-import TestSupport
 import Glibc
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import Synchronization
+import TestSupport
 
 /// A real HTTP/1.1 server on 127.0.0.1, port 0, that answers each request with what `respond` says:
 /// the peer the token manager's url source and the host's network talk to in tests.

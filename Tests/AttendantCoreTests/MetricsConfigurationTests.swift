@@ -25,7 +25,8 @@ import Testing
         #expect {
             try AttendantConfiguration(toml: "[metrics]\n\nlisten = \"\(text)\"\n", file: self.file)
         } throws: { error in
-            "\(error)" == "\(self.file):3: key \"listen\" in [metrics]: expected an address and port such as \"127.0.0.1:9464\" or \"[::1]:9464\", found \"\(text)\""
+            "\(error)"
+                == "\(self.file):3: key \"listen\" in [metrics]: expected an address and port such as \"127.0.0.1:9464\" or \"[::1]:9464\", found \"\(text)\""
         }
     }
 

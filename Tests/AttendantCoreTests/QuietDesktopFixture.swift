@@ -27,12 +27,20 @@ final class QuietDesktop {
         let config = folder + "/bus.conf"
         try privateBusConfiguration(socket: folder + "/bus.sock").write(toFile: config, atomically: true, encoding: .utf8)
         var environment = ProcessInfo.processInfo.environment
-        for key in ["WAYLAND_DISPLAY", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_CURRENT_DESKTOP", "GSETTINGS_BACKEND", "GSETTINGS_SCHEMA_DIR", "DCONF_PROFILE"] {
+        for key in [
+            "WAYLAND_DISPLAY", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XDG_CURRENT_DESKTOP", "GSETTINGS_BACKEND", "GSETTINGS_SCHEMA_DIR",
+            "DCONF_PROFILE",
+        ] {
             environment[key] = nil
         }
         environment["XDG_CONFIG_HOME"] = folder + "/config"
         environment["XDG_RUNTIME_DIR"] = folder + "/run"
-        let bus = try FixtureProcess("dbus-daemon", "dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address"], environment: environment)
+        let bus = try FixtureProcess(
+            "dbus-daemon",
+            "dbus-daemon",
+            ["--config-file=" + config, "--nofork", "--print-address"],
+            environment: environment
+        )
         self.children.append(bus)
         try await eventually("the bus to print its address") {
             guard bus.isRunning else { throw FixtureError("the bus did not start: \(bus.report)") }
@@ -51,7 +59,13 @@ final class QuietDesktop {
 
     /// Starts `executable`, then waits until `name` has an owner on the bus.
     @discardableResult
-    func start(_ label: String, _ executable: String, _ arguments: [String], owning name: String, environment: [String: String]? = nil) async throws -> FixtureProcess {
+    func start(
+        _ label: String,
+        _ executable: String,
+        _ arguments: [String],
+        owning name: String,
+        environment: [String: String]? = nil
+    ) async throws -> FixtureProcess {
         let child = try FixtureProcess(label, executable, arguments, environment: environment ?? self.environment)
         self.children.append(child)
         try await eventually("\(label) to own \(name)") {
@@ -63,7 +77,12 @@ final class QuietDesktop {
 
     /// dunst 1.9 on an Xvfb display of its own, with the desktop tests' dunstrc.
     func startDunst() async throws -> FixtureProcess {
-        let xvfb = try FixtureProcess("Xvfb", "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"], environment: self.environment)
+        let xvfb = try FixtureProcess(
+            "Xvfb",
+            "Xvfb",
+            ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "800x600x24"],
+            environment: self.environment
+        )
         self.children.append(xvfb)
         try await eventually("Xvfb to report its display") {
             guard xvfb.isRunning else { throw FixtureError("Xvfb did not start: \(xvfb.report)") }
@@ -72,7 +91,10 @@ final class QuietDesktop {
         var environment = self.environment
         environment["DISPLAY"] = ":" + xvfb.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         return try await self.start(
-            "dunst", "dunst", ["-config", Self.packageRoot + "/Tests/Fixtures/desktop/dunstrc"], owning: "org.freedesktop.Notifications",
+            "dunst",
+            "dunst",
+            ["-config", Self.packageRoot + "/Tests/Fixtures/desktop/dunstrc"],
+            owning: "org.freedesktop.Notifications",
             environment: environment
         )
     }
@@ -116,7 +138,11 @@ final class QuietDesktop {
 
     func hasOwner(_ name: String) async throws -> Bool {
         let result = try await runTool(
-            "busctl", ["--address=" + self.address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s", name],
+            "busctl",
+            [
+                "--address=" + self.address, "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s",
+                name,
+            ],
             environment: self.environment
         )
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "b true"

@@ -1,9 +1,10 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import Foundation
 import Glibc
 import TestSupport
 import Testing
+
+@testable import AttendantCore
 
 /// The secrets file beside the state database: per-channel secrets that survive a restart, mode 0600,
 /// refused when others can read it, named when it is damaged.

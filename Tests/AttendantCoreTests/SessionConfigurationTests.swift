@@ -12,7 +12,10 @@ import Testing
     }
 
     @Test func keysAreRead() throws {
-        let configuration = try AttendantConfiguration(toml: "[session]\nbackground-on = [\"sleep\", \"lock\"]\nsleep-delay = \"1500ms\"\n", file: nil)
+        let configuration = try AttendantConfiguration(
+            toml: "[session]\nbackground-on = [\"sleep\", \"lock\"]\nsleep-delay = \"1500ms\"\n",
+            file: nil
+        )
         #expect(configuration.session.backgroundOn == [.sleep, .lock])
         #expect(configuration.session.sleepDelay == .milliseconds(1500))
         let none = try AttendantConfiguration(toml: "[session]\nbackground-on = []\n", file: nil)

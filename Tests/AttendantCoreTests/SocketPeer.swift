@@ -31,7 +31,7 @@ final class SocketPeer: Sendable {
     static func unusedPortBelowEphemeralRange() throws -> Int {
         var low = 32_768
         if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
-           let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
+            let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
         {
             low = first
         }

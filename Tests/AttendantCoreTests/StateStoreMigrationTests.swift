@@ -35,8 +35,11 @@ import Testing
         #expect(old.first?.contact.fromAsserted == false && old.first?.contact.diversion == nil)
 
         var call = Contact(
-            id: "new-call", kind: .call, from: Party(displayName: "Grace Hopper", address: "tel:+15551230002"),
-            summary: "Call to sip:alice@example.org", receivedAt: UnixTime(secondsSince1970: 1_800_000_100)
+            id: "new-call",
+            kind: .call,
+            from: Party(displayName: "Grace Hopper", address: "tel:+15551230002"),
+            summary: "Call to sip:alice@example.org",
+            receivedAt: UnixTime(secondsSince1970: 1_800_000_100)
         )
         call.fromAsserted = true
         call.diversion = Contact.Diversion(from: Party(displayName: "Sales", address: "sip:sales@example.org"), reason: "no-answer")

@@ -48,7 +48,8 @@ import Testing
         }
         #expect(m.onProbation)
         _ = m.listenSucceeded(now: now)
-        guard case .wakeUp(let until) = m.stoppedListening(ChannelError(.transient, "dropped", retryAfter: .seconds(40)), now: now + .seconds(1)) else {
+        guard case .wakeUp(let until) = m.stoppedListening(ChannelError(.transient, "dropped", retryAfter: .seconds(40)), now: now + .seconds(1))
+        else {
             Issue.record("expected a retry")
             return
         }

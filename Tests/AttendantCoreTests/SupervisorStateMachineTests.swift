@@ -1,6 +1,6 @@
-import AttendantPluginKit
 import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginKit
 import TestSupport
 import Testing
 
@@ -144,7 +144,10 @@ import Testing
     @Test func resumeRetriesAtOnceInsteadOfWaitingForTheBackoff() {
         var m = self.machine()
         _ = m.start()
-        for _ in 0..<8 { _ = m.listenFailed(self.transient, now: .zero); _ = m.resumed(now: .zero) }
+        for _ in 0..<8 {
+            _ = m.listenFailed(self.transient, now: .zero)
+            _ = m.resumed(now: .zero)
+        }
         _ = m.listenFailed(self.transient, now: .seconds(1))
         #expect(m.resumed(now: .seconds(2)) == .listen)
         #expect(m.resumed(now: .seconds(2)) == .none, "only a waiting channel is hurried")

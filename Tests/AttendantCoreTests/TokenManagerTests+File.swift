@@ -1,10 +1,11 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Foundation
 import Glibc
 import TestSupport
 import Testing
+
+@testable import AttendantCore
 
 extension TokenManagerTests {
     /// Writes `text` to `path`, readable by its owner only, by renaming a new file over it (as tools do).
@@ -17,7 +18,10 @@ extension TokenManagerTests {
     @Test func aTokenSourceWithoutAValidTokenSaysWhyAndOneWithoutASourceSaysSo() async throws {
         let source = ScriptedTokenSource()
         let h = Harness(source: source)
-        let expired = TokenError(.expired, "the token from token command /usr/local/bin/scripted expired at 2027-01-15T08:00:00Z (1 h ago); the source gave an old token")
+        let expired = TokenError(
+            .expired,
+            "the token from token command /usr/local/bin/scripted expired at 2027-01-15T08:00:00Z (1 h ago); the source gave an old token"
+        )
         source.script(.fail(expired))
         let run = h.start()
         #expect(await h.manager.state() == .unavailable(reason: expired.message))
@@ -87,7 +91,8 @@ extension TokenManagerTests {
     @Test func aTokenFileThatCannotBeWatchedSaysWhy() async throws {
         let path = "/nonexistent-attendant-folder/phone.token"
         let source = FileTokenSource(path: .file(path), description: "token file \(path)")
-        let why = "cannot watch /nonexistent-attendant-folder for \(path): No such file or directory, so a token written into it is read at the renewal times only"
+        let why =
+            "cannot watch /nonexistent-attendant-folder for \(path): No such file or directory, so a token written into it is read at the renewal times only"
         await #expect(throws: TokenError(.source, why)) { try await source.watchChanges {} }
         let h = Harness(source: source)
         let run = h.start()

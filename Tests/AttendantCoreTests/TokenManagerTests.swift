@@ -1,10 +1,11 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Glibc
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import AttendantCore
 
 /// A token source that does what a test says, one answer per fetch, and counts the fetches.
 final class ScriptedTokenSource: TokenSource {
@@ -106,7 +107,10 @@ final class RenewalLog: Sendable {
         #expect(first.expiresAt == h.clock.epoch + .seconds(3600))
         #expect(await h.manager.remainingLifetime() == .seconds(3600))
         var health = try #require(await h.manager.health())
-        #expect(health == TokenHealth(expiresAt: h.clock.epoch + .seconds(3600), lastRenewal: h.clock.epoch, lastRenewalError: nil, consecutiveFailures: 0))
+        #expect(
+            health
+                == TokenHealth(expiresAt: h.clock.epoch + .seconds(3600), lastRenewal: h.clock.epoch, lastRenewalError: nil, consecutiveFailures: 0)
+        )
 
         h.clock.advance(by: .seconds(3240))
         await h.clock.waitForSleeper(until: h.at(3240 + 3240))
@@ -115,7 +119,11 @@ final class RenewalLog: Sendable {
         health = try #require(await h.manager.health())
         #expect(health.expiresAt == h.clock.epoch + .seconds(6840))
         #expect(health.lastRenewal == h.clock.epoch + .seconds(3240))
-        #expect(h.records.text.contains("got a new token for alice from token command /usr/local/bin/scripted: expires at 2027-01-15T09:54:00Z (in 60 min); next renewal at 2027-01-15T09:48:00Z"))
+        #expect(
+            h.records.text.contains(
+                "got a new token for alice from token command /usr/local/bin/scripted: expires at 2027-01-15T09:54:00Z (in 60 min); next renewal at 2027-01-15T09:48:00Z"
+            )
+        )
         run.cancel()
         await run.value
     }
@@ -140,7 +148,11 @@ final class RenewalLog: Sendable {
         while await h.manager.health()?.consecutiveFailures != 0 { await Task.yield() }
         #expect(await h.manager.health()?.lastRenewalError == nil)
         #expect(h.clock.now.offset < .seconds(3600), "renewed before the old token expired")
-        #expect(h.records.text.contains("token renewal failed (3 times in a row): \(broken.message); the current token expires at 2027-01-15T09:00:00Z; trying again at"))
+        #expect(
+            h.records.text.contains(
+                "token renewal failed (3 times in a row): \(broken.message); the current token expires at 2027-01-15T09:00:00Z; trying again at"
+            )
+        )
         run.cancel()
         await run.value
     }

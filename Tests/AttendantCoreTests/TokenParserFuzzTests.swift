@@ -1,8 +1,9 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginKit
 import TestSupport
 import Testing
+
+@testable import AttendantCore
 
 /// The token parsers (JSON, base64url, JWT, inspection) fed many random and mutated inputs: each gives
 /// a token or a typed error, never a crash, and no error message repeats the input. Seeded, so a
@@ -40,7 +41,8 @@ import Testing
         let documents = [
             #"{"exp":1800003600,"scope":"scope:client:incoming?clientName=a"}"#,
             #"{"grants":{"voice":{"incoming":{"allow":true}}},"exp":1.8e9}"#,
-            String(repeating: "[", count: Int.random(in: 1...200, using: &random)) + "1" + String(repeating: "]", count: Int.random(in: 1...200, using: &random)),
+            String(repeating: "[", count: Int.random(in: 1...200, using: &random)) + "1"
+                + String(repeating: "]", count: Int.random(in: 1...200, using: &random)),
             #"{"s":"\u0041\\\"\/","n":-0.0e-0}"#,
         ]
         let payload = self.mutate(Array(documents.randomElement(using: &random)!.utf8), &random)
@@ -51,7 +53,8 @@ import Testing
     @Test func manyRandomAndMutatedTokensNeverCrash() {
         var random = SeededRandom(seed: 7)
         let now = UnixTime(secondsSince1970: 1_800_000_000)
-        var accepted = 0, refused = 0
+        var accepted = 0
+        var refused = 0
         for round in 0..<30_000 {
             let text: String
             switch round % 4 {
@@ -62,7 +65,12 @@ import Testing
                 text = String(decoding: (0..<length).map { _ in Self.interesting.randomElement(using: &random)! }, as: UTF8.self)
             default:
                 let parts = (0..<Int.random(in: 1...4, using: &random)).map { _ in
-                    TestJWT.base64url(String(decoding: (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }, as: UTF8.self))
+                    TestJWT.base64url(
+                        String(
+                            decoding: (0..<Int.random(in: 0...24, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) },
+                            as: UTF8.self
+                        )
+                    )
                 }
                 text = parts.joined(separator: ".")
             }

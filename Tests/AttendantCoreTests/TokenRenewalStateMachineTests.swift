@@ -1,6 +1,6 @@
-import AttendantPluginKit
 import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginKit
 import TestSupport
 import Testing
 

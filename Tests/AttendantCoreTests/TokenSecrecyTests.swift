@@ -27,13 +27,25 @@ import Testing
     static let epoch = 1_800_000_000.0
 
     /// Tokens whose text must never show, each with a part that is unmistakable.
-    static let valid = TestJWT.make(claims: #"{"iat":1800000000,"exp":1800000900,"scope":"scope:client:incoming?clientName=a"}"#, signature: "VALIDSIGNATUREaaaaaaaaaaaa")
-    static let renewed = TestJWT.make(claims: #"{"iat":1800000600,"exp":1800001500,"scope":"scope:client:incoming?clientName=a"}"#, signature: "RENEWEDSIGNATUREbbbbbbbbbb")
+    static let valid = TestJWT.make(
+        claims: #"{"iat":1800000000,"exp":1800000900,"scope":"scope:client:incoming?clientName=a"}"#,
+        signature: "VALIDSIGNATUREaaaaaaaaaaaa"
+    )
+    static let renewed = TestJWT.make(
+        claims: #"{"iat":1800000600,"exp":1800001500,"scope":"scope:client:incoming?clientName=a"}"#,
+        signature: "RENEWEDSIGNATUREbbbbbbbbbb"
+    )
     static let expired = TestJWT.make(claims: #"{"exp":1700000000}"#, signature: "EXPIREDSIGNATUREcccccccccc")
-    static let outgoing = TestJWT.make(claims: #"{"exp":1900000000,"scope":"scope:client:outgoing?appSid=AP1"}"#, signature: "OUTGOINGSIGNATUREddddddd")
+    static let outgoing = TestJWT.make(
+        claims: #"{"exp":1900000000,"scope":"scope:client:outgoing?appSid=AP1"}"#,
+        signature: "OUTGOINGSIGNATUREddddddd"
+    )
     static let garbage = TestJWT.base64url(#"{"alg":"HS256"}"#) + ".GARBAGEPAYLOAD!!!eeeeeee.GARBAGESIGNATUREeeeee"
     static let opaque = "OPAQUESECRETffffffffffffffff"
-    static let secrets = [valid, renewed, expired, outgoing, garbage, opaque, "VALIDSIGNATURE", "RENEWEDSIGNATURE", "EXPIREDSIGNATURE", "OUTGOINGSIGNATURE", "GARBAGEPAYLOAD", "GARBAGESIGNATURE"]
+    static let secrets = [
+        valid, renewed, expired, outgoing, garbage, opaque, "VALIDSIGNATURE", "RENEWEDSIGNATURE", "EXPIREDSIGNATURE", "OUTGOINGSIGNATURE",
+        "GARBAGEPAYLOAD", "GARBAGESIGNATURE",
+    ]
 
     func expectNoSecret(in texts: Texts) {
         for text in texts.all {
@@ -47,7 +59,12 @@ import Testing
         var settings = TokenSettings(source: .command(["/usr/local/bin/scripted"]))
         settings.timeout = timeout
         return TokenManager(
-            channelName: "desk", settings: settings, source: source, clock: clock, wallClock: { clock.unixTime() }, logger: texts.logger,
+            channelName: "desk",
+            settings: settings,
+            source: source,
+            clock: clock,
+            wallClock: { clock.unixTime() },
+            logger: texts.logger,
             random: SeededRandom()
         )
     }
@@ -61,8 +78,14 @@ import Testing
         let channel = ScriptedChannel(host: host)
         let statuses = StatusLog()
         let supervisor = ChannelSupervisor(
-            name: "desk", plugin: "scripted", channel: channel, tokens: keeper, clock: clock, logger: texts.logger,
-            configuration: ChannelSupervisor.Configuration(), onStatus: { statuses.append($0) }
+            name: "desk",
+            plugin: "scripted",
+            channel: channel,
+            tokens: keeper,
+            clock: clock,
+            logger: texts.logger,
+            configuration: ChannelSupervisor.Configuration(),
+            onStatus: { statuses.append($0) }
         )
         let run = Task { await supervisor.run() }
         // The keeper's first token reaches the channel on its own path, beside the listen; the keep-alive

@@ -1,7 +1,8 @@
-@testable import AttendantCore
 import AttendantPluginAPI
 import Glibc
 import Testing
+
+@testable import AttendantCore
 
 /// Each token source against the real thing: commands run by posix_spawn, files, a credentials
 /// folder, an HTTP server on loopback. Messages are checked word for word.
@@ -34,31 +35,51 @@ import Testing
     }
 
     @Test func failuresNameTheProgramAndQuoteTheLastLineOfStandardError() async {
-        let failing = Self.command(["/bin/sh", "-c", "echo secret-output; echo 'first problem' >&2; printf 'pass: attendant/desk is not in the password store\\n\\n' >&2; exit 3"])
+        let failing = Self.command([
+            "/bin/sh", "-c",
+            "echo secret-output; echo 'first problem' >&2; printf 'pass: attendant/desk is not in the password store\\n\\n' >&2; exit 3",
+        ])
         #expect(
             await Self.fetch(failing)
                 == .failure(TokenError(.source, "token command /bin/sh exited with status 3: pass: attendant/desk is not in the password store"))
         )
         let silent = Self.command(["/bin/sh", "-c", "exit 1", "--password", "hunter2"])
-        #expect(await Self.fetch(silent) == .failure(TokenError(.source, "token command /bin/sh exited with status 1 (and printed nothing on standard error)")))
+        #expect(
+            await Self.fetch(silent)
+                == .failure(TokenError(.source, "token command /bin/sh exited with status 1 (and printed nothing on standard error)"))
+        )
         let killed = Self.command(["/bin/sh", "-c", "echo dying >&2; kill -9 $$"])
         #expect(await Self.fetch(killed) == .failure(TokenError(.source, "token command /bin/sh was killed by signal 9 (Killed): dying")))
         let missing = Self.command(["/nonexistent/get-token"])
-        #expect(await Self.fetch(missing) == .failure(TokenError(.source, "token command /nonexistent/get-token could not be started: No such file or directory")))
+        #expect(
+            await Self.fetch(missing)
+                == .failure(TokenError(.source, "token command /nonexistent/get-token could not be started: No such file or directory"))
+        )
     }
 
     @Test func aCommandThatPrintsNothingIsAClearError() async {
         let empty = Self.command(["/bin/sh", "-c", "echo 'not signed in' >&2"])
         #expect(
             await Self.fetch(empty)
-                == .failure(TokenError(.empty, "token command /bin/sh printed nothing on standard output (exit status 0); its standard error said: not signed in"))
+                == .failure(
+                    TokenError(
+                        .empty,
+                        "token command /bin/sh printed nothing on standard output (exit status 0); its standard error said: not signed in"
+                    )
+                )
         )
-        #expect(await Self.fetch(Self.command(["/bin/true"])) == .failure(TokenError(.empty, "token command /bin/true printed nothing on standard output (exit status 0)")))
+        #expect(
+            await Self.fetch(Self.command(["/bin/true"]))
+                == .failure(TokenError(.empty, "token command /bin/true printed nothing on standard output (exit status 0)"))
+        )
     }
 
     @Test func tooMuchOutputIsRefused() async {
         let flood = Self.command(["/bin/sh", "-c", "head -c 200000 /dev/zero | tr '\\0' a"])
-        #expect(await Self.fetch(flood) == .failure(TokenError(.malformed, "token command /bin/sh printed more than 64 KiB; it must print the token alone")))
+        #expect(
+            await Self.fetch(flood)
+                == .failure(TokenError(.malformed, "token command /bin/sh printed more than 64 KiB; it must print the token alone"))
+        )
     }
 
     @Test func cancellingStopsTheCommandAndWhatItStarted() async throws {
@@ -136,11 +157,19 @@ import Testing
         chmod(path, 0o640)
         #expect(
             await Self.fetch(source)
-                == .failure(TokenError(.source, "token file ~/token: \(folder.path)/token can be read or changed by other users (mode 0640); make it private with chmod 600 \(folder.path)/token"))
+                == .failure(
+                    TokenError(
+                        .source,
+                        "token file ~/token: \(folder.path)/token can be read or changed by other users (mode 0640); make it private with chmod 600 \(folder.path)/token"
+                    )
+                )
         )
         chmod(path, 0o600)
         unlink(path)
-        #expect(await Self.fetch(source) == .failure(TokenError(.source, "token file ~/token: cannot read \(folder.path)/token: No such file or directory")))
+        #expect(
+            await Self.fetch(source)
+                == .failure(TokenError(.source, "token file ~/token: cannot read \(folder.path)/token: No such file or directory"))
+        )
         mkdir(path, 0o700)
         #expect(await Self.fetch(source) == .failure(TokenError(.source, "token file ~/token: \(folder.path)/token is not a regular file")))
         rmdir(path)
@@ -155,12 +184,22 @@ import Testing
         let missing = TokenSettings.Source.credential("other").makeSource(channel: "desk", environment: ["CREDENTIALS_DIRECTORY": folder.path])
         #expect(
             await Self.fetch(missing)
-                == .failure(TokenError(.source, "credential \"other\": cannot read \(folder.path)/other: No such file or directory; does the unit have LoadCredential=other:… (or LoadCredentialEncrypted=)?"))
+                == .failure(
+                    TokenError(
+                        .source,
+                        "credential \"other\": cannot read \(folder.path)/other: No such file or directory; does the unit have LoadCredential=other:… (or LoadCredentialEncrypted=)?"
+                    )
+                )
         )
         let outside = TokenSettings.Source.credential("desk-token").makeSource(channel: "desk", environment: [:])
         #expect(
             await Self.fetch(outside)
-                == .failure(TokenError(.source, "credential \"desk-token\": $CREDENTIALS_DIRECTORY is not set, so attendantd did not get credentials from systemd; add LoadCredential=desk-token:/path/to/token (or LoadCredentialEncrypted=) to the unit, or use token-file"))
+                == .failure(
+                    TokenError(
+                        .source,
+                        "credential \"desk-token\": $CREDENTIALS_DIRECTORY is not set, so attendantd did not get credentials from systemd; add LoadCredential=desk-token:/path/to/token (or LoadCredentialEncrypted=) to the unit, or use token-file"
+                    )
+                )
         )
     }
 
@@ -187,7 +226,9 @@ import Testing
         #expect(server.requests.contains { $0.method == "POST" && $0.headers["user-agent"] == "attendantd" })
         #expect(
             await Self.fetch(url("/json"))
-                == .failure(TokenError(.malformed, "token URL \(server.url)/json answered with JSON; set token-url-field to the field that holds the token"))
+                == .failure(
+                    TokenError(.malformed, "token URL \(server.url)/json answered with JSON; set token-url-field to the field that holds the token")
+                )
         )
         #expect(
             await Self.fetch(url("/number", field: "token"))
@@ -195,11 +236,18 @@ import Testing
         )
         #expect(
             await Self.fetch(url("/json", field: "data.token"))
-                == .failure(TokenError(.malformed, "token URL \(server.url)/json answered JSON without a string field \"data.token\" (there is none)"))
+                == .failure(
+                    TokenError(.malformed, "token URL \(server.url)/json answered JSON without a string field \"data.token\" (there is none)")
+                )
         )
         #expect(
             await Self.fetch(url("/plain?key=secret", field: "token"))
-                == .failure(TokenError(.malformed, "token URL \(server.url)/plain did not answer with JSON (unexpected character at byte 0), but token-url-field is set"))
+                == .failure(
+                    TokenError(
+                        .malformed,
+                        "token URL \(server.url)/plain did not answer with JSON (unexpected character at byte 0), but token-url-field is set"
+                    )
+                )
         )
         #expect(await Self.fetch(url("/refused")) == .failure(TokenError(.source, "token URL \(server.url)/refused answered HTTP 401 Unauthorized")))
     }

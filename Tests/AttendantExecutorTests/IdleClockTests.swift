@@ -1,7 +1,8 @@
-@testable import AttendantExecutor
 import Foundation
 import Synchronization
 import Testing
+
+@testable import AttendantExecutor
 
 /// An `IdleExecutor` of the test's own, running its loop on a thread of its own (the test process keeps
 /// Swift's default executors; the daemon installs this one as both).

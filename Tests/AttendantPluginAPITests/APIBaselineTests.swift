@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `scripts/check-api`, the gate `scripts/test` runs: the built plugin API keeps every declaration of its
 /// recorded baseline, and a baseline the library no longer matches fails with the declaration named.

@@ -213,7 +213,9 @@ import Testing
         let done = Recorder<String>()
         let worker = Task { await driver.run { work in done.add(work) } }
         host.inMemorySecrets.failWrites("no space left on device")
-        driver.step { _ in [.write(StoreWrite(.secrets, key: "token", value: "t", what: "the token", ifLost: "sign in again after a restart")), .work("after")] }
+        driver.step { _ in
+            [.write(StoreWrite(.secrets, key: "token", value: "t", what: "the token", ifLost: "sign in again after a restart")), .work("after")]
+        }
         #expect(try await done.next() == "after")
         let errors = host.logRecords.all.filter { $0.level == .error }.map(\.message)
         #expect(errors == ["toy: could not keep the token in the secrets file: no space left on device; sign in again after a restart"])

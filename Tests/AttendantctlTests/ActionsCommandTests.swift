@@ -1,7 +1,7 @@
-import TestSupport
 import AttendantControl
 import Foundation
 import Systemd
+import TestSupport
 import Testing
 
 /// The in-app action commands against the scripted peer: each sends its ChannelRequest with its
@@ -10,7 +10,10 @@ import Testing
     /// The `ChannelRequest` call a command makes on the channel `app`.
     static func request(_ command: String, _ arguments: [String: String] = [:], channel: String = "app") -> ControlPeer.Call {
         let entries = arguments.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
-        return .init(member: ControlInterface.Method.channelRequest, arguments: [.string(channel), .string(command), .dictionary(key: "s", value: "s", entries)])
+        return .init(
+            member: ControlInterface.Method.channelRequest,
+            arguments: [.string(channel), .string(command), .dictionary(key: "s", value: "s", entries)]
+        )
     }
 
     @Test func everyCommandSendsItsRequestAndPrintsTheReply() async throws {
@@ -48,7 +51,10 @@ import Testing
                 #"{"ok":true,"action":"actions-click","channel":"app","action_id":"a1","url":"https://shop.example/sale","target":"_self","opened":"opened","detail":"opened by xdg-open","reset":"true"}"#
                     + "\n"
             ),
-            (["click", "a1", "--url", "https://shop.example/x"], "Followed https://shop.example/sale of action a1 (opened by xdg-open); the action was closed.\n"),
+            (
+                ["click", "a1", "--url", "https://shop.example/x"],
+                "Followed https://shop.example/sale of action a1 (opened by xdg-open); the action was closed.\n"
+            ),
         ]
         for (arguments, expected) in runs {
             let result = try await attendantctl(["actions"] + arguments + ["--channel", "app"], bus: bus.address)
@@ -124,7 +130,10 @@ import Testing
             "\(variablesJSON)"
         )
 
-        await peer.set(reply: ["actions": "[]", "suppressed": "true", "visitor_id": "vis-1", "pv_id": "pv-5", "original_pv_id": "pv-5"], for: "actions-list")
+        await peer.set(
+            reply: ["actions": "[]", "suppressed": "true", "visitor_id": "vis-1", "pv_id": "pv-5", "original_pv_id": "pv-5"],
+            for: "actions-list"
+        )
         await peer.set(reply: ["variables": "{}", "fetched": "false"], for: "actions-variables")
         let empty = try await attendantctl(["actions", "list", "--channel", "app"], bus: bus.address)
         #expect(empty.stdout == "No actions shown.\nSuppressed: yes\nPage: pv-5\nVisitor: vis-1\n", "\(empty)")
@@ -144,18 +153,31 @@ import Testing
         let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         await peer.set(
-            reply: ["action": "a1", "url": "https://shop.example/later", "target": "_blank", "opened": "opened", "detail": "opened by xdg-open", "reset": "false"],
+            reply: [
+                "action": "a1", "url": "https://shop.example/later", "target": "_blank", "opened": "opened", "detail": "opened by xdg-open",
+                "reset": "false",
+            ],
             for: "actions-click"
         )
         let stays = try await attendantctl(["actions", "click", "a1", "--link", "1", "--channel", "app"], bus: bus.address)
-        #expect(stays.status == 0 && stays.stdout == "Followed https://shop.example/later of action a1 (opened by xdg-open); the action stays shown (target _blank).\n", "\(stays)")
+        #expect(
+            stays.status == 0
+                && stays.stdout == "Followed https://shop.example/later of action a1 (opened by xdg-open); the action stays shown (target _blank).\n",
+            "\(stays)"
+        )
 
-        let refusal = ["action": "a1", "url": "javascript:alert(1)", "target": "_self", "opened": "refused", "detail": "only http and https URLs are opened", "reset": "false"]
+        let refusal = [
+            "action": "a1", "url": "javascript:alert(1)", "target": "_self", "opened": "refused", "detail": "only http and https URLs are opened",
+            "reset": "false",
+        ]
         await peer.set(reply: refusal, for: "actions-click")
         let refused = try await attendantctl(["actions", "click", "a1", "--url", "javascript:alert(1)", "--channel", "app"], bus: bus.address)
         #expect(refused.status == 1, "\(refused)")
         #expect(refused.stdout.isEmpty)
-        #expect(refused.stderr == "attendantctl: app refused to follow javascript:alert(1) of action a1: only http and https URLs are opened\n", "\(refused)")
+        #expect(
+            refused.stderr == "attendantctl: app refused to follow javascript:alert(1) of action a1: only http and https URLs are opened\n",
+            "\(refused)"
+        )
         let json = try await attendantctl(["actions", "click", "a1", "--url", "javascript:alert(1)", "--channel", "app", "--json"], bus: bus.address)
         #expect(json.status == 1, "\(json)")
         #expect(
@@ -175,7 +197,10 @@ import Testing
         for arguments in [["actions", "list"], ["actions", "list", "--json"]] {
             let result = try await attendantctl(arguments + ["--channel", "app"], bus: bus.address)
             #expect(result.status == 1, "\(result)")
-            #expect(result.stderr.hasPrefix("attendantctl: channel app answered actions-list, but its actions field is not JSON (expected"), "\(result)")
+            #expect(
+                result.stderr.hasPrefix("attendantctl: channel app answered actions-list, but its actions field is not JSON (expected"),
+                "\(result)"
+            )
         }
         let variables = try await attendantctl(["actions", "variables", "--channel", "app"], bus: bus.address)
         #expect(variables.status == 1 && variables.stderr.contains("its variables field is not an object"), "\(variables)")
@@ -189,7 +214,9 @@ import Testing
         let none = try await attendantctl(["actions", "list"], bus: bus.address)
         #expect(none.status == 64, "\(none)")
         #expect(
-            none.stderr.contains("attendantd has no channel of the plugin karte-actions (its channels: desk (loopback), voice (sip)); name the in-app action channel with --channel"),
+            none.stderr.contains(
+                "attendantd has no channel of the plugin karte-actions (its channels: desk (loopback), voice (sip)); name the in-app action channel with --channel"
+            ),
             "\(none)"
         )
 
@@ -197,13 +224,18 @@ import Testing
         let one = try await attendantctl(["actions", "boundary", "--json"], bus: bus.address)
         #expect(one.status == 0 && one.stdout == #"{"ok":true,"action":"actions-boundary","channel":"app","pv_id":"pv-3"}"# + "\n", "\(one)")
 
-        await peer.set(channels: Fixtures.channels + [
-            ChannelRecord(name: "app", plugin: "karte-actions", state: "listening"),
-            ChannelRecord(name: "shop", plugin: "karte-actions", state: "recovering"),
-        ])
+        await peer.set(
+            channels: Fixtures.channels + [
+                ChannelRecord(name: "app", plugin: "karte-actions", state: "listening"),
+                ChannelRecord(name: "shop", plugin: "karte-actions", state: "recovering"),
+            ]
+        )
         let several = try await attendantctl(["actions", "view", "home"], bus: bus.address)
         #expect(several.status == 64, "\(several)")
-        #expect(several.stderr.contains("attendantd has several channels of the plugin karte-actions (app, shop); name one with --channel"), "\(several)")
+        #expect(
+            several.stderr.contains("attendantd has several channels of the plugin karte-actions (app, shop); name one with --channel"),
+            "\(several)"
+        )
 
         await peer.set(channels: [])
         let empty = try await attendantctl(["actions", "list"], bus: bus.address)
@@ -233,7 +265,8 @@ import Testing
         ]
         let result = try await attendantctl(arguments, bus: bus.address)
         #expect(result.status == 0, "\(result)")
-        let values = #"{"plan":"gold","items":[1,2],"note":"kept","price":1200,"gift":true,"zip":"01234","address":{"city":"Tokyo"},"quoted":"30","empty":"","ratio":0.5}"#
+        let values =
+            #"{"plan":"gold","items":[1,2],"note":"kept","price":1200,"gift":true,"zip":"01234","address":{"city":"Tokyo"},"quoted":"30","empty":"","ratio":0.5}"#
         #expect(await peer.calls == [Self.request("actions-track", ["event": "buy", "values": values])])
         await peer.stop()
     }
@@ -241,8 +274,14 @@ import Testing
     /// The channel's refusals (InvalidArgument for a bad field name, and the others) print the
     /// channel's message and exit with status 1; --json prints the error object.
     @Test(arguments: [
-        (["actions", "track", "buy", "--value", "size=3"], ControlError.invalidArgument, #"event "buy": field "size" is refused: the name is reserved by KARTE"#),
-        (["actions", "attribute", "--value", "a.b=1"], ControlError.invalidArgument, #"event "attribute": field "a.b" is refused: a field name must not contain '.'"#),
+        (
+            ["actions", "track", "buy", "--value", "size=3"], ControlError.invalidArgument,
+            #"event "buy": field "size" is refused: the name is reserved by KARTE"#
+        ),
+        (
+            ["actions", "attribute", "--value", "a.b=1"], ControlError.invalidArgument,
+            #"event "attribute": field "a.b" is refused: a field name must not contain '.'"#
+        ),
         (["actions", "click"], ControlError.illegalState, "channel app: no action is shown"),
         (["actions", "variables", "--fetch"], ControlError.serverError, "channel app: KARTE answered 503"),
         (["actions", "list"], ControlError.noSuchChannel, #"no running channel "app""#),

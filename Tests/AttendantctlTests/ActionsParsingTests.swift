@@ -1,14 +1,17 @@
 import ArgumentParser
-@testable import AttendantCLI
 import TestSupport
 import Testing
+
+@testable import AttendantCLI
 
 /// The in-app action commands, parsed in-process.
 @Suite(.cpuBound) struct ActionsParsingTests {
     typealias A = Attendantctl.Actions
 
     @Test func eachCommandParsesItsArguments() throws {
-        let view = try #require(try Attendantctl.parseAsRoot(["actions", "view", "pricing", "--title", "Pricing", "--channel", "app", "--json"]) as? A.View)
+        let view = try #require(
+            try Attendantctl.parseAsRoot(["actions", "view", "pricing", "--title", "Pricing", "--channel", "app", "--json"]) as? A.View
+        )
         #expect(view.name == "pricing" && view.title == "Pricing" && view.actions.channel == "app" && view.output.json)
         #expect(try view.values.text() == nil)
         let first = try #require(try Attendantctl.parseAsRoot(["actions", "--channel", "app", "list"]) as? A.List)

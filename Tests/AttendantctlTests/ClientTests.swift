@@ -1,6 +1,6 @@
-import TestSupport
 import AttendantControl
 import Systemd
+import TestSupport
 import Testing
 
 /// ControlClient against the test peer on a private bus, in-process.
@@ -45,7 +45,10 @@ import Testing
         try await client.chatViewPage(channel: "web", title: "Home", url: "https://example.test/")
         #expect(try await client.chatThreads(channel: "web") == Fixtures.threads)
         #expect(try await client.chatOpenThread(channel: "web", thread: "t1") == Fixtures.threads[0])
-        #expect(try await client.chatCreateThread(channel: "web", fields: ["name": "New"]) == ChatThreadRecord(id: "thread-3", name: "New", state: "pending"))
+        #expect(
+            try await client.chatCreateThread(channel: "web", fields: ["name": "New"])
+                == ChatThreadRecord(id: "thread-3", name: "New", state: "pending")
+        )
         try await client.chatSendMessage(channel: "web", text: "Hello")
         try await client.chatEndConversation(channel: "web", thread: "t1")
         await #expect(throws: ControlClientError(code: .refused, name: ControlError.serverError, message: "no thread \"t9\"")) {
@@ -102,7 +105,8 @@ import Testing
         #expect(try await server.requestName(ControlInterface.busName) == .acquired)
         try await server.export(
             BusObject(
-                path: ControlInterface.objectPath, interface: ControlInterface.interface,
+                path: ControlInterface.objectPath,
+                interface: ControlInterface.interface,
                 methods: [.init(ControlInterface.Method.listChannels, outputs: [.init("channels", "as")]) { _ in [.strings(["desk"])] }],
                 signals: []
             )

@@ -1,7 +1,7 @@
-import TestSupport
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// Where `swift build` put the binaries: beside the test bundle.
 enum BuildProducts {
@@ -78,7 +78,10 @@ final class CommandProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             // Should Foundation never report the exit, the wait ends anyway.
             try await Task.sleep(for: .seconds(5))
-            for waiter in exit.withLock({ state in defer { state.waiters.removeAll() }; return state.waiters }) { waiter.resume() }
+            for waiter in exit.withLock({ state in
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }) { waiter.resume() }
         }
         await withCheckedContinuation { continuation in
             let done = self.exit.withLock { state in

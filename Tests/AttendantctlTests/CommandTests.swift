@@ -1,8 +1,8 @@
-import TestSupport
 import AttendantCLI
 import AttendantControl
 import Foundation
 import Systemd
+import TestSupport
 import Testing
 
 /// The built `attendantctl` against the test peer on a private session bus: every command reaches its
@@ -113,7 +113,10 @@ import Testing
     @Test(arguments: [
         (["accept", "nope"], ControlInterface.Method.accept, ControlError.noSuchContact, "no contact nope on any channel"),
         (["decline", "c1", "--channel", "ghost"], ControlInterface.Method.decline, ControlError.noSuchChannel, "no channel named ghost"),
-        (["token", "renew", "desk"], ControlInterface.Method.renewToken, ControlError.tokenRenewalFailed, "desk: the token command exited with status 2"),
+        (
+            ["token", "renew", "desk"], ControlInterface.Method.renewToken, ControlError.tokenRenewalFailed,
+            "desk: the token command exited with status 2"
+        ),
         (["reload"], ControlInterface.Method.reload, ControlError.reloadFailed, "attendant.toml:3: key \"nmae\": unknown key"),
         (["dnd", "on"], ControlInterface.Method.setDoNotDisturb, ControlError.unsupported, "not now"),
         (["status"], ControlInterface.Method.getStatus, "org.freedesktop.DBus.Error.Failed", "broken"),
@@ -155,7 +158,11 @@ import Testing
         ])
         let critical = try await attendantctl(["health"], bus: bus.address)
         #expect(critical.status == 2)
-        #expect(critical.stdout.hasPrefix("ATTENDANT CRITICAL - ghost failed: sign-in needed: the token was rejected; desk recovering: connection refused | "))
+        #expect(
+            critical.stdout.hasPrefix(
+                "ATTENDANT CRITICAL - ghost failed: sign-in needed: the token was rejected; desk recovering: connection refused | "
+            )
+        )
         let json = try await attendantctl(["health", "--json"], bus: bus.address)
         #expect(json.status == 2)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -182,7 +189,10 @@ import Testing
             (["chat", "prepare", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-prepare","channel":"web"}"# + "\n"),
             (["chat", "connect", "--channel", "web"], "Connected the chat on web.\n"),
             (["chat", "connect", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-connect","channel":"web"}"# + "\n"),
-            (["chat", "view", "Pricing", "https://example.test/p", "--channel", "web"], "Reported viewing \"Pricing\" (https://example.test/p) on web.\n"),
+            (
+                ["chat", "view", "Pricing", "https://example.test/p", "--channel", "web"],
+                "Reported viewing \"Pricing\" (https://example.test/p) on web.\n"
+            ),
             (
                 ["chat", "view", "Pricing", "https://example.test/p", "--channel", "web", "--json"],
                 #"{"ok":true,"action":"chat-view","channel":"web","title":"Pricing","url":"https://example.test/p"}"# + "\n"
@@ -202,10 +212,14 @@ import Testing
             (["chat", "send", "Later", "--channel", "web"], "Queued on web: the chat is connecting.\n"),
             (
                 ["chat", "send", "Later", "--channel", "web", "--json"],
-                #"{"ok":true,"action":"chat-send","channel":"web","thread":null,"text":"Later","delivery":"queued","message":"m-2","reason":"the chat is connecting"}"# + "\n"
+                #"{"ok":true,"action":"chat-send","channel":"web","thread":null,"text":"Later","delivery":"queued","message":"m-2","reason":"the chat is connecting"}"#
+                    + "\n"
             ),
             (["chat", "end", "--channel", "web"], "Ended the conversation on web.\n"),
-            (["chat", "end", "--thread", "t1", "--channel", "web", "--json"], #"{"ok":true,"action":"chat-end","channel":"web","thread":"t1"}"# + "\n"),
+            (
+                ["chat", "end", "--thread", "t1", "--channel", "web", "--json"],
+                #"{"ok":true,"action":"chat-end","channel":"web","thread":"t1"}"# + "\n"
+            ),
         ]
         for (arguments, expected) in runs {
             let result = try await attendantctl(arguments, bus: bus.address)
@@ -224,7 +238,10 @@ import Testing
                 .init(member: m.chatOpenThread, arguments: [web, .string("t1")]),
                 .init(
                     member: m.chatCreateThread,
-                    arguments: [web, .dictionary(key: "s", value: "s", [.init(.string("name"), .string("Billing 2")), .init(.string("topic"), .string("x"))])]
+                    arguments: [
+                        web,
+                        .dictionary(key: "s", value: "s", [.init(.string("name"), .string("Billing 2")), .init(.string("topic"), .string("x"))]),
+                    ]
                 ),
                 .init(member: m.chatCreateThread, arguments: [web, .dictionary(key: "s", value: "s", [])]),
                 .init(member: m.chatSendMessage, arguments: [web, .string(""), .string("Hello there")]),

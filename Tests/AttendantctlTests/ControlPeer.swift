@@ -168,8 +168,13 @@ actor ControlPeer {
 /// The records the peer answers with unless a test gives others.
 enum Fixtures {
     static let status = StatusRecord(
-        version: "attendantd 0.1.0", status: "2 channels listening", pid: 4242, doNotDisturb: false,
-        notificationServer: true, channels: 2, listening: 2
+        version: "attendantd 0.1.0",
+        status: "2 channels listening",
+        pid: 4242,
+        doNotDisturb: false,
+        notificationServer: true,
+        channels: 2,
+        listening: 2
     )
     static let channels = [
         ChannelRecord(name: "desk", plugin: "loopback", state: "listening", tokenExpiresIn: 3000, tokenLastRenewal: 1_763_800_000),
@@ -177,12 +182,19 @@ enum Fixtures {
     ]
     static let threads = [
         ChatThreadRecord(
-            id: "t1", name: "Billing", state: "ready",
+            id: "t1",
+            name: "Billing",
+            state: "ready",
             lastMessages: [
                 ChatMessageRecord(id: "m1", threadID: "t1", direction: "to-agent", sender: "You", text: "Hello", sentAt: 1_763_800_000),
                 ChatMessageRecord(
-                    id: "m2", threadID: "t1", direction: "from-agent", sender: "Ann \"Q\" Lee", senderAddress: "agent-7",
-                    text: "Hi!\nHow can I help?", sentAt: 1_763_800_060
+                    id: "m2",
+                    threadID: "t1",
+                    direction: "from-agent",
+                    sender: "Ann \"Q\" Lee",
+                    senderAddress: "agent-7",
+                    text: "Hi!\nHow can I help?",
+                    sentAt: 1_763_800_060
                 ),
             ]
         ),
@@ -196,28 +208,43 @@ enum Fixtures {
         "actions-attribute": ["event": "attribute", "pv_id": "pv-2"],
         "actions-boundary": ["pv_id": "pv-3"],
         "actions-list": [
-            "actions": #"[{"id":"a1","campaign_id":"c1","shorten_id":"s1","title":"Summer sale","body":"20 % off","links":[{"label":"Shop","url":"https://shop.example/sale","target":"_self"},{"label":"Later","url":"https://shop.example/later","target":"_blank"}]},{"id":"a2","campaign_id":"c2","shorten_id":"s2","title":"","body":"Hi","links":[]}]"#,
+            "actions":
+                #"[{"id":"a1","campaign_id":"c1","shorten_id":"s1","title":"Summer sale","body":"20 % off","links":[{"label":"Shop","url":"https://shop.example/sale","target":"_self"},{"label":"Later","url":"https://shop.example/later","target":"_blank"}]},{"id":"a2","campaign_id":"c2","shorten_id":"s2","title":"","body":"Hi","links":[]}]"#,
             "suppressed": "false", "visitor_id": "vis-1", "pv_id": "pv-2", "original_pv_id": "pv-1",
         ],
         "actions-dismiss": ["dismissed": "2"],
         "actions-suppress": ["suppressed": "true", "dismissed": "1"],
         "actions-unsuppress": ["suppressed": "false"],
         "actions-click": [
-            "action": "a1", "url": "https://shop.example/sale", "target": "_self", "opened": "opened", "detail": "opened by xdg-open", "reset": "true",
+            "action": "a1", "url": "https://shop.example/sale", "target": "_self", "opened": "opened", "detail": "opened by xdg-open",
+            "reset": "true",
         ],
         "actions-variables": [
-            "variables": #"{"limit":{"value":3,"campaign_id":"c2","shorten_id":"s2"},"banner":{"value":"summer","campaign_id":"c1","shorten_id":"s1"}}"#,
+            "variables":
+                #"{"limit":{"value":3,"campaign_id":"c2","shorten_id":"s2"},"banner":{"value":"summer","campaign_id":"c1","shorten_id":"s1"}}"#,
             "fetched": "true",
         ],
     ]
     static let contacts = [
         ContactRecord(
-            channel: "desk", id: "desk-2", kind: "call", from: "Ann \"Q\" Lee", fromAddress: "sip:ann@example.test",
-            summary: "Incoming call", receivedAt: 1_763_800_100
+            channel: "desk",
+            id: "desk-2",
+            kind: "call",
+            from: "Ann \"Q\" Lee",
+            fromAddress: "sip:ann@example.test",
+            summary: "Incoming call",
+            receivedAt: 1_763_800_100
         ),
         ContactRecord(
-            channel: "desk", id: "desk-1", kind: "chat", from: "", fromAddress: "sip:bob@example.test",
-            summary: "Line one\nline two", receivedAt: 1_763_800_000, endedAt: 1_763_800_060, outcome: "answered"
+            channel: "desk",
+            id: "desk-1",
+            kind: "chat",
+            from: "",
+            fromAddress: "sip:bob@example.test",
+            summary: "Line one\nline two",
+            receivedAt: 1_763_800_000,
+            endedAt: 1_763_800_060,
+            outcome: "answered"
         ),
     ]
 }

@@ -1,17 +1,29 @@
-@testable import AttendantControl
 import Testing
+
+@testable import AttendantControl
 
 /// The health decision table: each status with its exit code and summary line.
 @Suite struct HealthTests {
     static let warning: Int64 = 15 * 60
 
     static func channel(
-        _ name: String, _ state: String = "listening", detail: String = "", failure: ChannelRecord.FailureReason? = nil,
-        expiresIn: Int64? = nil, lastError: String? = nil, failures: UInt32 = 0
+        _ name: String,
+        _ state: String = "listening",
+        detail: String = "",
+        failure: ChannelRecord.FailureReason? = nil,
+        expiresIn: Int64? = nil,
+        lastError: String? = nil,
+        failures: UInt32 = 0
     ) -> ChannelRecord {
         ChannelRecord(
-            name: name, plugin: "loopback", state: state, detail: detail, failure: failure, tokenExpiresIn: expiresIn,
-            tokenLastError: lastError, tokenFailures: failures
+            name: name,
+            plugin: "loopback",
+            state: state,
+            detail: detail,
+            failure: failure,
+            tokenExpiresIn: expiresIn,
+            tokenLastError: lastError,
+            tokenFailures: failures
         )
     }
 
@@ -29,44 +41,57 @@ import Testing
 
     static let cases: [Case] = [
         Case(
-            name: "all listening", channels: [channel("desk"), channel("voice")], exitCode: 0,
+            name: "all listening",
+            channels: [channel("desk"), channel("voice")],
+            exitCode: 0,
             line: "ATTENDANT OK - 2 channels listening | channels=2;;;0 listening=2;;;0"
         ),
         Case(
             name: "one listening, one starting, a token far from expiry",
-            channels: [channel("desk", expiresIn: 3600), channel("voice", "starting")], exitCode: 0,
+            channels: [channel("desk", expiresIn: 3600), channel("voice", "starting")],
+            exitCode: 0,
             line: "ATTENDANT OK - 1 channel listening, 1 starting | channels=2;;;0 listening=1;;;0 desk_token_expiry=3600s;900:;1:"
         ),
         Case(
             name: "a token just outside the warning",
-            channels: [channel("desk", expiresIn: 900)], exitCode: 0,
+            channels: [channel("desk", expiresIn: 900)],
+            exitCode: 0,
             line: "ATTENDANT OK - 1 channel listening | channels=1;;;0 listening=1;;;0 desk_token_expiry=900s;900:;1:"
         ),
         Case(
             name: "a chat in the background (disconnected while asleep or locked): no problem, not listening",
-            channels: [channel("chat", "background"), channel("voice")], exitCode: 0,
+            channels: [channel("chat", "background"), channel("voice")],
+            exitCode: 0,
             line: "ATTENDANT OK - 1 channel listening, 1 background | channels=2;;;0 listening=1;;;0"
         ),
         Case(
-            name: "recovering", channels: [channel("desk", "recovering", detail: "connection refused"), channel("voice")],
+            name: "recovering",
+            channels: [channel("desk", "recovering", detail: "connection refused"), channel("voice")],
             exitCode: 1,
             line: "ATTENDANT WARNING - desk recovering: connection refused | channels=2;;;0 listening=1;;;0"
         ),
         Case(
-            name: "a token expiring within the warning", channels: [channel("desk", expiresIn: 899)], exitCode: 1,
+            name: "a token expiring within the warning",
+            channels: [channel("desk", expiresIn: 899)],
+            exitCode: 1,
             line: "ATTENDANT WARNING - desk token expires in 14 min | channels=1;;;0 listening=1;;;0 desk_token_expiry=899s;900:;1:"
         ),
         Case(
-            name: "the last renewal failed", channels: [channel("desk", expiresIn: 3000, lastError: "HTTP 503", failures: 2)],
+            name: "the last renewal failed",
+            channels: [channel("desk", expiresIn: 3000, lastError: "HTTP 503", failures: 2)],
             exitCode: 1,
             line: "ATTENDANT WARNING - desk token renewal failed (2 times): HTTP 503 | channels=1;;;0 listening=1;;;0 desk_token_expiry=3000s;900:;1:"
         ),
         Case(
-            name: "no channels", channels: [], exitCode: 1,
+            name: "no channels",
+            channels: [],
+            exitCode: 1,
             line: "ATTENDANT WARNING - no channels configured | channels=0;;;0 listening=0;;;0"
         ),
         Case(
-            name: "a state this version does not know", channels: [channel("desk", "dozing")], exitCode: 1,
+            name: "a state this version does not know",
+            channels: [channel("desk", "dozing")],
+            exitCode: 1,
             line: "ATTENDANT WARNING - desk is in an unknown state \"dozing\" | channels=1;;;0 listening=0;;;0"
         ),
         Case(
@@ -82,11 +107,16 @@ import Testing
             line: "ATTENDANT CRITICAL - ghost failed: sign-in needed: token rejected | channels=1;;;0 listening=0;;;0"
         ),
         Case(
-            name: "an expired token", channels: [channel("desk", "recovering", expiresIn: -180)], exitCode: 2,
-            line: "ATTENDANT CRITICAL - desk token expired 3 min ago; desk recovering | channels=1;;;0 listening=0;;;0 desk_token_expiry=-180s;900:;1:"
+            name: "an expired token",
+            channels: [channel("desk", "recovering", expiresIn: -180)],
+            exitCode: 2,
+            line:
+                "ATTENDANT CRITICAL - desk token expired 3 min ago; desk recovering | channels=1;;;0 listening=0;;;0 desk_token_expiry=-180s;900:;1:"
         ),
         Case(
-            name: "a token expiring this second counts as expired", channels: [channel("desk", expiresIn: 0)], exitCode: 2,
+            name: "a token expiring this second counts as expired",
+            channels: [channel("desk", expiresIn: 0)],
+            exitCode: 2,
             line: "ATTENDANT CRITICAL - desk token expired just now | channels=1;;;0 listening=1;;;0 desk_token_expiry=0s;900:;1:"
         ),
         Case(

@@ -1,8 +1,8 @@
-import TestSupport
 import AttendantControl
 import Foundation
 import Glibc
 import Systemd
+import TestSupport
 import Testing
 
 /// `attendantctl monitor` against the test peer: one line per signal, daemon stops and starts, exit 0
@@ -34,7 +34,11 @@ import Testing
         let objects = try monitor.stdoutLines.map { line in
             try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
         }
-        #expect(objects.map { $0["signal"] as? String } == ["ChannelStateChanged", "ChannelEvent", "DoNotDisturbChanged", "NameOwnerChanged", "NameOwnerChanged"])
+        #expect(
+            objects.map { $0["signal"] as? String } == [
+                "ChannelStateChanged", "ChannelEvent", "DoNotDisturbChanged", "NameOwnerChanged", "NameOwnerChanged",
+            ]
+        )
         #expect(objects.allSatisfy { $0["time"] is Int })
         #expect(objects[0]["state"] as? String == "recovering" && objects[0]["detail"] as? String == "connection refused")
         #expect(objects[1]["event"] as? String == "incoming-contact")
@@ -51,7 +55,9 @@ import Testing
         let bus = try await PrivateBus()
         let peer = try await ControlPeer.start(on: bus.address)
         let monitor = try await Self.startMonitor([], bus: bus)
-        await peer.emit(.channelEvent(channel: "desk", event: "contact-ended", details: ["contact": .string("desk-3"), "outcome": .string("missed")]))
+        await peer.emit(
+            .channelEvent(channel: "desk", event: "contact-ended", details: ["contact": .string("desk-3"), "outcome": .string("missed")])
+        )
         await peer.emit(.channelStateChanged(channel: "ghost", state: "failed", detail: "sign-in needed: token rejected"))
         // dnd goes through the daemon, whose change comes back as a signal.
         let dnd = try await attendantctl(["dnd", "on"], bus: bus.address)

@@ -1,5 +1,5 @@
-import TestSupport
 import Foundation
+import TestSupport
 import Testing
 
 /// `attendantctl` when there is nothing to talk to: the message says so and how to start the daemon.
@@ -20,7 +20,10 @@ import Testing
         #expect(json.stdout.hasPrefix(#"{"status":"UNKNOWN","exitCode":3,"summary":"attendantd is not running"#))
     }
 
-    @Test(arguments: [["status"], ["channels"], ["contacts"], ["accept", "c1"], ["decline", "c1"], ["token", "renew", "desk"], ["reload"], ["dnd"], ["dnd", "on"], ["monitor"]])
+    @Test(arguments: [
+        ["status"], ["channels"], ["contacts"], ["accept", "c1"], ["decline", "c1"], ["token", "renew", "desk"], ["reload"], ["dnd"], ["dnd", "on"],
+        ["monitor"],
+    ])
     func everyCommandSaysTheDaemonIsNotRunning(_ arguments: [String]) async throws {
         let bus = try await PrivateBus()
         let result = try await attendantctl(arguments, bus: bus.address)

@@ -55,7 +55,10 @@ import Testing
     }
 
     @Test func healthJSON() {
-        let report = HealthReport.evaluate([ChannelRecord(name: "desk", plugin: "loopback", state: "recovering", detail: "refused")], tokenWarning: 900)
+        let report = HealthReport.evaluate(
+            [ChannelRecord(name: "desk", plugin: "loopback", state: "recovering", detail: "refused")],
+            tokenWarning: 900
+        )
         #expect(
             report.json.text
                 == #"{"status":"WARNING","exitCode":1,"summary":"desk recovering: refused","problems":[{"status":"WARNING","channel":"desk","text":"desk recovering: refused"}],"perfdata":["channels=1;;;0","listening=0;;;0"]}"#
@@ -64,7 +67,8 @@ import Testing
 
     @Test func signalJSONAndBusValues() {
         let event = ControlSignal.channelEvent(
-            channel: "desk", event: "incoming-contact",
+            channel: "desk",
+            event: "incoming-contact",
             details: ["contact": .string("desk-3"), "ringing": .boolean(true), "n": .uint32(2), "tags": .strings(["a", "b"])]
         )
         #expect(
@@ -90,7 +94,16 @@ import Testing
 
     @Test func channelAndContactTables() {
         let channels = ChannelRecord.table([
-            ChannelRecord(name: "desk", plugin: "loopback", state: "recovering", detail: "refused", onProbation: true, tokenExpiresIn: 840, tokenLastError: "HTTP 503", tokenFailures: 1),
+            ChannelRecord(
+                name: "desk",
+                plugin: "loopback",
+                state: "recovering",
+                detail: "refused",
+                onProbation: true,
+                tokenExpiresIn: 840,
+                tokenLastError: "HTTP 503",
+                tokenFailures: 1
+            ),
             ChannelRecord(name: "ghost", plugin: "sip", state: "failed", tokenExpiresIn: -60),
         ])
         #expect(channels[0].hasPrefix("NAME   PLUGIN    STATE                   TOKEN              RENEWED  DETAIL"))
@@ -111,12 +124,17 @@ import Testing
 
     @Test func monitorLines() {
         let event = ControlSignal.channelEvent(
-            channel: "desk", event: "incoming-contact",
+            channel: "desk",
+            event: "incoming-contact",
             details: ["ID": .string("c1"), "From": .string("Ann Lee"), "Actions": .strings(["accept", "decline"]), "At": .int64(5)]
         )
         let line = event.text(time: 0)
         #expect(line.hasSuffix(#"  desk  incoming-contact  Actions=accept,decline At=5 From="Ann Lee" ID=c1"#))
-        #expect(ControlSignal.channelStateChanged(channel: "desk", state: "failed", detail: "sign-in needed: x").text(time: 0).hasSuffix("  desk  state failed: sign-in needed: x"))
+        #expect(
+            ControlSignal.channelStateChanged(channel: "desk", state: "failed", detail: "sign-in needed: x").text(time: 0).hasSuffix(
+                "  desk  state failed: sign-in needed: x"
+            )
+        )
         #expect(ControlSignal.doNotDisturbChanged(false).text(time: 0).hasSuffix("  do-not-disturb off"))
     }
 }

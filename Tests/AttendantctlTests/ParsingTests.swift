@@ -1,7 +1,8 @@
 import ArgumentParser
-@testable import AttendantCLI
 import TestSupport
 import Testing
+
+@testable import AttendantCLI
 
 /// The command line, parsed in-process.
 @Suite(.cpuBound) struct ParsingTests {
@@ -53,7 +54,9 @@ import Testing
         #expect(threads.output.json)
         let open = try #require(try Attendantctl.parseAsRoot(["chat", "open", "t1", "--channel", "web"]) as? C.Open)
         #expect(open.thread == "t1" && open.chat.channel == "web")
-        let create = try #require(try Attendantctl.parseAsRoot(["chat", "create", "--field", "topic=billing", "--field", "note=a=b", "--field", "empty="]) as? C.Create)
+        let create = try #require(
+            try Attendantctl.parseAsRoot(["chat", "create", "--field", "topic=billing", "--field", "note=a=b", "--field", "empty="]) as? C.Create
+        )
         #expect(try create.customFields() == ["topic": "billing", "note": "a=b", "empty": ""])
         #expect(try (Attendantctl.parseAsRoot(["chat", "create"]) as? C.Create)?.customFields() == [:])
         let send = try #require(try Attendantctl.parseAsRoot(["chat", "send", "Hello", "there", "--thread", "t1"]) as? C.Send)

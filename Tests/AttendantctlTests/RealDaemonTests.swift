@@ -1,8 +1,8 @@
-import TestSupport
 import AttendantControl
 import Foundation
 import Glibc
 import Systemd
+import TestSupport
 import Testing
 
 /// `attendantctl` against the real `attendantd` (its ControlBus) on a private session bus, with
@@ -20,7 +20,11 @@ import Testing
             self.folder = try makeTemporaryFolder("attendantctl-daemon")
             self.configuration = self.folder + "/attendant.toml"
             try configuration.write(toFile: self.configuration, atomically: true, encoding: .utf8)
-            try FileManager.default.createDirectory(atPath: self.folder + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: self.folder + "/run",
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
             self.process = try CommandProcess(
                 BuildProducts.attendantd,
                 ["--config", self.configuration],
@@ -57,7 +61,9 @@ import Testing
 
     /// Runs attendantctl until `condition` holds for its result (bounded); the last result.
     static func until(
-        _ arguments: [String], bus: PrivateBus, _ condition: (CommandResult) -> Bool
+        _ arguments: [String],
+        bus: PrivateBus,
+        _ condition: (CommandResult) -> Bool
     ) async throws -> CommandResult {
         let deadline = ContinuousClock.now + .seconds(60)
         var result = try await attendantctl(arguments, bus: bus.address)
@@ -79,7 +85,11 @@ import Testing
             let bus = try await PrivateBus()
             let client = try await ControlClient.connect(.custom(bus.address), requireDaemon: false)
             var running = try await client.daemonRunningChanges().makeAsyncIterator()
-            let daemon = try await Daemon(Self.loopback() + "\n" + Self.loopback().replacingOccurrences(of: "\"desk\"", with: "\"desk2\""), bus: bus, waitingForReady: false)
+            let daemon = try await Daemon(
+                Self.loopback() + "\n" + Self.loopback().replacingOccurrences(of: "\"desk\"", with: "\"desk2\""),
+                bus: bus,
+                waitingForReady: false
+            )
             #expect(await running.next() == true, "the daemon never took its name:\n\(daemon.process.stderr)")
             let channels = try await client.channels()
             #expect(channels.map(\.name) == ["desk", "desk2"])
@@ -110,7 +120,8 @@ import Testing
         let channelsJSON = try await attendantctl(["channels", "--json"], bus: bus.address)
         #expect(
             channelsJSON.stdout
-                == #"[{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0,"failure":null}]"# + "\n"
+                == #"[{"name":"desk","plugin":"loopback","state":"listening","detail":"","onProbation":false,"tokenExpiresIn":null,"tokenLastRenewal":null,"tokenLastError":null,"tokenFailures":0,"failure":null}]"#
+                + "\n"
         )
 
         // Two ringing contacts: accept one, decline the other.
@@ -121,7 +132,8 @@ import Testing
         #expect(contacts.count >= 2, "\(ringing)")
         #expect(contacts.allSatisfy { $0["channel"] as? String == "desk" && $0["kind"] as? String == "call" && $0["from"] as? String == "Ann Lee" })
         let ids = contacts.compactMap { $0["id"] as? String }
-        let first = try #require(ids.last), second = try #require(ids.dropLast().last)
+        let first = try #require(ids.last)
+        let second = try #require(ids.dropLast().last)
 
         let accepted = try await attendantctl(["accept", first], bus: bus.address)
         #expect(accepted.status == 0 && accepted.stdout == "Accepted \(first).\n", "\(accepted)")
@@ -130,7 +142,10 @@ import Testing
         let again = try await attendantctl(["accept", first], bus: bus.address)
         #expect(again.status == 1 && again.stderr.hasPrefix("attendantctl: channel desk: ") && again.stderr.contains("not ringing"), "\(again)")
         let unknown = try await attendantctl(["accept", "no-such-contact"], bus: bus.address)
-        #expect(unknown.status == 1 && unknown.stderr == "attendantctl: no contact \"no-such-contact\" in the history; see attendantctl contacts\n", "\(unknown)")
+        #expect(
+            unknown.status == 1 && unknown.stderr == "attendantctl: no contact \"no-such-contact\" in the history; see attendantctl contacts\n",
+            "\(unknown)"
+        )
         let ghost = try await attendantctl(["decline", first, "--channel", "ghost", "--json"], bus: bus.address)
         #expect(ghost.status == 1)
         #expect(ghost.stdout.contains(#""code":"refused","name":"org.attendant.Attendant1.Error.NoSuchChannel""#), "\(ghost)")
@@ -165,9 +180,14 @@ import Testing
 
         // What the monitor saw meanwhile: contacts, their ends, do-not-disturb both ways.
         #expect(await monitor.waitFor { $0.stdout.contains(#""DoNotDisturbChanged","doNotDisturb":false"#) }, "\(monitor.stdout)")
-        #expect(await monitor.waitFor { $0.stdout.contains(#""event":"contact-ended","details":{"ID":"\#(second)","Outcome":"declined"}"#) }, "\(monitor.stdout)")
+        #expect(
+            await monitor.waitFor { $0.stdout.contains(#""event":"contact-ended","details":{"ID":"\#(second)","Outcome":"declined"}"#) },
+            "\(monitor.stdout)"
+        )
         let events = try monitor.stdoutLines.map { try #require(try Self.json($0) as? [String: Any]) }
-        #expect(events.contains { $0["event"] as? String == "incoming-contact" && ($0["details"] as? [String: Any])?["From"] as? String == "Ann Lee" })
+        #expect(
+            events.contains { $0["event"] as? String == "incoming-contact" && ($0["details"] as? [String: Any])?["From"] as? String == "Ann Lee" }
+        )
         #expect(events.contains { $0["signal"] as? String == "DoNotDisturbChanged" && $0["doNotDisturb"] as? Bool == true })
 
         // The daemon stops: the monitor says so; the commands say it is not running.
@@ -191,7 +211,10 @@ import Testing
         // Out of order: the channel's own message, exit 1, the IllegalState name.
         let early = try await attendantctl(["chat", "connect"] + desk, bus: bus.address)
         #expect(early.status == 1, "\(early)")
-        #expect(early.stderr == "attendantctl: channel desk: loopback: connect before prepare (the chat is initial); prepare the chat first\n", "\(early)")
+        #expect(
+            early.stderr == "attendantctl: channel desk: loopback: connect before prepare (the chat is initial); prepare the chat first\n",
+            "\(early)"
+        )
         let earlyJSON = try await attendantctl(["chat", "threads", "--json"] + desk, bus: bus.address)
         #expect(earlyJSON.status == 1 && earlyJSON.stdout.contains(#""name":"org.attendant.Attendant1.Error.IllegalState""#), "\(earlyJSON)")
 
@@ -255,7 +278,11 @@ import Testing
 
     @Test func healthWarnsWhileAChannelRecoversAndMonitorWaitsForTheDaemon() async throws {
         let bus = try await PrivateBus()
-        let monitor = try CommandProcess(BuildProducts.attendantctl, ["monitor", "--json", "--wait"], environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        let monitor = try CommandProcess(
+            BuildProducts.attendantctl,
+            ["monitor", "--json", "--wait"],
+            environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address]
+        )
         #expect(await monitor.waitFor { $0.stderr.contains("waiting for it to start") }, "\(monitor.stderr)")
         let daemon = try await Daemon(Self.failing("desk", failures: 1_000_000, "transient"), bus: bus)
 
@@ -264,10 +291,16 @@ import Testing
         #expect(warning.stdout.hasPrefix("ATTENDANT WARNING - desk recovering: loopback: listen attempt "), "\(warning)")
         #expect(warning.stdout.hasSuffix("fails on purpose (listen-failures = 1000000) | channels=1;;;0 listening=0;;;0\n"), "\(warning)")
         let channels = try await attendantctl(["channels"], bus: bus.address)
-        #expect(channels.stdout.split(separator: "\n").last?.hasPrefix("desk  loopback  recovering  -      -        loopback: listen attempt ") == true, "\(channels)")
+        #expect(
+            channels.stdout.split(separator: "\n").last?.hasPrefix("desk  loopback  recovering  -      -        loopback: listen attempt ") == true,
+            "\(channels)"
+        )
 
         // The monitor was there before the daemon: it saw it start and the channel recover.
-        #expect(await monitor.waitFor { $0.stdout.contains(#""signal":"ChannelStateChanged","channel":"desk","state":"recovering""#) }, "\(monitor.stdout)")
+        #expect(
+            await monitor.waitFor { $0.stdout.contains(#""signal":"ChannelStateChanged","channel":"desk","state":"recovering""#) },
+            "\(monitor.stdout)"
+        )
         #expect(monitor.stdout.contains(#""signal":"NameOwnerChanged","running":true"#))
         daemon.process.signal(SIGTERM)
         #expect(await daemon.process.waitForExit() == 0)
@@ -305,7 +338,12 @@ import Testing
         #expect(health.stdout.hasPrefix("ATTENDANT CRITICAL - ghost failed: plugin \"nosuch\" not found"), "\(health)")
         #expect(health.stdout.hasSuffix(" | channels=2;;;0 listening=1;;;0\n"))
         let channels = try await attendantctl(["channels"], bus: bus.address)
-        #expect(channels.stdout.split(separator: "\n").contains { $0.hasPrefix("ghost  nosuch    failed     -      -        plugin \"nosuch\" not found") }, "\(channels)")
+        #expect(
+            channels.stdout.split(separator: "\n").contains {
+                $0.hasPrefix("ghost  nosuch    failed     -      -        plugin \"nosuch\" not found")
+            },
+            "\(channels)"
+        )
         daemon.process.signal(SIGTERM)
         #expect(await daemon.process.waitForExit() == 0)
     }

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import Foundation
 import Testing
@@ -15,15 +15,33 @@ import Testing
     static let agent = #"{"id":7,"firstName":"Grace","surname":"Kelly"}"#
 
     @Test func theGatewaysActivityEventsDecodeAsTheSDKReadsThem() throws {
-        let typing = try Self.input(#"{"eventId":"e1","eventObject":"Thread","eventType":"SenderTypingStarted","createdAt":"2026-11-24T22:00:00Z","data":{"brand":{"id":1386},"channel":{"id":"chat_x"},"thread":{"idOnExternalPlatform":"T-1"},"user":\#(Self.agent)}}"#)
-        #expect(typing == .agentTyping(threadID: "t-1", started: true, agent: Party(displayName: "Grace Kelly", address: "cxone-agent:7"), at: UnixTime(secondsSince1970: 1_800_000_100)))
-        let ended = try Self.input(#"{"eventId":"e2","eventType":"SenderTypingEnded","createdAt":"2026-11-24T22:00:00Z","data":{"thread":{"idOnExternalPlatform":"T-1"}}}"#)
+        let typing = try Self.input(
+            #"{"eventId":"e1","eventObject":"Thread","eventType":"SenderTypingStarted","createdAt":"2026-11-24T22:00:00Z","data":{"brand":{"id":1386},"channel":{"id":"chat_x"},"thread":{"idOnExternalPlatform":"T-1"},"user":\#(Self.agent)}}"#
+        )
+        #expect(
+            typing
+                == .agentTyping(
+                    threadID: "t-1",
+                    started: true,
+                    agent: Party(displayName: "Grace Kelly", address: "cxone-agent:7"),
+                    at: UnixTime(secondsSince1970: 1_800_000_100)
+                )
+        )
+        let ended = try Self.input(
+            #"{"eventId":"e2","eventType":"SenderTypingEnded","createdAt":"2026-11-24T22:00:00Z","data":{"thread":{"idOnExternalPlatform":"T-1"}}}"#
+        )
         #expect(ended == .agentTyping(threadID: "t-1", started: false, agent: nil, at: UnixTime(secondsSince1970: 1_800_000_100)))
-        let queue = try Self.input(#"{"eventId":"e3","eventType":"SetPositionInQueue","createdAt":"2026-11-24T22:00:00Z","data":{"consumerContact":{"id":"C-9"},"positionInQueue":4}}"#)
+        let queue = try Self.input(
+            #"{"eventId":"e3","eventType":"SetPositionInQueue","createdAt":"2026-11-24T22:00:00Z","data":{"consumerContact":{"id":"C-9"},"positionInQueue":4}}"#
+        )
         #expect(queue == .positionInQueue(caseID: "c-9", position: 4))
-        let assigned = try Self.input(#"{"eventId":"e4","eventType":"CaseInboxAssigneeChanged","createdAt":"2026-11-24T22:00:00Z","data":{"case":{"id":"C-9","status":"open"},"inboxAssignee":\#(Self.agent),"previousInboxAssignee":null}}"#)
+        let assigned = try Self.input(
+            #"{"eventId":"e4","eventType":"CaseInboxAssigneeChanged","createdAt":"2026-11-24T22:00:00Z","data":{"case":{"id":"C-9","status":"open"},"inboxAssignee":\#(Self.agent),"previousInboxAssignee":null}}"#
+        )
         #expect(assigned == .assigneeChanged(caseID: "c-9", agent: Party(displayName: "Grace Kelly", address: "cxone-agent:7")))
-        let read = try Self.input(#"{"eventId":"e5","eventType":"MessageReadChanged","createdAt":"2026-11-24T22:00:00Z","data":{"brand":{"id":1386},"message":{"idOnExternalPlatform":"M-1","threadIdOnExternalPlatform":"T-1","messageContent":{"type":"TEXT","payload":{"text":"Hi"}},"createdAt":"2026-11-24T21:59:00Z","direction":"inbound","userStatistics":{"readAt":"2026-11-24T22:00:00Z"}}}}"#)
+        let read = try Self.input(
+            #"{"eventId":"e5","eventType":"MessageReadChanged","createdAt":"2026-11-24T22:00:00Z","data":{"brand":{"id":1386},"message":{"idOnExternalPlatform":"M-1","threadIdOnExternalPlatform":"T-1","messageContent":{"type":"TEXT","payload":{"text":"Hi"}},"createdAt":"2026-11-24T21:59:00Z","direction":"inbound","userStatistics":{"readAt":"2026-11-24T22:00:00Z"}}}}"#
+        )
         guard case .messageRead(let message)? = read else {
             Issue.record("not a read receipt: \(String(describing: read))")
             return
@@ -76,7 +94,14 @@ import Testing
         driver.handle(.caseStatusChanged(caseID: "case-1", status: .closed))
         #expect(driver.perform { try $0.reportTyping(threadID: "thread-1", started: false) }?.code == .invalidThread)
         // The frames are the SDK's: the thread reference as data.
-        let context = ChatWireOutput.Context(brandID: 1386, channelID: "chat_x", customer: .init(id: "c"), visitorID: nil, accessToken: nil, sdkVersion: "t")
+        let context = ChatWireOutput.Context(
+            brandID: 1386,
+            channelID: "chat_x",
+            customer: .init(id: "c"),
+            visitorID: nil,
+            accessToken: nil,
+            sdkVersion: "t"
+        )
         let frame = try ChatWireOutput.frame(for: .senderTyping(threadID: "t-1", started: false), context: context).encoded()
         let text = String(decoding: frame, as: UTF8.self)
         #expect(text.contains(#""eventType":"SenderTypingEnded""#) && text.contains(#""thread":{"idOnExternalPlatform":"t-1"}"#), "\(text)")

@@ -39,8 +39,8 @@ import Testing
         let events = driver.analytics
         #expect(events.count == 4, "no second VisitorVisit within the visit")
         guard case .visitorVisit(let visitID, _) = events[0],
-              case .pageViewEnded(visitID, "Home", "app://home", 1200, _) = events[2],
-              case .pageView(visitID, "Help", "app://help", _) = events[3]
+            case .pageViewEnded(visitID, "Home", "app://home", 1200, _) = events[2],
+            case .pageView(visitID, "Help", "app://help", _) = events[3]
         else {
             Issue.record("unexpected analytics: \(events)")
             return

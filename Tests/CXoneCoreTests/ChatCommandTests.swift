@@ -5,7 +5,11 @@ import Testing
 /// ``ChatCommand``: what a request asks of a CXone chat, with the time limits the configuration gives it.
 @Suite struct ChatCommandTests {
     static let settings = ChatCommand.Settings(
-        brandID: 1386, channelID: "chat_1", requestTimeout: .seconds(10), responseTimeout: .seconds(5), gatewayDescription: "wss://gateway"
+        brandID: 1386,
+        channelID: "chat_1",
+        requestTimeout: .seconds(10),
+        responseTimeout: .seconds(5),
+        gatewayDescription: "wss://gateway"
     )
     static let now = UnixTime(secondsSince1970: 1_800_000_000)
 

@@ -41,7 +41,10 @@ import Testing
     }
 
     @Test func withoutATokenTheCustomerIsAuthorizedAndTheTokenAndIdentityAreStored() throws {
-        var driver = ChatDriver { $0.authorizationCode = "code-1"; $0.codeVerifier = "verifier-1" }
+        var driver = ChatDriver {
+            $0.authorizationCode = "code-1"
+            $0.codeVerifier = "verifier-1"
+        }
         driver.prepare(.init(isAuthorizationEnabled: true))
         driver.perform { try $0.connect() }
         #expect(driver.state == .connecting)

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import TestSupport
 import Testing
@@ -174,11 +174,15 @@ struct ChatDriver {
         }
     }
 
-    func message(_ id: String, thread: String = "thread-1", from agent: Bool = true, _ text: String = "hello", at seconds: Double = 0) -> ChatMessage {
+    func message(_ id: String, thread: String = "thread-1", from agent: Bool = true, _ text: String = "hello", at seconds: Double = 0) -> ChatMessage
+    {
         ChatMessage(
-            id: id, threadID: thread, direction: agent ? .fromAgent : .toAgent,
+            id: id,
+            threadID: thread,
+            direction: agent ? .fromAgent : .toAgent,
             sender: Party(displayName: agent ? "Agent" : "Me", address: agent ? "agent-1" : ""),
-            text: text, sentAt: UnixTime(secondsSince1970: 1_800_000_000 + seconds)
+            text: text,
+            sentAt: UnixTime(secondsSince1970: 1_800_000_000 + seconds)
         )
     }
 }

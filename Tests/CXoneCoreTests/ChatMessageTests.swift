@@ -19,7 +19,7 @@ import Testing
         driver.handle(.proactiveAction(welcome: "Hi, how can we help?"))
         driver.perform { try $0.sendMessage(threadID: threadID, text: "My order is late", at: $1) }
         guard case .sendOutbound(threadID, let welcomeID, "Hi, how can we help?") = driver.commands.dropLast().last,
-              case .sendMessage(threadID, let messageID, "My order is late", let fields) = driver.lastCommand
+            case .sendMessage(threadID, let messageID, "My order is late", let fields) = driver.lastCommand
         else {
             Issue.record("SendOutbound then SendMessage expected: \(driver.commands)")
             return
@@ -41,7 +41,14 @@ import Testing
         var (driver, threadID) = Self.readyWithNewThread()
         driver.perform { try $0.sendMessage(threadID: threadID, text: "Hello", at: $1) }
         let entry = try #require(driver.stored.outbox.first)
-        let mine = ChatMessage(id: entry.messageID.uppercased(), threadID: threadID, direction: .toAgent, sender: Party(displayName: "Me", address: ""), text: "Hello", sentAt: driver.wallClock)
+        let mine = ChatMessage(
+            id: entry.messageID.uppercased(),
+            threadID: threadID,
+            direction: .toAgent,
+            sender: Party(displayName: "Me", address: ""),
+            text: "Hello",
+            sentAt: driver.wallClock
+        )
         driver.handle(.messageCreated(mine, caseID: "case-3"))
         #expect(driver.stored.outbox.isEmpty)
         let thread = try #require(driver.machine.thread(threadID))

@@ -32,7 +32,14 @@ import Testing
         #expect(driver.state == .ready)
         #expect(driver.sentMessageIDs == [entry.messageID])
         #expect(driver.machine.awaitsConfirmation(entry.messageID))
-        let mine = ChatMessage(id: entry.messageID, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "Me", address: ""), text: "Written asleep", sentAt: driver.wallClock)
+        let mine = ChatMessage(
+            id: entry.messageID,
+            threadID: "thread-1",
+            direction: .toAgent,
+            sender: Party(displayName: "Me", address: ""),
+            text: "Written asleep",
+            sentAt: driver.wallClock
+        )
         driver.handle(.messageCreated(mine, caseID: "case-1"))
         #expect(driver.stored.outbox.isEmpty)
         #expect(driver.sentMessageIDs == [entry.messageID])
@@ -57,7 +64,13 @@ import Testing
         let failed = driver.stored.outbox[1].messageID
 
         // An operation error: the server will not take it; sending it again would be refused again.
-        driver.apply(driver.machine.messageRefused(messageID: refused.uppercased(), ChatError(.operation, "the chat server refused message", serverCode: "InvalidMessage"), transient: false))
+        driver.apply(
+            driver.machine.messageRefused(
+                messageID: refused.uppercased(),
+                ChatError(.operation, "the chat server refused message", serverCode: "InvalidMessage"),
+                transient: false
+            )
+        )
         #expect(driver.stored.outbox.map(\.messageID) == [failed])
         let first = try #require(driver.errors.last)
         #expect(first.messageID == refused)
@@ -89,11 +102,15 @@ extension ChatOutboxTests {
     @Test func anErrorAnsweringASendIsThatMessagesRefusal() throws {
         let request = ChatWireOutput.request(for: .sendMessage(threadID: "thread-1", messageID: "message-1", text: "x", customFields: [:]))
         #expect(request.messageID == "message-1")
-        let refused = try #require(ChatWireInput.refusal(.operationError(CXoneOperationError(errorCode: "InvalidMessage", errorMessage: "too long")), request: request))
+        let refused = try #require(
+            ChatWireInput.refusal(.operationError(CXoneOperationError(errorCode: "InvalidMessage", errorMessage: "too long")), request: request)
+        )
         #expect(refused.messageID == "message-1" && !refused.transient)
         #expect(refused.error.code == .operation && refused.error.serverCode == "InvalidMessage")
         #expect(refused.error.message == "the chat server refused message message-1 (InvalidMessage): too long")
-        let failed = try #require(ChatWireInput.refusal(.serverError(CXoneServerError(message: "Internal server error", requestId: "e-1")), request: request))
+        let failed = try #require(
+            ChatWireInput.refusal(.serverError(CXoneServerError(message: "Internal server error", requestId: "e-1")), request: request)
+        )
         #expect(failed.transient && failed.error.code == .server)
         #expect(CXoneInbound.serverError(CXoneServerError(message: "x", requestId: "E-1")).answeredRequestId == CXoneID("e-1"))
         #expect(ChatWireInput.refusal(.pong, request: request) == nil)

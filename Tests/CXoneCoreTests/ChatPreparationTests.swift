@@ -44,7 +44,10 @@ import Testing
         }
         if state == .connecting || state == .connected || state == .ready {
             driver.perform { try $0.connect() }
-            if state != .connecting { driver.handle(.socketOpened); driver.answerAuthorization() }
+            if state != .connecting {
+                driver.handle(.socketOpened)
+                driver.answerAuthorization()
+            }
             if state == .ready { driver.handle(.threadRecoveryFailed(threadID: nil)) }
         }
         #expect(driver.state == state)

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import TestSupport
 import Testing
@@ -30,7 +30,8 @@ import Testing
         var reachedThreadStates: Set<ThreadState> = []
         for sequence in 0..<3000 {
             var machine = Machine(
-                stored: Bool.random(using: &random) ? .init() : .init(visitorID: "v", customerID: "c", accessToken: ChannelToken(value: "t"), threadIDs: ["t1"]),
+                stored: Bool.random(using: &random)
+                    ? .init() : .init(visitorID: "v", customerID: "c", accessToken: ChannelToken(value: "t"), threadIDs: ["t1"]),
                 random: ChatRandom(generator: SeededRandom(seed: UInt64(sequence)))
             )
             var timers: [ChatTimerID] = []
@@ -87,20 +88,37 @@ import Testing
     }
 
     /// One random input: a user operation, a driver result, or a timer (live or stale).
-    static func step(_ machine: inout Machine, timers: inout [ChatTimerID], stale: [ChatTimerID], at now: UnixTime, random: inout SeededRandom) -> [Machine.Action] {
+    static func step(
+        _ machine: inout Machine,
+        timers: inout [ChatTimerID],
+        stale: [ChatTimerID],
+        at now: UnixTime,
+        random: inout SeededRandom
+    ) -> [Machine.Action] {
         let threadIDs = ["t1", "t2", "T1"] + machine.threads.map(\.id)
         let threadID = threadIDs.randomElement(using: &random)!
         let message = ChatMessage(
-            id: ["m1", "m2", "m3", "M1"].randomElement(using: &random)! + (Bool.random(using: &random) ? "" : (machine.outbox.first?.messageID ?? "")),
-            threadID: threadID, direction: Bool.random(using: &random) ? .fromAgent : .toAgent,
-            sender: Party(displayName: "A", address: "a"), text: "x", sentAt: now
+            id: ["m1", "m2", "m3", "M1"].randomElement(using: &random)!
+                + (Bool.random(using: &random) ? "" : (machine.outbox.first?.messageID ?? "")),
+            threadID: threadID,
+            direction: Bool.random(using: &random) ? .fromAgent : .toAgent,
+            sender: Party(displayName: "A", address: "a"),
+            text: "x",
+            sentAt: now
         )
-        let configuration = Machine.ChannelConfiguration(isLiveChat: Bool.random(using: &random), isAuthorizationEnabled: Bool.random(using: &random), multiThread: Bool.random(using: &random))
+        let configuration = Machine.ChannelConfiguration(
+            isLiveChat: Bool.random(using: &random),
+            isAuthorizationEnabled: Bool.random(using: &random),
+            multiThread: Bool.random(using: &random)
+        )
         func attempt(_ operation: (inout Machine) throws -> [Machine.Action]) -> [Machine.Action] {
             let copy = machine
             do { return try operation(&machine) } catch {
                 #expect(error is ChatError)
-                #expect(machine.state == copy.state && machine.threads == copy.threads && machine.outbox == copy.outbox, "a refused operation changed the machine")
+                #expect(
+                    machine.state == copy.state && machine.threads == copy.threads && machine.outbox == copy.outbox,
+                    "a refused operation changed the machine"
+                )
                 return []
             }
         }
@@ -110,7 +128,8 @@ import Testing
             .connecting: [15, 33], .connected: [18, 19, 20, 21, 22, 23, 23, 31],
             .ready: [3, 4, 4, 5, 7, 7, 20, 23, 24, 26, 27, 27, 32, 33, 17], .closed: [4, 17],
         ]
-        let choice = Bool.random(using: &random)
+        let choice =
+            Bool.random(using: &random)
             ? expected[machine.state]!.randomElement(using: &random)!
             : Int.random(in: 0..<36, using: &random)
         switch choice {
@@ -127,12 +146,22 @@ import Testing
         case 11: return machine.handle(.channelConfigurationFetched(configuration))
         case 12: return machine.handle(.channelConfigurationFailed(ChatError(.server, "x")))
         case 13: return machine.handle(Bool.random(using: &random) ? .visitorStored : .visitorFailed(ChatError(.server, "x")))
-        case 14: return machine.handle(Bool.random(using: &random) ? .availabilityFetched(online: Bool.random(using: &random)) : .availabilityFailed(ChatError(.server, "x")))
+        case 14:
+            return machine.handle(
+                Bool.random(using: &random) ? .availabilityFetched(online: Bool.random(using: &random)) : .availabilityFailed(ChatError(.server, "x"))
+            )
         case 15, 16: return machine.handle(.socketOpened)
         case 17: return machine.handle(.socketClosed(reason: "x"))
         case 18: return machine.handle(.authorized(.init(id: "c2"), accessToken: Bool.random(using: &random) ? ChannelToken(value: "t2") : nil))
         case 19: return machine.handle(.reconnected)
-        case 20: return machine.handle(.threadRecovered(ChatThread(id: threadID, state: Bool.random(using: &random) ? .received : .closed, lastMessages: [message]), caseID: "case-\(threadID)", agent: nil))
+        case 20:
+            return machine.handle(
+                .threadRecovered(
+                    ChatThread(id: threadID, state: Bool.random(using: &random) ? .received : .closed, lastMessages: [message]),
+                    caseID: "case-\(threadID)",
+                    agent: nil
+                )
+            )
         case 21: return machine.handle(.threadRecoveryFailed(threadID: Bool.random(using: &random) ? threadID : nil))
         case 22: return machine.handle(.threadListFetched(Array(threadIDs.prefix(Int.random(in: 0...3, using: &random)))))
         case 23: return machine.handle(.threadMetadataLoaded(threadID: threadID, name: "n", lastMessage: Bool.random(using: &random) ? message : nil))
@@ -140,11 +169,23 @@ import Testing
         case 26: return machine.handle(.proactiveAction(welcome: "welcome"))
         case 27: return machine.handle(.caseStatusChanged(caseID: "case-\(threadID)", status: Bool.random(using: &random) ? .closed : .open))
         case 28: return machine.handle(.eventInS3(url: "u\(Int.random(in: 0..<2, using: &random))", originEventType: "MessageCreated"))
-        case 29: return machine.handle(.downloaded(url: "u\(Int.random(in: 0..<2, using: &random))", Bool.random(using: &random) ? .messageCreated(message, caseID: nil) : .socketClosed(reason: "x")))
+        case 29:
+            return machine.handle(
+                .downloaded(
+                    url: "u\(Int.random(in: 0..<2, using: &random))",
+                    Bool.random(using: &random) ? .messageCreated(message, caseID: nil) : .socketClosed(reason: "x")
+                )
+            )
         case 30: return machine.handle(.downloadFailed(url: "u0", reason: "x"))
-        case 31: return machine.handle(Bool.random(using: &random)
-            ? .operationError(code: ["CustomerReconnectFailed", "RecoveringThreadFailed", "Other"].randomElement(using: &random)!, message: "x")
-            : .serverError(message: "x"))
+        case 31:
+            return machine.handle(
+                Bool.random(using: &random)
+                    ? .operationError(
+                        code: ["CustomerReconnectFailed", "RecoveringThreadFailed", "Other"].randomElement(using: &random)!,
+                        message: "x"
+                    )
+                    : .serverError(message: "x")
+            )
         case 32: return machine.handle(.pong)
         case 33, 34:
             guard let id = timers.randomElement(using: &random) else { return [] }

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 import CXoneCore
 import Testing
 
@@ -104,7 +104,19 @@ import Testing
         #expect(driver.sentMessageIDs.isEmpty, "nothing goes out before the thread is recovered")
         driver.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
         #expect(driver.sentMessageIDs == [entry.messageID])
-        driver.handle(.messageCreated(ChatMessage(id: entry.messageID, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: entry.text, sentAt: entry.writtenAt), caseID: "case-1"))
+        driver.handle(
+            .messageCreated(
+                ChatMessage(
+                    id: entry.messageID,
+                    threadID: "thread-1",
+                    direction: .toAgent,
+                    sender: Party(displayName: "", address: ""),
+                    text: entry.text,
+                    sentAt: entry.writtenAt
+                ),
+                caseID: "case-1"
+            )
+        )
         #expect(driver.stored.outbox.isEmpty)
         // Another reconnect sends nothing again.
         _ = Self.losePong(&driver)
@@ -131,7 +143,16 @@ import Testing
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
         var recovered = Self.thread
-        recovered.lastMessages = [ChatMessage(id: id, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: "one", sentAt: driver.epoch)]
+        recovered.lastMessages = [
+            ChatMessage(
+                id: id,
+                threadID: "thread-1",
+                direction: .toAgent,
+                sender: Party(displayName: "", address: ""),
+                text: "one",
+                sentAt: driver.epoch
+            )
+        ]
         driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
         #expect(driver.sentMessageIDs == [id])
         #expect(driver.stored.outbox.isEmpty)
@@ -155,7 +176,19 @@ import Testing
         second.handle(.threadRecovered(Self.thread, caseID: "case-1", agent: nil))
         #expect(second.sentMessageIDs == stored.outbox.map(\.messageID))
         for entry in stored.outbox {
-            second.handle(.messageCreated(ChatMessage(id: entry.messageID, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "", address: ""), text: entry.text, sentAt: entry.writtenAt), caseID: "case-1"))
+            second.handle(
+                .messageCreated(
+                    ChatMessage(
+                        id: entry.messageID,
+                        threadID: "thread-1",
+                        direction: .toAgent,
+                        sender: Party(displayName: "", address: ""),
+                        text: entry.text,
+                        sentAt: entry.writtenAt
+                    ),
+                    caseID: "case-1"
+                )
+            )
         }
         #expect(second.stored.outbox.isEmpty)
         second.handle(.socketClosed(reason: "reset"))

@@ -10,7 +10,11 @@ import Testing
     typealias Action = ChatSession.Action
 
     static let settings = ChatSession.Settings(
-        endpoints: CXoneEndpoints(socket: "wss://chat.example.com", chat: "https://chat.example.com"), firstName: "Ada", lastName: nil, sdkVersion: "test-1", gatewayDescription: "wss://gateway"
+        endpoints: CXoneEndpoints(socket: "wss://chat.example.com", chat: "https://chat.example.com"),
+        firstName: "Ada",
+        lastName: nil,
+        sdkVersion: "test-1",
+        gatewayDescription: "wss://gateway"
     )
 
     static func session(_ machine: ChatStateMachine = ChatDriver().machine) -> ChatSession {
@@ -112,7 +116,10 @@ import Testing
         #expect(session.statusFields()["connected"] == "no")
         #expect(session.socketOpened(first).isEmpty)
         #expect(session.socketClosed(first, reason: "gone").isEmpty)
-        #expect(session.received(try CXoneInbound.decode(CXoneInbound.pongText, limits: CXoneWireLimits()), on: first, now: ChatDriver().wallClock).isEmpty)
+        #expect(
+            session.received(try CXoneInbound.decode(CXoneInbound.pongText, limits: CXoneWireLimits()), on: first, now: ChatDriver().wallClock)
+                .isEmpty
+        )
         #expect(session.statusFields()["frames-received"] == "0")
     }
 

@@ -23,7 +23,8 @@ import Testing
 
     @Test func everyStoredValueIsReadBackAsItWasKeptAndTheTokenOnlyFromTheSecrets() throws {
         let shown = ChatStateMachine.ShownMessages(
-            entries: [.init(id: "m-1", sentAt: UnixTime(secondsSince1970: 1_800_000_000.5))], floor: UnixTime(secondsSince1970: 1_799_999_000)
+            entries: [.init(id: "m-1", sentAt: UnixTime(secondsSince1970: 1_800_000_000.5))],
+            floor: UnixTime(secondsSince1970: 1_799_999_000)
         )
         let token = ChannelToken(value: "secret-token", expiresAt: UnixTime(secondsSince1970: 1_800_003_600))
         let values: [ChatStateMachine.StoredValue] = [
@@ -44,7 +45,10 @@ import Testing
         #expect(ChatStorage.accessToken(fromSecret: secret) == token)
 
         // A token cleared is removed from the secrets.
-        #expect(try ChatStorage.record(for: .accessToken(nil)) == StoreWrite(.secrets, key: ChatStorage.Key.accessToken, value: nil, what: "the chat's access token"))
+        #expect(
+            try ChatStorage.record(for: .accessToken(nil))
+                == StoreWrite(.secrets, key: ChatStorage.Key.accessToken, value: nil, what: "the chat's access token")
+        )
     }
 
     @Test func anOlderVersionsShownThroughIsAFloorAndUnreadableRecordsAreLeftOut() {
@@ -63,15 +67,22 @@ import Testing
 
     static func agentMessage(_ id: String, thread: String) -> ChatMessage {
         ChatMessage(
-            id: id, threadID: thread, direction: .fromAgent, sender: Party(displayName: "Agent Smith", address: "agent-1"),
-            text: "Hello", sentAt: UnixTime(secondsSince1970: 1_800_000_000)
+            id: id,
+            threadID: thread,
+            direction: .fromAgent,
+            sender: Party(displayName: "Agent Smith", address: "agent-1"),
+            text: "Hello",
+            sentAt: UnixTime(secondsSince1970: 1_800_000_000)
         )
     }
 
     @Test func anAgentsThreadIsOneContactEndedOnceByItsCloseAlsoAfterARestart() throws {
         var history = ChatContactHistory()
         let first = history.note(.messageReceived(Self.agentMessage("m-1", thread: "Thread-A"))) { _ in nil }
-        guard case .started(let contact)? = first else { Issue.record("no contact: \(String(describing: first))"); return }
+        guard case .started(let contact)? = first else {
+            Issue.record("no contact: \(String(describing: first))")
+            return
+        }
         #expect(contact.id == "thread-a")
         #expect(contact.threadID == "thread-a")
         #expect(contact.summary == "Conversation with Agent Smith")
@@ -81,7 +92,10 @@ import Testing
         var mine = Self.agentMessage("m-3", thread: "thread-b")
         mine.direction = .toAgent
         #expect(history.note(.messageReceived(mine)) { _ in nil } == nil, "the user's own message is no contact")
-        #expect(history.note(.threadUpdated(ChatThread(id: "thread-b", state: .closed))) { _ in nil } == nil, "a thread that was no contact ends none")
+        #expect(
+            history.note(.threadUpdated(ChatThread(id: "thread-b", state: .closed))) { _ in nil } == nil,
+            "a thread that was no contact ends none"
+        )
 
         // Kept and read back after a restart: the thread is not recorded again, and its close ends it once.
         let kept = Self.keep([ChatStorage.contactRecord(threadID: contact.id, ended: false)]).store
@@ -89,12 +103,18 @@ import Testing
         #expect(restarted.note(.messageReceived(Self.agentMessage("m-4", thread: "thread-a"))) { _ in nil } == nil)
         let ended = restarted.note(.threadUpdated(ChatThread(id: "THREAD-A", state: .closed))) { _ in nil }
         #expect(ended == .ended(contactID: "thread-a"))
-        guard case .contactEnded("thread-a", .completed)? = ended?.event else { Issue.record("not an end: \(String(describing: ended))"); return }
+        guard case .contactEnded("thread-a", .completed)? = ended?.event else {
+            Issue.record("not an end: \(String(describing: ended))")
+            return
+        }
         #expect(restarted.note(.threadUpdated(ChatThread(id: "thread-a", state: .closed))) { _ in nil } == nil)
 
         var named = ChatContactHistory()
         let titled = named.note(.messageReceived(Self.agentMessage("m-5", thread: "thread-c"))) { _ in "Billing question" }
-        guard case .started(let withName)? = titled else { Issue.record("no contact"); return }
+        guard case .started(let withName)? = titled else {
+            Issue.record("no contact")
+            return
+        }
         #expect(withName.summary == "Billing question")
     }
 
@@ -130,18 +150,29 @@ import Testing
         var driver = ChatOutboxTests.ready()
         var current: String? = nil
         let pending = try Self.begin(
-            try .sendMessage("Hi", to: nil, at: driver.wallClock, timeout: .seconds(10), gateway: "wss://gateway"), &driver, current: &current
+            try .sendMessage("Hi", to: nil, at: driver.wallClock, timeout: .seconds(10), gateway: "wss://gateway"),
+            &driver,
+            current: &current
         )
         let id = try #require(driver.sentMessageIDs.first)
         #expect(pending.settle(driver.machine, []) == nil, "waits for MessageCreated")
         #expect(
             pending.timedOut?(driver.machine)
-                == .success(.fields([
-                    "delivery": "queued", "message": id, "thread": "thread-1",
-                    "reason": "no confirmation from wss://gateway within 10 s; it is sent again when the chat reconnects",
-                ]))
+                == .success(
+                    .fields([
+                        "delivery": "queued", "message": id, "thread": "thread-1",
+                        "reason": "no confirmation from wss://gateway within 10 s; it is sent again when the chat reconnects",
+                    ])
+                )
         )
-        let mine = ChatMessage(id: id, threadID: "thread-1", direction: .toAgent, sender: Party(displayName: "Me", address: ""), text: "Hi", sentAt: driver.wallClock)
+        let mine = ChatMessage(
+            id: id,
+            threadID: "thread-1",
+            direction: .toAgent,
+            sender: Party(displayName: "Me", address: ""),
+            text: "Hi",
+            sentAt: driver.wallClock
+        )
         driver.handle(.messageCreated(mine, caseID: "case-1"))
         #expect(pending.settle(driver.machine, []) == .success(.fields(["delivery": "sent", "message": id, "thread": "thread-1"])))
 
@@ -155,15 +186,19 @@ import Testing
         driver.apply(driver.machine.background(at: driver.wallClock))
         var current: String? = nil
         let pending = try Self.begin(
-            try .sendMessage("Later", to: "thread-1", at: driver.wallClock, timeout: .seconds(10), gateway: "wss://gateway"), &driver, current: &current
+            try .sendMessage("Later", to: "thread-1", at: driver.wallClock, timeout: .seconds(10), gateway: "wss://gateway"),
+            &driver,
+            current: &current
         )
         let entry = try #require(driver.stored.outbox.first)
         #expect(
             pending.settle(driver.machine, [])
-                == .success(.fields([
-                    "delivery": "queued", "message": entry.messageID, "thread": "thread-1",
-                    "reason": "the desktop is asleep; it is sent when the chat connects again on resume",
-                ]))
+                == .success(
+                    .fields([
+                        "delivery": "queued", "message": entry.messageID, "thread": "thread-1",
+                        "reason": "the desktop is asleep; it is sent when the chat connects again on resume",
+                    ])
+                )
         )
     }
 
@@ -187,7 +222,11 @@ import Testing
 
     @Test func aRefusalIsMatchedToTheMessageItAnswersOnlyOnTheLinkThatSentIt() throws {
         let context = ChatWireOutput.Context(
-            brandID: 1386, channelID: "chat_1", customer: ChatStateMachine.CustomerIdentity(id: "customer-1"), visitorID: "visitor-1", sdkVersion: "test"
+            brandID: 1386,
+            channelID: "chat_1",
+            customer: ChatStateMachine.CustomerIdentity(id: "customer-1"),
+            visitorID: "visitor-1",
+            sdkVersion: "test"
         )
         let eventID = CXoneID("e-1")
         let send = ChatStateMachine.Command.sendMessage(threadID: "thread-1", messageID: "m-1", text: "Hi", customFields: [:])
@@ -203,7 +242,10 @@ import Testing
         }
         let (meaning, ignored) = link.receive(refusal, now: UnixTime(secondsSince1970: 0))
         #expect(ignored == nil)
-        guard case .refusal("m-1", let error, transient: false) = meaning else { Issue.record("not a refusal of m-1: \(meaning)"); return }
+        guard case .refusal("m-1", let error, transient: false) = meaning else {
+            Issue.record("not a refusal of m-1: \(meaning)")
+            return
+        }
         #expect(error.serverCode == "InvalidMessage")
         guard case .input(.operationError) = link.receive(refusal, now: UnixTime(secondsSince1970: 0)).meaning else {
             Issue.record("a request is answered once")

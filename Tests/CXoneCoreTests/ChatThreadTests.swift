@@ -11,7 +11,13 @@ import Testing
         #expect(driver.lastCommand == .recoverThread(threadID: "Thread-1"))
         #expect(driver.state == .connected)
         let history = driver.message("m1", thread: "Thread-1", "earlier")
-        driver.handle(.threadRecovered(ChatThread(id: "Thread-1", name: "Support", state: .received, lastMessages: [history]), caseID: "case-7", agent: Party(displayName: "Bob", address: "agent-7")))
+        driver.handle(
+            .threadRecovered(
+                ChatThread(id: "Thread-1", name: "Support", state: .received, lastMessages: [history]),
+                caseID: "case-7",
+                agent: Party(displayName: "Bob", address: "agent-7")
+            )
+        )
         #expect(driver.state == .ready)
         let thread = try #require(driver.machine.threads.first)
         #expect(driver.machine.threads.count == 1)
@@ -73,7 +79,9 @@ import Testing
         // openThread recovers one.
         driver.perform { try $0.openThread(threadID: "t2") }
         #expect(driver.lastCommand == .recoverThread(threadID: "t2"))
-        driver.handle(.threadRecovered(ChatThread(id: "t2", state: .received, lastMessages: [driver.message("m2", thread: "t2")]), caseID: "case-2", agent: nil))
+        driver.handle(
+            .threadRecovered(ChatThread(id: "t2", state: .received, lastMessages: [driver.message("m2", thread: "t2")]), caseID: "case-2", agent: nil)
+        )
         #expect(driver.machine.thread("t2")?.state == .ready)
         #expect(driver.machine.thread("t2")?.lastMessages.count == 1)
         #expect(driver.machine.thread("t1")?.state == .loaded)

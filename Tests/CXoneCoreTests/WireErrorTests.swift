@@ -40,8 +40,12 @@ import Testing
         #expect(array?.code == .wrongType)
         #expect(array?.message == "frame 3 B: top level is not an object")
 
-        let messages = #"{"eventId":"1","postback":{"eventType":"ThreadRecovered","data":{"thread":{"idOnExternalPlatform":"T"},"messages":[{"idOnExternalPlatform":7}]}}}"#
-        #expect(Self.failure(messages.bytes)?.message == "frame \(messages.utf8.count) B: postback.data.messages[0].idOnExternalPlatform is not a string in ThreadRecovered")
+        let messages =
+            #"{"eventId":"1","postback":{"eventType":"ThreadRecovered","data":{"thread":{"idOnExternalPlatform":"T"},"messages":[{"idOnExternalPlatform":7}]}}}"#
+        #expect(
+            Self.failure(messages.bytes)?.message
+                == "frame \(messages.utf8.count) B: postback.data.messages[0].idOnExternalPlatform is not a string in ThreadRecovered"
+        )
     }
 
     @Test func invalidValuesDoNotQuoteTheValue() throws {
@@ -55,7 +59,8 @@ import Testing
         #expect(timeError.message == "frame 1 KiB: createdAt is not an ISO-8601 timestamp in MessageCreated")
         #expect(!timeError.description.contains("secret-token-1"))
 
-        let s3 = #"{"eventId":"1","eventType":"EventInS3","data":{"s3Object":{"url":"file:///etc/passwd"},"originEvent":{"eventType":"MessageCreated"}}}"#
+        let s3 =
+            #"{"eventId":"1","eventType":"EventInS3","data":{"s3Object":{"url":"file:///etc/passwd"},"originEvent":{"eventType":"MessageCreated"}}}"#
         #expect(Self.failure(s3.bytes)?.message == "frame \(s3.utf8.count) B: data.s3Object.url is not an http or https URL in EventInS3")
     }
 
@@ -89,7 +94,13 @@ import Testing
         #expect(Self.failure(big) == CXoneWireError(.frameTooLarge, "frame 1 MiB: larger than the limit of 1 MiB"))
         let sample = WireSamples.bytes("thread-recovered.json")
         let small = CXoneWireLimits(maxFrameSize: 1024, maxDepth: 64)
-        #expect(Self.failure(sample, limits: small) == CXoneWireError(.frameTooLarge, "frame \(sample.count / 1024 + (sample.count % 1024 >= 512 ? 1 : 0)) KiB: larger than the limit of 1 KiB"))
+        #expect(
+            Self.failure(sample, limits: small)
+                == CXoneWireError(
+                    .frameTooLarge,
+                    "frame \(sample.count / 1024 + (sample.count % 1024 >= 512 ? 1 : 0)) KiB: larger than the limit of 1 KiB"
+                )
+        )
         let shallow = CXoneWireLimits(maxFrameSize: 1 << 20, maxDepth: 3)
         #expect(Self.failure(sample, limits: shallow)?.code == .tooDeep)
     }
@@ -102,26 +113,33 @@ import Testing
     }
 
     @Test func valuesThatCannotBeEncoded() throws {
-        let frame = CXoneOutbound.frame(CXoneClientFrame(
-            brandId: 1, channelId: "c", customer: .init(idOnExternalPlatform: "u"),
-            event: .unknown(eventType: "Custom", data: .object(["x": .number(.nan)]))
-        ))
+        let frame = CXoneOutbound.frame(
+            CXoneClientFrame(
+                brandId: 1,
+                channelId: "c",
+                customer: .init(idOnExternalPlatform: "u"),
+                event: .unknown(eventType: "Custom", data: .object(["x": .number(.nan)]))
+            )
+        )
         let error = #expect(throws: CXoneWireError.self) { try frame.encoded() }
         #expect(error == CXoneWireError(.encoding, "Custom frame: cannot be encoded (a number that is not finite)"))
     }
 
     @Test func clientFramesAndRESTBodies() throws {
-        let noBrand = #"{"action":"chatWindowEvent","eventId":"1","payload":{"channel":{"id":"c"},"customerIdentity":{"idOnExternalPlatform":"u"},"eventType":"SendMessage"}}"#
+        let noBrand =
+            #"{"action":"chatWindowEvent","eventId":"1","payload":{"channel":{"id":"c"},"customerIdentity":{"idOnExternalPlatform":"u"},"eventType":"SendMessage"}}"#
         let error = #expect(throws: CXoneWireError.self) { try CXoneOutbound.decode(noBrand.bytes) }
         #expect(error?.message == "client frame \(noBrand.utf8.count) B: payload.brand is missing in SendMessage")
-        let noIdentity = #"{"action":"chatWindowEvent","eventId":"1","payload":{"brand":{"id":1},"channel":{"id":"c"},"eventType":"FetchThreadList"}}"#
+        let noIdentity =
+            #"{"action":"chatWindowEvent","eventId":"1","payload":{"brand":{"id":1},"channel":{"id":"c"},"eventType":"FetchThreadList"}}"#
         let identity = #expect(throws: CXoneWireError.self) { try CXoneOutbound.decode(noIdentity.bytes) }
         #expect(identity?.message == "client frame \(noIdentity.utf8.count) B: payload.consumerIdentity is missing in FetchThreadList")
 
         let refused = WireSamples.bytes("sdk-version-not-supported.json")
         let service = #expect(throws: CXoneWireError.self) { try CXoneChannelConfiguration.decode(refused) }
         #expect(service == CXoneWireError(.serviceError, "channel configuration \(refused.count) B: the service answered SdkVersionNotSupported"))
-        let badSize = #"{"isLiveChat":false,"isAuthorizationEnabled":false,"settings":{"hasMultipleThreadsPerEndUser":false,"fileRestrictions":{"allowedFileSize":"big","isAttachmentsEnabled":true}}}"#
+        let badSize =
+            #"{"isLiveChat":false,"isAuthorizationEnabled":false,"settings":{"hasMultipleThreadsPerEndUser":false,"fileRestrictions":{"allowedFileSize":"big","isAttachmentsEnabled":true}}}"#
         let size = #expect(throws: CXoneWireError.self) { try CXoneChannelConfiguration.decode(badSize.bytes) }
         #expect(size?.message == "channel configuration \(badSize.utf8.count) B: settings.fileRestrictions.allowedFileSize is not a whole number")
         let availability = #expect(throws: CXoneWireError.self) { try CXoneAvailability.decode("{}".bytes) }

@@ -1,17 +1,19 @@
-@testable import CXoneCore
 import TestSupport
 import Testing
+
+@testable import CXoneCore
 
 /// Thousands of mutated frames through every wire decoder, on a seeded generator so every run sees the
 /// same inputs. Nothing may trap, every failure is a short `CXoneWireError`, and what decodes must encode
 /// into bytes that decode to the same value. Fuzz/CXoneEvents does the same under libFuzzer.
 @Suite(.cpuBound) struct WireFuzzStyleTests {
-    static let tokens: [[UInt8]] = [
-        "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u0000", "\\ud800", "null", "true", "false", "-0", "1e400", "1.5",
-        "9223372036854775808", "\"eventType\":", "\"MessageCreated\"", "\"ThreadRecovered\"", "\"EventInS3\"", "\"SendMessage\"",
-        "\"postback\":{", "\"data\":", "\"error\":{", "\"createdAt\":\"2024-02-30T25:00:00Z\"", "\"direction\":\"outbound\"",
-        "\"idOnExternalPlatform\":\"X\"", "\"payload\":", "\"url\":\"file:///\"", "\"pong\"", "{{a|b}}",
-    ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0xE2, 0x80, 0xA8]]
+    static let tokens: [[UInt8]] =
+        [
+            "{", "}", "[", "]", ",", ":", "\"", "\\", "\\u0000", "\\ud800", "null", "true", "false", "-0", "1e400", "1.5",
+            "9223372036854775808", "\"eventType\":", "\"MessageCreated\"", "\"ThreadRecovered\"", "\"EventInS3\"", "\"SendMessage\"",
+            "\"postback\":{", "\"data\":", "\"error\":{", "\"createdAt\":\"2024-02-30T25:00:00Z\"", "\"direction\":\"outbound\"",
+            "\"idOnExternalPlatform\":\"X\"", "\"payload\":", "\"url\":\"file:///\"", "\"pong\"", "{{a|b}}",
+        ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0xE2, 0x80, 0xA8]]
 
     static func mutate(_ seed: [UInt8], _ other: [UInt8], using generator: inout SeededRandom) -> [UInt8] {
         var bytes = seed

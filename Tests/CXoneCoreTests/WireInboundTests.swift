@@ -70,15 +70,27 @@ import Testing
             return
         }
         #expect(list.threads.map(\.idOnExternalPlatform) == ["A1B2C3D4-0000-4000-8000-000000000001", "a1b2c3d4-0000-4000-8000-000000000002"])
-        #expect(try CXoneInbound.decode(WireSamples.bytes("operation-error.json")) == .operationError(CXoneOperationError(
-            eventId: "33333333-2222-4333-8444-555555555555",
-            errorCode: "RecoveringThreadFailed",
-            errorMessage: "Recovering thread failed.",
-            transactionId: "44444444-2222-4333-8444-555555555555"
-        )))
-        #expect(try CXoneInbound.decode(WireSamples.bytes("server-error.json")) == .serverError(CXoneServerError(
-            message: "Internal server error", connectionId: "Xyz123=", requestId: "Abc456="
-        )))
+        #expect(
+            try CXoneInbound.decode(WireSamples.bytes("operation-error.json"))
+                == .operationError(
+                    CXoneOperationError(
+                        eventId: "33333333-2222-4333-8444-555555555555",
+                        errorCode: "RecoveringThreadFailed",
+                        errorMessage: "Recovering thread failed.",
+                        transactionId: "44444444-2222-4333-8444-555555555555"
+                    )
+                )
+        )
+        #expect(
+            try CXoneInbound.decode(WireSamples.bytes("server-error.json"))
+                == .serverError(
+                    CXoneServerError(
+                        message: "Internal server error",
+                        connectionId: "Xyz123=",
+                        requestId: "Abc456="
+                    )
+                )
+        )
     }
 
     @Test func caseStatusChangedAndProactiveWelcomeMessage() throws {
@@ -93,10 +105,12 @@ import Testing
         }
         #expect(action.isWelcomeMessage)
         #expect(action.destinationId == "77777777-2222-4333-8444-555555555555")
-        #expect(action.variables == [
-            .init(name: "customer.firstName", fallback: "there"),
-            .init(name: "contact.custom.brand", fallback: "our shop"),
-        ])
+        #expect(
+            action.variables == [
+                .init(name: "customer.firstName", fallback: "there"),
+                .init(name: "contact.custom.brand", fallback: "our shop"),
+            ]
+        )
         #expect(action.customFields == [CXoneWire.CustomField(ident: "source", value: "welcome")])
     }
 
@@ -118,7 +132,10 @@ import Testing
 
     @Test func unknownEventTypesAreNotErrors() throws {
         let pushed = #"{"eventId":"1","eventType":"SomethingNew","createdAt":"2024-05-01T12:00:00Z","data":{"x":[1,2]}}"#
-        #expect(try CXoneInbound.decode(pushed.bytes) == .event(eventId: "1", createdAt: CXoneTimestamp.parse("2024-05-01T12:00:00Z"), event: .unknown(eventType: "SomethingNew")))
+        #expect(
+            try CXoneInbound.decode(pushed.bytes)
+                == .event(eventId: "1", createdAt: CXoneTimestamp.parse("2024-05-01T12:00:00Z"), event: .unknown(eventType: "SomethingNew"))
+        )
         let postback = #"{"eventId":"2","postback":{"eventType":"TranscriptSent","data":null}}"#
         #expect(try CXoneInbound.decode(postback.bytes) == .postback(eventId: "2", event: .unknown(eventType: "TranscriptSent")))
     }
@@ -126,21 +143,44 @@ import Testing
     /// One value of every received event type, as the simulator would send it.
     static var everyEvent: [CXoneReceivedEvent] {
         let thread = CXoneWire.Thread(idOnExternalPlatform: "T-1", channelId: "chat_1", threadName: "Billing", canAddMoreMessages: true)
-        let contact = CXoneWire.Contact(id: "C-1", threadIdOnExternalPlatform: "T-1", status: "open", createdAt: Self.date, customFields: [.init(ident: "a", value: "b", updatedAt: Self.date)])
+        let contact = CXoneWire.Contact(
+            id: "C-1",
+            threadIdOnExternalPlatform: "T-1",
+            status: "open",
+            createdAt: Self.date,
+            customFields: [.init(ident: "a", value: "b", updatedAt: Self.date)]
+        )
         let agent = CXoneWire.Agent(id: 7, firstName: "Ann", surname: "Agent", isBotUser: false)
         let message = CXoneWire.Message(
-            idOnExternalPlatform: "M-1", threadIdOnExternalPlatform: "T-1", messageContent: .text("hi"), createdAt: Self.date,
+            idOnExternalPlatform: "M-1",
+            threadIdOnExternalPlatform: "T-1",
+            messageContent: .text("hi"),
+            createdAt: Self.date,
             attachments: [.init(url: "https://x/y.png", friendlyName: "y", mimeType: "image/png", fileName: "y.png")],
-            direction: .outbound, userStatistics: .init(seenAt: Self.date), authorUser: agent
+            direction: .outbound,
+            userStatistics: .init(seenAt: Self.date),
+            authorUser: agent
         )
         let quickReplies = CXoneWire.Message(
-            idOnExternalPlatform: "M-2", threadIdOnExternalPlatform: "T-1",
-            messageContent: .init(type: "QUICK_REPLIES", payload: .object(["text": .object(["content": .string("Pick")]), "actions": .array([.null, .bool(true), .number(1.5)])]), fallbackText: "Pick one"),
-            createdAt: Self.date, direction: .inbound, authorEndUserIdentity: .init(idOnExternalPlatform: "U-1", firstName: "Pat")
+            idOnExternalPlatform: "M-2",
+            threadIdOnExternalPlatform: "T-1",
+            messageContent: .init(
+                type: "QUICK_REPLIES",
+                payload: .object(["text": .object(["content": .string("Pick")]), "actions": .array([.null, .bool(true), .number(1.5)])]),
+                fallbackText: "Pick one"
+            ),
+            createdAt: Self.date,
+            direction: .inbound,
+            authorEndUserIdentity: .init(idOnExternalPlatform: "U-1", firstName: "Pat")
         )
         let recovered = CXoneWire.ThreadRecovered(
-            contact: contact, messages: [message, quickReplies], inboxAssignee: agent, previousInboxAssignee: nil,
-            thread: thread, messagesScrollToken: "s", customer: .init(customFields: [])
+            contact: contact,
+            messages: [message, quickReplies],
+            inboxAssignee: agent,
+            previousInboxAssignee: nil,
+            thread: thread,
+            messagesScrollToken: "s",
+            customer: .init(customFields: [])
         )
         let token = CXoneWire.AccessToken(token: CXoneSecret("tok"), expiresIn: 3600)
         return [
@@ -155,10 +195,22 @@ import Testing
             .moreMessagesLoaded(.init(messages: [quickReplies], scrollToken: "next")),
             .caseCreated(.init(brand: .init(id: 1), contact: contact, thread: thread)),
             .caseStatusChanged(.init(contact: .init(id: "C-1", status: "closed"))),
-            .fireProactiveAction(.init(destinationId: "D-1", actionId: "a", actionName: "Welcome", actionType: "WelcomeMessage", content: .init(bodyText: "Hi {{customer.firstName|there}}"), customFields: [.init(ident: "x", value: "y")])),
+            .fireProactiveAction(
+                .init(
+                    destinationId: "D-1",
+                    actionId: "a",
+                    actionName: "Welcome",
+                    actionType: "WelcomeMessage",
+                    content: .init(bodyText: "Hi {{customer.firstName|there}}"),
+                    customFields: [.init(ident: "x", value: "y")]
+                )
+            ),
             .fireProactiveAction(.init(actionId: "b", actionName: "Popup", actionType: "CustomPopupBox")),
             .eventInS3(.init(url: "https://s3.example/e.json", originEventType: "MessageCreated")),
-            .senderTyping(.init(brand: .init(id: 1), channel: .init(id: "chat_1"), thread: .init(idOnExternalPlatform: "T-1"), user: agent), started: true),
+            .senderTyping(
+                .init(brand: .init(id: 1), channel: .init(id: "chat_1"), thread: .init(idOnExternalPlatform: "T-1"), user: agent),
+                started: true
+            ),
             .senderTyping(.init(thread: .init(idOnExternalPlatform: "T-1")), started: false),
             .setPositionInQueue(.init(consumerContact: .init(id: "C-1"), positionInQueue: 3)),
             .caseInboxAssigneeChanged(.init(contact: .init(id: "C-1"), inboxAssignee: agent)),

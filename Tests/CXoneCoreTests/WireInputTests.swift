@@ -93,13 +93,15 @@ import Testing
         #expect(answered.input == .threadMetadataLoaded(threadID: "t-1", name: nil, lastMessage: nil), "the request says which thread")
     }
 
-    @Test(arguments: [
-        ("Hi {{customer.firstName|there}}!", [:], "Hi there!"),
-        ("Hi {{ customer.firstName | there}}!", ["customer.firstName": "Pat"], "Hi Pat!"),
-        ("No placeholders", [:], "No placeholders"),
-        ("{{x}}{{y|}}end", [:], "end"),
-        ("Unclosed {{name|fallback", [:], "Unclosed {{name|fallback"),
-    ] as [(String, [String: String], String)])
+    @Test(
+        arguments: [
+            ("Hi {{customer.firstName|there}}!", [:], "Hi there!"),
+            ("Hi {{ customer.firstName | there}}!", ["customer.firstName": "Pat"], "Hi Pat!"),
+            ("No placeholders", [:], "No placeholders"),
+            ("{{x}}{{y|}}end", [:], "end"),
+            ("Unclosed {{name|fallback", [:], "Unclosed {{name|fallback"),
+        ] as [(String, [String: String], String)]
+    )
     func welcomePlaceholders(text: String, values: [String: String], expected: String) {
         #expect(ChatWireInput.fillingPlaceholders(text, values: values) == expected)
     }
@@ -122,8 +124,10 @@ import Testing
 
     @Test func framesCarryBrandChannelCustomerAndVisitor() throws {
         let text = try Self.json(.fetchThreadList)
-        for part in [#""action":"chatWindowEvent""#, #""eventId":"e-1""#, #""brand":{"id":1386}"#, #""channel":{"id":"chat_51eafd5b"}"#,
-                     #""idOnExternalPlatform":"c0ffee00""#, #""eventType":"FetchThreadList""#, #""visitor":{"id":"v-1"}"#] {
+        for part in [
+            #""action":"chatWindowEvent""#, #""eventId":"e-1""#, #""brand":{"id":1386}"#, #""channel":{"id":"chat_51eafd5b"}"#,
+            #""idOnExternalPlatform":"c0ffee00""#, #""eventType":"FetchThreadList""#, #""visitor":{"id":"v-1"}"#,
+        ] {
             #expect(text.contains(part), "\(part) in \(text)")
         }
         #expect(try ChatWireOutput.frame(for: .heartbeat, context: Self.context).encoded().text == #"{"action":"heartbeat"}"#)
@@ -172,14 +176,32 @@ import Testing
     @Test func aDownloadedBodyIsItsOriginEventsInputOrSaysWhyNot() throws {
         let url = "https://chat-events.s3.amazonaws.com/large/55555555.json"
         let limits = CXoneWireLimits()
-        let recovered = ChatWireInput.downloaded(url: url, .success(WireSamples.bytes("thread-recovered.json")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        let recovered = ChatWireInput.downloaded(
+            url: url,
+            .success(WireSamples.bytes("thread-recovered.json")),
+            large: try Self.notice(),
+            limits: limits,
+            now: WireInputTests.now
+        )
         guard case .downloaded(url, .threadRecovered)? = Optional(recovered.input) else {
             Issue.record("expected the recovered thread, got \(recovered.input)")
             return
         }
-        let failed = ChatWireInput.downloaded(url: url, .failure(ChatError(.server, "HTTP 403")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        let failed = ChatWireInput.downloaded(
+            url: url,
+            .failure(ChatError(.server, "HTTP 403")),
+            large: try Self.notice(),
+            limits: limits,
+            now: WireInputTests.now
+        )
         #expect("\(failed.input)" == "\(ChatStateMachine.Input.downloadFailed(url: url, reason: "HTTP 403"))")
-        let wrong = ChatWireInput.downloaded(url: url, .success(WireSamples.bytes("thread-list-fetched.json")), large: try Self.notice(), limits: limits, now: WireInputTests.now)
+        let wrong = ChatWireInput.downloaded(
+            url: url,
+            .success(WireSamples.bytes("thread-list-fetched.json")),
+            large: try Self.notice(),
+            limits: limits,
+            now: WireInputTests.now
+        )
         guard case .downloadFailed(url, let reason) = wrong.input else {
             Issue.record("a body of another event was taken: \(wrong.input)")
             return

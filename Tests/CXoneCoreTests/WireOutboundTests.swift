@@ -9,7 +9,17 @@ import Testing
     static let thread = CXoneWire.ThreadReference(idOnExternalPlatform: "a1b2c3d4-0000-4000-8000-000000000001", threadName: "Billing")
 
     static func frame(_ event: CXoneSentEvent, eventId: CXoneID = "E-1") -> CXoneOutbound {
-        .frame(CXoneClientFrame(eventId: eventId, brandId: 1386, channelId: "chat_1", customer: customer, visitorId: "V-1", destinationId: "T-1", event: event))
+        .frame(
+            CXoneClientFrame(
+                eventId: eventId,
+                brandId: 1386,
+                channelId: "chat_1",
+                customer: customer,
+                visitorId: "V-1",
+                destinationId: "T-1",
+                event: event
+            )
+        )
     }
 
     static func json(_ bytes: [UInt8]) throws -> [String: Any] {
@@ -23,7 +33,10 @@ import Testing
 
     @Test func sendMessageEnvelopeHasTheSDKShape() throws {
         let send = CXoneWire.SendMessage(
-            thread: Self.thread, messageContent: .text("Where is my invoice?"), idOnExternalPlatform: "M-1", accessToken: CXoneSecret("tok")
+            thread: Self.thread,
+            messageContent: .text("Where is my invoice?"),
+            idOnExternalPlatform: "M-1",
+            accessToken: CXoneSecret("tok")
         )
         let object = try Self.json(Self.frame(.sendMessage(send)).encoded())
         #expect(object["action"] as? String == "chatWindowEvent")
@@ -47,7 +60,11 @@ import Testing
     }
 
     @Test func authorizeCustomerIsARegisterFrameWithOAuth() throws {
-        let authorize = CXoneWire.AuthorizeCustomer(authorizationCode: CXoneSecret("code-1"), codeVerifier: CXoneSecret("verifier-1"), sdkVersion: "0.1.0")
+        let authorize = CXoneWire.AuthorizeCustomer(
+            authorizationCode: CXoneSecret("code-1"),
+            codeVerifier: CXoneSecret("verifier-1"),
+            sdkVersion: "0.1.0"
+        )
         let encoded = try Self.frame(.authorizeCustomer(authorize)).encoded()
         let object = try Self.json(encoded)
         #expect(object["action"] as? String == "register")
@@ -77,7 +94,9 @@ import Testing
 
     @Test func sendOutboundUsesConsumerContactAndBrowserFingerprint() throws {
         let outbound = CXoneWire.SendOutbound(thread: Self.thread, messageContent: .text("Hi Pat"), idOnExternalPlatform: "M-2")
-        let data = try #require((try Self.json(Self.frame(.sendOutbound(outbound)).encoded())["payload"] as? [String: Any])?["data"] as? [String: Any])
+        let data = try #require(
+            (try Self.json(Self.frame(.sendOutbound(outbound)).encoded())["payload"] as? [String: Any])?["data"] as? [String: Any]
+        )
         #expect(data["consumerContact"] != nil)
         #expect(data["browserFingerprint"] != nil)
         #expect(data["deviceFingerprint"] == nil)
@@ -96,7 +115,15 @@ import Testing
             .recoverLivechat(threadData), .recoverLivechat(nil),
             .fetchThreadList,
             .loadThreadMetadata(.init(threadId: "T-9")),
-            .sendMessage(.init(thread: thread, messageContent: .text("hi"), idOnExternalPlatform: "M", contact: .init(id: "C", customFields: [.init(ident: "a", value: "b")]), accessToken: CXoneSecret("t"))),
+            .sendMessage(
+                .init(
+                    thread: thread,
+                    messageContent: .text("hi"),
+                    idOnExternalPlatform: "M",
+                    contact: .init(id: "C", customFields: [.init(ident: "a", value: "b")]),
+                    accessToken: CXoneSecret("t")
+                )
+            ),
             .sendOutbound(.init(thread: thread, messageContent: .text("welcome"), idOnExternalPlatform: "M")),
             .endContact(.init(threadId: "T", contactId: "C")),
             .loadMoreMessages(.init(scrollToken: "s", thread: thread, oldestMessageDatetime: date)),
@@ -104,7 +131,9 @@ import Testing
             .senderTypingStarted(threadData),
             .senderTypingEnded(threadData),
             .setContactCustomFields(.init(thread: thread, customFields: [.init(ident: "email", value: "p@x", updatedAt: date)], contactId: "C")),
-            .storeVisitorEvents(.init(visitorEvents: [.pageView(title: "Chat", url: "attendant://chat", visitId: "V", destinationId: "D", at: date)])),
+            .storeVisitorEvents(
+                .init(visitorEvents: [.pageView(title: "Chat", url: "attendant://chat", visitId: "V", destinationId: "D", at: date)])
+            ),
             .unknown(eventType: "ArchiveThread", data: .object(["thread": .object(["idOnExternalPlatform": .string("T")])])),
         ]
     }
@@ -118,7 +147,7 @@ import Testing
 
     @Test func samplesDecode() throws {
         guard case .frame(let send) = try CXoneOutbound.decode(WireSamples.bytes("send-message.json")),
-              case .sendMessage(let message) = send.event
+            case .sendMessage(let message) = send.event
         else {
             Issue.record("not SendMessage")
             return
@@ -128,7 +157,7 @@ import Testing
         #expect(message.messageContent.text == "Where is my invoice?")
         #expect(message.accessToken?.token.value == "eyJhbGciOiJIUzI1NiJ9.fake.token")
         guard case .frame(let register) = try CXoneOutbound.decode(WireSamples.bytes("authorize-customer.json")),
-              case .authorizeCustomer(let authorize) = register.event
+            case .authorizeCustomer(let authorize) = register.event
         else {
             Issue.record("not AuthorizeCustomer")
             return

@@ -1,5 +1,5 @@
-import ContactCenterSim
 import CXoneCore
+import ContactCenterSim
 import Foundation
 import NIOHTTP1
 import Testing
@@ -11,7 +11,11 @@ extension CXoneGatewayTests {
         let endpoints = simulator.pluginEndpoints
         let visitorId = CXoneID.random()
         let visitor = try CXoneVisitor(customerIdentity: .init(idOnExternalPlatform: "cust-1")).encoded()
-        let event = try CXoneWire.AnalyticsEvent.chatWindowOpened(visitId: .random(), destinationId: .random(), at: Date(timeIntervalSince1970: 1_800_000_000)).encoded()
+        let event = try CXoneWire.AnalyticsEvent.chatWindowOpened(
+            visitId: .random(),
+            destinationId: .random(),
+            at: Date(timeIntervalSince1970: 1_800_000_000)
+        ).encoded()
         return [
             try await Self.http(.GET, endpoints.channelConfiguration(brandId: Self.brand, channelId: Self.channel)).status,
             try await Self.http(.GET, endpoints.availability(brandId: Self.brand, channelId: Self.channel)).status,
@@ -26,10 +30,17 @@ extension CXoneGatewayTests {
         let base = "http://127.0.0.1:\(simulator.httpPort)/control/cxone"
         let client = try await CXoneTestClient.connect(simulator)
         let threadId = CXoneID.random()
-        let message = CXoneWire.SendMessage(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Before the outage"), idOnExternalPlatform: .random())
+        let message = CXoneWire.SendMessage(
+            thread: .init(idOnExternalPlatform: threadId),
+            messageContent: .text("Before the outage"),
+            idOnExternalPlatform: .random()
+        )
         _ = try await client.request(.sendMessage(message))
         try simulator.cxone.agentSays(threadID: threadId.rawValue, text: "Noted, one moment")
-        guard case .event(_, _, .messageCreated) = try await client.receive() else { Issue.record("no agent message"); return }
+        guard case .event(_, _, .messageCreated) = try await client.receive() else {
+            Issue.record("no agent message")
+            return
+        }
         #expect(try await Self.restStatuses(simulator) == [200, 200, 200, 202])
 
         // Down: the open socket is dropped at once, upgrades and REST get 503.
@@ -62,7 +73,10 @@ extension CXoneGatewayTests {
         #expect(try await Self.restStatuses(simulator) == [200, 200, 200, 202])
         let back = try await CXoneTestClient.connect(simulator, customer: client.customer)
         let (recovered, _) = try await back.request(.recoverThread(.init(threadId: threadId)))
-        guard case .postback(_, .threadRecovered(let thread)) = recovered else { Issue.record("got \(recovered)"); return }
+        guard case .postback(_, .threadRecovered(let thread)) = recovered else {
+            Issue.record("got \(recovered)")
+            return
+        }
         #expect(thread.thread.idOnExternalPlatform == threadId)
         #expect(thread.messages.map { $0.messageContent.text } == ["Before the outage", "Noted, one moment", "Back with an answer"])
         #expect(thread.inboxAssignee?.id == 42)

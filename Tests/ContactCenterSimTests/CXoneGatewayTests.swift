@@ -1,6 +1,6 @@
 import AsyncHTTPClient
-import ContactCenterSim
 import CXoneCore
+import ContactCenterSim
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -35,7 +35,9 @@ import Testing
 
     @Test func channelConfigurationAvailabilityAndUnknownChannel() async throws {
         let form = CXoneGatewaySettings.samplePreChatForm
-        let simulator = try await Self.start(CXoneGatewaySettings(isAuthorizationEnabled: true, hasMultipleThreadsPerEndUser: true, preContactForm: form))
+        let simulator = try await Self.start(
+            CXoneGatewaySettings(isAuthorizationEnabled: true, hasMultipleThreadsPerEndUser: true, preContactForm: form)
+        )
         defer { Task { await simulator.stop() } }
         let endpoints = simulator.pluginEndpoints
         #expect(endpoints.chat == "http://127.0.0.1:\(simulator.httpPort)/chat")
@@ -49,11 +51,14 @@ import Testing
         let fields = configuration.preContactForm?.customFields ?? []
         #expect(fields.map { $0["definition"]?["fieldId"]?.string } == ["email", "topic"])
         #expect(fields.first?["isRequired"] == .bool(true))
-        #expect(fields.last?["definition"]?["values"] == .array([
-            .object(["name": .string("Billing"), "value": .string("billing")]),
-            .object(["name": .string("Delivery"), "value": .string("delivery")]),
-            .object(["name": .string("Other"), "value": .string("other")]),
-        ]))
+        #expect(
+            fields.last?["definition"]?["values"]
+                == .array([
+                    .object(["name": .string("Billing"), "value": .string("billing")]),
+                    .object(["name": .string("Delivery"), "value": .string("delivery")]),
+                    .object(["name": .string("Other"), "value": .string("other")]),
+                ])
+        )
 
         let availability = endpoints.availability(brandId: Self.brand, channelId: Self.channel)
         #expect(try CXoneAvailability.decode(try await Self.http(.GET, availability).body).isOnline)
@@ -81,7 +86,11 @@ import Testing
         #expect(stored.customerId == "cust-1")
         #expect(stored.firstName == "Grace")
 
-        let event = CXoneWire.AnalyticsEvent.chatWindowOpened(visitId: .random(), destinationId: .random(), at: Date(timeIntervalSince1970: 1_800_000_000))
+        let event = CXoneWire.AnalyticsEvent.chatWindowOpened(
+            visitId: .random(),
+            destinationId: .random(),
+            at: Date(timeIntervalSince1970: 1_800_000_000)
+        )
         let post = try await Self.http(.POST, endpoints.visitorEvents(brandId: Self.brand, visitorId: visitorId), body: try event.encoded())
         #expect(post.status == 202)
         #expect(simulator.cxone.analyticsEvents.map(\.type) == ["ChatWindowOpened"])
@@ -100,11 +109,17 @@ import Testing
         #expect(try await client.socket.next() == CXoneInbound.pongText)
 
         let (authorized, eventId) = try await client.request(.authorizeCustomer(.init(sdkVersion: "1.0")))
-        guard case .postback(let answered, .consumerAuthorized(let data)) = authorized else { Issue.record("got \(authorized)"); return }
+        guard case .postback(let answered, .consumerAuthorized(let data)) = authorized else {
+            Issue.record("got \(authorized)")
+            return
+        }
         #expect(answered == eventId)
         #expect(data.consumerIdentity?.idOnExternalPlatform == client.customer)
         #expect(data.accessToken == nil)
-        guard case .event(_, _, .fireProactiveAction(let action)) = try await client.receive() else { Issue.record("no welcome"); return }
+        guard case .event(_, _, .fireProactiveAction(let action)) = try await client.receive() else {
+            Issue.record("no welcome")
+            return
+        }
         #expect(action.isWelcomeMessage)
         #expect(action.content?.bodyText == "Hello {{customer.firstName|there}}")
         #expect(simulator.cxone.connectionCount == 1)
@@ -116,33 +131,55 @@ import Testing
         let client = try await CXoneTestClient.connect(simulator)
 
         let (refused, refusedId) = try await client.request(.authorizeCustomer(.init(sdkVersion: "1.0")))
-        guard case .operationError(let error) = refused else { Issue.record("got \(refused)"); return }
+        guard case .operationError(let error) = refused else {
+            Issue.record("got \(refused)")
+            return
+        }
         #expect(error.errorCode == "ConsumerAuthorizationFailed")
         #expect(refused.answeredRequestId == refusedId)
 
         let oauth = CXoneWire.AuthorizeCustomer(authorizationCode: CXoneSecret("code"), codeVerifier: CXoneSecret("verifier"), sdkVersion: "1.0")
         let (authorized, _) = try await client.request(.authorizeCustomer(oauth))
         guard case .postback(_, .consumerAuthorized(let data)) = authorized,
-              let identity = data.consumerIdentity, let token = data.accessToken else { Issue.record("got \(authorized)"); return }
+            let identity = data.consumerIdentity, let token = data.accessToken
+        else {
+            Issue.record("got \(authorized)")
+            return
+        }
         #expect(identity.idOnExternalPlatform != client.customer)
 
         let second = try await CXoneTestClient.connect(simulator, customer: identity.idOnExternalPlatform)
         let (reconnected, _) = try await second.request(.reconnectCustomer(.init(token: token.token)))
-        guard case .postback(_, .consumerReconnected(let again)) = reconnected else { Issue.record("got \(reconnected)"); return }
+        guard case .postback(_, .consumerReconnected(let again)) = reconnected else {
+            Issue.record("got \(reconnected)")
+            return
+        }
         #expect(again.consumerIdentity?.idOnExternalPlatform == identity.idOnExternalPlatform)
         let (unknown, _) = try await second.request(.reconnectCustomer(.init(token: CXoneSecret("forged"))))
-        guard case .operationError(let failure) = unknown else { Issue.record("got \(unknown)"); return }
+        guard case .operationError(let failure) = unknown else {
+            Issue.record("got \(unknown)")
+            return
+        }
         #expect(failure.errorCode == "ConsumerReconnectionFailed")
 
         let (refreshed, _) = try await second.request(.refreshToken(.init(token: token.token)))
-        guard case .postback(_, .tokenRefreshed(let renewed)) = refreshed else { Issue.record("got \(refreshed)"); return }
+        guard case .postback(_, .tokenRefreshed(let renewed)) = refreshed else {
+            Issue.record("got \(refreshed)")
+            return
+        }
         #expect(renewed.accessToken.token != token.token)
         let (stale, _) = try await second.request(.reconnectCustomer(.init(token: token.token)))
-        guard case .operationError = stale else { Issue.record("the replaced token still works: \(stale)"); return }
+        guard case .operationError = stale else {
+            Issue.record("the replaced token still works: \(stale)")
+            return
+        }
 
         // A frame the gateway cannot read is answered with a server error.
         second.socket.send("{\"action\":\"chatWindowEvent\"}")
-        guard case .serverError = try await second.receive() else { Issue.record("no server error"); return }
+        guard case .serverError = try await second.receive() else {
+            Issue.record("no server error")
+            return
+        }
     }
 
     @Test func messagesAreStoredOnceRecoveredListedAndEnded() async throws {
@@ -152,14 +189,27 @@ import Testing
         let threadId = CXoneID.random()
 
         let (none, _) = try await client.request(.recoverThread(nil))
-        guard case .operationError(let missing) = none else { Issue.record("got \(none)"); return }
+        guard case .operationError(let missing) = none else {
+            Issue.record("got \(none)")
+            return
+        }
         #expect(missing.errorCode == "RecoveringThreadFailed")
         let (noLive, _) = try await client.request(.recoverLivechat(nil))
-        guard case .operationError = noLive else { Issue.record("got \(noLive)"); return }
+        guard case .operationError = noLive else {
+            Issue.record("got \(noLive)")
+            return
+        }
 
-        let message = CXoneWire.SendMessage(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Hi there"), idOnExternalPlatform: .random())
+        let message = CXoneWire.SendMessage(
+            thread: .init(idOnExternalPlatform: threadId),
+            messageContent: .text("Hi there"),
+            idOnExternalPlatform: .random()
+        )
         let (created, _) = try await client.request(.sendMessage(message))
-        guard case .event(_, _, .messageCreated(let first)) = created else { Issue.record("got \(created)"); return }
+        guard case .event(_, _, .messageCreated(let first)) = created else {
+            Issue.record("got \(created)")
+            return
+        }
         #expect(first.message.idOnExternalPlatform == message.idOnExternalPlatform)
         #expect(first.message.direction == .inbound)
         #expect(first.thread.idOnExternalPlatform == threadId)
@@ -167,45 +217,76 @@ import Testing
 
         // The outbox re-sends after a drop: answered again, stored once.
         let (again, _) = try await client.request(.sendMessage(message))
-        guard case .event(_, _, .messageCreated(let second)) = again else { Issue.record("got \(again)"); return }
+        guard case .event(_, _, .messageCreated(let second)) = again else {
+            Issue.record("got \(again)")
+            return
+        }
         #expect(second.message.idOnExternalPlatform == message.idOnExternalPlatform)
         #expect(simulator.cxone.thread(threadId.rawValue)?.messages.count == 1)
 
-        let outbound = CXoneWire.SendOutbound(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Proactive reply"), idOnExternalPlatform: .random())
+        let outbound = CXoneWire.SendOutbound(
+            thread: .init(idOnExternalPlatform: threadId),
+            messageContent: .text("Proactive reply"),
+            idOnExternalPlatform: .random()
+        )
         let (createdOutbound, _) = try await client.request(.sendOutbound(outbound))
-        guard case .event(_, _, .messageCreated(let third)) = createdOutbound else { Issue.record("got \(createdOutbound)"); return }
+        guard case .event(_, _, .messageCreated(let third)) = createdOutbound else {
+            Issue.record("got \(createdOutbound)")
+            return
+        }
         #expect(third.contact.id == contactId)
 
         try simulator.cxone.agentSays(threadID: threadId.rawValue, text: "How can I help?")
-        guard case .event(_, _, .messageCreated(let agent)) = try await client.receive() else { Issue.record("no agent message"); return }
+        guard case .event(_, _, .messageCreated(let agent)) = try await client.receive() else {
+            Issue.record("no agent message")
+            return
+        }
         #expect(agent.message.direction == .outbound)
         #expect(agent.message.authorUser?.displayName == "Ada Lovelace")
         #expect(agent.message.messageContent.text == "How can I help?")
 
         let (list, _) = try await client.request(.fetchThreadList)
-        guard case .postback(_, .threadListFetched(let threads)) = list else { Issue.record("got \(list)"); return }
+        guard case .postback(_, .threadListFetched(let threads)) = list else {
+            Issue.record("got \(list)")
+            return
+        }
         #expect(threads.threads.map(\.idOnExternalPlatform) == [threadId])
         let (metadata, _) = try await client.request(.loadThreadMetadata(.init(threadId: threadId)))
-        guard case .postback(_, .threadMetadataLoaded(let loaded)) = metadata else { Issue.record("got \(metadata)"); return }
+        guard case .postback(_, .threadMetadataLoaded(let loaded)) = metadata else {
+            Issue.record("got \(metadata)")
+            return
+        }
         #expect(loaded.lastMessage?.messageContent.text == "How can I help?")
         #expect(loaded.ownerAssignee?.id == 42)
 
         let (recovered, _) = try await client.request(.recoverThread(.init(threadId: threadId)))
-        guard case .postback(_, .threadRecovered(let thread)) = recovered else { Issue.record("got \(recovered)"); return }
+        guard case .postback(_, .threadRecovered(let thread)) = recovered else {
+            Issue.record("got \(recovered)")
+            return
+        }
         #expect(thread.messages.map { $0.messageContent.text } == ["Hi there", "Proactive reply", "How can I help?"])
         #expect(thread.contact?.id == contactId)
         let (live, _) = try await client.request(.recoverLivechat(nil))
-        guard case .postback(_, .livechatRecovered(let liveThread)) = live else { Issue.record("got \(live)"); return }
+        guard case .postback(_, .livechatRecovered(let liveThread)) = live else {
+            Issue.record("got \(live)")
+            return
+        }
         #expect(liveThread.thread.idOnExternalPlatform == threadId)
 
         let (ended, _) = try await client.request(.endContact(.init(threadId: threadId, contactId: contactId)))
-        guard case .event(_, _, .caseStatusChanged(let closed)) = ended else { Issue.record("got \(ended)"); return }
+        guard case .event(_, _, .caseStatusChanged(let closed)) = ended else {
+            Issue.record("got \(ended)")
+            return
+        }
         #expect(closed.contact.isClosed)
 
         // Another customer cannot recover the thread.
         let stranger = try await CXoneTestClient.connect(simulator)
         let (foreign, _) = try await stranger.request(.recoverThread(.init(threadId: threadId)))
-        guard case .operationError = foreign else { Issue.record("got \(foreign)"); return }
+        guard case .operationError = foreign else {
+            Issue.record("got \(foreign)")
+            return
+        }
 
         // The control API lists the thread with its messages.
         let (status, body) = try await Self.http(.GET, "http://127.0.0.1:\(simulator.httpPort)/control/cxone/threads")
@@ -221,9 +302,16 @@ import Testing
         defer { Task { await simulator.stop() } }
         let client = try await CXoneTestClient.connect(simulator)
         let threadId = CXoneID.random()
-        let message = CXoneWire.SendMessage(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Anyone?"), idOnExternalPlatform: .random())
+        let message = CXoneWire.SendMessage(
+            thread: .init(idOnExternalPlatform: threadId),
+            messageContent: .text("Anyone?"),
+            idOnExternalPlatform: .random()
+        )
         _ = try await client.request(.sendMessage(message))
-        guard case .event(_, _, .messageCreated(let reply)) = try await client.receive() else { Issue.record("no auto-reply"); return }
+        guard case .event(_, _, .messageCreated(let reply)) = try await client.receive() else {
+            Issue.record("no auto-reply")
+            return
+        }
         #expect(reply.message.direction == .outbound)
         #expect(reply.message.messageContent.text == "You wrote: Anyone?")
 
@@ -235,7 +323,10 @@ import Testing
 
         let back = try await CXoneTestClient.connect(simulator, customer: client.customer)
         let (recovered, _) = try await back.request(.recoverThread(nil))
-        guard case .postback(_, .threadRecovered(let thread)) = recovered else { Issue.record("got \(recovered)"); return }
+        guard case .postback(_, .threadRecovered(let thread)) = recovered else {
+            Issue.record("got \(recovered)")
+            return
+        }
         #expect(thread.messages.last?.messageContent.text == "Still there?")
         #expect(thread.inboxAssignee?.id == 42)
     }
@@ -245,21 +336,29 @@ import Testing
         defer { Task { await simulator.stop() } }
         let client = try await CXoneTestClient.connect(simulator)
         let threadId = CXoneID.random()
-        let message = CXoneWire.SendMessage(thread: .init(idOnExternalPlatform: threadId), messageContent: .text("Send the log"), idOnExternalPlatform: .random())
+        let message = CXoneWire.SendMessage(
+            thread: .init(idOnExternalPlatform: threadId),
+            messageContent: .text("Send the log"),
+            idOnExternalPlatform: .random()
+        )
         _ = try await client.request(.sendMessage(message))
 
         let big = String(repeating: "0123456789abcdef", count: 9 * 1024)  // 144 KB
         try simulator.cxone.agentSays(threadID: threadId.rawValue, text: big)
         let notice = try await client.socket.next()
         #expect(notice.count < 1024)
-        guard case .event(_, _, .eventInS3(let parked)) = try CXoneInbound.decode(notice) else { Issue.record("no EventInS3"); return }
+        guard case .event(_, _, .eventInS3(let parked)) = try CXoneInbound.decode(notice) else {
+            Issue.record("no EventInS3")
+            return
+        }
         #expect(parked.originEventType == "MessageCreated")
         #expect(parked.url.hasPrefix("http://127.0.0.1:\(simulator.httpPort)/s3/"))
 
         let (status, body) = try await Self.http(.GET, parked.url)
         #expect(status == 200)
         guard case .event(_, _, .messageCreated(let created)) = try parked.decodeOrigin(body) else {
-            Issue.record("body is not MessageCreated"); return
+            Issue.record("body is not MessageCreated")
+            return
         }
         #expect(created.message.messageContent.text == big)
 
@@ -277,13 +376,19 @@ import Testing
 
         #expect(try await Self.http(.POST, base + "/fault?kind=server-error&event=FetchThreadList").status == 200)
         let (serverError, eventId) = try await client.request(.fetchThreadList)
-        guard case .serverError(let error) = serverError else { Issue.record("got \(serverError)"); return }
+        guard case .serverError(let error) = serverError else {
+            Issue.record("got \(serverError)")
+            return
+        }
         #expect(error.requestId == eventId.rawValue)
 
         simulator.cxone.clearFaults()
         simulator.cxone.inject(.operationError(eventType: "RecoverThread", errorCode: "InternalServerError"))
         let (operationError, _) = try await client.request(.recoverThread(nil))
-        guard case .operationError(let failure) = operationError else { Issue.record("got \(operationError)"); return }
+        guard case .operationError(let failure) = operationError else {
+            Issue.record("got \(operationError)")
+            return
+        }
         #expect(failure.errorCode == "InternalServerError")
 
         simulator.cxone.inject(.missingPongs)
@@ -315,7 +420,12 @@ struct CXoneTestClient {
     let customer: CXoneID
 
     static func connect(_ simulator: ContactCenterSimulator, customer: CXoneID = .random()) async throws -> CXoneTestClient {
-        let url = simulator.pluginEndpoints.webSocket(brandId: CXoneGatewayTests.brand, channelId: CXoneGatewayTests.channel, visitorId: .random(), sdkVersion: "1.0")
+        let url = simulator.pluginEndpoints.webSocket(
+            brandId: CXoneGatewayTests.brand,
+            channelId: CXoneGatewayTests.channel,
+            visitorId: .random(),
+            sdkVersion: "1.0"
+        )
         let uri = String(url.dropFirst("ws://127.0.0.1:\(simulator.httpPort)".count))
         let socket = try await TestWebSocket.connect(port: simulator.httpPort, uri: uri)
         return CXoneTestClient(socket: socket, customer: customer)
@@ -324,7 +434,12 @@ struct CXoneTestClient {
     /// Sends an event; returns its `eventId`.
     @discardableResult
     func send(_ event: CXoneSentEvent) -> CXoneID {
-        let frame = CXoneClientFrame(brandId: CXoneGatewayTests.brand, channelId: CXoneGatewayTests.channel, customer: .init(idOnExternalPlatform: self.customer), event: event)
+        let frame = CXoneClientFrame(
+            brandId: CXoneGatewayTests.brand,
+            channelId: CXoneGatewayTests.channel,
+            customer: .init(idOnExternalPlatform: self.customer),
+            event: event
+        )
         if let bytes = try? CXoneOutbound.frame(frame).encoded() { self.socket.send(bytes) }
         return frame.eventId
     }

@@ -18,7 +18,12 @@ import Testing
     @Test(arguments: ["udp", "tcp"], [302, 603, 480])
     func ringThenFinal(transport: String, status: Int) async throws {
         let (simulator, agent) = try await Self.registered(transport)
-        defer { Task { await agent.close(); await simulator.stop() } }
+        defer {
+            Task {
+                await agent.close()
+                await simulator.stop()
+            }
+        }
 
         let call = try await Self.placeCall(simulator)
         let invite = try await agent.receiveRequest(.invite)
@@ -61,7 +66,12 @@ import Testing
     @Test(arguments: ["udp", "tcp"])
     func cancelGets200And487(transport: String) async throws {
         let (simulator, agent) = try await Self.registered(transport)
-        defer { Task { await agent.close(); await simulator.stop() } }
+        defer {
+            Task {
+                await agent.close()
+                await simulator.stop()
+            }
+        }
 
         let call = try await Self.placeCall(simulator)
         let invite = try await agent.receiveRequest(.invite)
@@ -85,7 +95,12 @@ import Testing
 
     @Test func udpRetransmitsUntilProvisional() async throws {
         let (simulator, agent) = try await Self.registered("udp")
-        defer { Task { await agent.close(); await simulator.stop() } }
+        defer {
+            Task {
+                await agent.close()
+                await simulator.stop()
+            }
+        }
         let call = try await Self.placeCall(simulator)
         let first = try await agent.receiveRequest(.invite)
         let again = try await agent.receiveRequest(.invite, timeout: .seconds(60))

@@ -2,12 +2,12 @@ import AsyncHTTPClient
 import ContactCenterSim
 import Foundation
 import Glibc
-import Synchronization
-import TestSupport
-import Testing
 import NIOCore
 import NIOHTTP1
 import SIPCore
+import Synchronization
+import TestSupport
+import Testing
 
 /// `attendant-sim` as a child process.
 final class SimulatorProcess: Sendable {
@@ -65,7 +65,12 @@ final class SimulatorProcess: Sendable {
         let sim = try await SimulatorProcess(["--token-lifetime", "120"])
         defer { if sim.process.isRunning { _ = sim.terminate() } }
         let keys = Set(sim.announcement.keys)
-        #expect(keys == ["sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand", "cxone_channel", "gms_cometd", "gms_base", "gms_service", "karte_base", "karte_app_key"])
+        #expect(
+            keys == [
+                "sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand",
+                "cxone_channel", "gms_cometd", "gms_base", "gms_service", "karte_base", "karte_app_key",
+            ]
+        )
         let httpPort = try #require((sim.announcement["http_port"] as? String).flatMap { Int($0) })
         #expect(sim.announcement["gms_cometd"] as? String == "http://127.0.0.1:\(httpPort)/genesys/cometd")
         #expect(sim.announcement["gms_base"] as? String == "http://127.0.0.1:\(httpPort)/genesys")
@@ -173,7 +178,10 @@ final class SimulatorProcess: Sendable {
         let keyFile = scratch + "/key"
         try "file key for the ring test, 32b!\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
         let (sim, agent, jwt) = try await Self.ringing(["--signing-key-file", keyFile, "--ring", "alice", "--ring-every", "0.2"])
-        defer { Task { await agent.close() }; if sim.process.isRunning { _ = sim.terminate() } }
+        defer {
+            Task { await agent.close() }
+            if sim.process.isRunning { _ = sim.terminate() }
+        }
         _ = try TokenTests.decode(jwt, key: Array("file key for the ring test, 32b!".utf8))
 
         // Call 1: redirected to the softphone.
@@ -196,7 +204,10 @@ final class SimulatorProcess: Sendable {
 
     @Test func cancelsARingingCallAfterCancelAfter() async throws {
         let (sim, agent, _) = try await Self.ringing(["--ring", "alice", "--ring-every", "60", "--cancel-after", "0.3"])
-        defer { Task { await agent.close() }; if sim.process.isRunning { _ = sim.terminate() } }
+        defer {
+            Task { await agent.close() }
+            if sim.process.isRunning { _ = sim.terminate() }
+        }
         let invite = try await agent.receiveRequest(.invite)
         try await agent.answer(invite, 180)
         let cancel = try await agent.receiveRequest(.cancel)

@@ -17,7 +17,8 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gms-aiocometd-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let outURL = folder.appendingPathComponent("stdout"), errURL = folder.appendingPathComponent("stderr")
+        let outURL = folder.appendingPathComponent("stdout")
+        let errURL = folder.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         let process = Process()
@@ -37,9 +38,11 @@ import Testing
                 try process.run()
             } catch {
                 process.terminationHandler = nil
-                continuation.resume(throwing: GMSTestClient.Failure(
-                    description: "cannot run \(Self.python) (\(error)): run scripts/setup, which makes the .build-python venv with aiocometd-ng"
-                ))
+                continuation.resume(
+                    throwing: GMSTestClient.Failure(
+                        description: "cannot run \(Self.python) (\(error)): run scripts/setup, which makes the .build-python venv with aiocometd-ng"
+                    )
+                )
             }
         }
         let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""

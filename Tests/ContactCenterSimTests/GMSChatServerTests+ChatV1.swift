@@ -38,7 +38,11 @@ import Testing
         _ = try await comet.connect(clientID)
         #expect(try await comet.subscribe(clientID, "/_genesys").first?["successful"] as? Bool == true)
 
-        let created = try await rest.post("firstName=Ann&lastName=Lee&subject=Billing&notify_by=comet&_verbose=true", to: "/\(serviceID)/ixn/chat", contentType: Self.form)
+        let created = try await rest.post(
+            "firstName=Ann&lastName=Lee&subject=Billing&notify_by=comet&_verbose=true",
+            to: "/\(serviceID)/ixn/chat",
+            contentType: Self.form
+        )
         #expect(created.status == 200)
         let chat = try Self.json(created.body)
         let chatID = try #require(chat["chatSessionId"] as? String)
@@ -59,9 +63,11 @@ import Testing
         #expect(message["chatSessionId"] as? String == chatID)
         #expect(message["chatIxnState"] as? String == "TRANSCRIPT")
         #expect(message["transcriptPosition"] is String)
-        #expect(Self.rows(greeting).map { [$0[0], $0[1], $0[4]] } == [
-            ["Notice.Joined", "Ann Lee", "CLIENT"], ["Notice.Joined", "Ada Lovelace", "AGENT"], ["Message.Text", "Ada Lovelace", "AGENT"],
-        ])
+        #expect(
+            Self.rows(greeting).map { [$0[0], $0[1], $0[4]] } == [
+                ["Notice.Joined", "Ann Lee", "CLIENT"], ["Notice.Joined", "Ada Lovelace", "AGENT"], ["Message.Text", "Ada Lovelace", "AGENT"],
+            ]
+        )
         #expect(Self.rows(greeting).allSatisfy { Int($0[3]) != nil })
 
         let sent = try await rest.post("message=about%20my%20bill&_verbose=true", to: "/\(serviceID)/ixn/chat/send", contentType: Self.form)

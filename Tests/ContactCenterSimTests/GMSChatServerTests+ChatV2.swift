@@ -7,11 +7,18 @@ import Testing
     static let channel = "/service/chatV2/customer-support"
 
     /// A started chat: the client, its id, and the chat's secureKey once the agent's greeting came.
-    static func startChat(_ simulator: ContactCenterSimulator, _ client: GMSTestClient) async throws -> (clientID: String, secureKey: String, events: [GMSTestClient.Message]) {
+    static func startChat(
+        _ simulator: ContactCenterSimulator,
+        _ client: GMSTestClient
+    ) async throws -> (clientID: String, secureKey: String, events: [GMSTestClient.Message]) {
         let clientID = try await client.handshake()
         _ = try await client.connect(clientID)
         _ = try await client.subscribe(clientID, Self.channel)
-        let ack = try await client.publish(clientID, Self.channel, #"{"operation":"requestChat","nickname":"Ann","subject":"Billing","userData":{"TimeZone":-480}}"#)
+        let ack = try await client.publish(
+            clientID,
+            Self.channel,
+            #"{"operation":"requestChat","nickname":"Ann","subject":"Billing","userData":{"TimeZone":-480}}"#
+        )
         #expect(ack.first?["successful"] as? Bool == true)
         let events = try await client.events(clientID, on: Self.channel) { events in
             events.flatMap(\.v2Messages).contains { $0["type"] as? String == "Message" }
@@ -52,14 +59,18 @@ import Testing
         #expect(rows[0]["text"] as? String == "my bill")
         #expect(try await simulator.gms.waitForCustomerMessage(containing: "bill", timeout: .seconds(60)).index == 4)
 
-        for operation in [#""operation":"startTyping""#, #""operation":"stopTyping""#, #""operation":"pushUrl","pushUrl":"https://a.example""#,
-                          #""operation":"customNotice","message":"n""#, #""operation":"updateNickname","nickname":"Annie""#] {
+        for operation in [
+            #""operation":"startTyping""#, #""operation":"stopTyping""#, #""operation":"pushUrl","pushUrl":"https://a.example""#,
+            #""operation":"customNotice","message":"n""#, #""operation":"updateNickname","nickname":"Annie""#,
+        ] {
             _ = try await client.publish(clientID, Self.channel, #"{\#(operation),"secureKey":"\#(secureKey)"}"#)
         }
         _ = try await client.publish(clientID, Self.channel, #"{"operation":"disconnect","secureKey":"\#(secureKey)"}"#)
         let ended = try await client.events(clientID, on: Self.channel) { events in events.contains { $0.data["chatEnded"] as? Bool == true } }
-        #expect(ended.flatMap(\.v2Messages).map { $0["type"] as? String }
-            == ["TypingStarted", "TypingStopped", "PushUrl", "CustomNotice", "NicknameUpdated", "ParticipantLeft"])
+        #expect(
+            ended.flatMap(\.v2Messages).map { $0["type"] as? String }
+                == ["TypingStarted", "TypingStopped", "PushUrl", "CustomNotice", "NicknameUpdated", "ParticipantLeft"]
+        )
         let chat = try #require(simulator.gms.chats.first)
         #expect(chat.isEnded)
         #expect(chat.nickname == "Annie")
@@ -104,7 +115,11 @@ import Testing
         for (position, expected) in [("2", [2, 3, 4]), ("\"3\"", [3, 4]), ("0", [1, 2, 3, 4])] {
             let other = try await client.handshake()
             _ = try await client.connect(other)
-            _ = try await client.publish(other, Self.channel, #"{"operation":"requestNotifications","secureKey":"\#(secureKey)","transcriptPosition":\#(position)}"#)
+            _ = try await client.publish(
+                other,
+                Self.channel,
+                #"{"operation":"requestNotifications","secureKey":"\#(secureKey)","transcriptPosition":\#(position)}"#
+            )
             let events = try await client.events(other, on: Self.channel) { !$0.isEmpty }
             #expect(events[0].v2Messages.map { $0["index"] as? Int } == expected)
         }

@@ -27,7 +27,8 @@ import Testing
         #expect(simulator.gms.baseURL == "http://127.0.0.1:\(simulator.httpPort)/genesys")
 
         let (status, body, headers) = try await client.post(
-            #"[{"channel":"/meta/handshake","version":"1.0","supportedConnectionTypes":["long-polling","callback-polling"],"id":"1"}]"#, to: "/handshake"
+            #"[{"channel":"/meta/handshake","version":"1.0","supportedConnectionTypes":["long-polling","callback-polling"],"id":"1"}]"#,
+            to: "/handshake"
         )
         #expect(status == 200)
         #expect(headers["Set-Cookie"].first?.hasPrefix("BAYEUX_BROWSER=") == true)
@@ -68,11 +69,19 @@ import Testing
         #expect(delivered.dropFirst().first?.data["text"] as? String == "hi")
 
         // The form field `message=` is read too.
-        let form = try await client.post("message=" + (#"[{"channel":"/meta/unsubscribe","clientId":"\#(clientID)","subscription":"/chat/**","id":"u"}]"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""), contentType: "application/x-www-form-urlencoded")
+        let form = try await client.post(
+            "message="
+                + (#"[{"channel":"/meta/unsubscribe","clientId":"\#(clientID)","subscription":"/chat/**","id":"u"}]"#.addingPercentEncoding(
+                    withAllowedCharacters: .alphanumerics
+                ) ?? ""),
+            contentType: "application/x-www-form-urlencoded"
+        )
         #expect(try GMSTestClient.parse(form.body).first?["successful"] as? Bool == true)
 
         // Nothing shared: the handshake fails.
-        let refused = try await client.send(#"{"channel":"/meta/handshake","version":"1.0","supportedConnectionTypes":["callback-polling"],"id":"9"}"#)
+        let refused = try await client.send(
+            #"{"channel":"/meta/handshake","version":"1.0","supportedConnectionTypes":["callback-polling"],"id":"9"}"#
+        )
         #expect(refused.first?["successful"] as? Bool == false)
         #expect(simulator.gms.counters.handshakes == 1)
     }

@@ -19,7 +19,11 @@ struct GMSTestClient: Sendable {
     var gmsUser: String?
 
     /// One POST of `body` (JSON text); the status, body and headers.
-    func post(_ body: String, to path: String = "", contentType: String = "application/json") async throws -> (status: Int, body: [UInt8], headers: HTTPHeaders) {
+    func post(
+        _ body: String,
+        to path: String = "",
+        contentType: String = "application/json"
+    ) async throws -> (status: Int, body: [UInt8], headers: HTTPHeaders) {
         var request = HTTPClientRequest(url: self.url + path)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: contentType)

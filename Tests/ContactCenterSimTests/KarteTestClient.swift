@@ -43,14 +43,28 @@ struct KarteTestClient {
 
     /// Posts a JSON body, gzipped (with `Content-Encoding: gzip`) unless `gzip` is false.
     func track(
-        _ body: [UInt8], gzip: Bool = true, acceptGzip: Bool = false, appKey: String? = nil, timeout: TimeAmount = .seconds(30)
+        _ body: [UInt8],
+        gzip: Bool = true,
+        acceptGzip: Bool = false,
+        appKey: String? = nil,
+        timeout: TimeAmount = .seconds(30)
     ) async throws -> Answer {
-        try await self.send(gzip ? TestGzip.compress(body) : body, contentEncoding: gzip ? "gzip" : nil, acceptGzip: acceptGzip, appKey: appKey, timeout: timeout)
+        try await self.send(
+            gzip ? TestGzip.compress(body) : body,
+            contentEncoding: gzip ? "gzip" : nil,
+            acceptGzip: acceptGzip,
+            appKey: appKey,
+            timeout: timeout
+        )
     }
 
     /// Posts `bytes` as they are, with this `Content-Encoding` (even when they are not encoded so).
     func send(
-        _ bytes: [UInt8], contentEncoding: String?, acceptGzip: Bool = false, appKey: String? = nil, timeout: TimeAmount = .seconds(30)
+        _ bytes: [UInt8],
+        contentEncoding: String?,
+        acceptGzip: Bool = false,
+        appKey: String? = nil,
+        timeout: TimeAmount = .seconds(30)
     ) async throws -> Answer {
         var request = HTTPClientRequest(url: self.base + "/v0/native/track")
         request.method = .POST
@@ -65,7 +79,10 @@ struct KarteTestClient {
     }
 
     func track(
-        _ events: [(String, [String: Any])], gzip: Bool = true, acceptGzip: Bool = false, timeout: TimeAmount = .seconds(30)
+        _ events: [(String, [String: Any])],
+        gzip: Bool = true,
+        acceptGzip: Bool = false,
+        timeout: TimeAmount = .seconds(30)
     ) async throws -> Answer {
         try await self.track(try Self.body(events), gzip: gzip, acceptGzip: acceptGzip, timeout: timeout)
     }

@@ -1,6 +1,5 @@
 import ContactCenterSim
 import Foundation
-import NIOHTTP1
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -128,10 +127,12 @@ import Testing
         #expect(content["title"] as? String == "Welcome back")
         #expect(content["body"] as? String == "Your refund is on its way. Questions? Chat with us or call.")
         let links = try #require(content["links"] as? [[String: String]])
-        #expect(links == [
-            ["label": "Track refund", "url": "https://example.com/refund", "target": "_self"],
-            ["label": "Open in new window", "url": "https://example.com/help", "target": "_blank"],
-        ])
+        #expect(
+            links == [
+                ["label": "Track refund", "url": "https://example.com/refund", "target": "_self"],
+                ["label": "Open in new window", "url": "https://example.com/help", "target": "_blank"],
+            ]
+        )
         #expect(campaign["_id"] as? String == "welcome-popup")
         #expect(campaign["service_action_type"] as? String == "webpopup")
         #expect(campaign["native_app_display_limit_mode"] as? Bool == false)
@@ -245,7 +246,8 @@ import Testing
         let (listed, list) = try await client.control(.GET, "/control/karte/campaigns")
         #expect(listed == 200)
         #expect((list as? [[String: Any]])?.compactMap { $0["id"] as? String } == ["welcome-popup", "app-variables"])
-        let script = #"[{"id":"c1","kind":"popup","trigger":{"event_name":"tap","values":{"button":"help"}},"title":"Help","links":[{"label":"FAQ","url":"https://example.com/faq","target":"_blank"}],"times":2}]"#
+        let script =
+            #"[{"id":"c1","kind":"popup","trigger":{"event_name":"tap","values":{"button":"help"}},"title":"Help","links":[{"label":"FAQ","url":"https://example.com/faq","target":"_blank"}],"times":2}]"#
         #expect(try await client.control(.PUT, "/control/karte/campaigns", json: script).0 == 200)
         #expect(simulator.karte.campaigns.map(\.id) == ["c1"])
         #expect(simulator.karte.campaigns.first?.trigger?.values == ["button": "help"])

@@ -93,7 +93,12 @@ import Testing
         defer { Task { await simulator.stop() } }
         let first = try await TestUserAgent.connect("udp", to: simulator)
         let second = try await TestUserAgent.connect("udp", to: simulator)
-        defer { Task { await first.close(); await second.close() } }
+        defer {
+            Task {
+                await first.close()
+                await second.close()
+            }
+        }
         let token = simulator.issueToken(identity: "alice")
 
         _ = try await first.register(user: "alice", simulator: simulator, token: token)
@@ -200,10 +205,14 @@ import Testing
         #expect(try ok.headers.flowTimer == 30)
 
         var identifiers = SIPIdentifiers()
-        let options = SIPRequest(method: .options, uri: try SIPURI(parsing: "sip:127.0.0.1"), headers: [
-            (.via, "SIP/2.0/TCP 127.0.0.1:\(agent.localPort);branch=\(identifiers.branch())"),
-            (.from, "<sip:alice@sim.attendant.test>;tag=1"), (.to, "<sip:127.0.0.1>"), (.callID, "options-1"), (.cseq, "1 OPTIONS"),
-        ])
+        let options = SIPRequest(
+            method: .options,
+            uri: try SIPURI(parsing: "sip:127.0.0.1"),
+            headers: [
+                (.via, "SIP/2.0/TCP 127.0.0.1:\(agent.localPort);branch=\(identifiers.branch())"),
+                (.from, "<sip:alice@sim.attendant.test>;tag=1"), (.to, "<sip:127.0.0.1>"), (.callID, "options-1"), (.cseq, "1 OPTIONS"),
+            ]
+        )
         #expect(try await agent.exchange(options).statusCode == 200)
         var unknown = options
         unknown.method = "FROBNICATE"

@@ -1,7 +1,8 @@
-@testable import ContactCenterSim
 import CXoneCore
 import Foundation
 import Testing
+
+@testable import ContactCenterSim
 
 /// The simulator's own CXone frame codec (Sources/ContactCenterSim/CXone/Wire) against the plugin's
 /// (`CXoneCore`): what one writes, the other must read the same.
@@ -49,27 +50,40 @@ import Testing
         let identity: GMSJSON = ["idOnExternalPlatform": "cust-1", "firstName": "Grace"]
         let postback = SimCXoneServerFrame.postback(eventId: "e-1", eventType: "ConsumerAuthorized", data: ["consumerIdentity": identity])
         guard case .postback(let eventId, .consumerAuthorized(let authorized)) = try CXoneInbound.decode(postback.encoded) else {
-            Issue.record("not a ConsumerAuthorized postback"); return
+            Issue.record("not a ConsumerAuthorized postback")
+            return
         }
         #expect(eventId == "e-1")
         #expect(authorized.consumerIdentity?.idOnExternalPlatform == "CUST-1", "ids compare without regard to case")
 
         let at = Date(timeIntervalSince1970: 1_800_000_000.25)
-        let event = SimCXoneServerFrame.event(eventId: "e-2", eventType: "EventInS3", createdAt: at, data: ["s3Object": ["url": "http://x/s3/1"], "originEvent": ["eventType": "MessageCreated"]])
+        let event = SimCXoneServerFrame.event(
+            eventId: "e-2",
+            eventType: "EventInS3",
+            createdAt: at,
+            data: ["s3Object": ["url": "http://x/s3/1"], "originEvent": ["eventType": "MessageCreated"]]
+        )
         guard case .event(_, let createdAt, .eventInS3(let notice)) = try CXoneInbound.decode(event.encoded) else {
-            Issue.record("not an EventInS3 event"); return
+            Issue.record("not an EventInS3 event")
+            return
         }
         #expect(createdAt == at)
         #expect(notice.url == "http://x/s3/1")
         #expect(notice.originEventType == "MessageCreated")
 
         let failure = SimCXoneServerFrame.operationError(code: "ThreadNotFound", message: "no thread", transactionId: "e-3")
-        guard case .operationError(let error) = try CXoneInbound.decode(failure.encoded) else { Issue.record("not an operation error"); return }
+        guard case .operationError(let error) = try CXoneInbound.decode(failure.encoded) else {
+            Issue.record("not an operation error")
+            return
+        }
         #expect(error.errorCode == "ThreadNotFound")
         #expect(error.transactionId == "e-3")
 
         let serverError = SimCXoneServerFrame.serverError(message: "Internal server error", connectionId: "7", requestId: "e-4")
-        guard case .serverError(let server) = try CXoneInbound.decode(serverError.encoded) else { Issue.record("not a server error"); return }
+        guard case .serverError(let server) = try CXoneInbound.decode(serverError.encoded) else {
+            Issue.record("not a server error")
+            return
+        }
         #expect(server.requestId == "e-4")
         #expect(server.connectionId == "7")
     }

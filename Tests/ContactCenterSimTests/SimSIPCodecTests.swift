@@ -1,7 +1,8 @@
-@testable import ContactCenterSim
 import SIPCore
 import TestSupport
 import Testing
+
+@testable import ContactCenterSim
 
 /// The simulator's own SIP codec (Sources/ContactCenterSim/SIP), on messages from RFC 3261 and against the
 /// plugin's codec (`SIPCore`): the two are written independently and must agree on the wire.
@@ -43,19 +44,22 @@ import Testing
     /// RFC 3261 section 24.2, F6: a 200 with three Via fields, a body after Content-Length.
     @Test func responseWithSeveralViasAndABody() throws {
         let sdp = "v=0\r\no=bob 2890844527 2890844527 IN IP4 192.0.2.4\r\n"
-        let bytes = Self.bytes([
-            "SIP/2.0 200 OK",
-            "Via: SIP/2.0/UDP server10.biloxi.com;branch=z9hG4bKnashds8;received=192.0.2.3",
-            "Via: SIP/2.0/UDP bigbox3.site3.atlanta.com;branch=z9hG4bK77ef4c2312983.1;received=192.0.2.2",
-            "Via: SIP/2.0/UDP pc33.atlanta.com;branch=z9hG4bK776asdhds ;received=192.0.2.1",
-            "To: Bob <sip:bob@biloxi.com>;tag=a6c85cf",
-            "From: Alice <sip:alice@atlanta.com>;tag=1928301774",
-            "Call-ID: a84b4c76e66710@pc33.atlanta.com",
-            "CSeq: 314159 INVITE",
-            "Contact: <sip:bob@192.0.2.4>",
-            "Content-Type: application/sdp",
-            "Content-Length: \(sdp.utf8.count)",
-        ], body: sdp + "trailing bytes of a datagram are ignored")
+        let bytes = Self.bytes(
+            [
+                "SIP/2.0 200 OK",
+                "Via: SIP/2.0/UDP server10.biloxi.com;branch=z9hG4bKnashds8;received=192.0.2.3",
+                "Via: SIP/2.0/UDP bigbox3.site3.atlanta.com;branch=z9hG4bK77ef4c2312983.1;received=192.0.2.2",
+                "Via: SIP/2.0/UDP pc33.atlanta.com;branch=z9hG4bK776asdhds ;received=192.0.2.1",
+                "To: Bob <sip:bob@biloxi.com>;tag=a6c85cf",
+                "From: Alice <sip:alice@atlanta.com>;tag=1928301774",
+                "Call-ID: a84b4c76e66710@pc33.atlanta.com",
+                "CSeq: 314159 INVITE",
+                "Contact: <sip:bob@192.0.2.4>",
+                "Content-Type: application/sdp",
+                "Content-Length: \(sdp.utf8.count)",
+            ],
+            body: sdp + "trailing bytes of a datagram are ignored"
+        )
         let message = try SimSIPParser.parse(datagram: bytes)
         #expect(message.statusCode == 200)
         #expect(message.reasonPhrase == "OK")
@@ -132,7 +136,10 @@ import Testing
         var items: [SimSIPStreamReader.Item] = []
         for byte in Self.register + [13, 10, 13, 10] { items += try reader.read([byte]) }
         #expect(items.count == 2)
-        guard case .message(let message) = items.first else { Issue.record("no message"); return }
+        guard case .message(let message) = items.first else {
+            Issue.record("no message")
+            return
+        }
         #expect(message.method == "REGISTER")
         #expect(items.last == .ping)
     }
@@ -142,7 +149,10 @@ import Testing
         let head = Self.bytes(["MESSAGE sip:bob@biloxi.com SIP/2.0", "Via: SIP/2.0/TCP a;branch=z9hG4bK1", "Content-Length: 5"])
         #expect(try reader.read(head + Array("hel".utf8)).isEmpty, "waits for the body")
         let items = try reader.read(Array("loSIP/2.0 1".utf8))
-        guard case .message(let message)? = items.first, items.count == 1 else { Issue.record("got \(items)"); return }
+        guard case .message(let message)? = items.first, items.count == 1 else {
+            Issue.record("got \(items)")
+            return
+        }
         #expect(message.body == Array("hello".utf8))
 
         var noLength = SimSIPStreamReader()
@@ -156,8 +166,12 @@ import Testing
         var contact = try SimSIPAddress(parsing: "<sip:bob@192.0.2.4>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-000A95A0E128>\";reg-id=1")
         contact.parameters.set("expires", "600")
         let response = SimSIPMessage.answering(
-            request, 200, toTag: "t1",
-            extra: [SimSIPField("Contact", contact.description), SimSIPField("WWW-Authenticate", "Bearer realm=\"biloxi.com\", error=\"invalid_token\"")]
+            request,
+            200,
+            toTag: "t1",
+            extra: [
+                SimSIPField("Contact", contact.description), SimSIPField("WWW-Authenticate", "Bearer realm=\"biloxi.com\", error=\"invalid_token\""),
+            ]
         )
         let parsed = try response.parsedBySIPCore()
         #expect(parsed.statusCode == 200)
@@ -182,7 +196,10 @@ import Testing
         headers.add(.authorization, "Bearer eyJhbGciOi.eyJzdWIi.c2ln")
         let sent = SIPRequest(method: .register, uri: try SIPURI(parsing: "sip:biloxi.com"), headers: headers, body: Array("x".utf8))
         var reader = SimSIPStreamReader()
-        guard case .message(let message)? = try reader.read(sent.serialized()).first else { Issue.record("no message"); return }
+        guard case .message(let message)? = try reader.read(sent.serialized()).first else {
+            Issue.record("no message")
+            return
+        }
         #expect(message.requestURI == "sip:biloxi.com")
         #expect(try message.address("From").displayName == "Bob B")
         #expect(try message.contacts().first?.expires == 300)

@@ -115,7 +115,14 @@ final class TestUserAgent: Sendable {
         instance: Bool = true,
         outbound: Bool = false
     ) throws -> SIPRequest {
-        try self.registerRequest(user: user, domain: simulator.configuration.domain, token: token, expires: expires, instance: instance, outbound: outbound)
+        try self.registerRequest(
+            user: user,
+            domain: simulator.configuration.domain,
+            token: token,
+            expires: expires,
+            instance: instance,
+            outbound: outbound
+        )
     }
 
     func registerRequest(
@@ -164,7 +171,14 @@ final class TestUserAgent: Sendable {
         outbound: Bool = false,
         timeout: Duration = .seconds(60)
     ) async throws -> SIPResponse {
-        let request = try self.registerRequest(user: user, simulator: simulator, token: token, expires: expires, instance: instance, outbound: outbound)
+        let request = try self.registerRequest(
+            user: user,
+            simulator: simulator,
+            token: token,
+            expires: expires,
+            instance: instance,
+            outbound: outbound
+        )
         return try await self.exchange(request, timeout: timeout)
     }
 

@@ -52,7 +52,8 @@ final class TestWebSocket: Sendable {
                 )
                 return channel.pipeline.addHTTPClientHandlers(withClientUpgrade: upgrade).flatMapThrowing {
                     try channel.pipeline.syncOperations.addHandler(
-                        RequestSender(host: host, port: port, uri: uri, failed: upgraded), name: RequestSender.name
+                        RequestSender(host: host, port: port, uri: uri, failed: upgraded),
+                        name: RequestSender.name
                     )
                 }
             }

@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import ContactCenterSim
 import Crypto
 import Foundation
-import Testing
 import NIOCore
 import NIOHTTP1
+import Testing
 
 @Suite struct TokenTests {
     /// Splits a JWT and checks its HS256 signature with Crypto directly, not with the simulator's code.
@@ -18,7 +18,11 @@ import NIOHTTP1
             return try #require(Data(base64Encoded: text))
         }
         let signature = try bytes(parts[2])
-        let valid = HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data("\(parts[0]).\(parts[1])".utf8), using: SymmetricKey(data: key))
+        let valid = HMAC<SHA256>.isValidAuthenticationCode(
+            signature,
+            authenticating: Data("\(parts[0]).\(parts[1])".utf8),
+            using: SymmetricKey(data: key)
+        )
         #expect(valid, "HS256 signature checks out with the signing key")
         let header = try #require(try JSONSerialization.jsonObject(with: bytes(parts[0])) as? [String: Any])
         let claims = try #require(try JSONSerialization.jsonObject(with: bytes(parts[1])) as? [String: Any])
@@ -53,7 +57,9 @@ import NIOHTTP1
         let parts = token.split(separator: ".").map(String.init)
         let forged = HMAC<SHA256>.isValidAuthenticationCode(
             Data(HMAC<SHA256>.authenticationCode(for: Data("\(parts[0]).\(parts[1])".utf8), using: SymmetricKey(data: wrongKey))),
-            authenticating: Data("\(parts[0]).\(parts[1])".utf8), using: SymmetricKey(data: key))
+            authenticating: Data("\(parts[0]).\(parts[1])".utf8),
+            using: SymmetricKey(data: key)
+        )
         #expect(!forged)
     }
 

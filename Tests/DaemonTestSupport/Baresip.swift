@@ -144,7 +144,8 @@ package final class Baresip {
     private static func report(_ process: FixtureProcess) -> String {
         let status = process.isRunning ? "running" : "exited with status \(process.process.terminationStatus)"
         let output = process.stdout.split(separator: "\n", omittingEmptySubsequences: false).suffix(80).joined(separator: "\n")
-        return "\(process.name) (pid \(process.pid), \(status)); its output ends:\n\(output)\(process.stderr.isEmpty ? "" : "\nstderr:\n" + process.stderr)"
+        return
+            "\(process.name) (pid \(process.pid), \(status)); its output ends:\n\(output)\(process.stderr.isEmpty ? "" : "\nstderr:\n" + process.stderr)"
     }
 
     /// What a failure message says about this baresip.
@@ -175,7 +176,11 @@ package final class Baresip {
 
     /// Waits (bounded) for an event of `type` (e.g. "CALL_CLOSED") that satisfies `condition`.
     @discardableResult
-    package func waitForEvent(_ type: String, within seconds: Double = 60, where condition: @escaping (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+    package func waitForEvent(
+        _ type: String,
+        within seconds: Double = 60,
+        where condition: @escaping (JSONValue) -> Bool = { _ in true }
+    ) async throws -> JSONValue {
         var found: JSONValue?
         do {
             try await eventually("baresip (\(self.user)) to report \(type)", within: seconds) {
@@ -205,8 +210,11 @@ package final class Baresip {
             let viaIsOurs = message.topViaSentBy.map(ours.contains) ?? false
             let sent = message.isRequest ? viaIsOurs : !viaIsOurs
             return TracedSIPMessage(
-                direction: sent ? .sent : .received, transport: route.first.map(String.init) ?? "",
-                source: route.count > 1 ? String(route[1]) : "", destination: route.count > 3 ? String(route[3]) : "", message: message
+                direction: sent ? .sent : .received,
+                transport: route.first.map(String.init) ?? "",
+                source: route.count > 1 ? String(route[1]) : "",
+                destination: route.count > 3 ? String(route[3]) : "",
+                message: message
             )
         }
     }
@@ -223,9 +231,10 @@ package final class Baresip {
         var found: SIPMessage?
         do {
             try await eventually("baresip (\(self.user)) to get an answer to its REGISTER", within: seconds) {
-                found = self.received.filter {
-                    $0.cseqMethod == "REGISTER" && ($0.status ?? 0) >= 200 && $0.status != 401 && $0.status != 407
-                }.dropFirst(skipping).first
+                found =
+                    self.received.filter {
+                        $0.cseqMethod == "REGISTER" && ($0.status ?? 0) >= 200 && $0.status != 401 && $0.status != 407
+                    }.dropFirst(skipping).first
                 return found != nil
             }
         } catch {

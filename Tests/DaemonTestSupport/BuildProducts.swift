@@ -23,7 +23,10 @@ package enum BuildProducts {
     /// bounded and off the cooperative threads.
     package static func fixturePlugins(_ which: String) async throws -> String {
         let built = try await runTool(
-            self.packageRoot + "/scripts/fixture-plugins", [which], environment: ProcessInfo.processInfo.environment, within: 900
+            self.packageRoot + "/scripts/fixture-plugins",
+            [which],
+            environment: ProcessInfo.processInfo.environment,
+            within: 900
         )
         guard built.status == 0, let folder = built.stdout.split(separator: "\n").last else {
             throw FixtureError("scripts/fixture-plugins \(which) failed (status \(built.status)):\n\(built.stderr)")

@@ -46,7 +46,9 @@ package final class BusMonitor: Sendable {
         let parsed = Locked<(pending: Data, messages: [BusMessage])>((Data(), []))
         self.parsed = parsed
         self.child = try FixtureProcess(
-            "busctl monitor", "busctl", ["--address=" + address, "monitor", "--json=short"],
+            "busctl monitor",
+            "busctl",
+            ["--address=" + address, "monitor", "--json=short"],
             environment: environment
         ) { data in
             parsed.withLock { state in
@@ -95,7 +97,12 @@ package final class BusMonitor: Sendable {
 
     /// Waits (bounded) for a message that satisfies `predicate`, seen after the first `skip` messages.
     @discardableResult
-    package func waitFor(_ what: String, after skip: Int = 0, within seconds: Double = 60, _ predicate: (BusMessage) -> Bool) async throws -> BusMessage {
+    package func waitFor(
+        _ what: String,
+        after skip: Int = 0,
+        within seconds: Double = 60,
+        _ predicate: (BusMessage) -> Bool
+    ) async throws -> BusMessage {
         var found: BusMessage?
         try await eventually("\(what) on \(self.address)", within: seconds) {
             found = self.messages.dropFirst(skip).first(where: predicate)

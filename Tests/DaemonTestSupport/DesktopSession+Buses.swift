@@ -17,7 +17,8 @@ extension DesktopSession {
 
     package static func hasOwner(_ name: String, address: String, environment: [String: String]) async throws -> Bool {
         let reply = try await Self.busctl(
-            address, environment,
+            address,
+            environment,
             ["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s", name]
         )
         return reply["data"]?[0]?.bool == true
@@ -25,9 +26,16 @@ extension DesktopSession {
 
     /// Calls a method on the system bus (the logind mock); returns the reply's arguments.
     @discardableResult
-    package func callSystemBus(_ path: String, _ interface: String, _ method: String, _ signature: String = "", _ arguments: [String] = []) async throws -> [JSONValue] {
+    package func callSystemBus(
+        _ path: String,
+        _ interface: String,
+        _ method: String,
+        _ signature: String = "",
+        _ arguments: [String] = []
+    ) async throws -> [JSONValue] {
         let reply = try await Self.busctl(
-            self.systemBusAddress, self.toolEnvironment,
+            self.systemBusAddress,
+            self.toolEnvironment,
             ["call", Self.login1, path, interface, method] + (signature.isEmpty ? [] : [signature] + arguments)
         )
         return reply["data"]?.array ?? []

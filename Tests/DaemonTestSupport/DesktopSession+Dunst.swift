@@ -30,13 +30,21 @@ extension DesktopSession {
         try await eventually("dunst to own org.freedesktop.Notifications") {
             guard dunst.isRunning else { throw FixtureError("dunst did not start: \(dunst.report)") }
             let owner = try await Self.busctl(
-                address, tools,
-                ["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s", "org.freedesktop.Notifications"]
+                address,
+                tools,
+                [
+                    "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "NameHasOwner", "s",
+                    "org.freedesktop.Notifications",
+                ]
             )
             guard owner["data"]?[0]?.bool == true else { return false }
             let pid = try await Self.busctl(
-                address, tools,
-                ["call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID", "s", "org.freedesktop.Notifications"]
+                address,
+                tools,
+                [
+                    "call", "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetConnectionUnixProcessID", "s",
+                    "org.freedesktop.Notifications",
+                ]
             )
             return pid["data"]?[0]?.int == Int(dunst.pid)
         }
@@ -154,7 +162,10 @@ extension DesktopSession {
         }
         let menu = self.contextMenus[before]
         guard let chosen = menu.chosen else {
-            throw FixtureError("no action labelled \"\(label)\"\(id.map { " on notification \($0)" } ?? "") in dunst's context menu:\n" + menu.lines.joined(separator: "\n"))
+            throw FixtureError(
+                "no action labelled \"\(label)\"\(id.map { " on notification \($0)" } ?? "") in dunst's context menu:\n"
+                    + menu.lines.joined(separator: "\n")
+            )
         }
         // "#<label> (<summary>) [<id>,<key>]"
         guard let open = chosen.range(of: "[", options: .backwards), chosen.hasSuffix("]"),

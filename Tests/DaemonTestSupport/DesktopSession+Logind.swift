@@ -43,10 +43,18 @@ extension DesktopSession {
     /// Emits org.freedesktop.login1.Manager.PrepareForSleep(start) (after setting PreparingForSleep).
     package func prepareForSleep(_ start: Bool) async throws {
         try await self.callSystemBus(
-            Self.managerPath, Self.mockInterface, "UpdateProperties", "sa{sv}", [Self.managerInterface, "1", "PreparingForSleep", "b", "\(start)"]
+            Self.managerPath,
+            Self.mockInterface,
+            "UpdateProperties",
+            "sa{sv}",
+            [Self.managerInterface, "1", "PreparingForSleep", "b", "\(start)"]
         )
         try await self.callSystemBus(
-            Self.managerPath, Self.mockInterface, "EmitSignal", "sssav", [Self.managerInterface, "PrepareForSleep", "b", "1", "b", "\(start)"]
+            Self.managerPath,
+            Self.mockInterface,
+            "EmitSignal",
+            "sssav",
+            [Self.managerInterface, "PrepareForSleep", "b", "1", "b", "\(start)"]
         )
     }
 
@@ -66,8 +74,12 @@ extension DesktopSession {
         return (reply.first?.array ?? []).compactMap { entry in
             guard let fields = entry.array, fields.count == 6 else { return nil }
             return Inhibitor(
-                what: fields[0].string ?? "", who: fields[1].string ?? "", why: fields[2].string ?? "",
-                mode: fields[3].string ?? "", uid: fields[4].int ?? -1, pid: fields[5].int ?? -1
+                what: fields[0].string ?? "",
+                who: fields[1].string ?? "",
+                why: fields[2].string ?? "",
+                mode: fields[3].string ?? "",
+                uid: fields[4].int ?? -1,
+                pid: fields[5].int ?? -1
             )
         }
     }

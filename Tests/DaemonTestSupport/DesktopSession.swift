@@ -1,7 +1,7 @@
-import TestSupport
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 // A desktop made of real parts, for the daemon's notification and session tests (DESIGN.md section 6):
 //
@@ -19,7 +19,8 @@ package final class DesktopSession {
 
     /// The python that scripts/setup installed python-dbusmock into (a venv over Debian's python3 with its
     /// python3-dbus and python3-gi); ATTENDANT_TEST_PYTHON overrides it.
-    package static let python: String = ProcessInfo.processInfo.environment["ATTENDANT_TEST_PYTHON"]
+    package static let python: String =
+        ProcessInfo.processInfo.environment["ATTENDANT_TEST_PYTHON"]
         ?? BuildProducts.packageRoot + "/.build-python/bin/python3"
 
     package static let login1 = "org.freedesktop.login1"
@@ -96,7 +97,9 @@ package final class DesktopSession {
             let config = directory + "/\(name).conf"
             try privateBusConfiguration(socket: directory + "/\(name).sock").write(toFile: config, atomically: true, encoding: .utf8)
             let bus = try FixtureProcess(
-                "dbus-daemon (\(name) bus)", "dbus-daemon", ["--config-file=" + config, "--nofork", "--print-address"],
+                "dbus-daemon (\(name) bus)",
+                "dbus-daemon",
+                ["--config-file=" + config, "--nofork", "--print-address"],
                 environment: base
             )
             children.add(bus)
@@ -111,7 +114,9 @@ package final class DesktopSession {
 
         // Xvfb picks a free display itself and writes its number to fd 1 once it accepts clients.
         let xvfb = try FixtureProcess(
-            "Xvfb", "Xvfb", ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "1280x1024x24"],
+            "Xvfb",
+            "Xvfb",
+            ["-displayfd", "1", "-nolisten", "tcp", "-noreset", "-screen", "0", "1280x1024x24"],
             environment: base
         )
         children.add(xvfb)
@@ -135,7 +140,9 @@ package final class DesktopSession {
             throw FixtureError("\(Self.python) is missing: run scripts/setup (it installs python-dbusmock there)")
         }
         let logind = try FixtureProcess(
-            "python-dbusmock logind", Self.python, ["-m", "dbusmock", "--system", "--template", "logind"],
+            "python-dbusmock logind",
+            Self.python,
+            ["-m", "dbusmock", "--system", "--template", "logind"],
             environment: environment
         )
         children.add(logind)
@@ -148,11 +155,13 @@ package final class DesktopSession {
         let uid = getuid()
         let user = getpwuid(uid).map { String(cString: $0.pointee.pw_name) } ?? "user\(uid)"
         try await Self.busctl(
-            systemBus, environment,
+            systemBus,
+            environment,
             ["call", Self.login1, Self.managerPath, Self.mockInterface, "AddSession", "ssusb", self.sessionID, "seat0", "\(uid)", user, "true"]
         )
         try await Self.busctl(
-            systemBus, environment,
+            systemBus,
+            environment,
             [
                 "call", Self.login1, Self.managerPath, Self.mockInterface, "AddMethod", "sssss", Self.managerInterface,
                 "GetSessionByPID", "u", "o", "ret = '/org/freedesktop/login1/session/\(self.sessionID)'",

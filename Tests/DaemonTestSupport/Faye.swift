@@ -30,7 +30,10 @@ package final class Faye: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["FAYE_TIMEOUT"] = String(timeout)
         let process = try FixtureProcess(
-            "thin", "thin", ["start", "-R", config, "-a", "127.0.0.1", "-p", String(port)], environment: environment
+            "thin",
+            "thin",
+            ["start", "-R", config, "-a", "127.0.0.1", "-p", String(port)],
+            environment: environment
         )
         let faye = Faye(port: port, timeout: timeout, process: process)
         do {

@@ -41,7 +41,7 @@ package enum LoopbackPort {
     static let candidates: Range<UInt16> = {
         var low = 32_768
         if let range = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8),
-           let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
+            let first = range.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) })
         {
             low = first
         }

@@ -124,10 +124,12 @@ package struct PrintedNotification: Sendable {
                     // \t\t"key": "label"
                     let entry = lines[index].trimmingCharacters(in: CharacterSet(charactersIn: "\t"))
                     if let separator = entry.range(of: "\": \""), entry.hasPrefix("\""), entry.hasSuffix("\"") {
-                        actions.append(NotificationAction(
-                            key: String(entry[entry.index(after: entry.startIndex)..<separator.lowerBound]),
-                            label: String(entry[separator.upperBound..<entry.index(before: entry.endIndex)])
-                        ))
+                        actions.append(
+                            NotificationAction(
+                                key: String(entry[entry.index(after: entry.startIndex)..<separator.lowerBound]),
+                                label: String(entry[separator.upperBound..<entry.index(before: entry.endIndex)])
+                            )
+                        )
                     }
                     index += 1
                 }

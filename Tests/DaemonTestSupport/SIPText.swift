@@ -44,10 +44,12 @@ package struct SIPMessage: Sendable, CustomStringConvertible {
             if line.first == " " || line.first == "\t", let last = headers.popLast() {
                 headers.append(Header(name: last.name, value: last.value + " " + line.trimmingCharacters(in: .whitespaces)))
             } else if let colon = line.firstIndex(of: ":") {
-                headers.append(Header(
-                    name: line[..<colon].trimmingCharacters(in: .whitespaces),
-                    value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                ))
+                headers.append(
+                    Header(
+                        name: line[..<colon].trimmingCharacters(in: .whitespaces),
+                        value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    )
+                )
             }
         }
         self.text = text

@@ -44,8 +44,11 @@ package enum SIPp {
             guard lines.count == 4, let message = SIPMessage(String(lines[3]).trimmingCharacters(in: .newlines) + "\r\n") else { return nil }
             let kind = lines[1]
             return TracedSIPMessage(
-                direction: kind.contains("received") ? .received : .sent, transport: kind.split(separator: " ").first.map(String.init) ?? "",
-                source: "", destination: "", message: message
+                direction: kind.contains("received") ? .received : .sent,
+                transport: kind.split(separator: " ").first.map(String.init) ?? "",
+                source: "",
+                destination: "",
+                message: message
             )
         }
     }
@@ -56,8 +59,15 @@ package enum SIPp {
     /// (a free port if nil); returns what came back. `contactParameters` are appended to the Contact (e.g.
     /// `;+sip.instance="<urn:uuid:...>";reg-id=1`), `headers` added as they are.
     package static func register(
-        with peers: VoicePeers, user: String, credentials: Credentials, expires: Int = 600, transport: PeerTransport = .udp,
-        localPort: UInt16? = nil, contactParameters: String = "", headers: [String] = [], within seconds: Double = 20
+        with peers: VoicePeers,
+        user: String,
+        credentials: Credentials,
+        expires: Int = 600,
+        transport: PeerTransport = .udp,
+        localPort: UInt16? = nil,
+        contactParameters: String = "",
+        headers: [String] = [],
+        within seconds: Double = 20
     ) async throws -> Exchange {
         let port = try localPort ?? LoopbackPort.pick()
         let stamp = UUID().uuidString.prefix(8)
@@ -108,11 +118,12 @@ package enum SIPp {
 
             """
         try xml.write(toFile: scenario, atomically: true, encoding: .utf8)
-        arguments = [
-            "\(peers.host):\(peers.port)", "-sf", scenario, "-m", "1", "-i", "127.0.0.1", "-p", "\(port)",
-            "-t", transport == .tcp ? "t1" : "u1", "-trace_msg", "-message_file", messages, "-nostdin",
-            "-timeout", "\(Int(seconds))s", "-timeout_error",
-        ] + arguments
+        arguments =
+            [
+                "\(peers.host):\(peers.port)", "-sf", scenario, "-m", "1", "-i", "127.0.0.1", "-p", "\(port)",
+                "-t", transport == .tcp ? "t1" : "u1", "-trace_msg", "-message_file", messages, "-nostdin",
+                "-timeout", "\(Int(seconds))s", "-timeout_error",
+            ] + arguments
         let sipp = try FixtureProcess("sipp (register \(user))", "sipp", arguments, environment: ProcessInfo.processInfo.environment)
         let status = await sipp.waitForExit(within: seconds + 5)
         return Exchange(status: status, messages: Self.messages(in: messages), output: sipp.stderr)
@@ -131,7 +142,11 @@ package enum SIPp {
     /// Registers `user` with sipp over UDP (see `register`), then runs a sipp callee on the same port that
     /// answers one INVITE as `behaviour` says. The registration's exchange is in `registration`.
     package static func callee(
-        with peers: VoicePeers, user: String, credentials: Credentials, behaviour: CalleeBehaviour, within seconds: Double = 60
+        with peers: VoicePeers,
+        user: String,
+        credentials: Credentials,
+        behaviour: CalleeBehaviour,
+        within seconds: Double = 60
     ) async throws -> SIPpCallee {
         let port = try LoopbackPort.pick()
         let registration = try await Self.register(with: peers, user: user, credentials: credentials, localPort: port)
@@ -142,7 +157,12 @@ package enum SIPp {
         let scenario = peers.directory + "/sipp-callee-\(user)-\(stamp).xml"
         let messages = peers.directory + "/sipp-callee-\(user)-\(stamp).messages"
         func response(
-            _ status: Int, _ reason: String, tag: Bool = true, via: String = "[last_Via:]", cseq: String = "[last_CSeq:]", extra: [String] = []
+            _ status: Int,
+            _ reason: String,
+            tag: Bool = true,
+            via: String = "[last_Via:]",
+            cseq: String = "[last_CSeq:]",
+            extra: [String] = []
         ) -> String {
             """
              <send>
@@ -189,13 +209,14 @@ package enum SIPp {
             steps += " <recv request=\"ACK\"/>\n"
         }
         try """
-            <?xml version="1.0" encoding="ISO-8859-1" ?>
-            <scenario name="callee">
-            \(steps)</scenario>
+        <?xml version="1.0" encoding="ISO-8859-1" ?>
+        <scenario name="callee">
+        \(steps)</scenario>
 
-            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let process = try FixtureProcess(
-            "sipp (callee \(user))", "sipp",
+            "sipp (callee \(user))",
+            "sipp",
             [
                 "-sf", scenario, "-m", "1", "-i", "127.0.0.1", "-p", "\(port)", "-t", "u1", "-trace_msg", "-message_file", messages,
                 "-nostdin", "-timeout", "\(Int(seconds))s", "-timeout_error",
@@ -212,8 +233,13 @@ extension SIPp {
     /// they are, waits for the 180, then CANCELs it, the CANCEL carrying `cancelHeaders` (e.g. a Reason),
     /// takes the CANCEL's 200 and the INVITE's 487, and ACKs the 487. Returns when sipp is done.
     package static func cancelledCall(
-        to remote: String, requestURI: String, from: String, headers: [String] = [], cancelHeaders: [String] = [],
-        directory: String, within seconds: Double = 30
+        to remote: String,
+        requestURI: String,
+        from: String,
+        headers: [String] = [],
+        cancelHeaders: [String] = [],
+        directory: String,
+        within seconds: Double = 30
     ) async throws -> Exchange {
         let port = try LoopbackPort.pick()
         let stamp = UUID().uuidString.prefix(8)
@@ -223,57 +249,58 @@ extension SIPp {
         let via = "Via: SIP/2.0/[transport] [local_ip]:[local_port];branch=z9hG4bK-attendant-[pid]-[call_number];rport"
         func lines(_ extra: [String]) -> String { extra.map { $0 + "\n" }.joined() }
         try """
-            <?xml version="1.0" encoding="ISO-8859-1" ?>
-            <scenario name="cancelled call">
-             <send retrans="500">
-              <![CDATA[
-            INVITE \(requestURI) SIP/2.0
-            \(via)
-            From: \(from);tag=[pid]SIPpTag00[call_number]
-            To: <\(requestURI)>
-            Call-ID: [call_id]
-            CSeq: 1 INVITE
-            Contact: <sip:caller@[local_ip]:[local_port]>
-            Max-Forwards: 70
-            \(lines(headers))Content-Length: 0
+        <?xml version="1.0" encoding="ISO-8859-1" ?>
+        <scenario name="cancelled call">
+         <send retrans="500">
+          <![CDATA[
+        INVITE \(requestURI) SIP/2.0
+        \(via)
+        From: \(from);tag=[pid]SIPpTag00[call_number]
+        To: <\(requestURI)>
+        Call-ID: [call_id]
+        CSeq: 1 INVITE
+        Contact: <sip:caller@[local_ip]:[local_port]>
+        Max-Forwards: 70
+        \(lines(headers))Content-Length: 0
 
-              ]]>
-             </send>
-             <recv response="100" optional="true"/>
-             <recv response="180"/>
-             <send retrans="500">
-              <![CDATA[
-            CANCEL \(requestURI) SIP/2.0
-            \(via)
-            From: \(from);tag=[pid]SIPpTag00[call_number]
-            To: <\(requestURI)>
-            Call-ID: [call_id]
-            CSeq: 1 CANCEL
-            Max-Forwards: 70
-            \(lines(cancelHeaders))Content-Length: 0
+          ]]>
+         </send>
+         <recv response="100" optional="true"/>
+         <recv response="180"/>
+         <send retrans="500">
+          <![CDATA[
+        CANCEL \(requestURI) SIP/2.0
+        \(via)
+        From: \(from);tag=[pid]SIPpTag00[call_number]
+        To: <\(requestURI)>
+        Call-ID: [call_id]
+        CSeq: 1 CANCEL
+        Max-Forwards: 70
+        \(lines(cancelHeaders))Content-Length: 0
 
-              ]]>
-             </send>
-             <recv response="200"/>
-             <recv response="487"/>
-             <send>
-              <![CDATA[
-            ACK \(requestURI) SIP/2.0
-            \(via)
-            From: \(from);tag=[pid]SIPpTag00[call_number]
-            [last_To:]
-            Call-ID: [call_id]
-            CSeq: 1 ACK
-            Max-Forwards: 70
-            Content-Length: 0
+          ]]>
+         </send>
+         <recv response="200"/>
+         <recv response="487"/>
+         <send>
+          <![CDATA[
+        ACK \(requestURI) SIP/2.0
+        \(via)
+        From: \(from);tag=[pid]SIPpTag00[call_number]
+        [last_To:]
+        Call-ID: [call_id]
+        CSeq: 1 ACK
+        Max-Forwards: 70
+        Content-Length: 0
 
-              ]]>
-             </send>
-            </scenario>
+          ]]>
+         </send>
+        </scenario>
 
-            """.write(toFile: scenario, atomically: true, encoding: .utf8)
+        """.write(toFile: scenario, atomically: true, encoding: .utf8)
         let sipp = try FixtureProcess(
-            "sipp (caller)", "sipp",
+            "sipp (caller)",
+            "sipp",
             [
                 remote, "-sf", scenario, "-m", "1", "-i", "127.0.0.1", "-p", "\(port)", "-t", "u1", "-trace_msg",
                 "-message_file", messages, "-nostdin", "-timeout", "\(Int(seconds))s", "-timeout_error",

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 import Glibc
 import TestSupport
 
@@ -37,9 +37,12 @@ package final class SoundServer: Sendable {
         environment["XDG_CONFIG_HOME"] = directory + "/config"
         let children = FixtureChildren(directory: directory)
         let process = try fixtureDaemon(
-            "pulseaudio", try installedTool("pulseaudio"),
-            ["-n", "-F", directory + "/default.pa", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
-             "--log-target=stderr"],
+            "pulseaudio",
+            try installedTool("pulseaudio"),
+            [
+                "-n", "-F", directory + "/default.pa", "--daemonize=no", "--exit-idle-time=-1", "--use-pid-file=no", "--disable-shm=yes",
+                "--log-target=stderr",
+            ],
             environment: environment
         )
         children.add(process) { $0.terminate(within: 5) }
@@ -80,7 +83,7 @@ package final class SoundServer: Sendable {
             }
             // "\t\tapplication.name = \"Attendant\""
             let text = line.trimmingCharacters(in: .whitespaces)
-            guard !streams.isEmpty, let equals = text.range(of: " = \"") , text.hasSuffix("\"") else { continue }
+            guard !streams.isEmpty, let equals = text.range(of: " = \""), text.hasSuffix("\"") else { continue }
             streams[streams.count - 1][String(text[..<equals.lowerBound])] = String(text[equals.upperBound...].dropLast())
         }
         return streams
@@ -103,9 +106,13 @@ package final class SoundServer: Sendable {
         // `bytes` by head: the recording ends by its length, not by a timer.
         let recorded = try await runTool(
             "/bin/sh",
-            ["-c", "\"$0\" --device=\(Self.sink).monitor --raw --format=s16le --channels=1 --rate=8000 --latency-msec=20 | head -c \(bytes) > \"$1\"",
-             try installedTool("parec"), file],
-            environment: environment, within: 30 + seconds
+            [
+                "-c",
+                "\"$0\" --device=\(Self.sink).monitor --raw --format=s16le --channels=1 --rate=8000 --latency-msec=20 | head -c \(bytes) > \"$1\"",
+                try installedTool("parec"), file,
+            ],
+            environment: environment,
+            within: 30 + seconds
         )
         let data = (try? Data(contentsOf: URL(fileURLWithPath: file))) ?? Data()
         guard data.count == bytes else {

@@ -1,7 +1,7 @@
-package import TestSupport
 package import Foundation
 import Glibc
 import Synchronization
+package import TestSupport
 
 // The voice channel's real peers (DESIGN.md section 6, issue 4 "Real peers"), for the SIP plugin's tests:
 //
@@ -128,8 +128,14 @@ package final class VoicePeers {
             attempt?.port = try LoopbackPort.pickTCP(avoiding: [port])
             do {
                 let process = try await Self.launchRegistrar(
-                    port: port, tls: attempt, secret: secret, authentication: authentication, minExpires: minExpires,
-                    maxExpires: maxExpires, flowTimer: flowTimer, directory: directory
+                    port: port,
+                    tls: attempt,
+                    secret: secret,
+                    authentication: authentication,
+                    minExpires: minExpires,
+                    maxExpires: maxExpires,
+                    flowTimer: flowTimer,
+                    directory: directory
                 )
                 children.add(process, stop: Self.stopRegistrarProcess)
                 started = (port, attempt, process)
@@ -165,7 +171,13 @@ package final class VoicePeers {
     }
 
     private static func launchRegistrar(
-        port: UInt16, tls: TLSIdentity?, secret: String, authentication: Authentication, minExpires: Int, maxExpires: Int, flowTimer: Int,
+        port: UInt16,
+        tls: TLSIdentity?,
+        secret: String,
+        authentication: Authentication,
+        minExpires: Int,
+        maxExpires: Int,
+        flowTimer: Int,
         directory: String
     ) async throws -> FixtureProcess {
         let runtime = directory + "/kamailio"
@@ -232,11 +244,13 @@ package final class VoicePeers {
 
     /// Stops kamailio (its contacts are lost: the location table is in memory).
     package func stopRegistrar() async {
-        guard let process = self.registrarRuns.withLock({ runs -> FixtureProcess? in
-            let current = runs.current
-            runs.current = nil
-            return current
-        }) else { return }
+        guard
+            let process = self.registrarRuns.withLock({ runs -> FixtureProcess? in
+                let current = runs.current
+                runs.current = nil
+                return current
+            })
+        else { return }
         Self.stopRegistrarProcess(process)
         _ = await process.waitForExit(within: 5)
         try? FileManager.default.removeItem(atPath: self.controlSocket)
@@ -246,8 +260,14 @@ package final class VoicePeers {
     package func startRegistrar() async throws {
         guard !self.registrarRunning else { return }
         let process = try await Self.launchRegistrar(
-            port: self.port, tls: self.tlsIdentity, secret: self.secret, authentication: self.authentication, minExpires: self.minExpires,
-            maxExpires: self.maxExpires, flowTimer: self.flowTimer, directory: self.directory
+            port: self.port,
+            tls: self.tlsIdentity,
+            secret: self.secret,
+            authentication: self.authentication,
+            minExpires: self.minExpires,
+            maxExpires: self.maxExpires,
+            flowTimer: self.flowTimer,
+            directory: self.directory
         )
         self.children.add(process, stop: Self.stopRegistrarProcess)
         self.registrarRuns.withLock {
@@ -289,7 +309,9 @@ package final class VoicePeers {
     package func kamcmd(_ arguments: String...) async throws -> String {
         let result = try await runTool("kamcmd", ["-s", "unix:" + self.controlSocket] + arguments, environment: ProcessInfo.processInfo.environment)
         guard result.status == 0 else {
-            throw FixtureError("kamcmd \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stdout)\(result.stderr)\n\(self.registrarReport)")
+            throw FixtureError(
+                "kamcmd \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stdout)\(result.stderr)\n\(self.registrarReport)"
+            )
         }
         return result.stdout
     }
@@ -303,7 +325,9 @@ package final class VoicePeers {
     /// Waits (bounded) until `user`'s contacts satisfy `condition`; returns them.
     @discardableResult
     package func waitForContacts(
-        of user: String, _ what: String = "the expected contacts", within seconds: Double = 60,
+        of user: String,
+        _ what: String = "the expected contacts",
+        within seconds: Double = 60,
         _ condition: @escaping ([RegisteredContact]) -> Bool
     ) async throws -> [RegisteredContact] {
         var contacts: [RegisteredContact] = []

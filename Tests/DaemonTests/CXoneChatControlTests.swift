@@ -25,7 +25,10 @@ extension CXoneChatDaemonTests {
         let refused = try await Self.chat(["send", "--json", "Refused"], bus: bus)
         #expect(refused.status == 1, "\(refused.output)")
         #expect(refused.output.contains("ServerError"), "\(refused.output)")
-        #expect(refused.output.contains("the chat server refused message ") && refused.output.contains("(MessageRejected): injected fault"), "\(refused.output)")
+        #expect(
+            refused.output.contains("the chat server refused message ") && refused.output.contains("(MessageRejected): injected fault"),
+            "\(refused.output)"
+        )
         #expect(refused.output.contains("was not sent and is removed from the outbox"), "\(refused.output)")
         await #expect(try Self.status(bus: bus)["outbox"] == "0")
 
@@ -35,7 +38,10 @@ extension CXoneChatDaemonTests {
         _ = try await simulator.control("POST", "/control/cxone/fault?kind=server-error&event=SendMessage")
         let failed = try await Self.chat(["send", "Retried"], bus: bus)
         #expect(failed.status == 1, "\(failed.output)")
-        #expect(failed.output.contains("the chat server failed to take message ") && failed.output.contains("Internal server error"), "\(failed.output)")
+        #expect(
+            failed.output.contains("the chat server failed to take message ") && failed.output.contains("Internal server error"),
+            "\(failed.output)"
+        )
         #expect(failed.output.contains("stays in the outbox and is sent again when the chat reconnects"), "\(failed.output)")
         await #expect(try Self.status(bus: bus)["outbox"] == "1")
         _ = try await simulator.control("POST", "/control/cxone/clear-faults")
@@ -78,9 +84,11 @@ extension CXoneChatDaemonTests {
         }
         try await eventually("both threads at the gateway") { try await Self.gatewayThreads(simulator).count == 2 }
         func states() async throws -> [String: String] {
-            await Dictionary(uniqueKeysWithValues: try Self.threads(bus: bus).compactMap { thread in
-                (thread["id"] as? String).map { ($0, thread["state"] as? String ?? "") }
-            })
+            await Dictionary(
+                uniqueKeysWithValues: try Self.threads(bus: bus).compactMap { thread in
+                    (thread["id"] as? String).map { ($0, thread["state"] as? String ?? "") }
+                }
+            )
         }
 
         // Two open threads: the one created last is ended.
@@ -182,7 +190,9 @@ extension CXoneChatDesktopTests {
 
         // Asleep: the message is queued, not refused.
         try await desktop.prepareForSleep(true)
-        try await eventually("the socket closed for sleep") { try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0 }
+        try await eventually("the socket closed for sleep") {
+            try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0
+        }
         await #expect(try status()["state"] == "prepared")
         let (sent, output) = try await ctl(["chat", "send", "Written while asleep"])
         #expect(sent == 0, "\(output)")

@@ -16,7 +16,10 @@ extension CXoneChatDaemonTests {
         let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus)
         let offline = try await TokenDaemonTests.channel("chat", bus: bus) { ($0["detail"] as? String ?? "").contains("offline") }
         #expect(offline["state"] as? String == "recovering", "\(offline)\n\(daemon.stderr)")
-        #expect((offline["detail"] as? String ?? "").contains("the live chat of brand 1386, channel chat_sim is offline: no agent is available"), "\(offline)")
+        #expect(
+            (offline["detail"] as? String ?? "").contains("the live chat of brand 1386, channel chat_sim is offline: no agent is available"),
+            "\(offline)"
+        )
         await #expect(try Self.receivedEvents(simulator).isEmpty)
 
         // An agent comes online: the next attempt connects and recovers the live chat.
@@ -38,7 +41,10 @@ extension CXoneChatDaemonTests {
         let (status, output) = try await Self.chat(["form", "--json"], bus: bus)
         #expect(status == 0, "\(output)")
         let form = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String] ?? [:]
-        #expect(form == ["form": "Before we start", "field.email": "Your email (required)", "field.topic": "Topic: billing | delivery | other"], "\(form)")
+        #expect(
+            form == ["form": "Before we start", "field.email": "Your email (required)", "field.topic": "Topic: billing | delivery | other"],
+            "\(form)"
+        )
         let human = try await Self.chat(["form"], bus: bus).output
         #expect(human.contains("Before we start (answer with: attendantctl chat create --field ID=VALUE):"), "\(human)")
 

@@ -73,7 +73,10 @@ import Testing
     static func stop(_ daemon: DaemonProcess) async {
         daemon.signal(SIGTERM)
         let status = await daemon.waitForExit()
-        #expect(status == 0, "exit status \(status.map(String.init) ?? "none within 30 s (killed)"); the daemon's last log lines:\n\(daemon.stderr.suffix(4000))")
+        #expect(
+            status == 0,
+            "exit status \(status.map(String.init) ?? "none within 30 s (killed)"); the daemon's last log lines:\n\(daemon.stderr.suffix(4000))"
+        )
     }
 
     static func waitForListening(_ bus: PrivateBus, _ daemon: DaemonProcess) async throws {
@@ -102,7 +105,10 @@ import Testing
         // prepare is illegal outside initial and offline (IllegalChatStateError).
         let again = try await Self.chat(["prepare"], bus: bus)
         #expect(again.status != 0)
-        #expect(again.output.contains("cannot prepare the chat while the chat is ready: prepare is allowed only while it is initial or offline"), "\(again.output)")
+        #expect(
+            again.output.contains("cannot prepare the chat while the chat is ready: prepare is allowed only while it is initial or offline"),
+            "\(again.output)"
+        )
 
         // The first message creates the thread; the agent's answer comes back as MessageCreated.
         let sent = try await Self.chat(["send", "Hello <b>from</b> the desk & co"], bus: bus)
@@ -335,7 +341,11 @@ import Testing
         let code = try scratch.write("code", "oauth-code-4f1c\n")
         chmod(code, 0o600)
         // token-file belongs to the channel, not the plugin table: put it before [channel.cxone-chat].
-        let configuration = Self.configuration(simulator).replacingOccurrences(of: "plugin = \"cxone-chat\"\n", with: "plugin = \"cxone-chat\"\ntoken-file = \"\(code)\"\n")
+        let configuration =
+            Self.configuration(simulator).replacingOccurrences(
+                of: "plugin = \"cxone-chat\"\n",
+                with: "plugin = \"cxone-chat\"\ntoken-file = \"\(code)\"\n"
+            )
             + "code-verifier = \"verifier-9a7e\"\n"
         var daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
         try await Self.waitForListening(bus, daemon)
@@ -381,7 +391,10 @@ import Testing
         let first = try await Self.chat(["prepare"], bus: bus)
         #expect(first.status != 0)
         #expect(first.output.contains("could not fetch the channel configuration: GET http://127.0.0.1:"), "\(first.output)")
-        #expect(first.output.contains("answered 500 Internal Server Error (InternalServerError: the configuration endpoint is failing (injected fault))"), "\(first.output)")
+        #expect(
+            first.output.contains("answered 500 Internal Server Error (InternalServerError: the configuration endpoint is failing (injected fault))"),
+            "\(first.output)"
+        )
         await #expect(try Self.status(bus: bus)["state"] == "initial")
 
         // The visitor cannot be stored: back to initial too.

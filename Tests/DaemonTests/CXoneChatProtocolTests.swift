@@ -93,7 +93,12 @@ extension CXoneChatDaemonTests {
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "page-title = \"Desk\"\npage-url = \"https://shop.example/desk\"")
+        let daemon = try await Self.daemon(
+            simulator,
+            scratch: scratch,
+            bus: bus,
+            extra: "page-title = \"Desk\"\npage-url = \"https://shop.example/desk\""
+        )
         func status() async throws -> [String: Any] { try await simulator.controlJSON("GET", "/control/cxone/status") }
         // Three tries at least: availability asked each time.
         try await eventually("three tries of the offline live chat", within: 40) { try await status()["availability_requests"] as? Int ?? 0 >= 3 }
@@ -114,7 +119,10 @@ extension CXoneChatDaemonTests {
     /// POSTs `body` to the simulator's control `path`; the JSON answer.
     static func post(_ simulator: Simulator, _ path: String, _ body: String, scratch: Scratch) async throws -> [String: Any] {
         let file = try scratch.write("body-\(UUID().uuidString)", body)
-        let (status, output) = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)\(path)"])
+        let (status, output) = try await run(
+            "/usr/bin/curl",
+            ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)\(path)"]
+        )
         guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
     }
@@ -133,12 +141,25 @@ extension CXoneChatDaemonTests {
             #"{"eventId":"\#(UUID().uuidString)","eventType":"EventInS3","createdAt":"2026-11-24T22:00:00Z","data":{"s3Object":{"url":"\#(url)"},"originEvent":{"eventType":"\#(type)"}}}"#
         }
         // A large event of a type the channel does not use: downloaded, then ignored (not a failure).
-        let parked = try await Self.post(simulator, "/control/cxone/s3", #"{"eventId":"6f0a3c1e-0000-4000-8000-00000000000a","eventType":"SomethingNew","data":{}}"#, scratch: scratch)
+        let parked = try await Self.post(
+            simulator,
+            "/control/cxone/s3",
+            #"{"eventId":"6f0a3c1e-0000-4000-8000-00000000000a","eventType":"SomethingNew","data":{}}"#,
+            scratch: scratch
+        )
         let url = try #require(parked["url"] as? String)
         _ = try await Self.post(simulator, "/control/cxone/push", notice(url + query, "SomethingNew"), scratch: scratch)
         // A large event whose download fails: a warning naming the URL without its query.
-        _ = try await Self.post(simulator, "/control/cxone/push", notice("http://127.0.0.1:\(simulator.httpPort)/s3/missing" + query, "MessageCreated"), scratch: scratch)
-        #expect(await daemon.waitForLog("could not download a large chat event from http://127.0.0.1:\(simulator.httpPort)/s3/missing?…: "), "\(daemon.stderr)")
+        _ = try await Self.post(
+            simulator,
+            "/control/cxone/push",
+            notice("http://127.0.0.1:\(simulator.httpPort)/s3/missing" + query, "MessageCreated"),
+            scratch: scratch
+        )
+        #expect(
+            await daemon.waitForLog("could not download a large chat event from http://127.0.0.1:\(simulator.httpPort)/s3/missing?…: "),
+            "\(daemon.stderr)"
+        )
         #expect(!daemon.stderr.contains("its SomethingNew event is not used"), "\(daemon.stderr)")
         #expect(!daemon.stderr.contains("from \(url)"), "the ignored event is not a warning: \(daemon.stderr)")
         await #expect(try Self.status(bus: bus)["state"] == "ready")
@@ -206,7 +227,12 @@ extension CXoneChatDaemonTests {
         let contactID = try #require(gateway["contact"] as? String)
         let messageID = try #require((gateway["messages"] as? [[String: Any]])?.first?["id"] as? String)
         func push(_ type: String, _ data: String) async throws {
-            _ = try await Self.post(simulator, "/control/cxone/push", #"{"eventId":"\#(UUID().uuidString)","eventType":"\#(type)","createdAt":"2026-11-24T22:00:00.000Z","data":\#(data)}"#, scratch: scratch)
+            _ = try await Self.post(
+                simulator,
+                "/control/cxone/push",
+                #"{"eventId":"\#(UUID().uuidString)","eventType":"\#(type)","createdAt":"2026-11-24T22:00:00.000Z","data":\#(data)}"#,
+                scratch: scratch
+            )
         }
         let agent = #"{"id":7,"firstName":"Grace","surname":"Kelly","nickname":null,"isBotUser":false,"isSurveyUser":false}"#
         let brandChannel = #""brand":{"id":1386},"channel":{"id":"chat_sim"}"#
@@ -215,7 +241,10 @@ extension CXoneChatDaemonTests {
         try await push("SetPositionInQueue", #"{"consumerContact":{"id":"\#(contactID)"},"positionInQueue":3}"#)
         try await eventually("the queue position in chat status") { try await Self.status(bus: bus)["queue-position"] == "3" }
         await #expect(try Self.threads(bus: bus).first?["positionInQueue"] as? Int == 3)
-        try await push("CaseInboxAssigneeChanged", #"{\#(brandChannel),"case":{"id":"\#(contactID)","threadIdOnExternalPlatform":"\#(threadID)","status":"open"},"inboxAssignee":\#(agent),"previousInboxAssignee":null}"#)
+        try await push(
+            "CaseInboxAssigneeChanged",
+            #"{\#(brandChannel),"case":{"id":"\#(contactID)","threadIdOnExternalPlatform":"\#(threadID)","status":"open"},"inboxAssignee":\#(agent),"previousInboxAssignee":null}"#
+        )
         try await eventually("the assigned agent in chat status") { try await Self.status(bus: bus)["agent"] == "Grace Kelly" }
         await #expect(try Self.status(bus: bus)["queue-position"] == nil)
         let assigned = try await #require(try Self.threads(bus: bus).first)
@@ -230,7 +259,8 @@ extension CXoneChatDaemonTests {
         await #expect(try Self.status(bus: bus)["agent-typing"] == nil)
 
         // The agent read the customer's message.
-        let read = #"{"idOnExternalPlatform":"\#(messageID)","threadIdOnExternalPlatform":"\#(threadID)","messageContent":{"type":"TEXT","payload":{"text":"Hello"}},"createdAt":"2026-11-24T21:59:00.000Z","attachments":[],"direction":"inbound","userStatistics":{"seenAt":"2026-11-24T22:00:00.000Z","readAt":"2026-11-24T22:00:00.000Z"}}"#
+        let read =
+            #"{"idOnExternalPlatform":"\#(messageID)","threadIdOnExternalPlatform":"\#(threadID)","messageContent":{"type":"TEXT","payload":{"text":"Hello"}},"createdAt":"2026-11-24T21:59:00.000Z","attachments":[],"direction":"inbound","userStatistics":{"seenAt":"2026-11-24T22:00:00.000Z","readAt":"2026-11-24T22:00:00.000Z"}}"#
         try await push("MessageReadChanged", #"{"brand":{"id":1386},"message":\#(read)}"#)
         try await eventually("the read receipt in chat status") { try await Self.status(bus: bus)["read-by-agent-through"] == messageID.lowercased() }
         let readMessage = try await #require((try Self.threads(bus: bus).first?["lastMessages"] as? [[String: Any]])?.first)
@@ -247,7 +277,12 @@ extension CXoneChatDaemonTests {
         #expect(opened.output.contains(": ready, agent Grace Kelly"), "\(opened.output)")
         try await eventually("typing and seen at the gateway") { try await Self.receivedEvents(simulator).contains("MessageSeenByCustomer") }
         let events = try await Self.receivedEvents(simulator)
-        #expect(events.filter { ["SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer"].contains($0) } == ["SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer"], "\(events)")
+        #expect(
+            events.filter { ["SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer"].contains($0) } == [
+                "SenderTypingStarted", "SenderTypingEnded", "MessageSeenByCustomer",
+            ],
+            "\(events)"
+        )
         await Self.stop(daemon)
     }
 }

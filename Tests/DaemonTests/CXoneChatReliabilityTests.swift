@@ -14,7 +14,12 @@ extension CXoneChatDaemonTests {
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus, extra: "heartbeat-interval = \"1s\"\npong-timeout = \"500ms\"")
+        let daemon = try await Self.listeningDaemon(
+            simulator,
+            scratch: scratch,
+            bus: bus,
+            extra: "heartbeat-interval = \"1s\"\npong-timeout = \"500ms\""
+        )
         await #expect(try Self.chat(["send", "First"], bus: bus).status == 0)
         try await eventually("the reply") { await Self.texts(try Self.threads(bus: bus).first).count == 2 }
         let recoveries = try await Self.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count
@@ -130,7 +135,10 @@ extension CXoneChatDaemonTests {
 
         func push(_ body: String) async throws {
             let file = try scratch.write("frame", body)
-            let (status, output) = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/cxone/push"])
+            let (status, output) = try await run(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/cxone/push"]
+            )
             #expect(status == 0, "\(output)")
         }
         try await push("{not json")
@@ -174,7 +182,8 @@ extension CXoneChatDaemonTests {
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let config = try scratch.write(
-            "attendant.toml", CXoneChatDaemonTests.configuration(simulator) + "\n[session]\nbackground-on = [\"sleep\", \"lock\"]\n"
+            "attendant.toml",
+            CXoneChatDaemonTests.configuration(simulator) + "\n[session]\nbackground-on = [\"sleep\", \"lock\"]\n"
         )
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
@@ -213,7 +222,9 @@ extension CXoneChatDaemonTests {
         // Suspend: the page view ends and the socket closes; the delay lock is released.
         let recoveries = try await CXoneChatDaemonTests.receivedEvents(simulator).filter { $0 == "RecoverThread" }.count
         try await desktop.prepareForSleep(true)
-        try await eventually("the socket closed for sleep") { try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0 }
+        try await eventually("the socket closed for sleep") {
+            try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0
+        }
         try await eventually("the page view ended") {
             await (try simulator.controlJSON("GET", "/control/cxone/status")["analytics_types"] as? [String] ?? []).contains("TimeSpentOnPage")
         }
@@ -231,7 +242,9 @@ extension CXoneChatDaemonTests {
 
         // Locked, with `background-on` naming the lock: the same until unlocked.
         try await desktop.lock()
-        try await eventually("the socket closed for the lock") { try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0 }
+        try await eventually("the socket closed for the lock") {
+            try await simulator.controlJSON("GET", "/control/cxone/status")["connections"] as? Int == 0
+        }
         try await expectBackground()
         try await desktop.unlock()
         try await eventually("ready after unlock") { try await status()["state"] == "ready" }

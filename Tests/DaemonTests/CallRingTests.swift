@@ -79,7 +79,8 @@ import Testing
     /// A minute of a 440 Hz tone as a WAV file (mono, 16-bit, 8 kHz): longer than any wait here, so a ring
     /// that stops did so because it was cancelled, not because the sound ended.
     static func longTone(in folder: String) throws -> String {
-        let rate = 8000, seconds = 60
+        let rate = 8000
+        let seconds = 60
         var samples = [UInt8]()
         samples.reserveCapacity(rate * seconds * 2)
         for index in 0..<(rate * seconds) {
@@ -88,7 +89,8 @@ import Testing
         }
         func le32(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt32(value).littleEndian) { Array($0) } }
         func le16(_ value: Int) -> [UInt8] { withUnsafeBytes(of: UInt16(value).littleEndian) { Array($0) } }
-        let header = Array("RIFF".utf8) + le32(36 + samples.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
+        let header =
+            Array("RIFF".utf8) + le32(36 + samples.count) + Array("WAVEfmt ".utf8) + le32(16) + le16(1) + le16(1)
             + le32(rate) + le32(rate * 2) + le16(2) + le16(16) + Array("data".utf8) + le32(samples.count)
         let path = folder + "/tone.wav"
         try Data(header + samples).write(to: URL(fileURLWithPath: path))

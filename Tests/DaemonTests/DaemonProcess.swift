@@ -1,8 +1,8 @@
 import DaemonTestSupport
-import TestSupport
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A private folder for one test, removed at the end.
 final class Scratch {
@@ -118,4 +118,3 @@ final class DaemonProcess: Sendable {
         if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
     }
 }
-

@@ -2,8 +2,8 @@ import DaemonTestSupport
 import Foundation
 import GRDB
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The real daemon with real desktop parts: dunst under Xvfb on a private session bus, python-dbusmock's
 /// logind on a private system bus (see DesktopSession).
@@ -11,8 +11,12 @@ import TestSupport
     /// Channel "desk" calls from `caller` every `interval`, each ringing for `ringTimeout`; channel "second"
     /// calls from Grace Hopper every `secondInterval`, each ringing until it is answered or declined.
     static func configuration(
-        interval: String = "1h", ringTimeout: String = "1h", caller: String = "Ada Lovelace", address: String = "sip:ada@example.org",
-        secondInterval: String = "1h", session: String = ""
+        interval: String = "1h",
+        ringTimeout: String = "1h",
+        caller: String = "Ada Lovelace",
+        address: String = "sip:ada@example.org",
+        secondInterval: String = "1h",
+        session: String = ""
     ) -> String {
         """
         [[channel]]
@@ -61,7 +65,8 @@ import TestSupport
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.start(
-            scratch, desktop,
+            scratch,
+            desktop,
             configuration: Self.configuration(interval: "300ms", caller: "Ada Lovelace", address: "sip:<b>ada</b>&co@example.org")
         )
 
@@ -102,7 +107,9 @@ import TestSupport
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.start(
-            scratch, desktop, configuration: Self.configuration(interval: "500ms", ringTimeout: "1500ms", secondInterval: "500ms")
+            scratch,
+            desktop,
+            configuration: Self.configuration(interval: "500ms", ringTimeout: "1500ms", secondInterval: "500ms")
         )
         try await eventually("the first call") { desktop.printed.contains { $0.summary == "Incoming call from Ada Lovelace" } }
         let first = try #require(desktop.printed.first { $0.summary == "Incoming call from Ada Lovelace" })
@@ -148,10 +155,12 @@ import TestSupport
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
         // Every contact the daemon logged is in the database.
-        let logged = Set(daemon.stderr.components(separatedBy: "\n").compactMap { line -> String? in
-            guard line.contains(": recorded contact=") else { return nil }
-            return line.components(separatedBy: "contact=").last
-        })
+        let logged = Set(
+            daemon.stderr.components(separatedBy: "\n").compactMap { line -> String? in
+                guard line.contains(": recorded contact=") else { return nil }
+                return line.components(separatedBy: "contact=").last
+            }
+        )
         let queue = try DatabaseQueue(path: scratch.path + "/state/attendant/state.sqlite")
         let stored = Set(try await queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM contact") })
         #expect(!logged.isEmpty && logged.isSubset(of: stored))
@@ -161,7 +170,8 @@ import TestSupport
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.start(
-            scratch, desktop,
+            scratch,
+            desktop,
             configuration: Self.configuration(session: "[session]\nbackground-on = [\"sleep\", \"lock\"]\nsleep-delay = \"2s\"")
         )
         // The delay lock is held while awake.
@@ -236,7 +246,12 @@ import TestSupport
         let config = try second.write("attendant.toml", Self.configuration())
         let other = try DaemonProcess(["--config", config], scratch: second, environment: desktop.environment)
         #expect(await other.waitForExit() == 1)
-        #expect(other.stderr.contains("attendantd is already running on this session bus (pid \(daemon.process.processIdentifier)): it owns org.attendant.Attendant1"), "\(other.stderr)")
+        #expect(
+            other.stderr.contains(
+                "attendantd is already running on this session bus (pid \(daemon.process.processIdentifier)): it owns org.attendant.Attendant1"
+            ),
+            "\(other.stderr)"
+        )
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
     }
@@ -252,20 +267,30 @@ import TestSupport
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await DesktopAlertTests.start(scratch, desktop, configuration: DesktopAlertTests.configuration())
-        let result = try await Self.busctl(desktop, ["introspect", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1"])
+        let result = try await Self.busctl(
+            desktop,
+            ["introspect", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1"]
+        )
         #expect(result.status == 0, "\(result.stderr)")
-        for member in ["GetStatus", "ListChannels", "ListContacts", "Accept", "Decline", "RenewToken", "Reload", "SetDoNotDisturb",
-                       "ChatPrepare", "ChatConnect", "ChatViewPage", "ChatListThreads", "ChatOpenThread", "ChatCreateThread",
-                       "ChatSendMessage", "ChatEndConversation",
-                       "ChannelEvent", "ChannelStateChanged", "DoNotDisturbChanged"] {
+        for member in [
+            "GetStatus", "ListChannels", "ListContacts", "Accept", "Decline", "RenewToken", "Reload", "SetDoNotDisturb",
+            "ChatPrepare", "ChatConnect", "ChatViewPage", "ChatListThreads", "ChatOpenThread", "ChatCreateThread",
+            "ChatSendMessage", "ChatEndConversation",
+            "ChannelEvent", "ChannelStateChanged", "DoNotDisturbChanged",
+        ] {
             #expect(result.stdout.contains(".\(member) "), "\(member) missing from:\n\(result.stdout)")
         }
         // The arguments have names (what d-feet and busctl --xml-interface show).
         let xml = try await Self.busctl(desktop, ["introspect", "--xml-interface", "org.attendant.Attendant1", "/org/attendant/Attendant1"])
-        for argument in [#"name="channel""#, #"name="title""#, #"name="url""#, #"name="thread""#, #"name="fields""#, #"name="text""#, #"name="threads""#] {
+        for argument in [
+            #"name="channel""#, #"name="title""#, #"name="url""#, #"name="thread""#, #"name="fields""#, #"name="text""#, #"name="threads""#,
+        ] {
             #expect(xml.stdout.contains(argument), "\(argument) missing from:\n\(xml.stdout)")
         }
-        let status = try await Self.busctl(desktop, ["--json=short", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "GetStatus"])
+        let status = try await Self.busctl(
+            desktop,
+            ["--json=short", "call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "GetStatus"]
+        )
         #expect(status.stdout.contains(#""Status":{"type":"s","data":"2 channels listening"}"#), "\(status.stdout)")
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)
@@ -275,10 +300,15 @@ import TestSupport
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await DesktopAlertTests.start(
-            scratch, desktop, configuration: DesktopAlertTests.configuration(interval: "300ms", caller: "Grace Hopper")
+            scratch,
+            desktop,
+            configuration: DesktopAlertTests.configuration(interval: "300ms", caller: "Grace Hopper")
         )
         try await eventually("a first alert") { desktop.printed.contains { $0.summary == "Incoming call from Grace Hopper" } }
-        let on = try await Self.busctl(desktop, ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "true"])
+        let on = try await Self.busctl(
+            desktop,
+            ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "true"]
+        )
         #expect(on.status == 0, "\(on.stderr)")
         #expect(await daemon.waitForLog("do not disturb on"))
         // Shown ones are closed; new contacts are recorded but not shown.
@@ -288,7 +318,10 @@ import TestSupport
         try await eventually("two more contacts recorded") { daemon.stderr.components(separatedBy: ": recorded").count >= recordedBefore + 2 }
         #expect(desktop.printed.count == shownBefore, "alerts were shown during do-not-disturb")
 
-        _ = try await Self.busctl(desktop, ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "false"])
+        _ = try await Self.busctl(
+            desktop,
+            ["call", "org.attendant.Attendant1", "/org/attendant/Attendant1", "org.attendant.Attendant1", "SetDoNotDisturb", "b", "false"]
+        )
         try await eventually("alerts again") { desktop.printed.count > shownBefore }
         daemon.signal(SIGTERM)
         #expect(await daemon.waitForExit() == 0)

@@ -17,7 +17,9 @@ import Testing
         _ = try await desktop.dunstctl("set-paused", "true")
         let config = try scratch.write("attendant.toml", DesktopAlertTests.configuration(interval: "300ms", caller: "Ada Lovelace"))
         let daemon = try DaemonProcess(
-            ["--config", config], scratch: scratch, environment: desktop.environment.merging(sound.clientEnvironment) { $1 }
+            ["--config", config],
+            scratch: scratch,
+            environment: desktop.environment.merging(sound.clientEnvironment) { $1 }
         )
         defer { daemon.signal(SIGTERM) }
         try #require(await daemon.waitForLog("ready: 2 channels listening"), "\(daemon.stderr)")

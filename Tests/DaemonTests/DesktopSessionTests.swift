@@ -1,8 +1,8 @@
 import DaemonTestSupport
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The desktop fixture checked with off-the-shelf clients only (notify-send, busctl, dbus-monitor, python's
 /// dbus), so the daemon's desktop tests can trust what it reports.
@@ -14,10 +14,13 @@ import TestSupport
 
     @Test func actionsUrgencyAndHintsReachDunstAndAnActionIsInvokedThroughItsContextMenu() async throws {
         let session = try await DesktopSession()
-        let client = try Self.notifySend(session, [
-            "--action=accept=Accept", "--action=decline=Decline", "--urgency=critical", "--app-name=attendant-selftest",
-            "--hint=string:sound-name:phone-incoming-call", "Incoming call", "Grace Hopper",
-        ])
+        let client = try Self.notifySend(
+            session,
+            [
+                "--action=accept=Accept", "--action=decline=Decline", "--urgency=critical", "--app-name=attendant-selftest",
+                "--hint=string:sound-name:phone-incoming-call", "Incoming call", "Grace Hopper",
+            ]
+        )
 
         // What dunst printed (-print): urgency and actions, which its history lacks.
         try await eventually("dunst to print the call") { session.printed.contains { $0.summary == "Incoming call" } }
@@ -73,7 +76,9 @@ import TestSupport
         #expect(entry.fields["urgency"] == nil && entry.fields["actions"] == nil, "history fields: \(entry.fields.keys.sorted())")
         #expect(
             Set(entry.fields.keys)
-                == ["body", "message", "summary", "appname", "category", "default_action_name", "icon_path", "id", "timestamp", "timeout", "progress"]
+                == [
+                    "body", "message", "summary", "appname", "category", "default_action_name", "icon_path", "id", "timestamp", "timeout", "progress",
+                ]
         )
     }
 
@@ -190,22 +195,32 @@ import TestSupport
         #expect(session.environment["XDG_SESSION_ID"] == session.sessionID)
         let address = "--address=" + session.systemBusAddress
         let byID = try await runTool(
-            "busctl", [address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSession", "s", session.sessionID],
+            "busctl",
+            [
+                address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSession", "s",
+                session.sessionID,
+            ],
             environment: session.toolEnvironment
         )
         #expect(byID.stdout == "o \"\(session.sessionPath)\"\n", "\(byID)")
         let byPID = try await runTool(
-            "busctl", [address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSessionByPID", "u", "\(getpid())"],
+            "busctl",
+            [
+                address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "GetSessionByPID", "u",
+                "\(getpid())",
+            ],
             environment: session.toolEnvironment
         )
         #expect(byPID.stdout == "o \"\(session.sessionPath)\"\n", "\(byPID)")
         let sessions = try await runTool(
-            "busctl", [address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions"],
+            "busctl",
+            [address, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "ListSessions"],
             environment: session.toolEnvironment
         )
         #expect(sessions.stdout.hasPrefix("a(susso) 1 \"\(session.sessionID)\" \(getuid()) "), "\(sessions)")
         let display = try await runTool(
-            "busctl", [address, "get-property", "org.freedesktop.login1", session.sessionPath, "org.freedesktop.login1.Session", "Display"],
+            "busctl",
+            [address, "get-property", "org.freedesktop.login1", session.sessionPath, "org.freedesktop.login1.Session", "Display"],
             environment: session.toolEnvironment
         )
         #expect(display.stdout == "s \"\(session.display)\"\n", "\(display)")
@@ -217,7 +232,10 @@ import TestSupport
         // An independent observer: dbus-monitor. Becoming a monitor costs it its name, and the NameLost
         // signal is the first thing it prints: from then on it sees everything.
         let dbusMonitor = try FixtureProcess(
-            "dbus-monitor", "dbus-monitor", ["--address", session.systemBusAddress, "type='signal'"], environment: session.toolEnvironment
+            "dbus-monitor",
+            "dbus-monitor",
+            ["--address", session.systemBusAddress, "type='signal'"],
+            environment: session.toolEnvironment
         )
         try await eventually("dbus-monitor to start") { dbusMonitor.stdout.contains("member=NameLost") }
 
@@ -240,12 +258,16 @@ import TestSupport
         #expect(locks.allSatisfy { $0.path == session.sessionPath && $0.interface == "org.freedesktop.login1.Session" && $0.signature == "" })
         // Sent by the owner of org.freedesktop.login1 (what a match on sender='org.freedesktop.login1' needs).
         let owner = try await runTool(
-            "busctl", ["--address=" + session.systemBusAddress, "status", "org.freedesktop.login1"], environment: session.toolEnvironment
+            "busctl",
+            ["--address=" + session.systemBusAddress, "status", "org.freedesktop.login1"],
+            environment: session.toolEnvironment
         )
         let unique = try #require(sleep.first?.sender)
         #expect(owner.stdout.contains("UniqueName=\(unique)"), "\(owner.stdout)")
 
-        try await eventually("dbus-monitor to see the last PrepareForSleep") { dbusMonitor.stdout.components(separatedBy: "member=PrepareForSleep").count == 3 }
+        try await eventually("dbus-monitor to see the last PrepareForSleep") {
+            dbusMonitor.stdout.components(separatedBy: "member=PrepareForSleep").count == 3
+        }
         let text = dbusMonitor.stdout
         #expect(text.contains("path=/org/freedesktop/login1; interface=org.freedesktop.login1.Manager; member=PrepareForSleep\n   boolean true"))
         #expect(text.contains("path=/org/freedesktop/login1; interface=org.freedesktop.login1.Manager; member=PrepareForSleep\n   boolean false"))
@@ -255,7 +277,11 @@ import TestSupport
 
         // The property follows the signal.
         let preparing = try await runTool(
-            "busctl", ["--address=" + session.systemBusAddress, "get-property", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PreparingForSleep"],
+            "busctl",
+            [
+                "--address=" + session.systemBusAddress, "get-property", "org.freedesktop.login1", "/org/freedesktop/login1",
+                "org.freedesktop.login1.Manager", "PreparingForSleep",
+            ],
             environment: session.toolEnvironment
         )
         #expect(preparing.stdout == "b false\n")
@@ -267,7 +293,8 @@ import TestSupport
 
         // A client that holds a delay lock until told to close its fd, and stays running after that.
         let holder = try FixtureProcess(
-            "inhibitor", DesktopSession.python,
+            "inhibitor",
+            DesktopSession.python,
             [
                 "-c",
                 """
@@ -288,9 +315,11 @@ import TestSupport
             guard holder.isRunning || holder.stdout.contains("held") else { throw FixtureError("inhibitor client: \(holder.report)") }
             return holder.stdout.contains("held")
         }
-        #expect(try await session.inhibitors() == [
-            Inhibitor(what: "sleep", who: "attendant-selftest", why: "sending disconnects", mode: "delay", uid: 1000, pid: 123456)
-        ])
+        #expect(
+            try await session.inhibitors() == [
+                Inhibitor(what: "sleep", who: "attendant-selftest", why: "sending disconnects", mode: "delay", uid: 1000, pid: 123456)
+            ]
+        )
 
         holder.write("\n")
         try await eventually("the client to close its fd") { holder.stdout.contains("released") }
@@ -302,15 +331,20 @@ import TestSupport
         // busctl closes the fd as it exits: the lock comes and goes, the call log keeps it.
         let call = try await runTool(
             "busctl",
-            ["--address=" + session.systemBusAddress, "call", "org.freedesktop.login1", "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "Inhibit", "ssss", "sleep", "busctl", "test", "delay"],
+            [
+                "--address=" + session.systemBusAddress, "call", "org.freedesktop.login1", "/org/freedesktop/login1",
+                "org.freedesktop.login1.Manager", "Inhibit", "ssss", "sleep", "busctl", "test", "delay",
+            ],
             environment: session.toolEnvironment
         )
         #expect(call.status == 0, "\(call)")
         #expect(call.stdout.hasPrefix("h "))
         try await eventually("busctl's lock to go") { try await session.inhibitors().isEmpty }
-        #expect(try await session.logindCalls("Inhibit") == [
-            [.string("sleep"), .string("attendant-selftest"), .string("sending disconnects"), .string("delay")],
-            [.string("sleep"), .string("busctl"), .string("test"), .string("delay")],
-        ])
+        #expect(
+            try await session.logindCalls("Inhibit") == [
+                [.string("sleep"), .string("attendant-selftest"), .string("sending disconnects"), .string("delay")],
+                [.string("sleep"), .string("busctl"), .string("test"), .string("delay")],
+            ]
+        )
     }
 }

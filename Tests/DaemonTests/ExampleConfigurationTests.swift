@@ -1,7 +1,7 @@
 import DaemonTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every configuration in `examples/` passes the real `attendantd --check-config`, with the files the
 /// examples say the user provides (the PBX's CA) and nothing else, so a copied example starts.
@@ -25,7 +25,11 @@ import TestSupport
         #expect(Set(["attendant.toml", "pbx.toml", "twilio-sip-domain.toml"]).isSubset(of: examples), "\(examples)")
         let (scratch, environment) = try await Self.home()
         for example in examples {
-            let (status, output) = try await run(BuildProducts.attendantd, ["--check-config", "--config", Self.folder + "/" + example], environment: environment)
+            let (status, output) = try await run(
+                BuildProducts.attendantd,
+                ["--check-config", "--config", Self.folder + "/" + example],
+                environment: environment
+            )
             #expect(status == 0, "examples/\(example):\n\(output)")
             #expect(output.contains("examples/\(example): valid ("), "\(output)")
         }
@@ -36,8 +40,15 @@ import TestSupport
         let scratch = try Scratch()
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = scratch.path
-        let (status, output) = try await run(BuildProducts.attendantd, ["--check-config", "--config", Self.folder + "/pbx.toml"], environment: environment)
+        let (status, output) = try await run(
+            BuildProducts.attendantd,
+            ["--check-config", "--config", Self.folder + "/pbx.toml"],
+            environment: environment
+        )
         #expect(status == 1, "\(output)")
-        #expect(output.contains("key \"tls-ca-file\" in [[channel]] \"office\": cannot read \(scratch.path)/.config/attendant/pbx-ca.pem"), "\(output)")
+        #expect(
+            output.contains("key \"tls-ca-file\" in [[channel]] \"office\": cannot read \(scratch.path)/.config/attendant/pbx-ca.pem"),
+            "\(output)"
+        )
     }
 }

@@ -32,7 +32,9 @@ import Testing
     /// The daemon's `message-received` signals for channel "chat": (text, direction), in order.
     static func messages(_ desktop: DesktopSession) -> [(text: String, direction: String)] {
         desktop.sessionBus.signals("ChannelEvent").compactMap { signal in
-            guard signal.arguments.count == 3, signal.arguments[0].string == "chat", signal.arguments[1].string == "message-received" else { return nil }
+            guard signal.arguments.count == 3, signal.arguments[0].string == "chat", signal.arguments[1].string == "message-received" else {
+                return nil
+            }
             let details = signal.arguments[2]
             return (details["Text"]?["data"]?.string ?? "", details["Direction"]?["data"]?.string ?? "")
         }
@@ -55,7 +57,13 @@ import Testing
     }
 
     /// The daemon on the desktop with the chat channel, once the chat started and the agent greeted.
-    static func greetedDaemon(_ simulator: Simulator, desktop: DesktopSession, scratch: Scratch, apiVersion: Int, transport: String) async throws -> DaemonProcess {
+    static func greetedDaemon(
+        _ simulator: Simulator,
+        desktop: DesktopSession,
+        scratch: Scratch,
+        apiVersion: Int,
+        transport: String
+    ) async throws -> DaemonProcess {
         let config = try scratch.write("attendant.toml", Self.configuration(simulator, apiVersion: apiVersion, transport: transport))
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
@@ -92,7 +100,10 @@ import Testing
             let before = (try await Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]] ?? []).count
             await CXoneChatDaemonTests.stop(daemon)
             let disconnects = try await Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]] ?? []
-            #expect(disconnects.count == before + 1, "stop \(stop): \(disconnects.count - before) disconnects; the daemon's log:\n\(daemon.stderr.suffix(3000))")
+            #expect(
+                disconnects.count == before + 1,
+                "stop \(stop): \(disconnects.count - before) disconnects; the daemon's log:\n\(daemon.stderr.suffix(3000))"
+            )
             #expect(disconnects.last?["transcript_position"] as? String != nil, "\(disconnects)")
         }
     }
@@ -115,7 +126,9 @@ import Testing
 
         // Sleep: the disconnect carries the position, as a string; the delay lock is released after it.
         try await desktop.prepareForSleep(true)
-        try await eventually("the background disconnect") { await (try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.isEmpty == false }
+        try await eventually("the background disconnect") {
+            await (try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.isEmpty == false
+        }
         let disconnect = try await #require((try Self.gmsStatus(simulator)["disconnects"] as? [[String: Any]])?.last)
         #expect(disconnect["transcript_position"] as? String == position, "\(disconnect)")
         try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
@@ -185,9 +198,15 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(800))
         #expect(desktop.notifyCalls.count == calls, "a typing notice raises no alert")
-        let (status, output) = try await run(TokenDaemonTests.attendantctl, ["chat", "send", "Hello <b>Ada</b>"], environment: desktop.toolEnvironment)
+        let (status, output) = try await run(
+            TokenDaemonTests.attendantctl,
+            ["chat", "send", "Hello <b>Ada</b>"],
+            environment: desktop.toolEnvironment
+        )
         #expect(status == 0, "\(output)")
-        try await eventually("the agent's reply in dunst") { desktop.printed.contains { $0.body.contains("Hello <b>Ada</b>") || $0.body.contains("Hello &lt;b&gt;Ada") } }
+        try await eventually("the agent's reply in dunst") {
+            desktop.printed.contains { $0.body.contains("Hello <b>Ada</b>") || $0.body.contains("Hello &lt;b&gt;Ada") }
+        }
         let shown = try #require(desktop.notifyCalls.last { $0.summary == "New message from Agent" })
         let text = try await desktop.shownText(shown.body)
         #expect(!text.contains("Grace:"), "the customer's own line is not in the alert: \(text)")
@@ -198,10 +217,16 @@ import Testing
             try await run(TokenDaemonTests.attendantctl, ["chat"] + arguments, environment: desktop.toolEnvironment)
         }
         await #expect(try ctl(["nickname", "Amazing Grace"]) == (0, "The agent on chat now sees Amazing Grace.\n"))
-        await #expect(try ctl(["push-url", "https://shop.example/orders/7", "--json"]) == (0, #"{"ok":true,"action":"chat-push-url","channel":"chat","url":"https://shop.example/orders/7"}"# + "\n"))
+        await #expect(
+            try ctl(["push-url", "https://shop.example/orders/7", "--json"]) == (
+                0, #"{"ok":true,"action":"chat-push-url","channel":"chat","url":"https://shop.example/orders/7"}"# + "\n"
+            )
+        )
         await #expect(try ctl(["notice", "order 7"]).0 == 0)
         try await eventually("the three operations at GMS") {
-            let rows = await (try Self.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []).filter { $0["party"] as? String == "client" }
+            let rows = await (try Self.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []).filter {
+                $0["party"] as? String == "client"
+            }
             return rows.contains { $0["type"] as? String == "NicknameUpdated" && $0["text"] as? String == "Amazing Grace" }
                 && rows.contains { $0["type"] as? String == "PushUrl" && $0["text"] as? String == "https://shop.example/orders/7" }
                 && rows.contains { $0["type"] as? String == "CustomNotice" && $0["text"] as? String == "order 7" }
@@ -217,7 +242,8 @@ import Testing
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let config = try scratch.write(
-            "attendant.toml", Self.configuration(simulator).replacingOccurrences(of: "auto-start = true", with: "auto-start = false")
+            "attendant.toml",
+            Self.configuration(simulator).replacingOccurrences(of: "auto-start = true", with: "auto-start = false")
         )
         let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
         try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
@@ -252,7 +278,10 @@ import Testing
             let file = try scratch.write("batch", body)
             // Each goes to a held long-poll or the socket; wait until the client has one again.
             try await eventually("a client to push to") {
-                let (status, output) = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/gms/push"])
+                let (status, output) = try await run(
+                    "/usr/bin/curl",
+                    ["-s", "--max-time", "20", "-X", "POST", "--data-binary", "@\(file)", "http://127.0.0.1:\(simulator.httpPort)/control/gms/push"]
+                )
                 return status == 0 && output.contains(#""clients":1"#)
             }
         }

@@ -1,7 +1,7 @@
 import DaemonTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `attendantd --help` is wrapped by the argument parser to the terminal's width, not at line breaks
 /// written into the source.
@@ -41,7 +41,9 @@ import TestSupport
         #expect(status == 78, "\(output)")
         let user = "\(scratch.path)/config/attendant/attendant.toml"
         #expect(
-            output.contains("no configuration: none of /etc/attendant/attendant.toml, /etc/attendant/attendant.toml.d/*.toml, \(user), \(user).d/*.toml exists"),
+            output.contains(
+                "no configuration: none of /etc/attendant/attendant.toml, /etc/attendant/attendant.toml.d/*.toml, \(user), \(user).d/*.toml exists"
+            ),
             "\(output)"
         )
         #expect(output.contains("Create \(user) from examples/attendant.toml in the source, or try the demo: attendantd --demo"), "\(output)")

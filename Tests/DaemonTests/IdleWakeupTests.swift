@@ -1,6 +1,6 @@
+import DaemonTestSupport
 import Foundation
 import Glibc
-import DaemonTestSupport
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import DaemonTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The daemon's log, as a real `systemd-journald` stores it when stderr is the journal stream.
 @Suite(.serialized) struct JournalTests {
@@ -91,7 +91,9 @@ import TestSupport
         let collected = Self.entries(output)
         try #require(!collected.isEmpty, "the collector has no CHANNEL=desk entries:\n\(output)")
         #expect(collected.allSatisfy { $0["CHANNEL"] == "desk" && $0["SYSLOG_IDENTIFIER"] == "attendantd" })
-        #expect(collected.contains { $0["MESSAGE"] == "incoming call from Grace Hopper <loopback:caller>: recorded" && $0["CONTACT"]?.isEmpty == false })
+        #expect(
+            collected.contains { $0["MESSAGE"] == "incoming call from Grace Hopper <loopback:caller>: recorded" && $0["CONTACT"]?.isEmpty == false }
+        )
         // The other channel's entries reached the collector too, and the match left them out.
         #expect(!collected.contains { $0["MESSAGE"]?.contains("nonexistent") == true })
         let held = output.split(separator: "\n").first { $0.hasPrefix("journal-sandbox: the collector holds ") }

@@ -17,7 +17,8 @@ extension KarteActionsDaemonTests {
         defer { setup.stop() }
         let asked = setup.scratch.path + "/asked"
         let handler = try FixtureProcess(
-            "url-handler", "/usr/bin/python3",
+            "url-handler",
+            "/usr/bin/python3",
             [BuildProducts.packageRoot + "/Tests/Fixtures/karte/url_handler.py", "refund", asked] + (silent ? ["--silent"] : []),
             environment: setup.environment
         )
@@ -31,7 +32,10 @@ extension KarteActionsDaemonTests {
         #expect(blank["opened"] as? String == "opened")
         let claimed = try await setup.actions("click", "--link", "0")  // https://example.com/refund
         #expect(claimed["opened"] as? String == (silent ? "opened" : "claimed"), "\(claimed)")
-        #expect(String(decoding: FileManager.default.contents(atPath: asked) ?? Data(), as: UTF8.self) == "https://example.com/help\nhttps://example.com/refund\n")
+        #expect(
+            String(decoding: FileManager.default.contents(atPath: asked) ?? Data(), as: UTF8.self)
+                == "https://example.com/help\nhttps://example.com/refund\n"
+        )
         #expect(setup.urlsOpened() == (silent ? ["https://example.com/help", "https://example.com/refund"] : ["https://example.com/help"]))
         // Claimed or not, the click is tracked and resets the action.
         try await eventually("two message_click") { try await setup.events(named: "message_click").count == 2 }
@@ -108,7 +112,11 @@ extension KarteActionsDaemonTests {
         defer { second.signal(SIGTERM) }
         try #require(await second.waitForLog("ready: karte listening"), "\(second.stderr)")
         let events: @Sendable () async throws -> [[String: Any]] = {
-            let text = try await runTool("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(port)/control/karte/events"], environment: environment).stdout
+            let text = try await runTool(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "20", "http://127.0.0.1:\(port)/control/karte/events"],
+                environment: environment
+            ).stdout
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
         try await eventually("native_app_update") { try await events().contains { $0["event_name"] as? String == "native_app_update" } }

@@ -48,7 +48,11 @@ extension KarteActionsDaemonTests {
         setup.daemon.signal(SIGKILL)
         _ = await setup.daemon.waitForExit()
 
-        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        let again = try DaemonProcess(
+            ["--config", setup.scratch.path + "/attendant.toml"],
+            scratch: setup.scratch,
+            environment: setup.desktop.environment
+        )
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         try await eventually("buy sent again") { try await setup.events(named: "buy").count == 2 }
@@ -61,7 +65,11 @@ extension KarteActionsDaemonTests {
         try await Task.sleep(for: .milliseconds(300))
         again.signal(SIGTERM)
         _ = await again.waitForExit()
-        let third = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        let third = try DaemonProcess(
+            ["--config", setup.scratch.path + "/attendant.toml"],
+            scratch: setup.scratch,
+            environment: setup.desktop.environment
+        )
         defer { third.signal(SIGTERM) }
         try #require(await third.waitForLog("ready: karte listening"), "\(third.stderr)")
         try await Task.sleep(for: .milliseconds(500))
@@ -116,7 +124,12 @@ extension KarteActionsDaemonTests {
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)
         // Named (names only) at debug level.
-        #expect(await setup.daemon.waitForLog("field(s) this plugin does not read, ignored: response.messages[0].x_simulator_unknown, response.x_simulator_unknown, x_simulator_unknown"), "\(setup.daemon.stderr)")
+        #expect(
+            await setup.daemon.waitForLog(
+                "field(s) this plugin does not read, ignored: response.messages[0].x_simulator_unknown, response.x_simulator_unknown, x_simulator_unknown"
+            ),
+            "\(setup.daemon.stderr)"
+        )
     }
 
     // MARK: Secrets
@@ -133,7 +146,8 @@ extension KarteActionsDaemonTests {
         #expect(!setup.daemon.stderr.contains(key))
         #expect(!replies.contains(key) && !channels.contains(key))
         #expect(!setup.desktop.sessionBus.messages.contains { message in message.arguments.contains { "\($0)".contains(key) } })
-        for file in try FileManager.default.subpathsOfDirectory(atPath: setup.scratch.path) where file.contains("state") && !file.hasSuffix("secrets.json") {
+        for file in try FileManager.default.subpathsOfDirectory(atPath: setup.scratch.path)
+        where file.contains("state") && !file.hasSuffix("secrets.json") {
             let path = setup.scratch.path + "/" + file
             guard let data = FileManager.default.contents(atPath: path) else { continue }
             #expect(data.range(of: Data(key.utf8)) == nil, "\(file) holds the app key")

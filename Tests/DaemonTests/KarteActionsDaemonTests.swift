@@ -27,14 +27,22 @@ import Testing
         /// `attendantctl actions …` with --json, as an object.
         @discardableResult
         func actions(_ arguments: String...) async throws -> [String: Any] {
-            let (status, output, _) = try await runTool(TokenDaemonTests.attendantctl, ["actions"] + arguments + ["--json"], environment: self.environment)
+            let (status, output, _) = try await runTool(
+                TokenDaemonTests.attendantctl,
+                ["actions"] + arguments + ["--json"],
+                environment: self.environment
+            )
             guard status == 0 else { throw FixtureError("attendantctl actions \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
             return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] ?? [:]
         }
 
         /// Every event the simulator recorded, oldest first.
         func events() async throws -> [[String: Any]] {
-            let (status, text, _) = try await runTool("/usr/bin/curl", ["-s", "--max-time", "20", "http://127.0.0.1:\(self.simulator.httpPort)/control/karte/events"], environment: self.environment)
+            let (status, text, _) = try await runTool(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "20", "http://127.0.0.1:\(self.simulator.httpPort)/control/karte/events"],
+                environment: self.environment
+            )
             guard status == 0 else { throw FixtureError("curl /control/karte/events failed (\(status)): \(text)") }
             return try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]] ?? []
         }
@@ -143,7 +151,9 @@ import Testing
         let visitor = try #require(keys["visitor_id"] as? String)
         #expect(keys["pv_id"] as? String == keys["original_pv_id"] as? String, "no view yet: pv_id is the original")
         #expect(first.allSatisfy { $0["gzip"] as? Bool == true })
-        let requests = try await JSONSerialization.jsonObject(with: Data(setup.simulator.control("GET", "/control/karte/requests").utf8)) as? [[String: Any]] ?? []
+        let requests =
+            try await JSONSerialization.jsonObject(with: Data(setup.simulator.control("GET", "/control/karte/requests").utf8)) as? [[String: Any]]
+            ?? []
         #expect(requests.allSatisfy { $0["app_key_ok"] as? Bool == true }, "\(requests)")
 
         setup.daemon.signal(SIGTERM)
@@ -178,7 +188,11 @@ import Testing
         #expect((buy["values"] as? [String: Any])?["price"] as? Double == 120)
         #expect((buy["keys"] as? [String: Any])?["pv_id"] as? String == pv)
 
-        let (status, out, err) = try await runTool(TokenDaemonTests.attendantctl, ["actions", "track", "buy", "--value", "count=1"], environment: setup.environment)
+        let (status, out, err) = try await runTool(
+            TokenDaemonTests.attendantctl,
+            ["actions", "track", "buy", "--value", "count=1"],
+            environment: setup.environment
+        )
         let output = out + err
         #expect(status != 0)
         #expect(output.contains("count"), "\(output)")
@@ -272,7 +286,11 @@ import Testing
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: "Odd links")
         for index in ["0", "1"] {
-            let (status, out, err) = try await runTool(TokenDaemonTests.attendantctl, ["actions", "click", "--link", index], environment: setup.environment)
+            let (status, out, err) = try await runTool(
+                TokenDaemonTests.attendantctl,
+                ["actions", "click", "--link", index],
+                environment: setup.environment
+            )
             let output = out + err
             #expect(status == 1, "\(output)")
             #expect(output.contains("is not allowed"), "\(output)")
@@ -284,7 +302,9 @@ import Testing
         #expect(setup.daemon.stderr.components(separatedBy: "link refused").count - 1 == 2, "\(setup.daemon.stderr)")
         // The refused clicks came first: by the time the allowed one's message_click is in, theirs would be.
         try await eventually("the mailto message_click") {
-            try await setup.events(named: "message_click").contains { ($0["values"] as? [String: Any])?["url"] as? String == "mailto:help@example.com" }
+            try await setup.events(named: "message_click").contains {
+                ($0["values"] as? [String: Any])?["url"] as? String == "mailto:help@example.com"
+            }
         }
         let clicked = try await setup.events(named: "message_click").compactMap { ($0["values"] as? [String: Any])?["url"] as? String }
         #expect(clicked == ["mailto:help@example.com"], "only the link that opened is a click")
@@ -315,7 +335,11 @@ import Testing
         // Kept across a restart (suppress-persists = true).
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
-        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        let again = try DaemonProcess(
+            ["--config", setup.scratch.path + "/attendant.toml"],
+            scratch: setup.scratch,
+            environment: setup.desktop.environment
+        )
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         try await setup.actions("view", "after-restart")
@@ -333,7 +357,11 @@ import Testing
         try await setup.actions("suppress")
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
-        let again = try DaemonProcess(["--config", setup.scratch.path + "/attendant.toml"], scratch: setup.scratch, environment: setup.desktop.environment)
+        let again = try DaemonProcess(
+            ["--config", setup.scratch.path + "/attendant.toml"],
+            scratch: setup.scratch,
+            environment: setup.desktop.environment
+        )
         defer { again.signal(SIGTERM) }
         try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         #expect(try await setup.actions("list")["suppressed"] as? String == "false")

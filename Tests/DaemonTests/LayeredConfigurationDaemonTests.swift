@@ -1,8 +1,8 @@
 import DaemonTestSupport
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// The real daemon without `--config`: it reads the user's file and drop-ins (after /etc/attendant's,
 /// which this machine does not have), lists them with `--cat-config`, checks them with `--check-config`,
@@ -40,7 +40,10 @@ import TestSupport
         #expect(NotifySocket.status(ready) == "2 channels listening")
 
         // A new drop-in that changes one channel: SIGHUP restarts that channel only.
-        let faster = try scratch.write("config/attendant/attendant.toml.d/20-second.toml", "[[channel]]\nname = \"second\"\n[channel.loopback]\ncontact-interval = \"2h\"\n")
+        let faster = try scratch.write(
+            "config/attendant/attendant.toml.d/20-second.toml",
+            "[[channel]]\nname = \"second\"\n[channel.loopback]\ncontact-interval = \"2h\"\n"
+        )
         daemon.signal(SIGHUP)
         let readyAgain = await notify.waitFor { $0.contains("READY=1") }
         #expect(readyAgain.flatMap(NotifySocket.status) == "2 channels listening")

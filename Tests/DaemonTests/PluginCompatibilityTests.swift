@@ -2,8 +2,8 @@ import AttendantPluginAPI
 import DaemonTestSupport
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// A plugin built against an older minor version of the plugin API keeps working with this daemon: the
 /// API library is built with library evolution, and the loader accepts any older minor version.

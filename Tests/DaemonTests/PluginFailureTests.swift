@@ -2,8 +2,8 @@ import AttendantPluginAPI
 import DaemonTestSupport
 import Foundation
 import Glibc
-import Testing
 import TestSupport
+import Testing
 
 /// Every way a plugin can fail, through the real daemon: each gets its own message naming the file and
 /// the reason, and the other channels keep running.
@@ -85,8 +85,14 @@ import TestSupport
         #expect(log.contains("install it there or add its folder to plugin-path in [daemon]"))
         #expect(log.contains("[plain] cannot start: \(notPlugin) is not an Attendant plugin: it does not export attendant_plugin_api_version()"))
         #expect(log.contains("[text] cannot start: plugin \(scratch.path)/plugins/libattendant-text.so cannot be loaded: "))
-        #expect(log.contains("[future] cannot start: plugin \(wrongAPI) was built for plugin API 2.0, but this attendantd provides \(PluginAPIVersion.current); rebuild the plugin against AttendantPluginAPI 1.x"))
-        #expect(log.contains("[faulty] cannot start: plugin faulty could not make the channel: faulty: cannot open /dev/attendant-faulty: no such device"))
+        #expect(
+            log.contains(
+                "[future] cannot start: plugin \(wrongAPI) was built for plugin API 2.0, but this attendantd provides \(PluginAPIVersion.current); rebuild the plugin against AttendantPluginAPI 1.x"
+            )
+        )
+        #expect(
+            log.contains("[faulty] cannot start: plugin faulty could not make the channel: faulty: cannot open /dev/attendant-faulty: no such device")
+        )
         #expect(log.contains("[good] listening"))
         #expect(log.contains("[third-party] listening"))
 
@@ -106,6 +112,10 @@ import TestSupport
         )
         let (status, output) = try await run(BuildProducts.attendantd, ["--config", config, "--check-config"])
         #expect(status == 1)
-        #expect(output.contains("plugin \(open)/libattendant-loopback.so refused: its folder \(open) can be written by other users (mode 777); run chmod go-w \(open)"))
+        #expect(
+            output.contains(
+                "plugin \(open)/libattendant-loopback.so refused: its folder \(open) can be written by other users (mode 777); run chmod go-w \(open)"
+            )
+        )
     }
 }

@@ -51,7 +51,9 @@ import Testing
         // Through kamailio, the registrar this channel registered with: a forwarded call whose caller the
         // network asserts, cancelled as Twilio cancels the other forks when one device answers.
         let forked = try await SIPp.cancelledCall(
-            to: "127.0.0.1:\(peers.port)", requestURI: peers.uri("alice"), from: "\"Someone Claiming\" <sip:claims@127.0.0.1>",
+            to: "127.0.0.1:\(peers.port)",
+            requestURI: peers.uri("alice"),
+            from: "\"Someone Claiming\" <sip:claims@127.0.0.1>",
             headers: [
                 "P-Asserted-Identity: \"Ada Lovelace\" <sip:+15551230001@127.0.0.1;user=phone>",
                 "P-Asserted-Identity: <tel:+15551230001>",
@@ -78,7 +80,9 @@ import Testing
         // From is shown; this caller hangs up, a missed call.
         let contactPort = try #require(bindings[0].address.split(separator: "@").last?.split(separator: ";").first.map(String.init), "\(bindings[0])")
         let direct = try await SIPp.cancelledCall(
-            to: contactPort, requestURI: "sip:alice@\(contactPort)", from: "\"Grace Hopper\" <sip:grace@127.0.0.1>",
+            to: contactPort,
+            requestURI: "sip:alice@\(contactPort)",
+            from: "\"Grace Hopper\" <sip:grace@127.0.0.1>",
             headers: ["P-Asserted-Identity: \"Your Bank\" <tel:+15550000000>", "Diversion: <sip:boss@127.0.0.1>;reason=user-busy;counter=1"],
             directory: peers.directory
         )
@@ -91,7 +95,10 @@ import Testing
 
         // The missed call's notice came; the call answered elsewhere, handled before it, raised none.
         try await eventually("the missed-call notice") { desktop.printed.contains { $0.summary == "Missed call from Grace Hopper" } }
-        #expect(!desktop.printed.contains { $0.summary.hasPrefix("Missed call") && $0.summary != "Missed call from Grace Hopper" }, "\(desktop.printed.map(\.summary))")
+        #expect(
+            !desktop.printed.contains { $0.summary.hasPrefix("Missed call") && $0.summary != "Missed call from Grace Hopper" },
+            "\(desktop.printed.map(\.summary))"
+        )
         #expect(!desktop.printed.contains { $0.summary.contains("Your Bank") })
 
         daemon.signal(SIGTERM)

@@ -40,9 +40,17 @@ import Testing
     }
 
     static func phone(
-        _ peers: VoicePeers, user: String = "alice", transport: String = "udp", authentication: String = "ephemeral",
-        token: String? = nil, softphoneContact: String? = "", trusting authority: String? = nil, channelExtra: String = "",
-        extra: String = "", top: String = "", environment: [String: String] = [:]
+        _ peers: VoicePeers,
+        user: String = "alice",
+        transport: String = "udp",
+        authentication: String = "ephemeral",
+        token: String? = nil,
+        softphoneContact: String? = "",
+        trusting authority: String? = nil,
+        channelExtra: String = "",
+        extra: String = "",
+        top: String = "",
+        environment: [String: String] = [:]
     ) async throws -> Phone {
         let scratch = try Scratch()
         let bus = try await PrivateBus()

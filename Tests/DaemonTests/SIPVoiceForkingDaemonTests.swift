@@ -20,7 +20,11 @@ import Testing
     /// alice too with `accept = "softphone"` and examples/baresip-accept as its answer command.
     static func fork(transport: String) async throws -> Fork {
         let peers = try await VoicePeers(tls: transport == "tls")
-        let softphone = try await peers.phone("alice", credentials: peers.ephemeralCredentials(for: "alice"), transport: PeerTransport(rawValue: transport) ?? .udp)
+        let softphone = try await peers.phone(
+            "alice",
+            credentials: peers.ephemeralCredentials(for: "alice"),
+            transport: PeerTransport(rawValue: transport) ?? .udp
+        )
         do {
             try await softphone.waitForRegistration()
         } catch {
@@ -28,7 +32,9 @@ import Testing
         }
         let script = BuildProducts.packageRoot + "/examples/baresip-accept"
         let phone = try await SIPVoiceDaemonTests.phone(
-            peers, transport: transport, softphoneContact: nil,
+            peers,
+            transport: transport,
+            softphoneContact: nil,
             extra: """
                 accept = "softphone"
                 answer-command = ["/usr/bin/python3", "\(script)", "127.0.0.1:\(softphone.controlPort)"]
@@ -41,10 +47,17 @@ import Testing
         return Fork(peers: peers, phone: phone, softphone: softphone)
     }
 
-    @Test(arguments: ["udp", "tcp", "tls"]) func acceptTellsTheSoftphoneToAnswerAndTheProxyCancelsThisForkAsAnsweredElsewhere(transport: String) async throws {
+    @Test(arguments: ["udp", "tcp", "tls"]) func acceptTellsTheSoftphoneToAnswerAndTheProxyCancelsThisForkAsAnsweredElsewhere(
+        transport: String
+    ) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "ada", displayName: "Ada Lovelace", to: "alice", transport: PeerTransport(rawValue: transport) ?? .udp)
+        let call = try await fork.peers.call(
+            from: "ada",
+            displayName: "Ada Lovelace",
+            to: "alice",
+            transport: PeerTransport(rawValue: transport) ?? .udp
+        )
         // Both forks ring: the softphone reports the incoming call, attendantd raises the contact.
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let ringing = try await fork.phone.contact("ringing from Ada") { $0["from"] as? String == "Ada Lovelace" }
@@ -57,7 +70,9 @@ import Testing
         do {
             answer = try await call.waitForFinalResponse()
         } catch {
-            throw FixtureError("\(error)\nthe softphone: \(fork.softphone.events)\n\(fork.softphone.report)\nattendantd:\n\(fork.phone.daemon.stderr)")
+            throw FixtureError(
+                "\(error)\nthe softphone: \(fork.softphone.events)\n\(fork.softphone.report)\nattendantd:\n\(fork.phone.daemon.stderr)"
+            )
         }
         #expect(answer.status == 200, "\(answer)\n\(call.report)")
         // baresip's trace of its 200 is read from its stdout, which may come after the caller has the 200.
@@ -80,7 +95,12 @@ import Testing
     @Test(arguments: ["udp", "tcp", "tls"]) func declineSends603AndTheProxyCancelsTheSoftphonesFork(transport: String) async throws {
         let fork = try await Self.fork(transport: transport)
         defer { fork.peers.stop() }
-        let call = try await fork.peers.call(from: "grace", displayName: "Grace Hopper", to: "alice", transport: PeerTransport(rawValue: transport) ?? .udp)
+        let call = try await fork.peers.call(
+            from: "grace",
+            displayName: "Grace Hopper",
+            to: "alice",
+            transport: PeerTransport(rawValue: transport) ?? .udp
+        )
         try await fork.softphone.waitForEvent("CALL_INCOMING")
         let id = try #require(try await fork.phone.contact("ringing from Grace") { $0["from"] as? String == "Grace Hopper" }["id"] as? String)
         await #expect(try fork.phone.ctl("decline", id).status == 0)

@@ -149,7 +149,10 @@ import Testing
         let read = options.read { $0.contains("\r\n\r\n") }
         let answer = try #require(SIPMessage(read.text), "\(read)\n\(daemon.stderr)")
         #expect(answer.status == 200, "\(answer)")
-        #expect(answer.header("Via") == "SIP/2.0/TCP caller.invalid:5999;rport=\(options.localPort);branch=z9hG4bK-stamp-options;received=127.0.0.1", "\(answer)")
+        #expect(
+            answer.header("Via") == "SIP/2.0/TCP caller.invalid:5999;rport=\(options.localPort);branch=z9hG4bK-stamp-options;received=127.0.0.1",
+            "\(answer)"
+        )
         let call = try Connection(host: String(hostPort[0]), port: port)
         call.send(Self.invite(to: contact, callID: "stamp-invite").replacing("branch=", with: "rport;branch="))
         let ringing = call.read { $0.contains("\r\n\r\n") }

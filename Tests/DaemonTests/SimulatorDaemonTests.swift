@@ -37,7 +37,10 @@ import Testing
 
         /// `curl` against the control API; the response body.
         func control(_ method: String, _ path: String) async throws -> String {
-            let (status, output) = try await run("/usr/bin/curl", ["-s", "--max-time", "20", "-X", method, "http://127.0.0.1:\(self.httpPort)\(path)"])
+            let (status, output) = try await run(
+                "/usr/bin/curl",
+                ["-s", "--max-time", "20", "-X", method, "http://127.0.0.1:\(self.httpPort)\(path)"]
+            )
             guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
             return output
         }
@@ -46,7 +49,10 @@ import Testing
         func control(_ method: String, _ path: String, body: String) async throws -> String {
             let (status, output) = try await run(
                 "/usr/bin/curl",
-                ["-s", "--max-time", "20", "-X", method, "-H", "Content-Type: application/json", "--data-binary", body, "http://127.0.0.1:\(self.httpPort)\(path)"]
+                [
+                    "-s", "--max-time", "20", "-X", method, "-H", "Content-Type: application/json", "--data-binary", body,
+                    "http://127.0.0.1:\(self.httpPort)\(path)",
+                ]
             )
             guard status == 0 else { throw FixtureError("curl \(path) failed (\(status)): \(output)") }
             return output

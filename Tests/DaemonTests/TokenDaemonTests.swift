@@ -20,7 +20,8 @@ import Testing
     }
 
     /// attendantd with `configuration` on `bus`, ready.
-    static func daemon(_ configuration: String, scratch: Scratch, bus: PrivateBus, environment: [String: String] = [:]) async throws -> DaemonProcess {
+    static func daemon(_ configuration: String, scratch: Scratch, bus: PrivateBus, environment: [String: String] = [:]) async throws -> DaemonProcess
+    {
         let file = try scratch.write("attendant.toml", configuration)
         let daemon = try DaemonProcess(
             ["--config", file],
@@ -81,7 +82,11 @@ import Testing
         #expect(record["state"] as? String == "listening")
 
         let table = try await Self.ctl(["channels"], bus: bus)
-        #expect(table.output.contains("desk  loopback  listening  expires in 19 min") || table.output.contains("desk  loopback  listening  expires in 20 min"), "\(table.output)")
+        #expect(
+            table.output.contains("desk  loopback  listening  expires in 19 min")
+                || table.output.contains("desk  loopback  listening  expires in 20 min"),
+            "\(table.output)"
+        )
 
         let ok = try await Self.ctl(["health"], bus: bus)
         #expect(ok.status == 0 && ok.output.hasPrefix("ATTENDANT OK - 1 channel listening | "), "\(ok)")
@@ -132,8 +137,10 @@ import Testing
             bus: bus
         )
         let killed = "token command /bin/sh did not finish within 1 s and was killed"
-        let empty = "token command /bin/sh printed nothing on standard output (exit status 0); its standard error said: not signed in: run get-token --login"
-        let garbage = "the token from token command /bin/sh looks like a JWT (three parts separated by dots), but its header is not JSON (unexpected character at byte 0)"
+        let empty =
+            "token command /bin/sh printed nothing on standard output (exit status 0); its standard error said: not signed in: run get-token --login"
+        let garbage =
+            "the token from token command /bin/sh looks like a JWT (three parts separated by dots), but its header is not JSON (unexpected character at byte 0)"
 
         #expect(await daemon.waitForLog("token renewal failed: \(killed); there is no token yet; trying again at "), "\(daemon.stderr)")
         #expect(await daemon.waitForLog("token renewal failed: \(empty); there is no token yet; trying again at "), "\(daemon.stderr)")

@@ -46,7 +46,9 @@ import Testing
             // Through `env --default-signal`: a child of the test runner inherits its blocked signals, and
             // would not end on SIGTERM.
             self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            self.process.arguments = ["--default-signal", "/usr/bin/python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, "0"]
+            self.process.arguments = [
+                "--default-signal", "/usr/bin/python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, "0",
+            ]
             let out = Pipe()
             self.process.standardOutput = out
             self.process.standardError = FileHandle.nullDevice

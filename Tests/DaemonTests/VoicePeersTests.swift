@@ -1,7 +1,7 @@
 import DaemonTestSupport
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The voice fixture checked with off-the-shelf clients only (sipp and baresip against kamailio), so the SIP
 /// plugin's tests can trust what it reports.
@@ -25,18 +25,23 @@ import TestSupport
                 == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79"
         )
         #expect(
-            Digests.hex(Digests.hmacSHA1(
-                key: [UInt8](repeating: 0xAA, count: 80), message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
-            )) == "aa4ae5e15272d00e95705637ce8a3b55ed402112"
+            Digests.hex(
+                Digests.hmacSHA1(
+                    key: [UInt8](repeating: 0xAA, count: 80),
+                    message: Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
+                )
+            ) == "aa4ae5e15272d00e95705637ce8a3b55ed402112"
         )
         #expect(
             Digests.hex(Digests.hmacSHA256(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8)))
                 == "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
         )
         // RFC 4648 section 10.
-        #expect(["", "f", "fo", "foo", "foob", "fooba", "foobar"].map { Digests.base64(Array($0.utf8)) } == [
-            "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy",
-        ])
+        #expect(
+            ["", "f", "fo", "foo", "foob", "fooba", "foobar"].map { Digests.base64(Array($0.utf8)) } == [
+                "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy",
+            ]
+        )
         #expect(Digests.base64URL([0xFB, 0xFF, 0xBF]) == "-_-_")
         #expect(Digests.base64URL(Array("fo".utf8)) == "Zm8")
         // An ephemeral password is the Base64 of the 20-byte HMAC.
@@ -63,7 +68,12 @@ import TestSupport
 
         // Good credentials: 401, then 200; the contact is in the location table, with where it came from.
         let port = try LoopbackPort.pick()
-        let good = try await SIPp.register(with: peers, user: "bob", credentials: .credentials(peers.ephemeralCredentials(for: "bob")), localPort: port)
+        let good = try await SIPp.register(
+            with: peers,
+            user: "bob",
+            credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
+            localPort: port
+        )
         #expect(good.status == 0, "\(good.output)")
         #expect(good.statuses == [401, 200], "\(good.messages.map(\.message))\n\(peers.registrarReport)")
         #expect(good.finalResponse?.header("Contact")?.contains("expires=600") == true, "\(good.finalResponse?.description ?? "")")
@@ -79,11 +89,17 @@ import TestSupport
         // A wrong password: challenged again (and the 401 is the end of it).
         let good2 = peers.ephemeralCredentials(for: "carol")
         let wrong = try await SIPp.register(
-            with: peers, user: "carol", credentials: .digest(username: good2.username, password: "x" + good2.password)
+            with: peers,
+            user: "carol",
+            credentials: .digest(username: good2.username, password: "x" + good2.password)
         )
         #expect(wrong.statuses == [401, 401])
         // Expired: forbidden, no new challenge.
-        let expired = try await SIPp.register(with: peers, user: "carol", credentials: .credentials(peers.ephemeralCredentials(for: "carol", validFor: -10)))
+        let expired = try await SIPp.register(
+            with: peers,
+            user: "carol",
+            credentials: .credentials(peers.ephemeralCredentials(for: "carol", validFor: -10))
+        )
         #expect(expired.statuses == [401, 403])
         #expect(expired.finalResponse?.reason == "Forbidden (credentials expired or malformed)")
         // Signed with another secret: wrong password.
@@ -107,7 +123,11 @@ import TestSupport
 
         // Expires 0 removes the contact.
         let removed = try await SIPp.register(
-            with: peers, user: "bob", credentials: .credentials(peers.ephemeralCredentials(for: "bob")), expires: 0, localPort: port
+            with: peers,
+            user: "bob",
+            credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
+            expires: 0,
+            localPort: port
         )
         #expect(removed.statuses == [401, 200])
         #expect(try await peers.registeredContacts(of: "bob").isEmpty)
@@ -173,7 +193,9 @@ import TestSupport
     @Test func aCallReachesTheRegisteredCalleeAndTheCallerSeesItsDecline() async throws {
         let peers = try await VoicePeers()
         let callee = try await SIPp.callee(
-            with: peers, user: "bob", credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
+            with: peers,
+            user: "bob",
+            credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
             behaviour: .respond(status: 603, reason: "Decline", after: 500)
         )
         let call = try await peers.call(from: "alice", displayName: "Alice Example", to: "bob")
@@ -198,7 +220,9 @@ import TestSupport
         let peers = try await VoicePeers()
         let softphone = "sip:softphone@127.0.0.1:\(try LoopbackPort.pick())"
         let callee = try await SIPp.callee(
-            with: peers, user: "bob", credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
+            with: peers,
+            user: "bob",
+            credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
             behaviour: .respond(status: 302, reason: "Moved Temporarily", after: 200, contact: softphone)
         )
         let call = try await peers.call(to: "bob")
@@ -214,7 +238,10 @@ import TestSupport
     @Test func theCallerHangsUpBeforeAnswerAndTheCalleeSeesTheCancel() async throws {
         let peers = try await VoicePeers()
         let callee = try await SIPp.callee(
-            with: peers, user: "bob", credentials: .credentials(peers.ephemeralCredentials(for: "bob")), behaviour: .ringUntilCancelled
+            with: peers,
+            user: "bob",
+            credentials: .credentials(peers.ephemeralCredentials(for: "bob")),
+            behaviour: .ringUntilCancelled
         )
         let call = try await peers.call(to: "bob")
         try await call.waitForProgress(180)
@@ -305,18 +332,25 @@ import TestSupport
             ("expired", peers.bearerToken(for: "erin", lifetime: -1)),
             ("bad signature", peers.bearerToken(for: "erin", key: "not-the-secret")),
             ("identity is not the To user", peers.bearerToken(for: "bob")),
-            ("scope without incoming capability", peers.bearerToken(for: "erin", payload: "{\"scope\":\"scope:client:outgoing?appSid=AP1\",\"exp\":\(now + 600)}")),
+            (
+                "scope without incoming capability",
+                peers.bearerToken(for: "erin", payload: "{\"scope\":\"scope:client:outgoing?appSid=AP1\",\"exp\":\(now + 600)}")
+            ),
             ("not a JWT", "garbage"),
         ]
         for (reason, token) in invalid {
             let refused = try await SIPp.register(with: peers, user: "erin", credentials: .header("Authorization: Bearer " + token))
             #expect(refused.statuses == [401], "\(reason)")
             #expect(refused.finalResponse?.header("WWW-Authenticate") == "Bearer realm=\"127.0.0.1\", error=\"invalid_token\"", "\(reason)")
-            #expect(await peers.waitForTrace { $0.last { $0.hasPrefix("bearer refused for erin") } == "bearer refused for erin: \(reason)" }, "\(peers.registrarTrace)")
+            #expect(
+                await peers.waitForTrace { $0.last { $0.hasPrefix("bearer refused for erin") } == "bearer refused for erin: \(reason)" },
+                "\(peers.registrarTrace)"
+            )
         }
         // Digest credentials are no Bearer token: a plain challenge.
         let digest = try await SIPp.register(
-            with: peers, user: "erin",
+            with: peers,
+            user: "erin",
             credentials: .header("Authorization: Digest username=\"erin\", realm=\"127.0.0.1\", nonce=\"x\", uri=\"sip:127.0.0.1\", response=\"x\"")
         )
         #expect(digest.finalResponse?.header("WWW-Authenticate") == "Bearer realm=\"127.0.0.1\"")

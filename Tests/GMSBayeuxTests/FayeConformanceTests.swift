@@ -4,8 +4,8 @@ import AttendantPluginKit
 import DaemonTestSupport
 import GMSBayeux
 import GMSCore
-import Testing
 import TestSupport
+import Testing
 
 /// The GMSChat plugin's Bayeux client against Faye, a real Bayeux server nobody here wrote, over both
 /// transports, on the daemon's own network (HostNetwork) and the wall clock.
@@ -53,7 +53,9 @@ import TestSupport
         }
 
         func delivered(on channel: String) async throws -> BayeuxMessage {
-            try await self.wait(for: "event on \(channel)") { if case .delivered(let message) = $0, message.channel == channel { message } else { nil } }
+            try await self.wait(for: "event on \(channel)") {
+                if case .delivered(let message) = $0, message.channel == channel { message } else { nil }
+            }
         }
     }
 
@@ -72,7 +74,9 @@ import TestSupport
         for attempt in 0..<20 where ack == nil {
             let reply = try await rig.client.publish("/chat/demo", data: .object(["text": .string("hi \(attempt)")]))
             #expect(reply.successful == true)
-            if (try? await rig.events.next(within: 1)).map({ if case .delivered(let m) = $0 { m.channel == "/chat/demo" } else { false } }) == true { ack = reply }
+            if (try? await rig.events.next(within: 1)).map({ if case .delivered(let m) = $0 { m.channel == "/chat/demo" } else { false } }) == true {
+                ack = reply
+            }
         }
         #expect(ack != nil, "no event came back on /chat/demo; events: \(rig.events.all)")
         #expect(rig.client.status.machine.connectionType == transport)
@@ -106,7 +110,8 @@ import TestSupport
         var received = false
         for attempt in 0..<20 where !received {
             _ = try await rig.client.publish("/chat/demo", data: .object(["n": .number(Double(attempt))]))
-            received = (try? await rig.events.next(within: 1)).map { if case .delivered(let m) = $0 { m.channel == "/chat/demo" } else { false } } ?? false
+            received =
+                (try? await rig.events.next(within: 1)).map { if case .delivered(let m) = $0 { m.channel == "/chat/demo" } else { false } } ?? false
         }
         #expect(received, "no event after the new handshake; events: \(rig.events.all)")
         await rig.client.disconnect()

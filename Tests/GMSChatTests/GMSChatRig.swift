@@ -76,7 +76,10 @@ struct GMSChatRig {
                 last = now
             }
             guard ContinuousClock.now < deadline else {
-                throw ChannelError(.transient, "\(what): not within 60 s; messages: \(self.messages.map(\.text)); log: \(self.host.logRecords.all.suffix(20).map(\.message))")
+                throw ChannelError(
+                    .transient,
+                    "\(what): not within 60 s; messages: \(self.messages.map(\.text)); log: \(self.host.logRecords.all.suffix(20).map(\.message))"
+                )
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -25,15 +25,27 @@ import Testing
         #expect(self.problem(["url": .string("gms.example.com")]) == "url: \"gms.example.com\" is not a http or https URL")
         #expect(self.problem(["url": .string("https://g/genesys"), "api-version": .integer(3)])?.hasPrefix("api-version: must be 1") == true)
         #expect(self.problem(["url": .string("https://g/genesys"), "transport": .string("sse")])?.hasPrefix("transport: \"sse\" is neither") == true)
-        #expect(self.problem(["url": .string("https://g/genesys"), "service": .string("a/b")]) == "service: \"a/b\" is not a GMS service name (letters, digits, '-', '_' and '.')")
-        #expect(self.problem(["url": .string("https://g/genesys"), "first-name": .string("Ada")]) == "last-name: is missing; GMS takes a nickname, or both first-name and last-name")
-        #expect(self.problem(["url": .string("https://g/genesys"), "cometd-url": .string("ws://g/cometd")]) == "cometd-url: \"ws://g/cometd\" is not a http or https URL")
+        #expect(
+            self.problem(["url": .string("https://g/genesys"), "service": .string("a/b")])
+                == "service: \"a/b\" is not a GMS service name (letters, digits, '-', '_' and '.')"
+        )
+        #expect(
+            self.problem(["url": .string("https://g/genesys"), "first-name": .string("Ada")])
+                == "last-name: is missing; GMS takes a nickname, or both first-name and last-name"
+        )
+        #expect(
+            self.problem(["url": .string("https://g/genesys"), "cometd-url": .string("ws://g/cometd")])
+                == "cometd-url: \"ws://g/cometd\" is not a http or https URL"
+        )
         #expect(self.problem(["url": .string("https://g/genesys"), "network-delay": .string("100ms")]) == "network-delay: must be at least 0.5 s")
     }
 
     /// Without a chat, operations say how to start one.
     @Test func operationsWithoutAChatSayHowToStartOne() async throws {
-        let channel = try GMSChatPlugin.factory.makeChannel(settings: ChannelSettings(["url": .string("http://127.0.0.1:9/genesys")]), host: InMemoryChannelHost())
+        let channel = try GMSChatPlugin.factory.makeChannel(
+            settings: ChannelSettings(["url": .string("http://127.0.0.1:9/genesys")]),
+            host: InMemoryChannelHost()
+        )
         await #expect(throws: ChannelError.self) { try await channel.perform(.typing(threadID: nil, started: true)) }
         do {
             _ = try await channel.perform(.endConversation(threadID: nil))

@@ -47,14 +47,19 @@ struct Rig {
     }
 
     /// Starts and completes the handshake; returns the actions of the handshake reply.
-    mutating func handshake(clientID: String = "c1", advice: BayeuxAdvice? = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(30))) -> [Action] {
+    mutating func handshake(
+        clientID: String = "c1",
+        advice: BayeuxAdvice? = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(30))
+    ) -> [Action] {
         let handshake = self.machine.start(now: self.now).sent(on: "/meta/handshake")[0]
         return self.machine.received(
-            [Self.reply(to: handshake) {
-                $0.clientID = clientID
-                $0.advice = advice
-                $0.supportedConnectionTypes = ["long-polling", "websocket"]
-            }],
+            [
+                Self.reply(to: handshake) {
+                    $0.clientID = clientID
+                    $0.advice = advice
+                    $0.supportedConnectionTypes = ["long-polling", "websocket"]
+                }
+            ],
             now: self.now
         )
     }
@@ -75,10 +80,12 @@ struct Rig {
         #expect(queued.isEmpty, "a publish before the session waits")
 
         let replied = rig.machine.received(
-            [Rig.reply(to: handshake.messages[0]) {
-                $0.clientID = "c1"
-                $0.advice = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(30))
-            }],
+            [
+                Rig.reply(to: handshake.messages[0]) {
+                    $0.clientID = "c1"
+                    $0.advice = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(30))
+                }
+            ],
             now: .zero
         )
         #expect(replied.contains(.handshook(clientID: "c1")))
@@ -126,10 +133,12 @@ struct Rig {
             var rig = Rig()
             let connect = try #require(rig.handshake().sent(on: "/meta/connect").first)
             let refused = rig.machine.received(
-                [Rig.reply(to: connect, successful: false) {
-                    $0.error = error
-                    $0.advice = BayeuxAdvice(reconnect: .handshake, interval: .zero)
-                }],
+                [
+                    Rig.reply(to: connect, successful: false) {
+                        $0.error = error
+                        $0.advice = BayeuxAdvice(reconnect: .handshake, interval: .zero)
+                    }
+                ],
                 now: .seconds(1)
             )
             let handshakes = refused.sent(on: "/meta/handshake")
@@ -140,10 +149,12 @@ struct Rig {
         var rig = Rig()
         let connect = try #require(rig.handshake().sent(on: "/meta/connect").first)
         let retried = rig.machine.received(
-            [Rig.reply(to: connect, successful: false) {
-                $0.error = "402::Unknown client"
-                $0.advice = BayeuxAdvice(reconnect: .retry)
-            }],
+            [
+                Rig.reply(to: connect, successful: false) {
+                    $0.error = "402::Unknown client"
+                    $0.advice = BayeuxAdvice(reconnect: .retry)
+                }
+            ],
             now: .seconds(1)
         )
         #expect(retried.sent(on: "/meta/handshake").isEmpty)
@@ -252,7 +263,10 @@ struct Rig {
         let wait = try #require(waited.timer(.connect))
         let next = try #require(rig.machine.timerFired(wait, now: .seconds(1)).sent(on: "/meta/connect").first)
         let (id, _) = rig.machine.publish("/chat/x", data: .null)
-        let stopped = rig.machine.received([Rig.reply(to: next, successful: false) { $0.advice = BayeuxAdvice(reconnect: BayeuxAdvice.Reconnect.none) }], now: .seconds(2))
+        let stopped = rig.machine.received(
+            [Rig.reply(to: next, successful: false) { $0.advice = BayeuxAdvice(reconnect: BayeuxAdvice.Reconnect.none) }],
+            now: .seconds(2)
+        )
         #expect(stopped.contains(.published(id: id, .failure(.refused("connect", error: nil)))))
         #expect(stopped.last == .stopped(.refused("connect", error: nil)))
     }
@@ -285,7 +299,8 @@ struct Rig {
             let disconnect = try #require(disconnecting.sent(on: "/meta/disconnect").first)
             let disconnectID = try #require(disconnect.id)
             let deadline = try #require(disconnecting.timer(.reply(disconnectID)))
-            let ended = answered
+            let ended =
+                answered
                 ? rig.machine.received([Rig.reply(to: disconnect)], now: .seconds(1))
                 : rig.machine.timerFired(deadline, now: .seconds(4))
             #expect(ended.contains(.published(id: id, .failure(.endedBeforeReply))), "disconnect answered: \(answered)")
@@ -313,10 +328,12 @@ struct Rig {
         let handshake = try #require(rig.machine.start(now: .zero).sent(on: "/meta/handshake").first)
         #expect(handshake.supportedConnectionTypes == ["websocket", "long-polling"])
         let replied = rig.machine.received(
-            [Rig.reply(to: handshake) {
-                $0.clientID = "c"
-                $0.supportedConnectionTypes = ["long-polling", "callback-polling"]
-            }],
+            [
+                Rig.reply(to: handshake) {
+                    $0.clientID = "c"
+                    $0.supportedConnectionTypes = ["long-polling", "callback-polling"]
+                }
+            ],
             now: .zero
         )
         #expect(replied.contains(.useConnectionType(.longPolling)))
@@ -343,7 +360,10 @@ struct Rig {
         #expect(second.armed.contains { $0.0 == .handshake && $0.1 == .seconds(1) })
         let secondWait = try #require(second.timer(.handshake))
         let third = try #require(rig.machine.timerFired(secondWait, now: .seconds(1)).sent(on: "/meta/handshake").first)
-        let none = rig.machine.received([Rig.reply(to: third, successful: false) { $0.advice = BayeuxAdvice(reconnect: BayeuxAdvice.Reconnect.none) }], now: .seconds(1))
+        let none = rig.machine.received(
+            [Rig.reply(to: third, successful: false) { $0.advice = BayeuxAdvice(reconnect: BayeuxAdvice.Reconnect.none) }],
+            now: .seconds(1)
+        )
         #expect(none.last == .stopped(.refused("handshake", error: nil)))
     }
 }

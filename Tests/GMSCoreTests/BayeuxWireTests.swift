@@ -30,7 +30,9 @@ import Testing
     }
 
     @Test func acceptsASingleMessageAndNumericIDsAndSubscriptionLists() throws {
-        let single = try Self.decode(#"{"channel":"/meta/subscribe","id":7,"successful":false,"error":"403:/service/x:Forbidden channel","subscription":["/a","/b"]}"#)
+        let single = try Self.decode(
+            #"{"channel":"/meta/subscribe","id":7,"successful":false,"error":"403:/service/x:Forbidden channel","subscription":["/a","/b"]}"#
+        )
         #expect(single.count == 1)
         #expect(single[0].id == "7")
         #expect(single[0].errorCode == 403)
@@ -84,6 +86,9 @@ import Testing
         let defaults = BayeuxAdvice(reconnect: .retry, interval: .zero, timeout: .seconds(60), maxInterval: .seconds(10))
         let received = BayeuxAdvice(decoding: ["reconnect": .string("handshake"), "timeout": .string("soon"), "interval": .number(500)])
         #expect(received == BayeuxAdvice(reconnect: .handshake, interval: .milliseconds(500)))
-        #expect(defaults.merging(received) == BayeuxAdvice(reconnect: .handshake, interval: .milliseconds(500), timeout: .seconds(60), maxInterval: .seconds(10)))
+        #expect(
+            defaults.merging(received)
+                == BayeuxAdvice(reconnect: .handshake, interval: .milliseconds(500), timeout: .seconds(60), maxInterval: .seconds(10))
+        )
     }
 }

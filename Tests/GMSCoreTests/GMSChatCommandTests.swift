@@ -13,21 +13,44 @@ import Testing
             #expect(try GMSChatCommand(.custom(command: "chat-status", arguments: [:]), apiVersion: version) == .status)
             let send = GMSChatOperation(v2: "sendMessage", v1: "send", fields: ["message": "hi"], reply: .done, startsChat: true)
             #expect(try GMSChatCommand(.sendMessage(threadID: nil, text: "hi"), apiVersion: version) == .operate(send))
-            #expect(try GMSChatCommand(.endConversation(threadID: nil), apiVersion: version) == .operate(GMSChatOperation(v2: "disconnect", v1: "disconnect", reply: .done)))
+            #expect(
+                try GMSChatCommand(.endConversation(threadID: nil), apiVersion: version)
+                    == .operate(GMSChatOperation(v2: "disconnect", v1: "disconnect", reply: .done))
+            )
             let stop = GMSChatOperation(v2: "stopTyping", v1: "stopTyping", reply: .fields(["typing": "stopped"]))
             #expect(try GMSChatCommand(.typing(threadID: nil, started: false), apiVersion: version) == .operate(stop))
             #expect(try GMSChatCommand(.custom(command: "chat-typing", arguments: ["state": "stopped"]), apiVersion: version) == .operate(stop))
             let start = try GMSChatCommand(.custom(command: "chat-typing", arguments: [:]), apiVersion: version)
-            #expect(start == .operate(GMSChatOperation(v2: "startTyping", v1: "startTyping", reply: .fields(["typing": "started"]))), "typing starts by default")
+            #expect(
+                start == .operate(GMSChatOperation(v2: "startTyping", v1: "startTyping", reply: .fields(["typing": "started"]))),
+                "typing starts by default"
+            )
         }
         let nickname = try GMSChatCommand(.custom(command: "chat-nickname", arguments: ["nickname": "Kim"]), apiVersion: 2)
-        #expect(nickname == .operate(GMSChatOperation(v2: "updateNickname", v1: "updateNickname", fields: ["nickname": "Kim"], reply: .fields(["operation": "updateNickname"]))))
+        #expect(
+            nickname
+                == .operate(
+                    GMSChatOperation(
+                        v2: "updateNickname",
+                        v1: "updateNickname",
+                        fields: ["nickname": "Kim"],
+                        reply: .fields(["operation": "updateNickname"])
+                    )
+                )
+        )
         let pushed = try GMSChatCommand(.custom(command: "chat-push-url", arguments: ["url": "https://x.test"]), apiVersion: 2)
-        #expect(pushed == .operate(GMSChatOperation(v2: "pushUrl", v1: "pushUrl", fields: ["pushUrl": "https://x.test"], reply: .fields(["operation": "pushUrl"]))))
+        #expect(
+            pushed
+                == .operate(
+                    GMSChatOperation(v2: "pushUrl", v1: "pushUrl", fields: ["pushUrl": "https://x.test"], reply: .fields(["operation": "pushUrl"]))
+                )
+        )
     }
 
     @Test func whatOnlyV2HasIsRefusedOnV1AndAnEmptyFieldEverywhere() {
-        #expect(throws: ChannelError(.unsupported, "gms-chat: GMS chat API v1 has no customer operation for a custom notice; it needs api-version = 2")) {
+        #expect(
+            throws: ChannelError(.unsupported, "gms-chat: GMS chat API v1 has no customer operation for a custom notice; it needs api-version = 2")
+        ) {
             try GMSChatCommand(.custom(command: "chat-notice", arguments: ["text": "x"]), apiVersion: 1)
         }
         #expect(throws: ChannelError(.illegalState, "gms-chat: a nickname change needs nickname")) {
@@ -62,11 +85,20 @@ import Testing
             Issue.record("v1's channel is not a v2 chat's")
             return
         }
-        guard case .ignored("/service/chatV2/other") = GMSChatInbound(channel: "/service/chatV2/other", data: reply, apiVersion: 2, service: "support") else {
+        guard
+            case .ignored("/service/chatV2/other") = GMSChatInbound(channel: "/service/chatV2/other", data: reply, apiVersion: 2, service: "support")
+        else {
             Issue.record("another service's channel is not this chat's")
             return
         }
-        guard case .rejected("/service/chatV2/support", _) = GMSChatInbound(channel: "/service/chatV2/support", data: .array([]), apiVersion: 2, service: "support") else {
+        guard
+            case .rejected("/service/chatV2/support", _) = GMSChatInbound(
+                channel: "/service/chatV2/support",
+                data: .array([]),
+                apiVersion: 2,
+                service: "support"
+            )
+        else {
             Issue.record("not a GMS event, on the chat's channel")
             return
         }
@@ -75,8 +107,14 @@ import Testing
 
     @Test func theSessionCountsWhatItRejectsOrIgnores() {
         var session = GMSChatSessionTests.session()
-        _ = session.received(GMSChatInbound(channel: "/other", data: .object([:]), apiVersion: 2, service: "customer-support"), now: GMSChatSessionTests.now)
-        _ = session.received(GMSChatInbound(channel: "/service/chatV2/customer-support", data: .array([]), apiVersion: 2, service: "customer-support"), now: GMSChatSessionTests.now)
+        _ = session.received(
+            GMSChatInbound(channel: "/other", data: .object([:]), apiVersion: 2, service: "customer-support"),
+            now: GMSChatSessionTests.now
+        )
+        _ = session.received(
+            GMSChatInbound(channel: "/service/chatV2/customer-support", data: .array([]), apiVersion: 2, service: "customer-support"),
+            now: GMSChatSessionTests.now
+        )
         #expect(session.eventsIgnored == 1 && session.eventsRejected == 1)
     }
 }

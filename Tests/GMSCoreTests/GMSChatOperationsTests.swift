@@ -75,12 +75,26 @@ import Testing
         advice.interval = .zero
         advice.timeout = .milliseconds(30_000)
         let status = BayeuxClientStateMachine.Status(
-            clientID: "c1", handshakeAt: .seconds(100), connectionType: .longPolling, advice: advice, connected: true, failures: 2
+            clientID: "c1",
+            handshakeAt: .seconds(100),
+            connectionType: .longPolling,
+            advice: advice,
+            connected: true,
+            failures: 2
         )
-        #expect(status.fields(now: .seconds(142)) == [
-            "transport": "long-polling", "client-id-age": "42 s", "advice": "reconnect=retry interval=0 ms timeout=30000 ms", "failures": "2",
-        ])
-        let fresh = BayeuxClientStateMachine.Status(clientID: nil, handshakeAt: nil, connectionType: .webSocket, advice: BayeuxAdvice(), connected: false, failures: 0)
+        #expect(
+            status.fields(now: .seconds(142)) == [
+                "transport": "long-polling", "client-id-age": "42 s", "advice": "reconnect=retry interval=0 ms timeout=30000 ms", "failures": "2",
+            ]
+        )
+        let fresh = BayeuxClientStateMachine.Status(
+            clientID: nil,
+            handshakeAt: nil,
+            connectionType: .webSocket,
+            advice: BayeuxAdvice(),
+            connected: false,
+            failures: 0
+        )
         #expect(fresh.fields(now: .seconds(1)) == ["transport": "websocket", "advice": ""])
     }
 }
@@ -89,9 +103,11 @@ import Testing
     @Test func theKeysAreKeptInTheSecretsAllFiveAndRemovedAllFive() {
         let kept = GMSChatKeys.writes(GMSChatKeys(secureKey: "s", chatID: "c", userID: "u", alias: "a", serviceID: "v"))
         #expect(kept.allSatisfy { $0.place == .secrets })
-        #expect(Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }) == [
-            "secure-key": "s", "chat-id": "c", "user-id": "u", "alias": "a", "service-id": "v",
-        ])
+        #expect(
+            Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) }) == [
+                "secure-key": "s", "chat-id": "c", "user-id": "u", "alias": "a", "service-id": "v",
+            ]
+        )
         let removed = GMSChatKeys.writes(nil)
         #expect(removed.count == 5 && removed.allSatisfy { $0.place == .secrets && $0.value == nil })
     }

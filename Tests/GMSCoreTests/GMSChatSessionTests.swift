@@ -13,14 +13,24 @@ import Testing
 
     static func session(apiVersion: Int = 2, stored: GMSChatSession.Stored = .init()) -> GMSChatSession {
         let settings = GMSChatSession.Settings(
-            apiVersion: apiVersion, service: "customer-support", serverDescription: "GMS at https://gms.test (chat API v\(apiVersion))",
-            networkDelay: .seconds(4), makeThreadID: { "gms-thread" }
+            apiVersion: apiVersion,
+            service: "customer-support",
+            serverDescription: "GMS at https://gms.test (chat API v\(apiVersion))",
+            networkDelay: .seconds(4),
+            makeThreadID: { "gms-thread" }
         )
         return GMSChatSession(settings: settings, stored: stored)
     }
 
     static func rows(_ positions: [Int], agent: Bool = true) -> [GMSTranscriptEvent] {
-        positions.map { GMSTranscriptEvent(position: $0, type: GMSEventType("Message"), party: GMSParty(nickname: agent ? "Ann" : "Me", type: agent ? "Agent" : "Client"), text: "m\($0)") }
+        positions.map {
+            GMSTranscriptEvent(
+                position: $0,
+                type: GMSEventType("Message"),
+                party: GMSParty(nickname: agent ? "Ann" : "Me", type: agent ? "Agent" : "Client"),
+                text: "m\($0)"
+            )
+        }
     }
 
     /// Each action in a few words, for comparing in order.
@@ -32,7 +42,8 @@ import Testing
             case .work(.createV1Interaction(let serviceID)): "create \(serviceID)"
             case .write(let write) where write.key == GMSChatSession.StoreKey.position: "store position \(write.value ?? "nil")"
             // The keys in a few words: the secure key (the other four go with it).
-            case .write(let write) where write.place == .secrets: write.key == GMSChatKeys.SecretKey.secureKey ? "store keys \(write.value ?? "nil")" : nil
+            case .write(let write) where write.place == .secrets:
+                write.key == GMSChatKeys.SecretKey.secureKey ? "store keys \(write.value ?? "nil")" : nil
             case .write(let write): "store \(write.key)=\(write.value ?? "nil")"
             case .setTimer(.gap, let delay): "gap in \(delay.components.seconds) s"
             case .setTimer(.request(let id), _): "deadline \(id)"
@@ -67,10 +78,12 @@ import Testing
         #expect(Self.words(try session.startChat(1, timeout: .seconds(8))) == ["request chat", "deadline 1"])
         #expect(Self.words(try session.startChat(2, timeout: .seconds(8))) == ["deadline 2"], "a start under way is waited for, not repeated")
         let started = Self.words(session.received(GMSChatV2Reply(chatID: "chat-1", secureKey: "key-1", messages: Self.rows([1])), now: Self.now))
-        #expect(Array(started.prefix(7)) == [
-            "store keys key-1", "store thread-id=gms-thread", "store position 0", "store chat-phase=active",
-            "emit chatStateChanged", "emit threadUpdated", "info gms-chat: the chat with GMS at https://gms.test (chat API v2) started",
-        ])
+        #expect(
+            Array(started.prefix(7)) == [
+                "store keys key-1", "store thread-id=gms-thread", "store position 0", "store chat-phase=active",
+                "emit chatStateChanged", "emit threadUpdated", "info gms-chat: the chat with GMS at https://gms.test (chat API v2) started",
+            ]
+        )
         #expect(started.contains("end deadline 1") && started.contains("replied 1") && started.contains("replied 2"))
         #expect(Array(started.suffix(4)) == ["emit incomingContact", "message m1", "store position 1", "cancel gap"], "\(started)")
         #expect(session.phase == .active)
@@ -82,7 +95,10 @@ import Testing
         _ = session.connected(over: "websocket")
         _ = try session.startChat(1, timeout: .seconds(8))
         var (store, secrets): ([String: String], [String: String]) = ([:], [:])
-        let started = session.received(GMSChatV2Reply(chatID: "chat-1", userID: "user-1", secureKey: "key-1", messages: Self.rows([1, 2])), now: Self.now)
+        let started = session.received(
+            GMSChatV2Reply(chatID: "chat-1", userID: "user-1", secureKey: "key-1", messages: Self.rows([1, 2])),
+            now: Self.now
+        )
         for case .write(let write) in started {
             if write.place == .store { store[write.key] = write.value } else { secrets[write.key] = write.value }
         }
@@ -115,7 +131,10 @@ import Testing
     @Test func theLastErrorBelongsToTheChatThatFailedAndANewChatClearsIt() throws {
         var session = try Self.active()
         // GMS refuses an operation and ends the chat: `chat status` says why.
-        _ = session.received(GMSChatV2Reply(secureKey: "key-1", statusCode: 2, chatEnded: true, errors: ["updateNickname needs a nickname"]), now: Self.now)
+        _ = session.received(
+            GMSChatV2Reply(secureKey: "key-1", statusCode: 2, chatEnded: true, errors: ["updateNickname needs a nickname"]),
+            now: Self.now
+        )
         #expect(session.phase == .ended)
         #expect(session.statusFields()["last-error"] == "GMS refused an operation: updateNickname needs a nickname")
         // Still the same connection: a new chat starts, and the error was the other chat's.
@@ -138,14 +157,20 @@ import Testing
         let replayed = Self.words(session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([3])), now: Self.now))
         #expect(!replayed.contains("gap in 1 s"), "a replay without the gap does not put off giving it up: \(replayed)")
         let skipped = Self.words(session.timerFired(.gap, now: Self.now))
-        #expect(skipped == [
-            "warning gms-chat: transcript rows from position 2 never came, even replayed; going on after them", "message m3", "store position 3",
-        ])
+        #expect(
+            skipped == [
+                "warning gms-chat: transcript rows from position 2 never came, even replayed; going on after them", "message m3", "store position 3",
+            ]
+        )
         #expect(session.ledger.shown == 3)
 
         // A row that fills a gap in time ends the wait.
         _ = session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([5])), now: Self.now)
-        #expect(Self.words(session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([4])), now: Self.now)) == ["message m4", "message m5", "store position 5", "cancel gap"])
+        #expect(
+            Self.words(session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([4])), now: Self.now)) == [
+                "message m4", "message m5", "store position 5", "cancel gap",
+            ]
+        )
     }
 
     @Test func anInterruptedSessionAsksForTheChatsEventsAtOnceAndAgainOnceConnectedIfThatFailed() throws {
@@ -174,17 +199,23 @@ import Testing
         // A caller waiting for the first connect hears why it will not come.
         var connecting = Self.session()
         _ = connecting.awaitConnect(7, timeout: .seconds(12))
-        #expect(Self.words(connecting.stopped(nil)) == ["end deadline 7", "failed 7 gms-chat: GMS at https://gms.test (chat API v2) ended the session: disconnected"])
+        #expect(
+            Self.words(connecting.stopped(nil)) == [
+                "end deadline 7", "failed 7 gms-chat: GMS at https://gms.test (chat API v2) ended the session: disconnected",
+            ]
+        )
     }
 
     @Test func theChatsEndClosesItsThreadAndContactAndForgetsTheKeys() throws {
         var session = try Self.active()
         _ = session.received(GMSChatV2Reply(secureKey: "key-1", messages: Self.rows([1])), now: Self.now)
         let ended = Self.words(session.received(GMSChatV2Reply(secureKey: "key-1", chatEnded: true), now: Self.now))
-        #expect(ended == [
-            "cancel gap", "store keys nil", "store chat-phase=ended", "emit threadUpdated", "emit contactEnded", "emit chatStateChanged",
-            "info gms-chat: the chat with GMS at https://gms.test (chat API v2) ended",
-        ])
+        #expect(
+            ended == [
+                "cancel gap", "store keys nil", "store chat-phase=ended", "emit threadUpdated", "emit contactEnded", "emit chatStateChanged",
+                "info gms-chat: the chat with GMS at https://gms.test (chat API v2) ended",
+            ]
+        )
         #expect(session.phase == .ended && session.keys == nil)
         #expect(session.threads.map(\.state) == [.closed])
     }
@@ -206,12 +237,26 @@ import Testing
         #expect(session.v1ServiceMade("svc-1").isEmpty, "not before the session connected")
         #expect(Self.words(session.connected(over: "websocket")).last == "create svc-1")
         #expect(Self.words(session.connected(over: "websocket")).allSatisfy { !$0.hasPrefix("create") }, "once")
-        let event = GMSChatV1Event(serviceID: "svc-1", chatSessionID: "chat-1", state: nil, transcriptPosition: 1, startedAt: nil, rows: Self.rows([1]))
+        let event = GMSChatV1Event(
+            serviceID: "svc-1",
+            chatSessionID: "chat-1",
+            state: nil,
+            transcriptPosition: 1,
+            startedAt: nil,
+            rows: Self.rows([1])
+        )
         let created = Self.words(session.v1Created(GMSChatKeys(secureKey: "key-1", chatID: "chat-1", serviceID: "svc-1"), event, now: Self.now))
         #expect(created.contains("message m1") && created.last == "replied 1")
 
         // Another chat's events on /_genesys are not this one's.
-        let other = GMSChatV1Event(serviceID: "svc-2", chatSessionID: "chat-2", state: nil, transcriptPosition: 2, startedAt: nil, rows: Self.rows([2]))
+        let other = GMSChatV1Event(
+            serviceID: "svc-2",
+            chatSessionID: "chat-2",
+            state: nil,
+            transcriptPosition: 2,
+            startedAt: nil,
+            rows: Self.rows([2])
+        )
         #expect(Self.words(session.received(other, now: Self.now)) == ["debug gms-chat: ignored a /_genesys event of another chat"])
     }
 }

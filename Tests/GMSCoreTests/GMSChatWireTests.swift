@@ -26,7 +26,9 @@ import Testing
 
     @Test func readsAV2RefusalAndTheEndOfAChat() throws {
         let reply = try GMSChatV2Reply(
-            decoding: Self.json(#"{"messages":[],"chatEnded":true,"statusCode":2,"alias":1323,"errors":[{"code":249,"advice":"Media server was not able to execute request."}]}"#)
+            decoding: Self.json(
+                #"{"messages":[],"chatEnded":true,"statusCode":2,"alias":1323,"errors":[{"code":249,"advice":"Media server was not able to execute request."}]}"#
+            )
         )
         #expect(reply.chatEnded && reply.statusCode == 2)
         #expect(reply.alias == "1323")
@@ -57,10 +59,16 @@ import Testing
 
     @Test func aV1EventWhosePositionCannotHoldItsRowsIsRefused() throws {
         #expect(throws: GMSDecodeError.self) {
-            try GMSChatV1Event(decoding: Self.json(#"{"tag":"service.chat.refresh.1","message":{"transcriptPosition":"1","transcriptToShow":[["Message.Text","a","x","1","AGENT"],["Message.Text","a","y","2","AGENT"]]}}"#))
+            try GMSChatV1Event(
+                decoding: Self.json(
+                    #"{"tag":"service.chat.refresh.1","message":{"transcriptPosition":"1","transcriptToShow":[["Message.Text","a","x","1","AGENT"],["Message.Text","a","y","2","AGENT"]]}}"#
+                )
+            )
         }
         #expect(throws: GMSDecodeError.self) {
-            try GMSChatV1Event(decoding: Self.json(#"{"tag":"service.chat.refresh.1","message":{"transcriptPosition":"2","transcriptToShow":[{"type":"x"}]}}"#))
+            try GMSChatV1Event(
+                decoding: Self.json(#"{"tag":"service.chat.refresh.1","message":{"transcriptPosition":"2","transcriptToShow":[{"type":"x"}]}}"#)
+            )
         }
     }
 }

@@ -3,7 +3,9 @@ import Testing
 
 @Suite struct TranscriptLedgerTests {
     static func events(_ positions: [Int]) -> [GMSTranscriptEvent] {
-        positions.map { GMSTranscriptEvent(position: $0, type: GMSEventType("Message"), party: GMSParty(nickname: "Ann", type: "Agent"), text: "m\($0)") }
+        positions.map {
+            GMSTranscriptEvent(position: $0, type: GMSEventType("Message"), party: GMSParty(nickname: "Ann", type: "Agent"), text: "m\($0)")
+        }
     }
 
     @Test func handsOnEachEventOnceInOrderWhateverTheDeliveryOrder() {

@@ -5,7 +5,13 @@ import Testing
 /// How transcript rows of both API versions become the plugin API's chat messages.
 @Suite struct TranscriptMappingTests {
     static func row(_ type: String, party: String, position: Int = 3, text: String = "t") -> GMSTranscriptEvent {
-        GMSTranscriptEvent(position: position, type: GMSEventType(type), party: GMSParty(nickname: "Ada", type: party), text: text, utcMilliseconds: 1_432_845_088_000)
+        GMSTranscriptEvent(
+            position: position,
+            type: GMSEventType(type),
+            party: GMSParty(nickname: "Ada", type: party),
+            text: text,
+            utcMilliseconds: 1_432_845_088_000
+        )
     }
 
     @Test(arguments: [
@@ -29,7 +35,10 @@ import Testing
 
     /// A row replayed after a new session is the same message: same id, same position.
     @Test func aRowsMessageIsNamedByItsThreadAndPosition() {
-        let message = Self.row("Message", party: "Agent", position: 42, text: "Hello").chatMessage(threadID: "gms-1", receivedAt: UnixTime(secondsSince1970: 5))
+        let message = Self.row("Message", party: "Agent", position: 42, text: "Hello").chatMessage(
+            threadID: "gms-1",
+            receivedAt: UnixTime(secondsSince1970: 5)
+        )
         #expect(message.id == "gms-1#42")
         #expect(message.transcriptPosition == 42)
         #expect(message.text == "Hello")

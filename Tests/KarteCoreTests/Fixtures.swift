@@ -7,7 +7,15 @@ enum Fixtures {
         versionName: "1.0",
         versionCode: "1",
         sdkVersion: "0.1.0",
-        system: .init(osVersion: "6.8", device: "desktop", model: "", bundleID: "io.attendant", language: "ja-JP", screenWidth: 1920, screenHeight: 1080)
+        system: .init(
+            osVersion: "6.8",
+            device: "desktop",
+            model: "",
+            bundleID: "io.attendant",
+            language: "ja-JP",
+            screenWidth: 1920,
+            screenHeight: 1080
+        )
     )
 
     static let responseText = #"""
@@ -36,7 +44,10 @@ enum Fixtures {
         if let timestamp { action["response_timestamp"] = .string(timestamp) }
         return .object([
             "action": .object(action),
-            "campaign": .object(["_id": .string(campaign ?? "c-\(id)"), "service_action_type": .string(serviceActionType), "native_app_display_limit_mode": .bool(limit)]),
+            "campaign": .object([
+                "_id": .string(campaign ?? "c-\(id)"), "service_action_type": .string(serviceActionType),
+                "native_app_display_limit_mode": .bool(limit),
+            ]),
             "trigger": .object(["event_hashes": "h1"]),
         ])
     }

@@ -39,8 +39,16 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         var pair = Pair()
         let out = pair.answer(try pair.send("buy"), Fixtures.message(id: "a1", campaign: "c1"))
         let ref = Actions.ActionRef(actionID: "a1", campaignID: "c1", shortenID: "s-a1")
-        guard case .show(let shown) = out[2] else { Issue.record("\(out)"); return }
-        #expect(out == [.willAppear(ref), .windowPresented, .show(shown), .didAppear(ref), .track(KarteEvent(name: "message_open", values: ["message": message(("c1", "s-a1"))]))])
+        guard case .show(let shown) = out[2] else {
+            Issue.record("\(out)")
+            return
+        }
+        #expect(
+            out == [
+                .willAppear(ref), .windowPresented, .show(shown), .didAppear(ref),
+                .track(KarteEvent(name: "message_open", values: ["message": message(("c1", "s-a1"))])),
+            ]
+        )
         #expect(shown.inAppAction == InAppAction(id: "a1", campaignID: "c1", title: "T", body: "B"))
         let second = pair.answer(try pair.send("buy"), Fixtures.message(id: "a2"))
         #expect(!second.contains(.windowPresented) && second.shownIDs == ["a2"])
@@ -53,7 +61,11 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         let timer = try #require(pair.tracking.requestCompleted(request.id, status: 503, body: []).armed.first).0
         let retry = pair.tracking.timerFired(timer).requests[0]
         #expect(retry.isRetry)
-        let out = pair.answer(retry, Fixtures.message(id: "a1"), Fixtures.message(id: "v", serviceActionType: "remote_config", content: ["inlined_variables": [["name": "x", "value": 1]]]))
+        let out = pair.answer(
+            retry,
+            Fixtures.message(id: "a1"),
+            Fixtures.message(id: "v", serviceActionType: "remote_config", content: ["inlined_variables": [["name": "x", "value": 1]]])
+        )
         #expect(out.isEmpty && pair.actions.shown.isEmpty && pair.actions.variables.isEmpty)
     }
 
@@ -64,7 +76,13 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         let buy = try pair.send("buy")
         _ = try pair.view("B")
         let out = pair.answer(buy, Fixtures.message(id: "a1", campaign: "c1", limit: true), Fixtures.message(id: "a2", campaign: "c2"))
-        #expect(out.tracked.first == KarteEvent(name: "_message_suppressed", values: ["reason": "The display is suppressed by native_app_display_limit_mode.", "message": message(("c1", "s-a1"))]))
+        #expect(
+            out.tracked.first
+                == KarteEvent(
+                    name: "_message_suppressed",
+                    values: ["reason": "The display is suppressed by native_app_display_limit_mode.", "message": message(("c1", "s-a1"))]
+                )
+        )
         #expect(out.shownIDs == ["a2"], "without the flag, a late answer is still shown")
     }
 
@@ -95,7 +113,15 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         )
         #expect(held.shownIDs.isEmpty)
         let reasons = held.tracked.filter { $0.name == "_message_suppressed" }
-        #expect(reasons == [KarteEvent(name: "_message_suppressed", values: ["reason": "The display is suppressed by suppress mode.", "message": message(("c2", "s-a2"))])], "never for remote_config")
+        #expect(
+            reasons == [
+                KarteEvent(
+                    name: "_message_suppressed",
+                    values: ["reason": "The display is suppressed by suppress mode.", "message": message(("c2", "s-a2"))]
+                )
+            ],
+            "never for remote_config"
+        )
         pair.actions.unsuppress()
         #expect(pair.answer(try pair.send("buy"), Fixtures.message(id: "a3")).shownIDs == ["a3"])
     }
@@ -122,17 +148,25 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         let out = pair.answer(
             try pair.send("buy"),
             Fixtures.message(id: "v1", campaign: "cv", serviceActionType: "remote_config", timestamp: "2027-01-15T08:00:00.000Z", content: content),
-            Fixtures.message(id: "ctl", campaign: "cc", type: "control", serviceActionType: "remote_config", content: ["inlined_variables": [["name": "color", "value": "blue"]]])
+            Fixtures.message(
+                id: "ctl",
+                campaign: "cc",
+                type: "control",
+                serviceActionType: "remote_config",
+                content: ["inlined_variables": [["name": "color", "value": "blue"]]]
+            )
         )
         #expect(pair.actions.variables.mapValues(\.value) == ["color": "red", "n": 2], "a control group's variables are not kept")
         #expect(pair.actions.variables["color"]?.campaignID == "cv")
         #expect(out.shownIDs.isEmpty)
         let ready = out.tracked.filter { $0.name == "_message_ready" }
         #expect(ready.count == 2, "also for the control group")
-        #expect(ready[0].values["message"] == [
-            "campaign_id": "cv", "shorten_id": "s-v1", "response_timestamp": "2027-01-15T08:00:00.000Z",
-            "response_id": "2027-01-15T08:00:00.000Z_s-v1", "trigger": ["event_hashes": "h1"],
-        ])
+        #expect(
+            ready[0].values["message"] == [
+                "campaign_id": "cv", "shorten_id": "s-v1", "response_timestamp": "2027-01-15T08:00:00.000Z",
+                "response_id": "2027-01-15T08:00:00.000Z_s-v1", "trigger": ["event_hashes": "h1"],
+            ]
+        )
         #expect(out.contains(.variablesChanged(pair.actions.variables)))
         // A request holding _fetch_variables clears them before its answer is applied.
         let cleared = pair.answer(try pair.send(KarteEventName.fetchVariables))
@@ -150,7 +184,11 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         let stale = pair.answer(try pair.send("buy"), Fixtures.message(id: "stale", campaign: "cs", timestamp: "2027-01-15T17:00:00+09:00"))
         #expect(stale.shownIDs == ["stale"], "still shown")
         #expect(stale.tracked.isEmpty)
-        #expect(stale.contains(.messageOpenExpired(Actions.ActionRef(actionID: "stale", campaignID: "cs", shortenID: "s-stale"), age: .milliseconds(180_001))))
+        #expect(
+            stale.contains(
+                .messageOpenExpired(Actions.ActionRef(actionID: "stale", campaignID: "cs", shortenID: "s-stale"), age: .milliseconds(180_001))
+            )
+        )
     }
 
     @Test func aViewAfterTheFirstResetsSoftlyWithoutMessageClose() throws {
@@ -161,7 +199,9 @@ func message(_ ref: (String, String)) -> JSONValue { ["campaign_id": .string(ref
         #expect(out.closed.map(\.0) == ["a1", "a2"] && out.closed.allSatisfy { $0.1 == .soft })
         #expect(out.tracked.isEmpty && out.last == .windowDismissed && pair.actions.shown.isEmpty)
         let ref = Actions.ActionRef(actionID: "a1", campaignID: "c-a1", shortenID: "s-a1")
-        #expect(Array(out.prefix(3)) == [.willDisappear(ref, reason: .soft), .close(actionID: "a1", reason: .soft), .didDisappear(ref, reason: .soft)])
+        #expect(
+            Array(out.prefix(3)) == [.willDisappear(ref, reason: .soft), .close(actionID: "a1", reason: .soft), .didDisappear(ref, reason: .soft)]
+        )
     }
 
     @Test func markBoundaryResetsSoftly() throws {

@@ -13,14 +13,20 @@ import Testing
     }
 
     @Test func requestsAreReadWithTheirValues() throws {
-        #expect(try Self.command("actions-view", ["name": "cart", "title": "Cart", "values": #"{"n":2}"#]) == .view(name: "cart", title: "Cart", values: ["n": .number(2)]))
+        #expect(
+            try Self.command("actions-view", ["name": "cart", "title": "Cart", "values": #"{"n":2}"#])
+                == .view(name: "cart", title: "Cart", values: ["n": .number(2)])
+        )
         #expect(try Self.command("actions-track", ["event": "buy"]) == .track(KarteEvent(name: "buy")))
         #expect(try Self.command("actions-identify", ["user_id": "u1"]) == .identify(userID: "u1", values: [:]))
         #expect(try Self.command("actions-attribute", ["values": #"{"plan":"gold"}"#]) == .attribute(["plan": .string("gold")]))
         #expect(try Self.command("actions-variables", ["fetch": "true"]) == .variables(fetch: true))
         #expect(try Self.command("actions-variables") == .variables(fetch: false))
         #expect(try Self.command("actions-click") == .click(actionID: nil, link: .index("0")))
-        #expect(try Self.command("link", ["action": "a1", "url": "https://example.com/y", "link": "1"]) == .click(actionID: "a1", link: .url("https://example.com/y")))
+        #expect(
+            try Self.command("link", ["action": "a1", "url": "https://example.com/y", "link": "1"])
+                == .click(actionID: "a1", link: .url("https://example.com/y"))
+        )
         #expect(try Self.command("actions-click", ["action": "", "link": "2"]) == .click(actionID: nil, link: .index("2")), "an empty id is no id")
         #expect(try KarteCommand(.dismiss(actionID: nil)) == .dismiss(actionID: nil))
         #expect(try KarteCommand(.suppress) == .suppress)
@@ -28,14 +34,24 @@ import Testing
 
     @Test func wrongInputSaysWhatIsWrong() {
         #expect(throws: ChannelError(.invalidArgument, "a view needs a name")) { try Self.command("actions-view", ["name": ""]) }
-        #expect(throws: ChannelError(.invalidArgument, #""a.b" is not an event name: no '.' and no leading '$'"#)) { try Self.command("actions-track", ["event": "a.b"]) }
-        #expect(throws: ChannelError(.invalidArgument, #""$x" is not an event name: no '.' and no leading '$'"#)) { try Self.command("actions-track", ["event": "$x"]) }
+        #expect(throws: ChannelError(.invalidArgument, #""a.b" is not an event name: no '.' and no leading '$'"#)) {
+            try Self.command("actions-track", ["event": "a.b"])
+        }
+        #expect(throws: ChannelError(.invalidArgument, #""$x" is not an event name: no '.' and no leading '$'"#)) {
+            try Self.command("actions-track", ["event": "$x"])
+        }
         #expect(throws: ChannelError(.invalidArgument, "identify needs a user id")) { try Self.command("actions-identify") }
-        #expect(throws: ChannelError(.invalidArgument, "attribute needs at least one value")) { try Self.command("actions-attribute", ["values": "{}"]) }
-        #expect(throws: ChannelError(.invalidArgument, "the values must be a JSON object, not an array")) { try Self.command("actions-track", ["event": "e", "values": "[1]"]) }
+        #expect(throws: ChannelError(.invalidArgument, "attribute needs at least one value")) {
+            try Self.command("actions-attribute", ["values": "{}"])
+        }
+        #expect(throws: ChannelError(.invalidArgument, "the values must be a JSON object, not an array")) {
+            try Self.command("actions-track", ["event": "e", "values": "[1]"])
+        }
         let notJSON = #expect(throws: ChannelError.self) { try Self.command("actions-track", ["event": "e", "values": "{"]) }
         #expect(notJSON?.code == .invalidArgument && notJSON?.message.hasPrefix("the values are not JSON: ") == true)
-        #expect(throws: ChannelError(.unsupported, #"karte-actions has no request "actions-fly"; see attendantctl actions --help"#)) { try Self.command("actions-fly") }
+        #expect(throws: ChannelError(.unsupported, #"karte-actions has no request "actions-fly"; see attendantctl actions --help"#)) {
+            try Self.command("actions-fly")
+        }
         #expect(throws: ChannelError(.unsupported, "karte-actions does not handle send-message requests; see attendantctl actions --help")) {
             try KarteCommand(.sendMessage(threadID: nil, text: "hi"))
         }
@@ -69,9 +85,12 @@ import Testing
         #expect(Self.tracked(answered) == ["message_click"])
         #expect(answered.contains { if case .emit(.actionLifecycle(let step)) = $0 { step.phase == .didDisappear } else { false } })
         #expect(session.actions.shown.isEmpty, "a link that is not _blank resets")
-        #expect(KarteSessionTests.replies(answered)[4] == .fields([
-            "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "opened", "detail": "xdg-open", "reset": "true",
-        ]))
+        #expect(
+            KarteSessionTests.replies(answered)[4]
+                == .fields([
+                    "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "opened", "detail": "xdg-open", "reset": "true",
+                ])
+        )
         #expect(session.opened(4, .opened(by: "xdg-open"), now: t0).isEmpty, "answered once")
     }
 
@@ -84,10 +103,14 @@ import Testing
         #expect(Self.tracked(refused).isEmpty, "no message_click")
         #expect(!refused.contains { if case .emit(.actionLifecycle) = $0 { true } else { false } })
         #expect(session.actions.shown.map(\.message.actionID) == ["a1"], "the action stays shown")
-        #expect(KarteSessionTests.replies(refused)[4] == .fields([
-            "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "refused", "detail": "the scheme \"javascript\" is not allowed",
-            "reset": "false",
-        ]))
+        #expect(
+            KarteSessionTests.replies(refused)[4]
+                == .fields([
+                    "action": "a1", "url": "https://example.com/y", "target": "_self", "opened": "refused",
+                    "detail": "the scheme \"javascript\" is not allowed",
+                    "reset": "false",
+                ])
+        )
         // A claimed link (a URL handler took it, as the SDKs' shouldOpenURL returning false) is a click.
         _ = try session.perform(.click(actionID: nil, link: .index("1")), 5, now: t0)
         #expect(Self.tracked(session.opened(5, .claimed(by: "org.example.Handler"), now: t0)) == ["message_click"])
@@ -110,9 +133,15 @@ import Testing
         #expect(throws: ChannelError(.illegalState, "no action a9 is shown; see attendantctl actions list")) {
             try session.perform(.click(actionID: "a9", link: .index("0")), 2, now: t0)
         }
-        #expect(throws: ChannelError(.invalidArgument, "action a1 has links 0 to 1, not 7")) { try session.perform(.click(actionID: nil, link: .index("7")), 3, now: t0) }
-        #expect(throws: ChannelError(.invalidArgument, "action a1 has links 0 to 1, not x")) { try session.perform(.click(actionID: nil, link: .index("x")), 3, now: t0) }
-        #expect(throws: ChannelError(.invalidArgument, "action a1 has no link to https://nowhere")) { try session.perform(.click(actionID: nil, link: .url("https://nowhere")), 3, now: t0) }
+        #expect(throws: ChannelError(.invalidArgument, "action a1 has links 0 to 1, not 7")) {
+            try session.perform(.click(actionID: nil, link: .index("7")), 3, now: t0)
+        }
+        #expect(throws: ChannelError(.invalidArgument, "action a1 has links 0 to 1, not x")) {
+            try session.perform(.click(actionID: nil, link: .index("x")), 3, now: t0)
+        }
+        #expect(throws: ChannelError(.invalidArgument, "action a1 has no link to https://nowhere")) {
+            try session.perform(.click(actionID: nil, link: .url("https://nowhere")), 3, now: t0)
+        }
         #expect(session.actions.shown.count == 1, "a refused click changes nothing")
     }
 
@@ -121,7 +150,10 @@ import Testing
         #expect(KarteSessionTests.stored(try kept.perform(.suppress, 1, now: t0))[KarteSession.StoreKey.suppressed] == .some("true"))
         var (session, _) = KarteSessionTests.started()
         #expect(KarteSessionTests.stored(try session.perform(.suppress, 1, now: t0)).isEmpty)
-        guard case .fields(let listed)? = KarteSessionTests.replies(try session.perform(.list, 2, now: t0))[2] else { Issue.record("no list"); return }
+        guard case .fields(let listed)? = KarteSessionTests.replies(try session.perform(.list, 2, now: t0))[2] else {
+            Issue.record("no list")
+            return
+        }
         #expect(listed["suppressed"] == "true")
     }
 }

@@ -53,4 +53,3 @@ import Testing
         #expect(body["events"]?.arrayValue?.first?["values"]?["_retry"] == .bool(true))
     }
 }
-

@@ -13,8 +13,15 @@ import Testing
     static func started(startView: String? = nil) -> (KarteSession, [Action]) {
         var session = KarteSession()
         let start = KarteSession.Start(
-            appKey: Self.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "1.0", previousVersion: "1.0", suppressed: false,
-            variables: nil, unanswered: [], startView: startView
+            appKey: Self.appKey,
+            appInfo: Fixtures.appInfo,
+            visitorID: "VIS",
+            appVersion: "1.0",
+            previousVersion: "1.0",
+            suppressed: false,
+            variables: nil,
+            unanswered: [],
+            startView: startView
         )
         let actions = session.start(start, trackURL: "https://karte.test/v0/native/track", now: t0)
         return (session, actions)
@@ -55,7 +62,10 @@ import Testing
         #expect(throws: KarteSession.notListening) { try idle.track(1, now: t0, Self.buy, reply: { ["pv_id": $0.pvID] }) }
 
         var (session, launched) = Self.started()
-        #expect(launched.contains { if case .setTimer(.tracking(.flush), _) = $0 { true } else { false } }, "the launch events wait for the batching window")
+        #expect(
+            launched.contains { if case .setTimer(.tracking(.flush), _) = $0 { true } else { false } },
+            "the launch events wait for the batching window"
+        )
         #expect(Self.stored(launched).keys.contains { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }, "what is tracked is kept until answered")
         let tracked = try session.track(7, now: t0, Self.buy, reply: { ["pv_id": $0.pvID] })
         #expect(Self.replies(tracked)[7] == .fields(["pv_id": session.tracking!.keys.pvID]))
@@ -70,7 +80,10 @@ import Testing
         let request = try #require(Self.sent(Self.flush(&session)).first)
         let answered = session.completed(request, .answer(status: 200, body: Array(Fixtures.responseText.utf8)), now: t0)
         #expect(Self.replies(answered)[5] != nil)
-        guard case .fields(let fields)? = Self.replies(answered)[5] else { Issue.record("no fields: \(answered)"); return }
+        guard case .fields(let fields)? = Self.replies(answered)[5] else {
+            Issue.record("no fields: \(answered)")
+            return
+        }
         #expect(fields["fetched"] == "true")
         #expect(answered.contains { if case .cancelTimer(.fetch(5)) = $0 { true } else { false } })
         #expect(Self.stored(answered).values.contains(nil), "the answered events are forgotten in the store")
@@ -90,7 +103,9 @@ import Testing
         #expect(session.counters.shown == 1)
         #expect(answered.contains { if case .setTimer(.tracking(.flush), _) = $0 { true } else { false } }, "message_open goes into the next batch")
         #expect(Self.replies(try session.dismiss(9, actionID: nil, now: t0))[9] == .fields(["dismissed": "1"]))
-        #expect(throws: ChannelError(.illegalState, "no action a1 is shown; see attendantctl actions list")) { try session.dismiss(10, actionID: "a1", now: t0) }
+        #expect(throws: ChannelError(.illegalState, "no action a1 is shown; see attendantctl actions list")) {
+            try session.dismiss(10, actionID: "a1", now: t0)
+        }
     }
 
     @Test func aRefusedAppKeyStopsListeningAndFailedRequestsAreCounted() throws {
@@ -133,7 +148,14 @@ import Testing
 /// What a KarteActions channel finds in its store at start, as the session wrote it.
 @Suite struct KarteStoredStartTests {
     static func start(_ stored: [String: String]) -> KarteSession.Start {
-        KarteSession.Start(appKey: KarteSessionTests.appKey, appInfo: Fixtures.appInfo, visitorID: "VIS", appVersion: "2.0", stored: stored, startView: nil)
+        KarteSession.Start(
+            appKey: KarteSessionTests.appKey,
+            appInfo: Fixtures.appInfo,
+            visitorID: "VIS",
+            appVersion: "2.0",
+            stored: stored,
+            startView: nil
+        )
     }
 
     @Test func eventsNeverAnsweredComeBackInTheOrderTheyWereRecorded() throws {
@@ -150,7 +172,10 @@ import Testing
         let start = Self.start(store)
         let names = start.unanswered.map(\.event.name).filter { $0.hasPrefix("e") }
         #expect(names == (0..<11).map { "e\($0)" }, "e10 after e9, though its id sorts before as text")
-        #expect(start.unanswered.count == store.keys.filter { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }.count - 1, "what does not parse is left out")
+        #expect(
+            start.unanswered.count == store.keys.filter { $0.hasPrefix(KarteSession.StoreKey.pendingEvent) }.count - 1,
+            "what does not parse is left out"
+        )
         #expect(start.previousVersion == "1.0")
     }
 
@@ -211,6 +236,8 @@ import Testing
         #expect(!KarteSessionTests.sent(stopping).isEmpty && Self.stopReplies(stopping).isEmpty)
         let late = session.timerFired(.stopGrace, now: t0)
         #expect(Self.stopReplies(late) == [2])
-        #expect(late.contains { if case .log(.notice, let line) = $0 { line.hasPrefix("stopped with 1 track request(s) unanswered") } else { false } })
+        #expect(
+            late.contains { if case .log(.notice, let line) = $0 { line.hasPrefix("stopped with 1 track request(s) unanswered") } else { false } }
+        )
     }
 }

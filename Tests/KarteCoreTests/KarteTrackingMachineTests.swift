@@ -108,7 +108,9 @@ import Testing
         var delays: [Duration] = []
         var current = request
         for attempt in 1...3 {
-            let failed = attempt == 2 ? machine.requestFailed(current.id, reason: "connection refused") : machine.requestCompleted(current.id, status: 503, body: [])
+            let failed =
+                attempt == 2
+                ? machine.requestFailed(current.id, reason: "connection refused") : machine.requestCompleted(current.id, status: 503, body: [])
             let (timer, delay) = try #require(failed.armed.first)
             delays.append(delay)
             let again = machine.timerFired(timer)
@@ -119,7 +121,10 @@ import Testing
         }
         #expect(delays == [.milliseconds(500), .seconds(2), .seconds(8)])
         let last = machine.requestCompleted(current.id, status: 500, body: [])
-        guard case .dropped(let dropped, let reason)? = last.first else { Issue.record("not dropped: \(last)"); return }
+        guard case .dropped(let dropped, let reason)? = last.first else {
+            Issue.record("not dropped: \(last)")
+            return
+        }
         #expect(dropped.id == request.id && reason == "HTTP status 500, after 3 retries")
         #expect(machine.requestsOutstanding == 0)
     }
@@ -144,13 +149,19 @@ import Testing
         let request = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]
         let body = Fixtures.response(Fixtures.message(id: "a1"))
         let first = machine.requestCompleted(request.id, status: 200, body: body)
-        guard case .responseReceived(let answered, let response, let isRetry)? = first.first else { Issue.record("\(first)"); return }
+        guard case .responseReceived(let answered, let response, let isRetry)? = first.first else {
+            Issue.record("\(first)")
+            return
+        }
         #expect(answered == request && !isRetry && response.messages.count == 1)
 
         let second = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]
         let retry = machine.timerFired(try #require(machine.requestCompleted(second.id, status: 502, body: []).armed.first).0).requests[0]
         let late = machine.requestCompleted(retry.id, status: 200, body: body)
-        guard case .responseReceived(_, _, let lateIsRetry)? = late.first else { Issue.record("\(late)"); return }
+        guard case .responseReceived(_, _, let lateIsRetry)? = late.first else {
+            Issue.record("\(late)")
+            return
+        }
         #expect(lateIsRetry)
     }
 
@@ -158,6 +169,13 @@ import Testing
         var machine = tracking()
         let request = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]
         let actions = machine.requestCompleted(request.id, status: 200, body: Array("not json".utf8))
-        #expect(actions == [.responseUnreadable(request: request, error: KarteDecodeError(problem: "the response (8 bytes) is not JSON: unexpected character at byte 0"))])
+        #expect(
+            actions == [
+                .responseUnreadable(
+                    request: request,
+                    error: KarteDecodeError(problem: "the response (8 bytes) is not JSON: unexpected character at byte 0")
+                )
+            ]
+        )
     }
 }

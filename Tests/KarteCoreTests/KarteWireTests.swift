@@ -7,8 +7,16 @@ import Testing
     @Test func bodyEncodingIsExactAndOrdered() {
         let keys = KarteKeys(visitorID: "V", pvID: "P", originalPVID: "O")
         let events = [
-            KarteRecordedEvent(event: KarteEvent(name: "view", values: ["view_name": "home", "title": "Home"]), keys: keys, date: UnixTime(secondsSince1970: 1_700_000_000)),
-            KarteRecordedEvent(event: KarteEvent(name: "buy", values: ["price": 1.5]), keys: keys, date: UnixTime(secondsSince1970: 1_700_000_000.25)),
+            KarteRecordedEvent(
+                event: KarteEvent(name: "view", values: ["view_name": "home", "title": "Home"]),
+                keys: keys,
+                date: UnixTime(secondsSince1970: 1_700_000_000)
+            ),
+            KarteRecordedEvent(
+                event: KarteEvent(name: "buy", values: ["price": 1.5]),
+                keys: keys,
+                date: UnixTime(secondsSince1970: 1_700_000_000.25)
+            ),
         ]
         let body = KarteTrackBody(keys: keys, appInfo: Fixtures.appInfo, events: events)
         #expect(
@@ -53,7 +61,17 @@ import Testing
         #expect(response.unknownFields == ["response.messages[0].unknown_top"])
         #expect(response.options["user_id"] == .string("vis-1"))
         let content = KarteActionContent(content: message.action.content)
-        #expect(content == KarteActionContent(title: "Sale", body: "Half price", links: [.init(label: "Open", url: "https://example.com/x", target: "_blank"), .init(label: "https://example.com/y", url: "https://example.com/y")]))
+        #expect(
+            content
+                == KarteActionContent(
+                    title: "Sale",
+                    body: "Half price",
+                    links: [
+                        .init(label: "Open", url: "https://example.com/x", target: "_blank"),
+                        .init(label: "https://example.com/y", url: "https://example.com/y"),
+                    ]
+                )
+        )
     }
 
     @Test func errorBodiesDecode() throws {
@@ -70,7 +88,12 @@ import Testing
         }
         #expect(wrongShape?.description == #"field "response.messages[0].action" is a string, expected an object"#)
         let wrongType = #expect(throws: KarteDecodeError.self) {
-            try KarteTrackResponse.decode(Array(#"{"success":1,"status":200,"response":{"messages":[{"action":{},"campaign":{"native_app_display_limit_mode":"\#(secret)"}}]}}"#.utf8))
+            try KarteTrackResponse.decode(
+                Array(
+                    #"{"success":1,"status":200,"response":{"messages":[{"action":{},"campaign":{"native_app_display_limit_mode":"\#(secret)"}}]}}"#
+                        .utf8
+                )
+            )
         }
         #expect(wrongType?.description == #"field "response.messages[0].campaign.native_app_display_limit_mode" is a string, expected a boolean"#)
         let missing = #expect(throws: KarteDecodeError.self) { try KarteTrackResponse.decode(Array(#"{"success":1}"#.utf8)) }

@@ -65,7 +65,10 @@ import Testing
 
     @Test func badSettingsNameTheKey() {
         #expect {
-            try self.factory.makeChannel(settings: ChannelSettings(["ring-timeout": .integer(0)], scope: "[channel.loopback]"), host: InMemoryChannelHost())
+            try self.factory.makeChannel(
+                settings: ChannelSettings(["ring-timeout": .integer(0)], scope: "[channel.loopback]"),
+                host: InMemoryChannelHost()
+            )
         } throws: { error in
             "\(error)" == "key \"ring-timeout\" in [channel.loopback]: must be longer than zero"
         }

@@ -75,7 +75,9 @@ import Testing
         let view = await self.failure { try await channel.perform(.viewPage(title: "t", url: "u")) }
         #expect(view?.code == .illegalState)
         let create = await self.failure { try await channel.perform(.createThread(customFields: [:])) }
-        #expect(create == ChannelError(.illegalState, "loopback: create-thread before connect (the chat is initial); prepare and connect the chat first"))
+        #expect(
+            create == ChannelError(.illegalState, "loopback: create-thread before connect (the chat is initial); prepare and connect the chat first")
+        )
         _ = try await channel.perform(.prepare)
         #expect(try await channel.perform(.prepare) == .done, "prepare twice is harmless")
         let send = await self.failure { try await channel.perform(.sendMessage(threadID: nil, text: "hi")) }
@@ -85,7 +87,9 @@ import Testing
         #expect(again == ChannelError(.illegalState, "loopback: prepare while the chat is ready; it is prepared already"))
 
         let noThread = await self.failure { try await channel.perform(.sendMessage(threadID: nil, text: "hi")) }
-        #expect(noThread == ChannelError(.illegalState, "loopback: send-message without a thread, and none was created or opened; create a thread first"))
+        #expect(
+            noThread == ChannelError(.illegalState, "loopback: send-message without a thread, and none was created or opened; create a thread first")
+        )
         let unknown = await self.failure { try await channel.perform(.openThread(threadID: "thread-9")) }
         #expect(unknown == ChannelError(.server, "loopback: no thread \"thread-9\"; there are no threads yet"))
         _ = try await channel.perform(.createThread(customFields: [:]))
@@ -147,7 +151,10 @@ import Testing
 
     @Test func echoAgentMustBeABoolean() {
         #expect {
-            try self.factory.makeChannel(settings: ChannelSettings(["echo-agent": .string("yes")], scope: "[channel.loopback]"), host: InMemoryChannelHost())
+            try self.factory.makeChannel(
+                settings: ChannelSettings(["echo-agent": .string("yes")], scope: "[channel.loopback]"),
+                host: InMemoryChannelHost()
+            )
         } throws: { error in
             "\(error)".contains("echo-agent")
         }

@@ -1,7 +1,8 @@
 import AttendantCore
 import AttendantPluginAPI
-@testable import SIPCore
 import Testing
+
+@testable import SIPCore
 
 @Suite struct AuthenticationTests {
     /// The daemon's hashes (swift-crypto), as the plugin gets them from its host.
@@ -14,9 +15,17 @@ import Testing
     ])
     func rfc7616Example(algorithm: DigestAlgorithm, expected: String) {
         let response = DigestAuthentication.response(
-            algorithm: algorithm, username: "Mufasa", realm: "http-auth@example.org", password: "Circle of Life",
-            nonce: "7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v", clientNonce: "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ",
-            nonceCount: "00000001", qop: "auth", method: "GET", uri: "/dir/index.html", hashing: Self.hashing
+            algorithm: algorithm,
+            username: "Mufasa",
+            realm: "http-auth@example.org",
+            password: "Circle of Life",
+            nonce: "7ypf/xlj9XXwfDPEoM4URrv/xwf94BcCAzFZH4GiTo0v",
+            clientNonce: "f2/wE4q74E6zIJEtWaHKaf5wv/H5QzzpXusqGemxURZJ",
+            nonceCount: "00000001",
+            qop: "auth",
+            method: "GET",
+            uri: "/dir/index.html",
+            hashing: Self.hashing
         )
         #expect(response == expected)
     }
@@ -24,20 +33,39 @@ import Testing
     // RFC 2617 section 3.5.
     @Test func rfc2617Example() {
         let response = DigestAuthentication.response(
-            algorithm: .md5, username: "Mufasa", realm: "testrealm@host.com", password: "Circle Of Life",
-            nonce: "dcd98b7102dd2f0e8b11d0f600bfb0c093", clientNonce: "0a4f113b", nonceCount: "00000001", qop: "auth",
-            method: "GET", uri: "/dir/index.html", hashing: Self.hashing
+            algorithm: .md5,
+            username: "Mufasa",
+            realm: "testrealm@host.com",
+            password: "Circle Of Life",
+            nonce: "dcd98b7102dd2f0e8b11d0f600bfb0c093",
+            clientNonce: "0a4f113b",
+            nonceCount: "00000001",
+            qop: "auth",
+            method: "GET",
+            uri: "/dir/index.html",
+            hashing: Self.hashing
         )
         #expect(response == "6629fae49393a05397450978507c4ef1")
     }
 
     @Test func answersASIPChallengeWithTheExactHeader() throws {
-        let challenge = try SIPAuthChallenge(parsing: "Digest realm=\"example.com\", nonce=\"ea9c8e88df84f1cec4341ae6cbe5a359\", opaque=\"xyz\", qop=\"auth,auth-int\", algorithm=SHA-256")
-        let credentials = try DigestAuthentication.credentials(
-            answering: challenge, method: .register, uri: try SIPURI(parsing: "sip:example.com"),
-            credentials: DigestCredentials(username: "alice", password: "secret"), clientNonce: "0a4f113b0a4f113b", nonceCount: 1, hashing: Self.hashing
+        let challenge = try SIPAuthChallenge(
+            parsing:
+                "Digest realm=\"example.com\", nonce=\"ea9c8e88df84f1cec4341ae6cbe5a359\", opaque=\"xyz\", qop=\"auth,auth-int\", algorithm=SHA-256"
         )
-        #expect(credentials.description == "Digest username=\"alice\", realm=\"example.com\", uri=\"sip:example.com\", algorithm=SHA-256, nonce=\"ea9c8e88df84f1cec4341ae6cbe5a359\", nc=00000001, cnonce=\"0a4f113b0a4f113b\", qop=auth, response=\"8f68a0baef9ecb2cb52b890bf6be4d9501ea3e4883b65fdd4337f72f8f8b3ee7\", opaque=\"xyz\"")
+        let credentials = try DigestAuthentication.credentials(
+            answering: challenge,
+            method: .register,
+            uri: try SIPURI(parsing: "sip:example.com"),
+            credentials: DigestCredentials(username: "alice", password: "secret"),
+            clientNonce: "0a4f113b0a4f113b",
+            nonceCount: 1,
+            hashing: Self.hashing
+        )
+        #expect(
+            credentials.description
+                == "Digest username=\"alice\", realm=\"example.com\", uri=\"sip:example.com\", algorithm=SHA-256, nonce=\"ea9c8e88df84f1cec4341ae6cbe5a359\", nc=00000001, cnonce=\"0a4f113b0a4f113b\", qop=auth, response=\"8f68a0baef9ecb2cb52b890bf6be4d9501ea3e4883b65fdd4337f72f8f8b3ee7\", opaque=\"xyz\""
+        )
         // What a registrar reads back.
         let parsed = try SIPCredentials(parsing: credentials.description)
         #expect(parsed.response == "8f68a0baef9ecb2cb52b890bf6be4d9501ea3e4883b65fdd4337f72f8f8b3ee7")
@@ -49,22 +77,37 @@ import Testing
         let alice = DigestCredentials(username: "alice", password: "secret")
         let md5 = try DigestAuthentication.credentials(
             answering: SIPAuthChallenge(parsing: "Digest realm=\"example.com\", nonce=\"\(nonce)\", qop=\"auth\""),
-            method: .register, uri: SIPURI(parsing: "sip:example.com"), credentials: alice, clientNonce: "0a4f113b0a4f113b", nonceCount: 2, hashing: Self.hashing
+            method: .register,
+            uri: SIPURI(parsing: "sip:example.com"),
+            credentials: alice,
+            clientNonce: "0a4f113b0a4f113b",
+            nonceCount: 2,
+            hashing: Self.hashing
         )
         #expect(md5.response == "bd891bf40163a1c0b23d156ebb217aeb")
         #expect(md5.parameters["algorithm"] == "MD5")
         #expect(md5.parameters["nc"] == "00000002")
         let legacy = try DigestAuthentication.credentials(
             answering: SIPAuthChallenge(parsing: "Digest realm=\"example.com\", nonce=\"\(nonce)\""),
-            method: .register, uri: SIPURI(parsing: "sip:example.com"), credentials: alice, clientNonce: "unused", nonceCount: 1, hashing: Self.hashing
+            method: .register,
+            uri: SIPURI(parsing: "sip:example.com"),
+            credentials: alice,
+            clientNonce: "unused",
+            nonceCount: 1,
+            hashing: Self.hashing
         )
         #expect(legacy.response == "a28846728cbebbb34e6b94e47195c5af")
         #expect(!legacy.parameters.contains("qop"))
         #expect(!legacy.parameters.contains("cnonce"))
         let sessionIntegrity = try DigestAuthentication.credentials(
             answering: SIPAuthChallenge(parsing: "Digest realm=\"example.com\", nonce=\"\(nonce)\", qop=\"auth-int\", algorithm=SHA-256-sess"),
-            method: .invite, uri: SIPURI(parsing: "sip:bob@example.com"), body: Array("v=0\r\n".utf8), credentials: alice,
-            clientNonce: "0a4f113b0a4f113b", nonceCount: 1, hashing: Self.hashing
+            method: .invite,
+            uri: SIPURI(parsing: "sip:bob@example.com"),
+            body: Array("v=0\r\n".utf8),
+            credentials: alice,
+            clientNonce: "0a4f113b0a4f113b",
+            nonceCount: 1,
+            hashing: Self.hashing
         )
         #expect(sessionIntegrity.response == "62c43220c0bd4ccd79806f7752c659ecc9276a8b0f607d075385b89cb0b927b2")
         #expect(sessionIntegrity.parameters["qop"] == "auth-int")
@@ -82,7 +125,15 @@ import Testing
         for (text, code) in cases {
             let challenge = try SIPAuthChallenge(parsing: text)
             #expect {
-                _ = try DigestAuthentication.credentials(answering: challenge, method: .register, uri: uri, credentials: alice, clientNonce: "c", nonceCount: 1, hashing: Self.hashing)
+                _ = try DigestAuthentication.credentials(
+                    answering: challenge,
+                    method: .register,
+                    uri: uri,
+                    credentials: alice,
+                    clientNonce: "c",
+                    nonceCount: 1,
+                    hashing: Self.hashing
+                )
             } throws: { ($0 as? SIPAuthenticationError)?.code == code }
         }
     }
@@ -101,7 +152,13 @@ import Testing
         let sha1 = EphemeralCredentials.make(user: "foo@bar.com", secret: "kamailio_rules", expiry: 1_234_567_890, hashing: Self.hashing)
         #expect(sha1.username == "1234567890:foo@bar.com")
         #expect(sha1.password == "SKRoqQ0atcnJqdEqMBKwYlKaBMM=")
-        let sha256 = EphemeralCredentials.make(user: "foo@bar.com", secret: "kamailio_rules", expiry: 1_234_567_890, hash: .sha256, hashing: Self.hashing)
+        let sha256 = EphemeralCredentials.make(
+            user: "foo@bar.com",
+            secret: "kamailio_rules",
+            expiry: 1_234_567_890,
+            hash: .sha256,
+            hashing: Self.hashing
+        )
         #expect(sha256.password == "XqW0XAlLp8IgsBjRPv7dKaZok/1LKKB2DU7k32iitl0=")
         #expect(EphemeralCredentials.make(user: "", secret: "s", expiry: 42, hashing: Self.hashing).username == "42")
         #expect(!sha1.description.contains(sha1.password))
@@ -123,7 +180,10 @@ import Testing
     static let now = UnixTime(secondsSince1970: 1_234_564_290)
     static let token = ChannelTokenState.available(ChannelToken(value: "kamailio_rules", expiresAt: nil))
 
-    static func credentials(_ kind: SIPCredentialSource.Kind, _ state: ChannelTokenState = Self.token) throws(ChannelError) -> (RegistrationCredentials, Int64?) {
+    static func credentials(
+        _ kind: SIPCredentialSource.Kind,
+        _ state: ChannelTokenState = Self.token
+    ) throws(ChannelError) -> (RegistrationCredentials, Int64?) {
         let source = SIPCredentialSource(kind: kind, username: "foo@bar.com", ephemeralLifetime: .seconds(3600))
         let made = try source.credentials(for: state, now: Self.now, hashing: AuthenticationTests.hashing, prefix: "sip-voice")
         return (made.credentials, made.expiry)

@@ -7,7 +7,9 @@ import Testing
             registrar: try SIPURI(parsing: "sip:example.com"),
             addressOfRecord: try SIPURI(parsing: "sip:alice@example.com"),
             contact: try SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=tcp"),
-            viaTransport: "tcp", viaHost: "192.0.2.10", viaPort: 5060
+            viaTransport: "tcp",
+            viaHost: "192.0.2.10",
+            viaPort: 5060
         )
         builder.instanceID = "urn:uuid:00000000-0000-1000-8000-000A95A0E128"
         builder.outbound = outbound
@@ -16,23 +18,30 @@ import Testing
 
     @Test func registerWithOutboundExactBytes() throws {
         let request = try Self.builder(outbound: true).request(
-            callID: "1j9FpLxk3uxtm8tn", fromTag: "a73kszlfl", sequence: 1, branch: "z9hG4bKnashds7", expires: 600
+            callID: "1j9FpLxk3uxtm8tn",
+            fromTag: "a73kszlfl",
+            sequence: 1,
+            branch: "z9hG4bKnashds7",
+            expires: 600
         )
-        #expect(request.serialized().text == [
-            "REGISTER sip:example.com SIP/2.0",
-            "Via: SIP/2.0/TCP 192.0.2.10:5060;branch=z9hG4bKnashds7;rport",
-            "Max-Forwards: 70",
-            "From: <sip:alice@example.com>;tag=a73kszlfl",
-            "To: <sip:alice@example.com>",
-            "Call-ID: 1j9FpLxk3uxtm8tn",
-            "CSeq: 1 REGISTER",
-            "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-000A95A0E128>\";reg-id=1",
-            "Expires: 600",
-            "Supported: outbound, path",
-            "User-Agent: Attendant",
-            "Content-Length: 0",
-            "", "",
-        ].joined(separator: "\r\n"))
+        #expect(
+            request.serialized().text
+                == [
+                    "REGISTER sip:example.com SIP/2.0",
+                    "Via: SIP/2.0/TCP 192.0.2.10:5060;branch=z9hG4bKnashds7;rport",
+                    "Max-Forwards: 70",
+                    "From: <sip:alice@example.com>;tag=a73kszlfl",
+                    "To: <sip:alice@example.com>",
+                    "Call-ID: 1j9FpLxk3uxtm8tn",
+                    "CSeq: 1 REGISTER",
+                    "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-000A95A0E128>\";reg-id=1",
+                    "Expires: 600",
+                    "Supported: outbound, path",
+                    "User-Agent: Attendant",
+                    "Content-Length: 0",
+                    "", "",
+                ].joined(separator: "\r\n")
+        )
         // The registrar reads back what we meant.
         let parsed = try #require(try SIPMessage(parsing: request.serialized()).request)
         let contact = try #require(try parsed.headers.contacts.first)
@@ -47,24 +56,31 @@ import Testing
         builder.displayName = "Alice"
         builder.routes = [try SIPURI(parsing: "sip:proxy.example.com;lr")]
         let request = builder.request(
-            callID: "c", fromTag: "t", sequence: 7, branch: "z9hG4bKb", expires: 0,
+            callID: "c",
+            fromTag: "t",
+            sequence: 7,
+            branch: "z9hG4bKb",
+            expires: 0,
             credentials: [(.authorization, .bearer("tok.en"))]
         )
-        #expect(request.serialized().text == [
-            "REGISTER sip:example.com SIP/2.0",
-            "Via: SIP/2.0/TCP 192.0.2.10:5060;branch=z9hG4bKb;rport",
-            "Max-Forwards: 70",
-            "From: \"Alice\" <sip:alice@example.com>;tag=t",
-            "To: \"Alice\" <sip:alice@example.com>",
-            "Call-ID: c",
-            "CSeq: 7 REGISTER",
-            "Route: <sip:proxy.example.com;lr>",
-            "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-000A95A0E128>\"",
-            "Expires: 0",
-            "Authorization: Bearer tok.en",
-            "Content-Length: 0",
-            "", "",
-        ].joined(separator: "\r\n"))
+        #expect(
+            request.serialized().text
+                == [
+                    "REGISTER sip:example.com SIP/2.0",
+                    "Via: SIP/2.0/TCP 192.0.2.10:5060;branch=z9hG4bKb;rport",
+                    "Max-Forwards: 70",
+                    "From: \"Alice\" <sip:alice@example.com>;tag=t",
+                    "To: \"Alice\" <sip:alice@example.com>",
+                    "Call-ID: c",
+                    "CSeq: 7 REGISTER",
+                    "Route: <sip:proxy.example.com;lr>",
+                    "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>;+sip.instance=\"<urn:uuid:00000000-0000-1000-8000-000A95A0E128>\"",
+                    "Expires: 0",
+                    "Authorization: Bearer tok.en",
+                    "Content-Length: 0",
+                    "", "",
+                ].joined(separator: "\r\n")
+        )
     }
 
     @Test func responsesToAnInvite() throws {
@@ -78,16 +94,23 @@ import Testing
         func expectBytes(_ response: SIPResponse, _ lines: [String]) {
             #expect(response.serialized().text == (lines + ["Content-Length: 0", "", ""]).joined(separator: "\r\n"))
         }
-        expectBytes(SIPResponse.answering(invite, statusCode: 100), ["SIP/2.0 100 Trying"] + common + ["To: Alice <sip:alice@example.com>"] + callAndSequence)
+        expectBytes(
+            SIPResponse.answering(invite, statusCode: 100),
+            ["SIP/2.0 100 Trying"] + common + ["To: Alice <sip:alice@example.com>"] + callAndSequence
+        )
         let me = SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=tcp"))
         expectBytes(
             SIPResponse.answering(invite, statusCode: 180, toTag: "x1", contact: me),
-            ["SIP/2.0 180 Ringing"] + common + ["To: Alice <sip:alice@example.com>;tag=x1"] + callAndSequence + ["Contact: <sip:alice@192.0.2.10:5060;transport=tcp>"]
+            ["SIP/2.0 180 Ringing"] + common + ["To: Alice <sip:alice@example.com>;tag=x1"] + callAndSequence + [
+                "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>"
+            ]
         )
         let softphone = SIPNameAddress(uri: try SIPURI(parsing: "sip:alice@198.51.100.20:5062"))
         expectBytes(
             SIPResponse.answering(invite, statusCode: 302, toTag: "x1", contact: softphone),
-            ["SIP/2.0 302 Moved Temporarily"] + common + ["To: Alice <sip:alice@example.com>;tag=x1"] + callAndSequence + ["Contact: <sip:alice@198.51.100.20:5062>"]
+            ["SIP/2.0 302 Moved Temporarily"] + common + ["To: Alice <sip:alice@example.com>;tag=x1"] + callAndSequence + [
+                "Contact: <sip:alice@198.51.100.20:5062>"
+            ]
         )
         for (code, reason) in [(480, "Temporarily Unavailable"), (486, "Busy Here"), (603, "Decline"), (487, "Request Terminated")] {
             expectBytes(
@@ -98,8 +121,10 @@ import Testing
         let cancel = try #require(try SIPMessage(parsing: Fixtures.cancel).request)
         expectBytes(
             SIPResponse.answering(cancel, statusCode: 200, toTag: "x1"),
-            ["SIP/2.0 200 OK", "Via: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK776asdhds;rport=5060;received=192.0.2.1", common[2],
-             "To: Alice <sip:alice@example.com>;tag=x1", "Call-ID: a84b4c76e66710@pc33.example.com", "CSeq: 314159 CANCEL"]
+            [
+                "SIP/2.0 200 OK", "Via: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK776asdhds;rport=5060;received=192.0.2.1", common[2],
+                "To: Alice <sip:alice@example.com>;tag=x1", "Call-ID: a84b4c76e66710@pc33.example.com", "CSeq: 314159 CANCEL",
+            ]
         )
     }
 

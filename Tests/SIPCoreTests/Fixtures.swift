@@ -8,7 +8,8 @@ enum Fixtures {
         Array((lines.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)
     }
 
-    static let sdp = "v=0\r\no=bob 2890844527 2890844527 IN IP4 192.0.2.4\r\ns=-\r\nc=IN IP4 192.0.2.4\r\nt=0 0\r\nm=audio 49172 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
+    static let sdp =
+        "v=0\r\no=bob 2890844527 2890844527 IN IP4 192.0.2.4\r\ns=-\r\nc=IN IP4 192.0.2.4\r\nt=0 0\r\nm=audio 49172 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n"
 
     /// An INVITE from baresip through kamailio, with compact headers mixed in.
     static let invite = message(

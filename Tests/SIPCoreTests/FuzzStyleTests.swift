@@ -7,12 +7,13 @@ import Testing
 /// `SIPParseError` (the parsers' typed throws guarantee the type; this checks the content), and what parses
 /// must serialize back into the same message. Fuzz/SIPParser does the same under libFuzzer.
 @Suite(.cpuBound) struct FuzzStyleTests {
-    static let tokens: [[UInt8]] = [
-        "\r\n", "\r\n\r\n", "\r\n ", ";", ",", "\"", "\\\"", "<", ">", ":", "=", " ", "\t", "@", "?", "&", "[", "]", "%",
-        "SIP/2.0", "sip:", "Content-Length: 99999", "l: 5", "Via: SIP/2.0/UDP a;branch=z9hG4bK1\r\n", ";tag=", ";expires=",
-        "999999999999", "4294967296", "-1", "z9hG4bK", "Digest ", "Bearer ", "realm=\"", "qop=\"auth-int\"", "stale=true",
-        "Min-Expires: 1200\r\n", "Contact: *\r\n", "[2001:db8::1]:5060",
-    ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0x7F], [0x0D], [0x0A]]
+    static let tokens: [[UInt8]] =
+        [
+            "\r\n", "\r\n\r\n", "\r\n ", ";", ",", "\"", "\\\"", "<", ">", ":", "=", " ", "\t", "@", "?", "&", "[", "]", "%",
+            "SIP/2.0", "sip:", "Content-Length: 99999", "l: 5", "Via: SIP/2.0/UDP a;branch=z9hG4bK1\r\n", ";tag=", ";expires=",
+            "999999999999", "4294967296", "-1", "z9hG4bK", "Digest ", "Bearer ", "realm=\"", "qop=\"auth-int\"", "stale=true",
+            "Min-Expires: 1200\r\n", "Contact: *\r\n", "[2001:db8::1]:5060",
+        ].map { Array($0.utf8) } + [[0], [0xFF], [0xC3], [0x7F], [0x0D], [0x0A]]
 
     static func mutate(_ seed: [UInt8], _ other: [UInt8], using generator: inout SeededGenerator) -> [UInt8] {
         var bytes = seed
@@ -50,7 +51,9 @@ import Testing
         Fixtures.all + [
             Array("\r\n\r\n".utf8),
             Fixtures.message(["OPTIONS sip:example.com SIP/2.0", "Subject: one,", "  two", "Route: <sip:a;lr>, <sip:b;lr>"]),
-            Fixtures.message(["SIP/2.0 423 Interval Too Brief", "Via: SIP/2.0/TCP h;branch=z9hG4bK1", "CSeq: 1 REGISTER", "Min-Expires: 1200", "Content-Length: 0"]),
+            Fixtures.message([
+                "SIP/2.0 423 Interval Too Brief", "Via: SIP/2.0/TCP h;branch=z9hG4bK1", "CSeq: 1 REGISTER", "Min-Expires: 1200", "Content-Length: 0",
+            ]),
         ]
     }
 
@@ -63,7 +66,8 @@ import Testing
         for _ in 0..<3000 {
             let seed = seeds.randomElement(using: &generator)!
             let input = Self.mutate(seed, seeds.randomElement(using: &generator)!, using: &generator)
-            let limits = Bool.random(using: &generator)
+            let limits =
+                Bool.random(using: &generator)
                 ? SIPParserLimits()
                 : SIPParserLimits(maxLineLength: 128, maxHeaderCount: 12, maxHeadSize: 1024, maxBodySize: 256)
             let result = SIPParserExercise.run(input, limits: limits)
@@ -102,9 +106,13 @@ import Testing
     static func drive(_ message: SIPMessage) {
         switch message {
         case .request(let request):
-            guard let transaction = try? InviteServerTransaction(
-                invite: request, localTag: "fuzz", configuration: .init(reliable: false, ringTimeout: .seconds(1))
-            ) else { return }
+            guard
+                let transaction = try? InviteServerTransaction(
+                    invite: request,
+                    localTag: "fuzz",
+                    configuration: .init(reliable: false, ringTimeout: .seconds(1))
+                )
+            else { return }
             var copy = transaction
             _ = copy.start()
             _ = copy.receive(request)
@@ -115,7 +123,8 @@ import Testing
             _ = copy.accept(redirectingTo: SIPNameAddress(uri: SIPURI(host: "example.com")))
             _ = SIPServerTransactionKey(request)
         case .response(var response):
-            guard var machine = try? RegistrationDriver(transport: "UDP", credentials: .digest(DigestCredentials(username: "u", password: "p"))) else { return }
+            guard var machine = try? RegistrationDriver(transport: "UDP", credentials: .digest(DigestCredentials(username: "u", password: "p")))
+            else { return }
             machine.start()
             let sent = machine.lastRequest
             response.headers.set(.via, sent.headers[.via] ?? "")

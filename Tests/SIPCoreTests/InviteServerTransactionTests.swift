@@ -68,17 +68,20 @@ private struct InviteDriver {
         driver.apply(driver.transaction.start())
         #expect(driver.statusCodes == [100, 180])
         #expect(driver.sent[0].response.headers[.to] == "Alice <sip:alice@example.com>")
-        #expect(driver.sent[1].response.serialized().text == [
-            "SIP/2.0 180 Ringing",
-            "Via: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK776asdhds;rport=5060;received=192.0.2.1",
-            "Via: SIP/2.0/UDP 198.51.100.7:5080;branch=z9hG4bKnashds8",
-            "From: \"Bob \\\"The Builder\\\"\" <sip:bob@example.com>;tag=1928301774",
-            "To: Alice <sip:alice@example.com>;tag=as1",
-            "Call-ID: a84b4c76e66710@pc33.example.com",
-            "CSeq: 314159 INVITE",
-            "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>",
-            "Content-Length: 0", "", "",
-        ].joined(separator: "\r\n"))
+        #expect(
+            driver.sent[1].response.serialized().text
+                == [
+                    "SIP/2.0 180 Ringing",
+                    "Via: SIP/2.0/TCP 192.0.2.1:5060;branch=z9hG4bK776asdhds;rport=5060;received=192.0.2.1",
+                    "Via: SIP/2.0/UDP 198.51.100.7:5080;branch=z9hG4bKnashds8",
+                    "From: \"Bob \\\"The Builder\\\"\" <sip:bob@example.com>;tag=1928301774",
+                    "To: Alice <sip:alice@example.com>;tag=as1",
+                    "Call-ID: a84b4c76e66710@pc33.example.com",
+                    "CSeq: 314159 INVITE",
+                    "Contact: <sip:alice@192.0.2.10:5060;transport=tcp>",
+                    "Content-Length: 0", "", "",
+                ].joined(separator: "\r\n")
+        )
         let transaction = driver.transaction
         #expect(transaction.dialog == SIPDialogID(callID: "a84b4c76e66710@pc33.example.com", localTag: "as1", remoteTag: "1928301774"))
         #expect(transaction.caller.displayName == "Bob \"The Builder\"")

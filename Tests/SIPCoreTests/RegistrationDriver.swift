@@ -26,14 +26,18 @@ struct RegistrationDriver {
             registrar: try SIPURI(parsing: "sip:example.com"),
             addressOfRecord: try SIPURI(parsing: "sip:alice@example.com"),
             contact: try SIPURI(parsing: "sip:alice@192.0.2.10:5060;transport=\(transport.lowercased())"),
-            viaTransport: transport, viaHost: "192.0.2.10", viaPort: 5060
+            viaTransport: transport,
+            viaHost: "192.0.2.10",
+            viaPort: 5060
         )
         builder.instanceID = "urn:uuid:00000000-0000-1000-8000-000A95A0E128"
         builder.outbound = outbound
         var configuration = RegistrationConfiguration(builder: builder)
         configure(&configuration)
         self.machine = RegistrationStateMachine(
-            configuration: configuration, credentials: credentials, hashing: HostHashing(),
+            configuration: configuration,
+            credentials: credentials,
+            hashing: HostHashing(),
             identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 42))
         )
     }

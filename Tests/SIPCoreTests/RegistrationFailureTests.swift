@@ -41,9 +41,15 @@ import Testing
         var driver = try RegistrationDriver(credentials: .bearer("secret.token"))
         driver.start()
         driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])
-        driver.respond(401, [(.wwwAuthenticate, "Bearer realm=\"example.com\", error=\"invalid_token\", error_description=\"token secret.token expired at 12:00\"")])
+        driver.respond(
+            401,
+            [(.wwwAuthenticate, "Bearer realm=\"example.com\", error=\"invalid_token\", error_description=\"token secret.token expired at 12:00\"")]
+        )
         let failure = try #require(driver.lastFailure)
         #expect(failure.code == .authentication)
-        #expect(failure.message == "the registrar refused the bearer token (401 again after answering its challenge): invalid_token (token [the token] expired at 12:00)")
+        #expect(
+            failure.message
+                == "the registrar refused the bearer token (401 again after answering its challenge): invalid_token (token [the token] expired at 12:00)"
+        )
     }
 }

@@ -8,8 +8,11 @@ import Testing
 
     static func decide(after seconds: Double, credentialsExpiry: Int64? = nil) -> RegistrationKeepAlive {
         RegistrationKeepAlive.decide(
-            now: UnixTime(secondsSince1970: 1_800_000_000 + seconds), registeredAt: Self.registered, grantedExpires: 600,
-            credentialsExpiry: credentialsExpiry, cycle: 600
+            now: UnixTime(secondsSince1970: 1_800_000_000 + seconds),
+            registeredAt: Self.registered,
+            grantedExpires: 600,
+            credentialsExpiry: credentialsExpiry,
+            cycle: 600
         )
     }
 
@@ -18,7 +21,8 @@ import Testing
         #expect(Self.decide(after: 299) == .fresh)
         #expect(Self.decide(after: 300) == .refresh)
         #expect(
-            RegistrationKeepAlive.decide(now: Self.registered, registeredAt: nil, grantedExpires: 600, credentialsExpiry: nil, cycle: 600) == .refresh,
+            RegistrationKeepAlive.decide(now: Self.registered, registeredAt: nil, grantedExpires: 600, credentialsExpiry: nil, cycle: 600)
+                == .refresh,
             "never registered"
         )
     }

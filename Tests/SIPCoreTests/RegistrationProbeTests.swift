@@ -50,7 +50,11 @@ import Testing
         driver.advance(by: .seconds(60))
         #expect(driver.sent.count == 4)
         // A late 401 for a REGISTER that was given up is no second challenge.
-        driver.apply(driver.machine.receive(.answering(driver.sent[1].request, statusCode: 401, toTag: "reg1", extraHeaders: [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])))
+        driver.apply(
+            driver.machine.receive(
+                .answering(driver.sent[1].request, statusCode: 401, toTag: "reg1", extraHeaders: [(.wwwAuthenticate, "Bearer realm=\"example.com\"")])
+            )
+        )
         #expect(driver.machine.phase == .registered && driver.reports.count == 1)
     }
 

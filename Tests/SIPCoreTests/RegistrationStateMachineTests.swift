@@ -80,8 +80,16 @@ import Testing
         #expect(authorization.parameters["uri"] == "sip:example.com")
         let cnonce = try #require(authorization.parameters["cnonce"])
         let expected = DigestAuthentication.response(
-            algorithm: .sha256, username: "alice", realm: "example.com", password: "secret", nonce: "n1",
-            clientNonce: cnonce, nonceCount: "00000001", qop: "auth", method: "REGISTER", uri: "sip:example.com",
+            algorithm: .sha256,
+            username: "alice",
+            realm: "example.com",
+            password: "secret",
+            nonce: "n1",
+            clientNonce: cnonce,
+            nonceCount: "00000001",
+            qop: "auth",
+            method: "REGISTER",
+            uri: "sip:example.com",
             hashing: HostHashing()
         )
         #expect(authorization.response == expected)
@@ -207,11 +215,18 @@ import Testing
 
     @Test(arguments: [
         (RegistrationCredentials.bearer("t"), "Digest realm=\"r\", nonce=\"n\"", "the registrar asks for Digest and the channel has a bearer token"),
-        (.digest(DigestCredentials(username: "u", password: "p")), "Bearer realm=\"r\"", "the registrar asks for Bearer, none of which this channel can answer with a password (Digest MD5 or SHA-256)"),
-        (.digest(DigestCredentials(username: "u", password: "p")), "Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256", "the registrar asks for Digest, none of which this channel can answer with a password (Digest MD5 or SHA-256)"),
+        (
+            .digest(DigestCredentials(username: "u", password: "p")), "Bearer realm=\"r\"",
+            "the registrar asks for Bearer, none of which this channel can answer with a password (Digest MD5 or SHA-256)"
+        ),
+        (
+            .digest(DigestCredentials(username: "u", password: "p")), "Digest realm=\"r\", nonce=\"n\", algorithm=SHA-512-256",
+            "the registrar asks for Digest, none of which this channel can answer with a password (Digest MD5 or SHA-256)"
+        ),
         (.none, "Digest realm=\"r\", nonce=\"n\"", "the registrar asks for credentials (Digest) and the channel has none"),
     ])
-    func challengesTheCredentialsCannotAnswerAreConfigurationFailures(credentials: RegistrationCredentials, challenge: String, message: String) throws {
+    func challengesTheCredentialsCannotAnswerAreConfigurationFailures(credentials: RegistrationCredentials, challenge: String, message: String) throws
+    {
         var driver = try RegistrationDriver(credentials: credentials)
         driver.start()
         driver.respond(401, [(.wwwAuthenticate, challenge)])
@@ -265,10 +280,15 @@ import Testing
         var driver = try RegistrationDriver()
         driver.start()
         driver.respond(404)
-        #expect(driver.lastFailure?.message == "the registrar does not know sip:alice@example.com (404 Not Found): check the address of record and domain")
+        #expect(
+            driver.lastFailure?.message == "the registrar does not know sip:alice@example.com (404 Not Found): check the address of record and domain"
+        )
         driver.start()
         driver.respond(403)
-        #expect(driver.lastFailure?.message == "the registrar refuses to register sip:alice@example.com (403 Forbidden): the credentials or token are not accepted")
+        #expect(
+            driver.lastFailure?.message
+                == "the registrar refuses to register sip:alice@example.com (403 Forbidden): the credentials or token are not accepted"
+        )
     }
 
     @Test func outboundGrantCarriesTheFlowTimerAndMatchesOurInstance() throws {

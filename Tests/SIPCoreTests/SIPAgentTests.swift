@@ -14,8 +14,14 @@ import Testing
     /// An agent and what it asked for so far.
     struct Harness {
         var agent = Agent(
-            configuration: Agent.Configuration(prefix: "sip-voice", addressOfRecord: "sip:alice@example.com", registrarDescription: "example.com:5060 over tcp", cycle: 600),
-            hashing: HostHashing(), identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 7))
+            configuration: Agent.Configuration(
+                prefix: "sip-voice",
+                addressOfRecord: "sip:alice@example.com",
+                registrarDescription: "example.com:5060 over tcp",
+                cycle: 600
+            ),
+            hashing: HostHashing(),
+            identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 7))
         )
         var actions: [Agent.Action] = []
         var lastRequest: SIPRequest?
@@ -43,7 +49,12 @@ import Testing
 
         /// Answers the last REGISTER; a 200 echoes its Contact with `expires`.
         @discardableResult
-        mutating func respond(_ statusCode: Int, expires: UInt32 = 600, _ headers: SIPHeaders = [], at now: UnixTime = SIPAgentTests.now) throws -> [Agent.Action] {
+        mutating func respond(
+            _ statusCode: Int,
+            expires: UInt32 = 600,
+            _ headers: SIPHeaders = [],
+            at now: UnixTime = SIPAgentTests.now
+        ) throws -> [Agent.Action] {
             let request = try #require(self.lastRequest)
             var contact: SIPNameAddress?
             if statusCode == 200 {

@@ -9,14 +9,18 @@ import Testing
     typealias Table = SIPCallTableTests.Table
 
     static func invite(_ extra: [String]) throws -> SIPRequest {
-        try SIPCallTableTests.request(Fixtures.message([
-            "INVITE sip:alice@192.0.2.10:5060 SIP/2.0",
-            "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK-caller",
-            "To: <sip:alice@example.com>",
-            "From: \"Claimed Name\" <sip:claimed@example.com>;tag=77",
-            "Call-ID: caller-1@192.0.2.1",
-            "CSeq: 1 INVITE",
-        ] + extra + ["Content-Length: 0"]))
+        try SIPCallTableTests.request(
+            Fixtures.message(
+                [
+                    "INVITE sip:alice@192.0.2.10:5060 SIP/2.0",
+                    "Via: SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK-caller",
+                    "To: <sip:alice@example.com>",
+                    "From: \"Claimed Name\" <sip:claimed@example.com>;tag=77",
+                    "Call-ID: caller-1@192.0.2.1",
+                    "CSeq: 1 INVITE",
+                ] + extra + ["Content-Length: 0"]
+            )
+        )
     }
 
     static let cancel = [
@@ -33,10 +37,12 @@ import Testing
     @Test func reasonValuesParseWithTheirCauseAndText() throws {
         let headers: SIPHeaders = [(.reason, "SIP ;cause=200 ;text=\"Call completed elsewhere\", Q.850;cause=16;text=\"Terminated\"")]
         let reasons = try headers.reasons
-        #expect(reasons == [
-            SIPReason(protocolName: "SIP", cause: 200, text: "Call completed elsewhere"),
-            SIPReason(protocolName: "Q.850", cause: 16, text: "Terminated"),
-        ])
+        #expect(
+            reasons == [
+                SIPReason(protocolName: "SIP", cause: 200, text: "Call completed elsewhere"),
+                SIPReason(protocolName: "Q.850", cause: 16, text: "Terminated"),
+            ]
+        )
         #expect(reasons[0].isSIP(200) && !reasons[1].isSIP(200))
         #expect(SIPReason(protocolName: "sip", cause: 200).isSIP(200), "the protocol name ignores case")
         #expect(throws: SIPParseError.self) { try ([(.reason, ";cause=200")] as SIPHeaders).reasons }
@@ -62,7 +68,9 @@ import Testing
 
     @Test func historyInfoWithoutACauseTakesTheRetargetedEntrysReasonAndWithoutARetargetIsNoDiversion() throws {
         let reasoned: SIPHeaders = [(.historyInfo, "<sip:bob@example.com?Reason=SIP%3Bcause%3D302>;index=1, <sip:office@example.com>;index=1.1;mp=1")]
-        #expect(SIPDiversion.of(reasoned) == SIPDiversion(party: SIPNameAddress(uri: try SIPURI(parsing: "sip:bob@example.com")), reason: "unconditional"))
+        #expect(
+            SIPDiversion.of(reasoned) == SIPDiversion(party: SIPNameAddress(uri: try SIPURI(parsing: "sip:bob@example.com")), reason: "unconditional")
+        )
         // Only an AoR to contact step: the call reached the user it was for.
         let registered: SIPHeaders = [(.historyInfo, "<sip:alice@example.com>;index=1, <sip:alice@192.0.2.10>;index=1.1;rc=1")]
         #expect(SIPDiversion.of(registered) == nil)
@@ -74,9 +82,12 @@ import Testing
 
     @Test func theTopmostDiversionIsTheLastForwardingAndHistoryInfoComesFirst() throws {
         let diversion: SIPHeaders = [
-            (.diversion, "\"Boss\" <sip:boss@example.com>;reason=no-answer;counter=1;privacy=off, <sip:first@example.com>;reason=unconditional"),
+            (.diversion, "\"Boss\" <sip:boss@example.com>;reason=no-answer;counter=1;privacy=off, <sip:first@example.com>;reason=unconditional")
         ]
-        #expect(SIPDiversion.of(diversion) == SIPDiversion(party: SIPNameAddress(displayName: "Boss", uri: try SIPURI(parsing: "sip:boss@example.com")), reason: "no-answer"))
+        #expect(
+            SIPDiversion.of(diversion)
+                == SIPDiversion(party: SIPNameAddress(displayName: "Boss", uri: try SIPURI(parsing: "sip:boss@example.com")), reason: "no-answer")
+        )
         var both = diversion
         both.add(.historyInfo, "<sip:sales@example.com>;index=1, <sip:alice@example.com;cause=302>;index=1.1;mp=1")
         #expect(SIPDiversion.of(both)?.party.uri.description == "sip:sales@example.com")
@@ -114,14 +125,20 @@ import Testing
         for origin in origins + [registrarDatagram] {
             var table = Table()
             var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 3))
-            let actions = table.receive(invite, from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) { SIPCallTableTests.settings }
+            let actions = table.receive(invite, from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) {
+                SIPCallTableTests.settings
+            }
             guard case .incomingContact(let contact)? = SIPCallTableTests.events(actions).last else {
                 Issue.record("no contact: \(actions)")
                 return
             }
             shown.append("\(contact.from)\(contact.fromAsserted ? " asserted" : "")")
         }
-        #expect(shown == ["Ada Lovelace <tel:+15551230001> asserted", "Claimed Name <sip:claimed@example.com>", "Ada Lovelace <tel:+15551230001> asserted"])
+        #expect(
+            shown == [
+                "Ada Lovelace <tel:+15551230001> asserted", "Claimed Name <sip:claimed@example.com>", "Ada Lovelace <tel:+15551230001> asserted",
+            ]
+        )
     }
 
     // MARK: Answered elsewhere
@@ -143,9 +160,13 @@ import Testing
             var table = Table()
             var identifiers = SIPIdentifiers(generator: SeededGenerator(seed: 4))
             let origin = SIPOrigin(path: .flow, description: "the registrar")
-            _ = table.receive(try Self.invite([]), from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) { SIPCallTableTests.settings }
+            _ = table.receive(try Self.invite([]), from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) {
+                SIPCallTableTests.settings
+            }
             let cancel = try SIPCallTableTests.request(Fixtures.message(Self.cancel + headers + ["Content-Length: 0"]))
-            let actions = table.receive(cancel, from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) { SIPCallTableTests.settings }
+            let actions = table.receive(cancel, from: origin, listening: true, identifiers: &identifiers, now: SIPCallTableTests.now) {
+                SIPCallTableTests.settings
+            }
             #expect(SIPCallTableTests.responses(actions).map(\.0).sorted() == [200, 487], "\(headers)")
             guard case .contactEnded("caller-1@192.0.2.1", let outcome)? = SIPCallTableTests.events(actions).first else {
                 Issue.record("the call did not end: \(actions)")

@@ -36,18 +36,20 @@ import Testing
     }
 
     @Test func headerNamesAreCaseInsensitiveAndCompactFormsExpand() throws {
-        let message = try SIPMessage(parsing: Fixtures.message([
-            "OPTIONS sip:example.com SIP/2.0",
-            "VIA: SIP/2.0/UDP host.example.com;branch=z9hG4bK1",
-            "v: SIP/2.0/UDP other.example.com;branch=z9hG4bK2",
-            "call-id: abc",
-            "CSEQ: 7 OPTIONS",
-            "f: <sip:a@example.com>;tag=x",
-            "T: <sip:b@example.com>",
-            "k: outbound",
-            "e: gzip",
-            "l: 0",
-        ]))
+        let message = try SIPMessage(
+            parsing: Fixtures.message([
+                "OPTIONS sip:example.com SIP/2.0",
+                "VIA: SIP/2.0/UDP host.example.com;branch=z9hG4bK1",
+                "v: SIP/2.0/UDP other.example.com;branch=z9hG4bK2",
+                "call-id: abc",
+                "CSEQ: 7 OPTIONS",
+                "f: <sip:a@example.com>;tag=x",
+                "T: <sip:b@example.com>",
+                "k: outbound",
+                "e: gzip",
+                "l: 0",
+            ])
+        )
         let headers = message.headers
         #expect(headers.values(.via).count == 2)
         #expect(headers["Call-ID"] == "abc")
@@ -57,13 +59,15 @@ import Testing
     }
 
     @Test func multipleValuesSplitOnlyOutsideQuotesAndBrackets() throws {
-        let message = try SIPMessage(parsing: Fixtures.message([
-            "SIP/2.0 200 OK",
-            "Via: SIP/2.0/UDP a.example.com;branch=z9hG4bK1, SIP/2.0/UDP b.example.com;branch=z9hG4bK2",
-            "Contact: \"Doe, John\" <sip:john@example.com;x=1,2>;expires=60, sip:jane@example.com;expires=30",
-            "Contact: <sip:third@example.com>",
-            "Content-Length: 0",
-        ]))
+        let message = try SIPMessage(
+            parsing: Fixtures.message([
+                "SIP/2.0 200 OK",
+                "Via: SIP/2.0/UDP a.example.com;branch=z9hG4bK1, SIP/2.0/UDP b.example.com;branch=z9hG4bK2",
+                "Contact: \"Doe, John\" <sip:john@example.com;x=1,2>;expires=60, sip:jane@example.com;expires=30",
+                "Contact: <sip:third@example.com>",
+                "Content-Length: 0",
+            ])
+        )
         let contacts = try message.headers.contacts
         #expect(contacts.map(\.displayName) == ["Doe, John", nil, nil])
         #expect(contacts.map(\.expires) == [60, 30, nil])
@@ -74,13 +78,15 @@ import Testing
     }
 
     @Test func foldedHeadersAreJoined() throws {
-        let message = try SIPMessage(parsing: Fixtures.message([
-            "SIP/2.0 180 Ringing",
-            "Subject: I know you're there,",
-            "   pick up the phone",
-            "\tand talk to me!",
-            "Content-Length: 0",
-        ]))
+        let message = try SIPMessage(
+            parsing: Fixtures.message([
+                "SIP/2.0 180 Ringing",
+                "Subject: I know you're there,",
+                "   pick up the phone",
+                "\tand talk to me!",
+                "Content-Length: 0",
+            ])
+        )
         #expect(message.headers["Subject"] == "I know you're there, pick up the phone and talk to me!")
         #expect(message.response?.reasonPhrase == "Ringing")
     }
@@ -113,7 +119,9 @@ import Testing
     }
 
     @Test func parsesBearerChallengesAndCredentials() throws {
-        let challenge = try SIPAuthChallenge(parsing: "Bearer realm=\"atlanta.com\", scope=\"abc\", authz_server=\"https://as.example.com/token\", error=\"invalid_token\"")
+        let challenge = try SIPAuthChallenge(
+            parsing: "Bearer realm=\"atlanta.com\", scope=\"abc\", authz_server=\"https://as.example.com/token\", error=\"invalid_token\""
+        )
         #expect(challenge.isBearer)
         #expect(challenge.realm == "atlanta.com")
         #expect(challenge.scope == "abc")
@@ -153,7 +161,10 @@ import Testing
         request.headers.add(.contentLength, "999")
         request.headers.add("X-Injected", "a\r\nEvil: yes")
         request.body = Array("hi".utf8)
-        #expect(request.serialized().text == "MESSAGE sip:bob@example.com SIP/2.0\r\nCall-ID: abc\r\nX-Injected: a Evil: yes\r\nContent-Length: 2\r\n\r\nhi")
+        #expect(
+            request.serialized().text
+                == "MESSAGE sip:bob@example.com SIP/2.0\r\nCall-ID: abc\r\nX-Injected: a Evil: yes\r\nContent-Length: 2\r\n\r\nhi"
+        )
     }
 
     @Test(arguments: [

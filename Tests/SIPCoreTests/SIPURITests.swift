@@ -29,9 +29,11 @@ import Testing
         #expect(tel.description == "tel:+1-201-555-0123")
     }
 
-    @Test(arguments: ["", "alice@example.com", "sip:", "sip:@example.com", "sip:alice@", "sip:alice@exa mple.com",
-                      "sip:a@[2001:db8::1", "sip:a@example.com:99999", "sip:a@example.com:port", "sip:a@ex<ample",
-                      "1sip:a@b", "sip:a@b;=x", "sip:a@b?novalue", "sip:a@[zz]", "tel:"])
+    @Test(arguments: [
+        "", "alice@example.com", "sip:", "sip:@example.com", "sip:alice@", "sip:alice@exa mple.com",
+        "sip:a@[2001:db8::1", "sip:a@example.com:99999", "sip:a@example.com:port", "sip:a@ex<ample",
+        "1sip:a@b", "sip:a@b;=x", "sip:a@b?novalue", "sip:a@[zz]", "tel:",
+    ])
     func rejectsMalformedURIs(text: String) {
         expectParseError(.uri) { _ = try SIPURI(parsing: text) }
     }
@@ -69,8 +71,10 @@ import Testing
         #expect(try SIPNameAddress(parsing: named.description) == named)
     }
 
-    @Test(arguments: ["\"unterminated <sip:a@b>", "\"Name\" sip:a@b", "<sip:a@b", "Na\"me <sip:a@b>", "Na,me <sip:a@b>", "<sip:a@b>;", "<sip:a@b> junk",
-                      "<sip:a@b>;tag=\"open", "<>", "<sip:a@b>;=1"])
+    @Test(arguments: [
+        "\"unterminated <sip:a@b>", "\"Name\" sip:a@b", "<sip:a@b", "Na\"me <sip:a@b>", "Na,me <sip:a@b>", "<sip:a@b>;", "<sip:a@b> junk",
+        "<sip:a@b>;tag=\"open", "<>", "<sip:a@b>;=1",
+    ])
     func rejectsMalformedNameAddresses(text: String) {
         expectParseError(.headerValue) { _ = try SIPNameAddress(parsing: text) }
     }

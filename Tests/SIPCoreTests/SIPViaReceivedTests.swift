@@ -29,14 +29,20 @@ import Testing
         ("SIP/2.0/UDP 10.0.0.5;branch=z9hG4bK1", "SIP/2.0/UDP 10.0.0.5;branch=z9hG4bK1;received=192.0.2.1"),
         ("SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK1", "SIP/2.0/UDP 192.0.2.1:5060;branch=z9hG4bK1"),
         // An rport the client filled in is left; a received it made up is replaced.
-        ("SIP/2.0/UDP 10.0.0.5;rport=5099;received=198.51.100.7;branch=z9hG4bK1", "SIP/2.0/UDP 10.0.0.5;rport=5099;received=192.0.2.1;branch=z9hG4bK1"),
+        (
+            "SIP/2.0/UDP 10.0.0.5;rport=5099;received=198.51.100.7;branch=z9hG4bK1",
+            "SIP/2.0/UDP 10.0.0.5;rport=5099;received=192.0.2.1;branch=z9hG4bK1"
+        ),
     ])
     func stampsTheTopVia(arrived: String, stamped: String) throws {
         #expect(try Self.topVia(afterArrivalFrom: "192.0.2.1", 40123, of: arrived) == stamped)
     }
 
     @Test func ipv6SourcesAreComparedWithoutBracketsAndWrittenBare() throws {
-        #expect(try Self.topVia(afterArrivalFrom: "2001:db8::1", 5060, of: "SIP/2.0/UDP [2001:DB8::1]:5060;branch=z9hG4bK1") == "SIP/2.0/UDP [2001:DB8::1]:5060;branch=z9hG4bK1")
+        #expect(
+            try Self.topVia(afterArrivalFrom: "2001:db8::1", 5060, of: "SIP/2.0/UDP [2001:DB8::1]:5060;branch=z9hG4bK1")
+                == "SIP/2.0/UDP [2001:DB8::1]:5060;branch=z9hG4bK1"
+        )
         #expect(
             try Self.topVia(afterArrivalFrom: "2001:db8::1", 5062, of: "SIP/2.0/UDP [2001:db8::9]:5060;rport;branch=z9hG4bK1")
                 == "SIP/2.0/UDP [2001:db8::9]:5060;rport=5062;branch=z9hG4bK1;received=2001:db8::1"

@@ -22,7 +22,8 @@ extension SIPVoiceChannelTests {
         // It also lists the descriptors it got: none of the daemon's sockets (besides standard input,
         // output and error, only the folder ls reads).
         let script = try Self.script(
-            "answer", in: folder,
+            "answer",
+            in: folder,
             """
             ls /proc/self/fd > \(folder)/descriptors
             echo "sip:desk-phone@127.0.0.1:5098;caller=$ATTENDANT_CALLER_URI" | sed 's/;caller=.*//'
@@ -83,13 +84,17 @@ extension SIPVoiceChannelTests {
             (hanging, "answer-command \(hanging) did not finish within 0.3 s and was stopped"),
         ] {
             let rig = try Self.rig([
-                "accept": .string("softphone"), "answer-command": .array([.string(script)]), "answer-timeout": .string("300ms"), "softphone-contact": .string("-"),
+                "accept": .string("softphone"), "answer-command": .array([.string(script)]), "answer-timeout": .string("300ms"),
+                "softphone-contact": .string("-"),
             ])
             _ = try await Self.listen(rig)
             rig.peer.send(.request(rig.peer.invite()))
             _ = await rig.host.nextEvent()
             let error = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-1@peer")) }
-            #expect(error?.message.hasPrefix("sip-voice: the softphone was not told to answer, and the call rings on") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.hasPrefix("sip-voice: the softphone was not told to answer, and the call rings on") == true,
+                "\(String(describing: error))"
+            )
             #expect(error?.message.contains(message) == true, "\(String(describing: error))")
             // Still ringing: it can be declined.
             _ = try await rig.channel.perform(.decline(contactID: "call-1@peer"))
@@ -107,7 +112,10 @@ extension SIPVoiceChannelTests {
         rig.peer.send(.request(rig.peer.invite()))
         _ = await rig.host.nextEvent()
         let error = await #expect(throws: ChannelError.self) { try await rig.channel.perform(.accept(contactID: "call-1@peer")) }
-        #expect(error?.message == "sip-voice: the call keeps ringing: answer-command \(silent) exited with status 3 without printing where to send the call")
+        #expect(
+            error?.message
+                == "sip-voice: the call keeps ringing: answer-command \(silent) exited with status 3 without printing where to send the call"
+        )
         // Still ringing: it can be declined.
         _ = try await rig.channel.perform(.decline(contactID: "call-1@peer"))
         try await Self.stop(rig)

@@ -17,7 +17,10 @@ extension SIPVoiceChannelTests {
         rig.host.setTokenUnavailable(reason: "the token from token file /tmp/t expired at 2026-11-24T10:00:00Z")
         let error = await #expect(throws: ChannelError.self) { try await rig.channel.listen() }
         #expect(error?.code == .authentication)
-        #expect(error?.message.contains("needs a valid token, and the channel's token source has none: the token from token file /tmp/t expired") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("needs a valid token, and the channel's token source has none: the token from token file /tmp/t expired") == true,
+            "\(String(describing: error))"
+        )
         #expect(error?.message.contains("no token source") == false)
     }
 }

@@ -21,7 +21,12 @@ import Testing
     static func rig(_ extra: [String: SettingValue] = [:], token: ChannelToken? = Self.token) throws -> Rig {
         let peer = try ScriptedPeer()
         // The daemon's own network and hashes, as attendantd lends them to the plugin.
-        let host = InMemoryChannelHost(channelName: "phone", token: token, network: HostNetwork(logger: Logger(label: "test.network")), hashing: HostHashing())
+        let host = InMemoryChannelHost(
+            channelName: "phone",
+            token: token,
+            network: HostNetwork(logger: Logger(label: "test.network")),
+            hashing: HostHashing()
+        )
         var values: [String: SettingValue] = [
             "registrar": .string(peer.registrarURI),
             "address-of-record": .string("sip:alice@example.org"),
@@ -151,7 +156,12 @@ import Testing
             return
         }
         #expect(error.code == .authentication)
-        #expect(error.message.hasPrefix("sip-voice: registering sip:alice@example.org at 127.0.0.1:\(rig.peer.port) over UDP failed: the registrar refuses to register sip:alice@example.org (403 Forbidden)"), "\(error)")
+        #expect(
+            error.message.hasPrefix(
+                "sip-voice: registering sip:alice@example.org at 127.0.0.1:\(rig.peer.port) over UDP failed: the registrar refuses to register sip:alice@example.org (403 Forbidden)"
+            ),
+            "\(error)"
+        )
         await #expect(throws: ChannelError.self) { try await rig.channel.keepAlive() }
     }
 

@@ -18,7 +18,10 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct SIPVoiceTLSTests {
     static func rig(registrar: String, tls: TLSPolicy) throws -> SIPVoiceChannelTests.Rig {
         let host = InMemoryChannelHost(
-            channelName: "phone", token: SIPVoiceChannelTests.token, network: HostNetwork(tls: tls, logger: Logger(label: "test.network")), hashing: HostHashing()
+            channelName: "phone",
+            token: SIPVoiceChannelTests.token,
+            network: HostNetwork(tls: tls, logger: Logger(label: "test.network")),
+            hashing: HostHashing()
         )
         let settings = ChannelSettings([
             "registrar": .string(registrar),
@@ -34,7 +37,9 @@ import Testing
         TLSPolicy(authorities: try NIOSSLCertificate.fromPEMFile(authority.certificateFile), authoritiesFile: authority.certificateFile)
     }
 
-    @Test(arguments: [("sip:127.0.0.1:PORT;transport=tls", "sip:alice@127.0.0.1:LOCAL;transport=tls"), ("sips:127.0.0.1:PORT", "sips:alice@127.0.0.1:LOCAL")])
+    @Test(arguments: [
+        ("sip:127.0.0.1:PORT;transport=tls", "sip:alice@127.0.0.1:LOCAL;transport=tls"), ("sips:127.0.0.1:PORT", "sips:alice@127.0.0.1:LOCAL"),
+    ])
     func registersKeepsTheFlowAliveAndRingsOverTLS(registrar: String, contact: String) async throws {
         let authority = try await TestCertificateAuthority("Attendant Test PBX CA")
         let server = try await TLSRegistrar.start(authority.issue("pbx", names: ["IP:127.0.0.1"]))
@@ -91,7 +96,12 @@ import Testing
         #expect(refused.code == .configuration, "\(refused.message)")
         let message = refused.message
         #expect(message.contains("the registrar at 127.0.0.1:\(server.port) cannot be used over TLS"), "\(message)")
-        #expect(message.contains("does not verify: it is not issued by a CA this channel trusts (the system's trust store and tls-ca-file \(trusted.certificateFile))"), "\(message)")
+        #expect(
+            message.contains(
+                "does not verify: it is not issued by a CA this channel trusts (the system's trust store and tls-ca-file \(trusted.certificateFile))"
+            ),
+            "\(message)"
+        )
         #expect(message.contains("set tls-ca-file"), "\(message)")
         #expect(server.received.isEmpty)
     }
@@ -186,10 +196,12 @@ final class TLSRegistrar: Sendable {
     }
 
     static func start(_ identity: (certificate: String, key: String)) async throws -> TLSRegistrar {
-        let context = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMFile(identity.certificate).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(file: identity.key, format: .pem))
-        ))
+        let context = try NIOSSLContext(
+            configuration: .makeServerConfiguration(
+                certificateChain: try NIOSSLCertificate.fromPEMFile(identity.certificate).map { .certificate($0) },
+                privateKey: .privateKey(try NIOSSLPrivateKey(file: identity.key, format: .pem))
+            )
+        )
         let box = Mutex<TLSRegistrar?>(nil)
         let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -127,14 +127,21 @@ import Testing
         // RFC 3581 section 4: an empty rport gets the source port, and received the source address even
         // though it is the sent-by host.
         var options = Self.options(
-            from: caller, callID: "stamp-1",
+            from: caller,
+            callID: "stamp-1",
             via: "SIP/2.0/UDP 127.0.0.1:\(caller.port);rport;branch=z9hG4bK-stamp1, SIP/2.0/UDP 192.0.2.9:5060;rport;branch=z9hG4bK-upstream"
         )
         caller.send(.request(options), to: contactAddress)
         let answered = try await caller.receiveResponse()
         #expect(answered.statusCode == 200)
-        #expect(try Self.topViaParameters(answered) == ["rport": String(caller.port), "received": "127.0.0.1", "branch": "z9hG4bK-stamp1"], "\(answered.headers)")
-        #expect(try answered.headers.vias.map(\.description).last == "SIP/2.0/UDP 192.0.2.9:5060;rport;branch=z9hG4bK-upstream", "only the top Via is ours to stamp")
+        #expect(
+            try Self.topViaParameters(answered) == ["rport": String(caller.port), "received": "127.0.0.1", "branch": "z9hG4bK-stamp1"],
+            "\(answered.headers)"
+        )
+        #expect(
+            try answered.headers.vias.map(\.description).last == "SIP/2.0/UDP 192.0.2.9:5060;rport;branch=z9hG4bK-upstream",
+            "only the top Via is ours to stamp"
+        )
 
         // Every response of a call carries it: the 180 at once and the final answer.
         var invite = caller.invite(branch: "z9hG4bK-stamp2", callID: "stamp-2")
@@ -142,12 +149,18 @@ import Testing
         caller.send(.request(invite), to: contactAddress)
         let ringing = try await caller.receiveResponse()
         #expect(ringing.statusCode == 180)
-        #expect(try Self.topViaParameters(ringing) == ["rport": String(caller.port), "received": "127.0.0.1", "branch": "z9hG4bK-stamp2"], "\(ringing.headers)")
+        #expect(
+            try Self.topViaParameters(ringing) == ["rport": String(caller.port), "received": "127.0.0.1", "branch": "z9hG4bK-stamp2"],
+            "\(ringing.headers)"
+        )
         let contact = try await Self.incomingContact(rig)
         _ = try await rig.channel.perform(.decline(contactID: contact.id))
         let declined = try await caller.receiveResponse()
         #expect(declined.statusCode == 603)
-        #expect(try Self.topViaParameters(declined)["received"] == "127.0.0.1" && Self.topViaParameters(declined)["rport"] == String(caller.port), "\(declined.headers)")
+        #expect(
+            try Self.topViaParameters(declined)["received"] == "127.0.0.1" && Self.topViaParameters(declined)["rport"] == String(caller.port),
+            "\(declined.headers)"
+        )
 
         // RFC 3261 section 18.2.1: a sent-by that is a name gets received, without rport.
         let listener = try ScriptedPeer()

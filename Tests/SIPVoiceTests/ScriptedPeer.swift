@@ -130,7 +130,12 @@ final class ScriptedPeer: @unchecked Sendable {
     }
 
     /// An INVITE from Ada to `user` through this peer, as a proxy relays it.
-    func invite(to user: String = "alice", branch: String = "z9hG4bK-call-1", callID: String = "call-1@peer", headers drop: Set<String> = []) -> SIPRequest {
+    func invite(
+        to user: String = "alice",
+        branch: String = "z9hG4bK-call-1",
+        callID: String = "call-1@peer",
+        headers drop: Set<String> = []
+    ) -> SIPRequest {
         var headers = SIPHeaders()
         let lines: [(SIPHeaderName, String)] = [
             (.via, "SIP/2.0/UDP 127.0.0.1:\(self.port);branch=\(branch)"),

@@ -1,7 +1,7 @@
-import TestSupport
 import Foundation
 import Glibc
 import Systemd
+import TestSupport
 import Testing
 
 /// The sd-bus binding against a real `dbus-daemon`.
@@ -52,7 +52,10 @@ import Testing
             ])
         )
         #expect(try await call("Echo", [nested]) == [nested])
-        let described = try await call("Describe", [.vardict(["b": .boolean(false), "a": .uint32(1)]), .array(element: "i", [.int32(2), .int32(3)])])
+        let described = try await call(
+            "Describe",
+            [.vardict(["b": .boolean(false), "a": .uint32(1)]), .array(element: "i", [.int32(2), .int32(3)])]
+        )
         #expect(described == [.string("a=1,b=false;5")])
 
         await #expect(throws: BusError.reply(name: "org.attendant.Error.Test", message: "because")) {
@@ -71,11 +74,17 @@ import Testing
         let server = try await BusConnection.open(.custom(bus.address))
         _ = try await server.requestName("org.attendant.Test")
         try await server.export(Self.testObject())
-        let (status, output) = try await run("/usr/bin/busctl", ["--address=\(bus.address)", "introspect", "org.attendant.Test", Self.path, Self.interface])
+        let (status, output) = try await run(
+            "/usr/bin/busctl",
+            ["--address=\(bus.address)", "introspect", "org.attendant.Test", Self.path, Self.interface]
+        )
         #expect(status == 0, "\(output)")
         #expect(output.contains(".Describe") && output.contains("a{sv}ai"))
         #expect(output.contains(".Happened") && output.contains("signal"))
-        let (_, xml) = try await run("/usr/bin/busctl", ["--address=\(bus.address)", "--xml-interface", "introspect", "org.attendant.Test", Self.path])
+        let (_, xml) = try await run(
+            "/usr/bin/busctl",
+            ["--address=\(bus.address)", "--xml-interface", "introspect", "org.attendant.Test", Self.path]
+        )
         #expect(xml.contains(#"<arg type="a{sv}" name="options" direction="in"/>"#), "\(xml)")
         #expect(xml.contains(#"<arg type="s" name="what"/>"#), "\(xml)")
         await server.close()
@@ -94,7 +103,12 @@ import Testing
         // The match is installed asynchronously: a round trip through the bus makes sure it is in place.
         _ = try await client.nameOwner("org.attendant.Test")
         try await server.export(Self.testObject())
-        let sent = await server.emit(path: Self.path, interface: Self.interface, member: "Happened", arguments: [.string("ring"), .vardict(["n": .uint32(1)])])
+        let sent = await server.emit(
+            path: Self.path,
+            interface: Self.interface,
+            member: "Happened",
+            arguments: [.string("ring"), .vardict(["n": .uint32(1)])]
+        )
         #expect(sent == nil)
         var iterator = signals.makeAsyncIterator()
         let signal = try #require(await iterator.next())
@@ -111,12 +125,17 @@ import Testing
         let client = try await BusConnection.open(.custom(bus.address))
         _ = try await server.requestName("org.attendant.Test")
         try await server.export(
-            BusObject(path: Self.path, interface: Self.interface, methods: [
-                .init("Never") { _ in
-                    try? await Task.sleep(for: .seconds(3600))
-                    return []
-                }
-            ], signals: [])
+            BusObject(
+                path: Self.path,
+                interface: Self.interface,
+                methods: [
+                    .init("Never") { _ in
+                        try? await Task.sleep(for: .seconds(3600))
+                        return []
+                    }
+                ],
+                signals: []
+            )
         )
         let closed = AsyncStream<Void>.makeStream()
         client.onClose { closed.continuation.yield() }

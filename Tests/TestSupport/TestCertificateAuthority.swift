@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A certificate authority made for one test with openssl (P-256 keys, valid for a day), and the server
 /// certificates it issues: what a private PBX's CA is, for TLS peers on loopback.
@@ -28,7 +28,11 @@ public struct TestCertificateAuthority: Sendable {
         let request = self.folder + "/\(file).csr"
         let certificate = self.folder + "/\(file).pem"
         let extensions = self.folder + "/\(file).ext"
-        try "subjectAltName=\(names.joined(separator: ","))\nextendedKeyUsage=serverAuth\n".write(toFile: extensions, atomically: true, encoding: .utf8)
+        try "subjectAltName=\(names.joined(separator: ","))\nextendedKeyUsage=serverAuth\n".write(
+            toFile: extensions,
+            atomically: true,
+            encoding: .utf8
+        )
         try await Self.openssl([
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", request,
             "-subj", "/CN=\(file)",

@@ -199,7 +199,8 @@ final class Soak: Sendable {
             // The first listen under way (connecting, the first REGISTER not yet sent): nothing the clock
             // waits on, yet not at rest. On a busy machine that step alone can outlast the quiet spell below.
             if self.state == nil || self.state == .starting {
-                busy = "the first listen is under way (state \(self.state.map(\.rawValue) ?? "none"), \(self.fleet.statuses.first?.detail ?? "no detail"))"
+                busy =
+                    "the first listen is under way (state \(self.state.map(\.rawValue) ?? "none"), \(self.fleet.statuses.first?.detail ?? "no detail"))"
                 return nil
             }
             if case .fields(let report)? = try? await supervisor?.perform(.custom(command: "registration", arguments: [:])),
@@ -247,7 +248,9 @@ final class Soak: Sendable {
         let end = self.clock.now.offset + limit
         while !condition() {
             guard let next = self.clock.nextDeadline?.offset, next <= end else {
-                throw SoakError("no \(what) within \(limit) of simulated time (now t+\(self.clock.now.offset)): \(self.fleet.statuses)\n\(self.logs.text.suffix(3000))")
+                throw SoakError(
+                    "no \(what) within \(limit) of simulated time (now t+\(self.clock.now.offset)): \(self.fleet.statuses)\n\(self.logs.text.suffix(3000))"
+                )
             }
             self.clock.advance(by: max(.zero, next - self.clock.now.offset))
             try await self.settle()

@@ -30,8 +30,11 @@ extension CXoneChatChannel {
             self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
         }
         let settings = ChatSession.Settings(
-            endpoints: self.configuration.endpoints, firstName: self.configuration.firstName, lastName: self.configuration.lastName,
-            sdkVersion: CXoneChatConfiguration.sdkVersion, gatewayDescription: self.configuration.gatewayDescription
+            endpoints: self.configuration.endpoints,
+            firstName: self.configuration.firstName,
+            lastName: self.configuration.lastName,
+            sdkVersion: CXoneChatConfiguration.sdkVersion,
+            gatewayDescription: self.configuration.gatewayDescription
         )
         self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: settings))
     }
@@ -42,7 +45,9 @@ extension CXoneChatChannel {
             // after this and finds the entry.
             try await self.outbox.add(ChatStorage.OutboxRecord(entry))
         } catch {
-            self.host.logger.error("\(self.prefix): could not keep message \(entry.messageID) in the outbox: \(error); it is sent but would be lost if the daemon stopped now")
+            self.host.logger.error(
+                "\(self.prefix): could not keep message \(entry.messageID) in the outbox: \(error); it is sent but would be lost if the daemon stopped now"
+            )
         }
     }
 

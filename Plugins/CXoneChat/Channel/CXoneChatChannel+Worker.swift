@@ -32,14 +32,22 @@ extension CXoneChatChannel {
     func carryOut(_ action: ChatStateMachine.Action) async {
         switch action {
         case .fetchChannelConfiguration(let brandID, let channelID):
-            self.call(ChatStateMachine.Input.channelConfiguration) { () async throws(ChatError) in try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID) }
+            self.call(ChatStateMachine.Input.channelConfiguration) { () async throws(ChatError) in
+                try await self.rest.channelConfiguration(brandID: brandID, channelID: channelID)
+            }
         case .fetchAvailability(let brandID, let channelID):
-            self.call(ChatStateMachine.Input.availability) { () async throws(ChatError) in try await self.rest.availability(brandID: brandID, channelID: channelID) }
+            self.call(ChatStateMachine.Input.availability) { () async throws(ChatError) in
+                try await self.rest.availability(brandID: brandID, channelID: channelID)
+            }
         case .createOrUpdateVisitor(let brandID, let visitorID, let customerID):
             let customer = CXoneWire.CustomerIdentity(
-                idOnExternalPlatform: CXoneID(customerID), firstName: self.configuration.firstName, lastName: self.configuration.lastName
+                idOnExternalPlatform: CXoneID(customerID),
+                firstName: self.configuration.firstName,
+                lastName: self.configuration.lastName
             )
-            self.call(ChatStateMachine.Input.visitor) { () async throws(ChatError) in try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer) }
+            self.call(ChatStateMachine.Input.visitor) { () async throws(ChatError) in
+                try await self.rest.storeVisitor(brandID: brandID, visitorID: visitorID, customer: customer)
+            }
         case .sendAnalytics(let brandID, let visitorID, let event):
             self.analytics.enqueue(Analytics(brandID: brandID, visitorID: visitorID, wire: ChatWireOutput.analytics(event, visitorID: visitorID)))
         case .persistOutbox(let entry):

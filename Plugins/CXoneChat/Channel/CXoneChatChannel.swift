@@ -30,12 +30,18 @@ final class CXoneChatChannel: Channel {
         self.configuration = configuration
         self.host = host
         self.rest = CXoneREST(
-            network: host.network, endpoints: configuration.endpoints, timeout: configuration.requestTimeout, limits: configuration.limits
+            network: host.network,
+            endpoints: configuration.endpoints,
+            timeout: configuration.requestTimeout,
+            limits: configuration.limits
         )
         self.driver = SessionDriver(host: host, prefix: ChatSession.prefix)
         self.commands = ChatCommand.Settings(
-            brandID: configuration.brandID, channelID: configuration.channelID, requestTimeout: configuration.requestTimeout,
-            responseTimeout: configuration.machine.responseTimeout, gatewayDescription: configuration.gatewayDescription
+            brandID: configuration.brandID,
+            channelID: configuration.channelID,
+            requestTimeout: configuration.requestTimeout,
+            responseTimeout: configuration.machine.responseTimeout,
+            gatewayDescription: configuration.gatewayDescription
         )
         self.outbox = Outbox(store: host.store) { $0.key }
     }
@@ -71,7 +77,8 @@ final class CXoneChatChannel: Channel {
     // MARK: The socket
 
     func open(_ url: String, generation: Generation) {
-        let socket = CXoneSocket.open(network: self.host.network, url: url, maximumSize: self.configuration.limits.maxFrameSize * 4) { [weak self] event in
+        let socket = CXoneSocket.open(network: self.host.network, url: url, maximumSize: self.configuration.limits.maxFrameSize * 4) {
+            [weak self] event in
             self?.socketEvent(event, generation: generation)
         }
         let previous = self.connection.withLock { connection in

@@ -47,7 +47,10 @@ struct CXoneChatConfiguration: Sendable {
         case (let region?, nil, nil):
             let known = ["na1", "eu1", "au1", "ca1", "uk1", "jp1"]
             guard known.contains(region) else {
-                throw settings.error("region", "\"\(region)\" is not a CXone region; use one of \(known.joined(separator: ", ")), or give socket-url and chat-url")
+                throw settings.error(
+                    "region",
+                    "\"\(region)\" is not a CXone region; use one of \(known.joined(separator: ", ")), or give socket-url and chat-url"
+                )
             }
             self.endpoints = .region(region)
         case (nil, let socket?, let chat?):
@@ -60,9 +63,15 @@ struct CXoneChatConfiguration: Sendable {
         case (_?, _, _):
             throw settings.error("region", "and socket-url/chat-url exclude each other; give either the region or both URLs")
         case (nil, _, nil):
-            throw settings.error("chat-url", "is missing; socket-url needs chat-url beside it (the chat REST base, such as \"https://channels-de-eu1.niceincontact.com/chat\")")
+            throw settings.error(
+                "chat-url",
+                "is missing; socket-url needs chat-url beside it (the chat REST base, such as \"https://channels-de-eu1.niceincontact.com/chat\")"
+            )
         case (nil, nil, _):
-            throw settings.error("socket-url", "is missing; chat-url needs socket-url beside it (the chat gateway, such as \"wss://chat-gateway-de-eu1.niceincontact.com\")")
+            throw settings.error(
+                "socket-url",
+                "is missing; chat-url needs socket-url beside it (the chat gateway, such as \"wss://chat-gateway-de-eu1.niceincontact.com\")"
+            )
         }
         if hostURL != nil, region != nil {
             throw settings.error("host-url", "goes with socket-url and chat-url, not with region")

@@ -69,7 +69,13 @@ struct CXoneREST: Sendable {
         let limit = self.limits.maxFrameSize + 1
         // No cookies: the gateway's REST calls carry their identities in the path, as the mobile SDK's do.
         let request = NetworkRequest(
-            method: method, url: url, headers: headers, body: body, timeout: self.timeout, maximumResponseSize: limit, usesCookies: false
+            method: method,
+            url: url,
+            headers: headers,
+            body: body,
+            timeout: self.timeout,
+            maximumResponseSize: limit,
+            usesCookies: false
         )
         let response: NetworkResponse
         do throws(NetworkError) {
@@ -93,7 +99,7 @@ struct CXoneREST: Sendable {
     /// version, which no retry changes (the error carries the code, so the channel fails for good).
     private static func refusal(_ bytes: [UInt8], _ answered: String) -> ChatError? {
         guard let service = try? CXoneServiceErrorBody.decode(bytes),
-              service.error.errorCode.lowercased() == ChatError.sdkVersionNotSupported.lowercased()
+            service.error.errorCode.lowercased() == ChatError.sdkVersionNotSupported.lowercased()
         else { return nil }
         let detail = service.error.errorMessage.map { ": \($0)" } ?? ""
         return ChatError(

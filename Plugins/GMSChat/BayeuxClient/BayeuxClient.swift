@@ -258,7 +258,9 @@ package final class BayeuxClient: Sendable {
             state.batchesReceived += 1
             var actions = machine.received(messages, now: now)
             // A long-poll's answer ends its connect, with the connect's reply or without.
-            if let lane, lane.connect, let id = lane.ids.first, !messages.contains(where: { $0.channel == "/meta/connect" && $0.id == id && $0.isReply }) {
+            if let lane, lane.connect, let id = lane.ids.first,
+                !messages.contains(where: { $0.channel == "/meta/connect" && $0.id == id && $0.isReply })
+            {
                 actions += machine.connectFailed(id: id, BayeuxFailure("the server answered the connect without its reply"), now: now)
             }
             return actions

@@ -54,7 +54,9 @@ extension GMSChatChannel {
             }
             guard wasListening == true else { return }
             let ext = self.positionExt()
-            self.host.logger.info("\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(ext["transcriptPosition"]?.stringValue ?? "0")")
+            self.host.logger.info(
+                "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(ext["transcriptPosition"]?.stringValue ?? "0")"
+            )
             await self.bayeux.disconnect(ext: ext)
             await self.driver.drain()
             return

@@ -27,7 +27,12 @@ extension GMSChatChannel {
     /// An event on a subscribed channel, decoded here (outside the lock) for the session.
     func delivered(_ message: BayeuxMessage) {
         guard let data = message.data else { return }
-        let inbound = GMSChatInbound(channel: message.channel, data: data, apiVersion: self.configuration.apiVersion, service: self.configuration.service)
+        let inbound = GMSChatInbound(
+            channel: message.channel,
+            data: data,
+            apiVersion: self.configuration.apiVersion,
+            service: self.configuration.service
+        )
         let now = self.host.now()
         self.driver.step { $0.received(inbound, now: now) }
     }

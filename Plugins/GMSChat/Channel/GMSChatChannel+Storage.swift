@@ -20,8 +20,11 @@ extension GMSChatChannel {
             throw ChannelError(.transient, "\(self.prefix): could not read the chat's stored state: \(error)")
         }
         let settings = Session.Settings(
-            apiVersion: self.configuration.apiVersion, service: self.configuration.service, serverDescription: self.serverDescription,
-            networkDelay: self.configuration.machine.networkDelay, makeThreadID: Self.newThreadID
+            apiVersion: self.configuration.apiVersion,
+            service: self.configuration.service,
+            serverDescription: self.serverDescription,
+            networkDelay: self.configuration.machine.networkDelay,
+            makeThreadID: Self.newThreadID
         )
         let session = Session(settings: settings, stored: stored)
         if self.driver.load(session), session.phase == .active {

@@ -39,7 +39,11 @@ final class GMSChatChannel: Channel {
         if configuration.apiVersion == 1 { client.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
         let relay = EventRelay()
         self.bayeux = BayeuxClient(
-            configuration: client, network: host.network, clock: host.clock, now: { host.now().elapsed }, logger: host.logger
+            configuration: client,
+            network: host.network,
+            clock: host.clock,
+            now: { host.now().elapsed },
+            logger: host.logger
         ) { event in relay.forward(event) }
         self.v1 = GMSChatV1Client(network: host.network, configuration: configuration)
         relay.channel.withLock { $0 = WeakChannel(self) }

@@ -60,7 +60,10 @@ struct GMSChatConfiguration: Sendable {
         self.firstName = try settings.string("first-name")
         self.lastName = try settings.string("last-name")
         if self.nickname == nil, (self.firstName == nil) != (self.lastName == nil) {
-            throw settings.error(self.firstName == nil ? "first-name" : "last-name", "is missing; GMS takes a nickname, or both first-name and last-name")
+            throw settings.error(
+                self.firstName == nil ? "first-name" : "last-name",
+                "is missing; GMS takes a nickname, or both first-name and last-name"
+            )
         }
         self.email = try settings.string("email")
         self.subject = try settings.string("subject")

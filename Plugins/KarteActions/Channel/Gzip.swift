@@ -53,7 +53,9 @@ enum Gzip {
                     return outBuffer.count - Int(stream.avail_out)
                 }
                 guard status == Z_OK || status == Z_STREAM_END else {
-                    throw Failure(description: status == Z_BUF_ERROR ? "the gzip body ends too early" : "the gzip body is damaged (zlib status \(status))")
+                    throw Failure(
+                        description: status == Z_BUF_ERROR ? "the gzip body ends too early" : "the gzip body is damaged (zlib status \(status))"
+                    )
                 }
                 output += chunk[..<produced]
                 guard output.count <= limit else { throw Failure(description: "the body is larger than \(limit) bytes once decompressed") }

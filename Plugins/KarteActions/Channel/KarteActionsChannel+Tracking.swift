@@ -32,7 +32,7 @@ extension KarteActionsChannel {
         )
         do {
             return self.answer(try await self.host.network.send(request))
-        } catch where error.kind == .tooLarge {
+        } catch  where error.kind == .tooLarge {
             let reason = "the answer is larger than \(KarteTrackResponse.defaultSizeLimit) bytes"
             // A 2xx over the limit: KARTE has the events, so they are not sent again (only 5xx and network
             // failures are, as the SDKs retry: karte.md §1 "HTTP handling"); its actions are not read.

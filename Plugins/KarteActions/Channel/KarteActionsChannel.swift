@@ -62,9 +62,18 @@ final class KarteActionsChannel: Channel {
         let stored = try await self.storedValues()
         let visitorID = try await self.visitorID(stored[StoreKey.visitorID])
         let systemInfo = LinuxMachineInfo.systemInfo(bundleID: Self.bundleID)
-        let appInfo = KarteAppInfo(versionName: self.configuration.appVersion, versionCode: self.configuration.appVersion, sdkVersion: Self.pluginVersion, system: systemInfo)
+        let appInfo = KarteAppInfo(
+            versionName: self.configuration.appVersion,
+            versionCode: self.configuration.appVersion,
+            sdkVersion: Self.pluginVersion,
+            system: systemInfo
+        )
         let start = Session.Start(
-            appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: self.configuration.appVersion, stored: stored,
+            appKey: appKey,
+            appInfo: appInfo,
+            visitorID: visitorID,
+            appVersion: self.configuration.appVersion,
+            stored: stored,
             startView: self.configuration.startView
         )
         let now = self.host.now()
@@ -83,12 +92,16 @@ final class KarteActionsChannel: Channel {
 
     func keepAlive() async throws {
         // Nothing to keep: the track API is request and answer. A refused app key shows in the answers.
-        guard self.driver.withSession({ $0.listening && $0.appKey != nil }) == true else { throw ChannelError(.transient, "karte-actions: not listening") }
+        guard self.driver.withSession({ $0.listening && $0.appKey != nil }) == true else {
+            throw ChannelError(.transient, "karte-actions: not listening")
+        }
     }
 
     func tokenDidChange(_ token: ChannelToken) async {
         guard KarteAppKey.isValid(token.value) else {
-            self.host.logger.error("karte-actions: the new token is not a KARTE app key (\(token.value.count) characters, 32 expected); keeping the old one")
+            self.host.logger.error(
+                "karte-actions: the new token is not a KARTE app key (\(token.value.count) characters, 32 expected); keeping the old one"
+            )
             return
         }
         _ = self.driver.withSession { $0.appKey = token.value }

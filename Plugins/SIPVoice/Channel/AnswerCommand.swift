@@ -37,7 +37,10 @@ struct AnswerCommand: Sendable {
         } catch let failure as Failure {
             throw failure
         } catch {
-            throw Failure(description: "answer-command \(argv[0]) printed \"\(line)\", which is not a SIP address (\(error)); it should print where to send the call, such as sip:me@127.0.0.1:5070")
+            throw Failure(
+                description:
+                    "answer-command \(argv[0]) printed \"\(line)\", which is not a SIP address (\(error)); it should print where to send the call, such as sip:me@127.0.0.1:5070"
+            )
         }
     }
 
@@ -73,14 +76,24 @@ struct AnswerCommand: Sendable {
         guard exited else {
             kill(-pid, SIGKILL)
             while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            return .failure(Failure(description: "answer-command \(program) did not finish within \(timeout.seconds) s and was stopped; is the softphone running and listening for its control commands?"))
+            return .failure(
+                Failure(
+                    description:
+                        "answer-command \(program) did not finish within \(timeout.seconds) s and was stopped; is the softphone running and listening for its control commands?"
+                )
+            )
         }
         guard (status & 0x7f) == 0 else {
             return .failure(Failure(description: "answer-command \(program) was killed by signal \(status & 0x7f)"))
         }
         let code = (status >> 8) & 0xff
         guard code == 0 else {
-            return .failure(Failure(description: "answer-command \(program) exited with status \(code); run it by hand to see why (its standard error is in the daemon's log), and check that the softphone is running with its control module"))
+            return .failure(
+                Failure(
+                    description:
+                        "answer-command \(program) exited with status \(code); run it by hand to see why (its standard error is in the daemon's log), and check that the softphone is running with its control module"
+                )
+            )
         }
         return .success(())
     }
@@ -109,7 +122,10 @@ struct AnswerCommand: Sendable {
         var timedOut = false
         reading: while output.count < 4096, !output.contains(10) {
             let left = deadline - monotonicMilliseconds()
-            guard left > 0 else { timedOut = true; break }
+            guard left > 0 else {
+                timedOut = true
+                break
+            }
             var descriptor = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Int32(min(left, 60_000)))
             if ready < 0, errno == EINTR { continue }

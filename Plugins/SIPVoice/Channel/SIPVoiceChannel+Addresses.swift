@@ -9,7 +9,12 @@ extension SIPVoiceChannel {
     /// The credentials for the next REGISTER, from the host's token (SIPCore's ``SIPCredentialSource``
     /// decides); the agent keeps when ephemeral ones expire.
     func credentials(for tokenState: ChannelTokenState) throws(ChannelError) -> RegistrationCredentials {
-        let made = try self.configuration.credentialSource.credentials(for: tokenState, now: self.host.now(), hashing: self.host.hashing, prefix: self.prefix)
+        let made = try self.configuration.credentialSource.credentials(
+            for: tokenState,
+            now: self.host.now(),
+            hashing: self.host.hashing,
+            prefix: self.prefix
+        )
         if let expiry = made.expiry { self.driver.withState { $0.agent.credentialsExpiry = expiry } }
         return made.credentials
     }
@@ -30,7 +35,11 @@ extension SIPVoiceChannel {
 
     /// What goes into every REGISTER on `transport`.
     func registrationConfiguration(transport: SIPTransport, instanceID: String) -> RegistrationConfiguration {
-        var builder = SIPRegisterBuilder(registrar: self.configuration.registrar, addressOfRecord: self.configuration.addressOfRecord, local: transport.address(scheme: self.configuration.contactScheme))
+        var builder = SIPRegisterBuilder(
+            registrar: self.configuration.registrar,
+            addressOfRecord: self.configuration.addressOfRecord,
+            local: transport.address(scheme: self.configuration.contactScheme)
+        )
         builder.displayName = self.configuration.displayName
         builder.instanceID = instanceID
         builder.outbound = self.configuration.outbound

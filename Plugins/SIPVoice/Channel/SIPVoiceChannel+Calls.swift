@@ -36,9 +36,14 @@ extension SIPVoiceChannel {
             throw ChannelError(.configuration, "\(self.prefix): accept = \"softphone\" needs answer-command in [channel.sip-voice]")
         }
         do {
-            try await AnswerCommand(argv: command, timeout: self.configuration.answerTimeout).tellSoftphone(environment: self.commandEnvironment(call))
+            try await AnswerCommand(argv: command, timeout: self.configuration.answerTimeout).tellSoftphone(
+                environment: self.commandEnvironment(call)
+            )
         } catch {
-            throw ChannelError(.server, "\(self.prefix): the softphone was not told to answer, and the call rings on (accept again, or answer on the softphone): \(error)")
+            throw ChannelError(
+                .server,
+                "\(self.prefix): the softphone was not told to answer, and the call rings on (accept again, or answer on the softphone): \(error)"
+            )
         }
     }
 
@@ -57,13 +62,18 @@ extension SIPVoiceChannel {
     func redirectTarget(for call: Calls.Call) async throws(ChannelError) -> SIPNameAddress {
         if let command = self.configuration.answerCommand {
             do {
-                return try await AnswerCommand(argv: command, timeout: self.configuration.answerTimeout).run(environment: self.commandEnvironment(call))
+                return try await AnswerCommand(argv: command, timeout: self.configuration.answerTimeout).run(
+                    environment: self.commandEnvironment(call)
+                )
             } catch {
                 throw ChannelError(.server, "\(self.prefix): the call keeps ringing: \(error)")
             }
         }
         guard let contact = self.configuration.softphoneContact else {
-            throw ChannelError(.configuration, "\(self.prefix): there is nowhere to send an accepted call; set softphone-contact or answer-command in [channel.sip-voice]")
+            throw ChannelError(
+                .configuration,
+                "\(self.prefix): there is nowhere to send an accepted call; set softphone-contact or answer-command in [channel.sip-voice]"
+            )
         }
         return contact
     }
@@ -73,7 +83,9 @@ extension SIPVoiceChannel {
         Calls.Settings(
             reliable: transport.kind.isReliable,
             ringTimeout: self.configuration.ringTimeout,
-            localContact: SIPNameAddress(uri: transport.address(scheme: self.configuration.contactScheme).contact(user: self.configuration.addressOfRecord.user)),
+            localContact: SIPNameAddress(
+                uri: transport.address(scheme: self.configuration.contactScheme).contact(user: self.configuration.addressOfRecord.user)
+            ),
             timers: self.configuration.timers,
             canAccept: self.configuration.canAccept
         )

@@ -31,8 +31,10 @@ final class SIPVoiceChannel: Channel {
         self.configuration = configuration
         self.host = host
         let names = Agent.Configuration(
-            prefix: Self.prefix, addressOfRecord: configuration.addressOfRecord.description,
-            registrarDescription: configuration.registrarDescription, cycle: configuration.registerExpires
+            prefix: Self.prefix,
+            addressOfRecord: configuration.addressOfRecord.description,
+            registrarDescription: configuration.registrarDescription,
+            cycle: configuration.registerExpires
         )
         self.driver = AgentDriver(agent: Agent(configuration: names, hashing: host.hashing), host: host, prefix: Self.prefix) { work, transport in
             switch work {
@@ -54,7 +56,10 @@ final class SIPVoiceChannel: Channel {
         } catch {
             // The driver hands what failed to open to the agent, which retries it; a refused certificate
             // is not worth retrying (no retry mends it), so the channel fails, saying why.
-            if let refusal = self.refusal.withLock({ refusal in defer { refusal = nil }; return refusal }) {
+            if let refusal = self.refusal.withLock({ refusal in
+                defer { refusal = nil }
+                return refusal
+            }) {
                 throw ChannelError(.configuration, "\(self.prefix): \(refusal)")
             }
             throw error
@@ -146,7 +151,12 @@ final class SIPVoiceChannel: Channel {
                 let closing = closed ? "; closed that connection" : ""
                 return [.log(.warning, "\(self.prefix): ignored a message from \(from) that is not valid SIP: \(error)\(closing)")]
             case .truncated(let from, let size):
-                return [.log(.warning, "\(self.prefix): ignored a datagram from \(from) that filled the whole \(size)-byte receive buffer and may be truncated; send requests that large over TCP")]
+                return [
+                    .log(
+                        .warning,
+                        "\(self.prefix): ignored a datagram from \(from) that filled the whole \(size)-byte receive buffer and may be truncated; send requests that large over TCP"
+                    )
+                ]
             case .unreachable(let reason):
                 return agent.unreachable(reason, now: now)
             case .closed(let reason):

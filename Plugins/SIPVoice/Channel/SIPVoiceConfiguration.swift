@@ -43,7 +43,10 @@ struct SIPVoiceConfiguration: Sendable {
         // section 3.2.2).
         case ("sips", nil), ("sips", "tcp"), ("sips", "tls"): self.transport = .tls
         case ("sips", let other?):
-            throw settings.error("registrar", "\"\(registrarText)\": a sips: registrar is reached over TLS, not transport \"\(other)\"; leave transport out")
+            throw settings.error(
+                "registrar",
+                "\"\(registrarText)\": a sips: registrar is reached over TLS, not transport \"\(other)\"; leave transport out"
+            )
         case ("sip", let other?):
             throw settings.error("registrar", "\"\(registrarText)\": transport \"\(other)\" is not supported; use udp, tcp or tls")
         case (let scheme, _):
@@ -106,7 +109,10 @@ struct SIPVoiceConfiguration: Sendable {
         }
         self.outbound = try settings.bool("outbound") ?? (self.transport != .udp)
         if self.outbound, self.transport == .udp {
-            throw settings.error("outbound", "RFC 5626 keep-alives need a TCP or TLS registrar here; set transport=tcp or tls in registrar, or outbound = false")
+            throw settings.error(
+                "outbound",
+                "RFC 5626 keep-alives need a TCP or TLS registrar here; set transport=tcp or tls in registrar, or outbound = false"
+            )
         }
         if let instance = try settings.string("instance-id") {
             guard instance.hasPrefix("urn:"), !instance.contains(where: { $0 == "\"" || $0 == ">" || $0 == " " }) else {
@@ -144,16 +150,25 @@ struct SIPVoiceConfiguration: Sendable {
         }
         if let mode = try settings.string("accept") {
             guard let chosen = AcceptMode(rawValue: mode) else {
-                throw settings.error("accept", "expected \"redirect\" (302 to the softphone) or \"softphone\" (a softphone registered on the same address of record answers), found \"\(mode)\"")
+                throw settings.error(
+                    "accept",
+                    "expected \"redirect\" (302 to the softphone) or \"softphone\" (a softphone registered on the same address of record answers), found \"\(mode)\""
+                )
             }
             self.acceptMode = chosen
         }
         if self.acceptMode == .softphone {
             guard self.answerCommand != nil else {
-                throw settings.error("accept", "\"softphone\" needs answer-command: the command that tells the softphone to answer, such as baresip's ctrl_tcp (see the README)")
+                throw settings.error(
+                    "accept",
+                    "\"softphone\" needs answer-command: the command that tells the softphone to answer, such as baresip's ctrl_tcp (see the README)"
+                )
             }
             guard self.softphoneContact == nil else {
-                throw settings.error("softphone-contact", "is where accept = \"redirect\" sends calls; with accept = \"softphone\" nothing is redirected: remove it")
+                throw settings.error(
+                    "softphone-contact",
+                    "is where accept = \"redirect\" sends calls; with accept = \"softphone\" nothing is redirected: remove it"
+                )
             }
         }
     }

@@ -16,7 +16,9 @@ struct ContactArguments: ParsableArguments {
 
     /// `{"ok","action","contact","channel"}`
     func json(action: String) -> JSON {
-        .object([("ok", .bool(true)), ("action", .string(action)), ("contact", .string(self.contact)), ("channel", .optional(self.channel, JSON.string))])
+        .object([
+            ("ok", .bool(true)), ("action", .string(action)), ("contact", .string(self.contact)), ("channel", .optional(self.channel, JSON.string)),
+        ])
     }
 
     var place: String { self.channel.map { " on \($0)" } ?? "" }

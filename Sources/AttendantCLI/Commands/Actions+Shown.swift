@@ -19,7 +19,9 @@ extension Attendantctl.Actions {
         func run() async throws {
             let keys = ["actions", "suppressed", "visitor_id", "pv_id", "original_pv_id"]
             try await self.actions.request("actions-list", json: self.output.json, keys: keys) { reply throws(ControlClientError) in
-                guard case .array(let shown) = try reply.json("actions") ?? .array([]) else { throw reply.malformed("its actions field is not an array") }
+                guard case .array(let shown) = try reply.json("actions") ?? .array([]) else {
+                    throw reply.malformed("its actions field is not an array")
+                }
                 var lines: [String]
                 if shown.isEmpty {
                     lines = ["No actions shown."]
@@ -134,7 +136,11 @@ extension Attendantctl.Actions {
             try await self.actions.request("actions-dismiss", arguments, json: self.output.json, keys: ["dismissed"]) { reply in
                 let count = Int(reply["dismissed"] ?? "") ?? 0
                 if let action = self.action {
-                    return [count > 0 ? "Dismissed action \(action) on \(reply.channel)." : "Action \(action) was not shown on \(reply.channel); nothing dismissed."]
+                    return [
+                        count > 0
+                            ? "Dismissed action \(action) on \(reply.channel)."
+                            : "Action \(action) was not shown on \(reply.channel); nothing dismissed."
+                    ]
                 }
                 return ["Dismissed \(ActionReply.count(count, "action")) on \(reply.channel)."]
             }
@@ -157,7 +163,9 @@ extension Attendantctl.Actions {
         func run() async throws {
             try await self.actions.request("actions-suppress", json: self.output.json, keys: ["suppressed", "dismissed"]) { reply in
                 let count = Int(reply["dismissed"] ?? "") ?? 0
-                return ["Suppressed actions on \(reply.channel) (dismissed \(ActionReply.count(count, "action"))); undo with: attendantctl actions unsuppress"]
+                return [
+                    "Suppressed actions on \(reply.channel) (dismissed \(ActionReply.count(count, "action"))); undo with: attendantctl actions unsuppress"
+                ]
             }
         }
     }

@@ -21,7 +21,8 @@ extension Attendantctl.Actions {
 
         func run() async throws {
             let arguments = self.fetch ? ["fetch": "true"] : [:]
-            try await self.actions.request("actions-variables", arguments, json: self.output.json, keys: ["variables", "fetched"]) { reply throws(ControlClientError) in
+            try await self.actions.request("actions-variables", arguments, json: self.output.json, keys: ["variables", "fetched"]) {
+                reply throws(ControlClientError) in
                 guard let members = (try reply.json("variables") ?? .object([])).members else {
                     throw reply.malformed("its variables field is not an object")
                 }

@@ -90,18 +90,26 @@ struct ActionsOptions: ParsableArguments {
             let all = channels.map { "\($0.name) (\($0.plugin))" }.joined(separator: ", ")
             return "attendantd has no channel of the plugin \(Self.plugin) (its channels: \(all)); name the in-app action channel with --channel"
         }
-        return "attendantd has several channels of the plugin \(Self.plugin) (\(candidates.map(\.name).joined(separator: ", "))); name one with --channel"
+        return
+            "attendantd has several channels of the plugin \(Self.plugin) (\(candidates.map(\.name).joined(separator: ", "))); name one with --channel"
     }
 
     /// Sends `command` to the channel and prints its reply: with `json`, the object
     /// `{ok, action, channel, <keys>}` (absent keys null, other keys the reply has after them);
     /// otherwise the lines `text` makes of the reply for people.
     func request(
-        _ command: String, _ arguments: [String: String] = [:], json: Bool, keys: [String],
+        _ command: String,
+        _ arguments: [String: String] = [:],
+        json: Bool,
+        keys: [String],
         text: (ActionReply) throws(ControlClientError) -> [String]
     ) async throws {
         try await self.run(json: json) { client, channel throws(ControlClientError) in
-            let reply = try await ActionReply(command: command, channel: channel, fields: client.channelRequest(channel: channel, command: command, arguments: arguments))
+            let reply = try await ActionReply(
+                command: command,
+                channel: channel,
+                fields: client.channelRequest(channel: channel, command: command, arguments: arguments)
+            )
             Terminal.out(json ? try reply.json(keys: keys).text : try text(reply).joined(separator: "\n"))
         }
     }

@@ -60,7 +60,10 @@ extension Attendantctl {
                 seconds), and readByAgentAt once the agent read it), and when known assignedAgent and \
                 positionInQueue.
                 """,
-            subcommands: [Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self, Nickname.self, PushURL.self, Notice.self]
+            subcommands: [
+                Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self,
+                Nickname.self, PushURL.self, Notice.self,
+            ]
         )
 
         /// `attendantctl chat --channel NAME send …`: the commands' own --channel, given first.
@@ -143,7 +146,10 @@ extension Attendantctl {
             func run() async throws {
                 try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
                     let threads = try await client.chatThreads(channel: channel)
-                    Terminal.out(self.output.json ? JSON.array(threads.map(\.json)).text : ChatThreadRecord.table(threads, channel: channel).joined(separator: "\n"))
+                    Terminal.out(
+                        self.output.json
+                            ? JSON.array(threads.map(\.json)).text : ChatThreadRecord.table(threads, channel: channel).joined(separator: "\n")
+                    )
                 }
             }
         }
@@ -255,7 +261,8 @@ extension Attendantctl {
                     Terminal.out(
                         self.output.json
                             ? done(
-                                "chat-send", channel,
+                                "chat-send",
+                                channel,
                                 [
                                     ("thread", .optional(self.thread, JSON.string)), ("text", .string(self.text)), ("delivery", .string(state)),
                                     ("message", .optional(delivery["message"], JSON.string)), ("reason", .optional(reason, JSON.string)),
@@ -318,7 +325,8 @@ extension Attendantctl {
         struct Form: AsyncParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Show the pre-chat form to fill in before creating a thread (its answers go to chat create --field).",
-                discussion: "JSON: an object with form (its name) and field.IDENT (the label, (required), and the choices) for each field; empty when the channel has no form."
+                discussion:
+                    "JSON: an object with form (its name) and field.IDENT (the label, (required), and the choices) for each field; empty when the channel has no form."
             )
 
             @OptionGroup var chat: ChatOptions

@@ -53,7 +53,9 @@ extension Attendantctl {
                         for await isRunning in running {
                             let now = LocalTime.now()
                             if json {
-                                Terminal.out(JSON.object([("time", .int(now)), ("signal", .string("NameOwnerChanged")), ("running", .bool(isRunning))]).text)
+                                Terminal.out(
+                                    JSON.object([("time", .int(now)), ("signal", .string("NameOwnerChanged")), ("running", .bool(isRunning))]).text
+                                )
                             } else {
                                 Terminal.out("\(LocalTime.format(now))  attendantd \(isRunning ? "started" : "stopped")")
                             }

@@ -198,7 +198,9 @@ extension JSON {
             let start = self.index
             func digits(_ parser: inout Parser) -> Int {
                 let from = parser.index
-                while parser.index < parser.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) { parser.index += 1 }
+                while parser.index < parser.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(parser.bytes[parser.index]) {
+                    parser.index += 1
+                }
                 return parser.index - from
             }
             func skip(_ parser: inout Parser, _ characters: String) -> Bool {

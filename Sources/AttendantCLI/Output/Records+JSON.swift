@@ -51,7 +51,9 @@ extension ContactRecord {
             (
                 "divertedFrom",
                 .optional(self.divertedFromAddress) { address in
-                    .object([("name", .string(self.divertedFrom ?? "")), ("address", .string(address)), ("reason", .string(self.diversionReason ?? ""))])
+                    .object([
+                        ("name", .string(self.divertedFrom ?? "")), ("address", .string(address)), ("reason", .string(self.diversionReason ?? "")),
+                    ])
                 }
             ),
             ("summary", .string(self.summary)),

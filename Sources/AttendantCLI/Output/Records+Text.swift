@@ -5,17 +5,19 @@ import Systemd
 
 extension StatusRecord {
     public var textLines: [String] {
-        let notifications = self.notificationServer
+        let notifications =
+            self.notificationServer
             ? "a notification server is running"
             : "no notification server (alerts are kept and shown when one appears)"
         return [
-            "\(self.version.isEmpty ? "attendantd" : self.version), pid \(self.pid)",
-        ] + KeyValues.lines([
-            ("Status", self.status),
-            ("Channels", "\(self.channels), \(self.listening) listening"),
-            ("Do not disturb", self.doNotDisturb ? "on" : "off"),
-            ("Notifications", notifications),
-        ])
+            "\(self.version.isEmpty ? "attendantd" : self.version), pid \(self.pid)"
+        ]
+            + KeyValues.lines([
+                ("Status", self.status),
+                ("Channels", "\(self.channels), \(self.listening) listening"),
+                ("Do not disturb", self.doNotDisturb ? "on" : "off"),
+                ("Notifications", notifications),
+            ])
     }
 }
 

@@ -1,5 +1,5 @@
-import Glibc
 package import AttendantPluginAPI
+import Glibc
 
 /// Rings audibly while a call rings: the XDG sound theme's `phone-incoming-call` event, or a configured
 /// sound file, through libcanberra (the freedesktop event-sound library that desktops use), played again
@@ -131,7 +131,8 @@ enum Canberra {
             guard let handle = dlopen(library, RTLD_NOW | RTLD_LOCAL) else {
                 let why = dlerror().map { String(cString: $0) } ?? library
                 throw LoadError(
-                    description: "libcanberra cannot be loaded (\(why)): install libcanberra0, libcanberra-pulse and sound-theme-freedesktop to hear calls"
+                    description:
+                        "libcanberra cannot be loaded (\(why)): install libcanberra0, libcanberra-pulse and sound-theme-freedesktop to hear calls"
                 )
             }
             func symbol<T>(_ name: String, as type: T.Type) throws -> T {
@@ -146,10 +147,12 @@ enum Canberra {
                 self.proplistCreate = try symbol("ca_proplist_create", as: (@convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> Int32).self)
                 self.proplistDestroy = try symbol("ca_proplist_destroy", as: (@convention(c) (OpaquePointer?) -> Int32).self)
                 self.proplistSets = try symbol(
-                    "ca_proplist_sets", as: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32).self
+                    "ca_proplist_sets",
+                    as: (@convention(c) (OpaquePointer?, UnsafePointer<CChar>, UnsafePointer<CChar>) -> Int32).self
                 )
                 self.playFull = try symbol(
-                    "ca_context_play_full", as: (@convention(c) (OpaquePointer?, UInt32, OpaquePointer?, Callback?, UnsafeMutableRawPointer?) -> Int32).self
+                    "ca_context_play_full",
+                    as: (@convention(c) (OpaquePointer?, UInt32, OpaquePointer?, Callback?, UnsafeMutableRawPointer?) -> Int32).self
                 )
                 self.cancelID = try symbol("ca_context_cancel", as: (@convention(c) (OpaquePointer?, UInt32) -> Int32).self)
                 self.contextDestroy = try symbol("ca_context_destroy", as: (@convention(c) (OpaquePointer?) -> Int32).self)
@@ -180,10 +183,16 @@ enum Canberra {
             }
             let box = Unmanaged.passRetained(FinishBox(finished)).toOpaque()
             let started = self.withProperties(properties) { list in
-                self.playFull(self.context, id, list, { _, _, error, userdata in
-                    guard let userdata else { return }
-                    Unmanaged<FinishBox>.fromOpaque(userdata).takeRetainedValue().finished(error)
-                }, box)
+                self.playFull(
+                    self.context,
+                    id,
+                    list,
+                    { _, _, error, userdata in
+                        guard let userdata else { return }
+                        Unmanaged<FinishBox>.fromOpaque(userdata).takeRetainedValue().finished(error)
+                    },
+                    box
+                )
             }
             guard started == Canberra.success else {
                 Unmanaged<FinishBox>.fromOpaque(box).release()

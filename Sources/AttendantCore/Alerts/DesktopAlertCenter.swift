@@ -1,6 +1,6 @@
 package import AttendantPluginAPI
-package import Systemd
 import Synchronization
+package import Systemd
 
 /// Shows alerts through `org.freedesktop.Notifications` on the session bus: the D-Bus side of
 /// ``AlertPlanner``.
@@ -253,7 +253,10 @@ package final class DesktopAlertCenter: AlertPresenter {
     private func capabilities() async -> Set<String> {
         do {
             let reply = try await self.connection.call(
-                destination: Self.serverName, path: Self.serverPath, interface: Self.serverInterface, member: "GetCapabilities"
+                destination: Self.serverName,
+                path: Self.serverPath,
+                interface: Self.serverInterface,
+                member: "GetCapabilities"
             )
             return Set(reply.first?.elements?.compactMap(\.string) ?? [])
         } catch {
@@ -272,7 +275,10 @@ package final class DesktopAlertCenter: AlertPresenter {
                 if let category = notification.category { hints["category"] = .string(category) }
                 do {
                     let reply = try await self.connection.call(
-                        destination: Self.serverName, path: Self.serverPath, interface: Self.serverInterface, member: "Notify",
+                        destination: Self.serverName,
+                        path: Self.serverPath,
+                        interface: Self.serverInterface,
+                        member: "Notify",
                         arguments: [
                             .string(notification.appName), .uint32(replacesID), .string(notification.appIcon),
                             .string(notification.summary), .string(notification.body), .strings(notification.actionArguments),
@@ -287,7 +293,10 @@ package final class DesktopAlertCenter: AlertPresenter {
                 }
             case .close(_, let id):
                 _ = try? await self.connection.call(
-                    destination: Self.serverName, path: Self.serverPath, interface: Self.serverInterface, member: "CloseNotification",
+                    destination: Self.serverName,
+                    path: Self.serverPath,
+                    interface: Self.serverInterface,
+                    member: "CloseNotification",
                     arguments: [.uint32(id)]
                 )
             }

@@ -33,7 +33,9 @@ struct DesktopQuietSource: Sendable {
     /// with `{"Inhibited": inhibited()}`). Other servers (dunst, GNOME Shell, SwayNotificationCenter)
     /// have no such property: the Get fails and the source is not followed while they own the name.
     static let plasma = DesktopQuietSource.property(
-        label: "KDE Plasma", interface: notificationServer, property: "Inhibited"
+        label: "KDE Plasma",
+        interface: notificationServer,
+        property: "Inhibited"
     )
 
     // MARK: dunst
@@ -46,7 +48,9 @@ struct DesktopQuietSource: Sendable {
     /// (with `pauseLevel`, where `paused` is `pause_level != 0`). Pausing with SIGUSR1/SIGUSR2 (the old
     /// way) sends no signal in 1.9 and is not seen until the next Set.
     static let dunst = DesktopQuietSource.property(
-        label: "dunst", interface: "org.dunstproject.cmd0", property: "paused"
+        label: "dunst",
+        interface: "org.dunstproject.cmd0",
+        property: "paused"
     )
 
     /// A boolean property of the notification server's object, read with Properties.Get and followed
@@ -58,8 +62,12 @@ struct DesktopQuietSource: Sendable {
             match: BusMatchRule(path: notificationPath, interface: propertiesInterface, member: "PropertiesChanged", arg0: interface),
             read: { connection throws(BusError) in
                 let reply = try await connection.call(
-                    destination: notificationServer, path: notificationPath, interface: propertiesInterface, member: "Get",
-                    arguments: [.string(interface), .string(property)], timeout: readTimeout
+                    destination: notificationServer,
+                    path: notificationPath,
+                    interface: propertiesInterface,
+                    member: "Get",
+                    arguments: [.string(interface), .string(property)],
+                    timeout: readTimeout
                 )
                 guard let value = reply.first?.bool else { throw BusError.malformed("\(interface).\(property) is not a boolean: \(reply)") }
                 return value
@@ -87,8 +95,11 @@ struct DesktopQuietSource: Sendable {
         match: BusMatchRule(path: "/org/erikreider/swaync/cc", interface: "org.erikreider.swaync.cc"),
         read: { connection throws(BusError) in
             let reply = try await connection.call(
-                destination: "org.erikreider.swaync.cc", path: "/org/erikreider/swaync/cc", interface: "org.erikreider.swaync.cc",
-                member: "GetDnd", timeout: readTimeout
+                destination: "org.erikreider.swaync.cc",
+                path: "/org/erikreider/swaync/cc",
+                interface: "org.erikreider.swaync.cc",
+                member: "GetDnd",
+                timeout: readTimeout
             )
             guard let value = reply.first?.bool else { throw BusError.malformed("GetDnd answered \(reply)") }
             return value

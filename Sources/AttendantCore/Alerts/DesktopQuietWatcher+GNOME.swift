@@ -28,7 +28,9 @@ extension DesktopQuietWatcher {
 
     func followGNOME(report: Report) async {
         guard self.isGNOMESession else {
-            self.logger.debug("GNOME's do-not-disturb is not followed: not a GNOME session (XDG_CURRENT_DESKTOP=\(self.environment["XDG_CURRENT_DESKTOP"] ?? ""))")
+            self.logger.debug(
+                "GNOME's do-not-disturb is not followed: not a GNOME session (XDG_CURRENT_DESKTOP=\(self.environment["XDG_CURRENT_DESKTOP"] ?? ""))"
+            )
             return
         }
         let notices: AsyncStream<BusSignal>
@@ -88,7 +90,8 @@ extension DesktopQuietWatcher {
         switch String(decoding: outcome.output, as: UTF8.self).filter({ !$0.isWhitespace }) {
         case "true": return .success(true)
         case "false": return .success(false)
-        case let other: return .failure(GSettingsError(description: "gsettings get \(Self.gnomeSchema) \(Self.gnomeKey) printed \(other.debugDescription)"))
+        case let other:
+            return .failure(GSettingsError(description: "gsettings get \(Self.gnomeSchema) \(Self.gnomeKey) printed \(other.debugDescription)"))
         }
     }
 }

@@ -114,7 +114,9 @@ package final class DesktopQuietWatcher: Sendable {
                         self.logger.info("following \(source.label)'s do-not-disturb (\(quiet ? "on" : "off") now)")
                         report(quiet)
                     } catch let error where error.name == nil || Self.silentServerErrors.contains(error.name ?? "") {
-                        self.logger.warning("\(source.busName) did not tell \(source.label)'s do-not-disturb (\(error)); it is followed from its next change")
+                        self.logger.warning(
+                            "\(source.busName) did not tell \(source.label)'s do-not-disturb (\(error)); it is followed from its next change"
+                        )
                     } catch {
                         // Another server owns the name (dunst has no `Inhibited`, Plasma no `paused`).
                         self.logger.debug("\(source.label)'s do-not-disturb is not followed: \(source.busName) has no such switch (\(error))")

@@ -48,11 +48,15 @@ package struct TerminalAlertPresenter: AlertPresenter {
     /// Remote text on one terminal line: control characters (escape sequences among them) become spaces,
     /// so a remote party cannot move the cursor, recolour or retitle the terminal.
     static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
-            switch scalar.value {
-            case 0..<0x20, 0x7F..<0xA0: " "
-            default: scalar
-            }
-        }))
+        String(
+            String.UnicodeScalarView(
+                text.unicodeScalars.map { scalar in
+                    switch scalar.value {
+                    case 0..<0x20, 0x7F..<0xA0: " "
+                    default: scalar
+                    }
+                }
+            )
+        )
     }
 }

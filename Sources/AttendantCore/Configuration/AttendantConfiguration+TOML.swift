@@ -229,8 +229,13 @@ struct TableReader {
         var valid = name != nil && plugin != nil
         if self.table["name"] == nil {
             self.problems.append(
-                .key(.missingKey, place: self.tablePlace, key: "name", scope: self.scope,
-                     "missing; every channel needs a name = \"…\" (letters, digits, - and _)")
+                .key(
+                    .missingKey,
+                    place: self.tablePlace,
+                    key: "name",
+                    scope: self.scope,
+                    "missing; every channel needs a name = \"…\" (letters, digits, - and _)"
+                )
             )
         }
         if let name, !ChannelConfiguration.isValidName(name) {
@@ -239,8 +244,13 @@ struct TableReader {
         }
         if self.table["plugin"] == nil {
             self.problems.append(
-                .key(.missingKey, place: self.tablePlace, key: "plugin", scope: self.scope,
-                     "missing; every channel names its plugin, for example plugin = \"loopback\"")
+                .key(
+                    .missingKey,
+                    place: self.tablePlace,
+                    key: "plugin",
+                    scope: self.scope,
+                    "missing; every channel names its plugin, for example plugin = \"loopback\""
+                )
             )
         }
         if let plugin, plugin.isEmpty {
@@ -286,4 +296,3 @@ extension ChannelConfiguration {
             && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 }
-

@@ -1,6 +1,5 @@
 import AttendantPluginAPI
 
-
 extension TableReader {
     /// A channel's `token-*` keys: one source (`token-command`, `token-url`, `token-file`,
     /// `token-credential`) and the schedule (`token-renew-at`, `token-renew-before`, `token-timeout`).

@@ -10,7 +10,9 @@ extension ChannelConfiguration {
         guard let written = self.tlsCAFile else { return TLSPolicy(verifies: self.verifiesTLS) }
         let path = Paths.expandingTilde(written, environment: environment)
         func problem(_ text: String) -> ConfigurationError {
-            ConfigurationError(.key(.unreadable, place: self.keyPlaces["tls-ca-file"] ?? self.place, key: "tls-ca-file", scope: "[[channel]] \"\(self.name)\"", text))
+            ConfigurationError(
+                .key(.unreadable, place: self.keyPlaces["tls-ca-file"] ?? self.place, key: "tls-ca-file", scope: "[[channel]] \"\(self.name)\"", text)
+            )
         }
         let text: String
         do {

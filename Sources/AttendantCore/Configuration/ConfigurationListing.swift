@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 
 /// `attendantd --cat-config`: the merged configuration as TOML, each value followed by the file and line
 /// it came from, as `systemd-analyze cat-config` shows where systemd's settings come from.

@@ -67,7 +67,10 @@ package struct ConfigurationSources: Sendable, Equatable {
                 switch Self.tomlFiles(in: entry.path) {
                 case .success(let names): files += names.map { entry.path + "/" + $0 }
                 case .failure(let error) where error.errno == ENOENT && !entry.isRequired: continue
-                case .failure(let error): problems.append(.init(.unreadable, "\(entry.path): cannot list the configuration folder: \(String(cString: strerror(error.errno)))"))
+                case .failure(let error):
+                    problems.append(
+                        .init(.unreadable, "\(entry.path): cannot list the configuration folder: \(String(cString: strerror(error.errno)))")
+                    )
                 }
             } else {
                 var info = stat()

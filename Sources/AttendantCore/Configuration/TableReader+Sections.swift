@@ -1,6 +1,5 @@
 import AttendantPluginAPI
 
-
 // The tables beside the channels: [alerts], [session], [links], and a channel's chat-alert-* keys.
 extension TableReader {
     /// The `[alerts]` table.

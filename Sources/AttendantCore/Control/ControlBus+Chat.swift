@@ -9,7 +9,12 @@ extension ControlBus {
     static func chatMethods(target: Target) -> [BusObject.Method] {
         typealias A = BusObject.Argument
         let m = ControlInterface.Method.self
-        func method(_ name: String, _ inputs: [A], _ outputs: [A] = [], _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]) -> BusObject.Method {
+        func method(
+            _ name: String,
+            _ inputs: [A],
+            _ outputs: [A] = [],
+            _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]
+        ) -> BusObject.Method {
             BusObject.Method(name, inputs: [A("channel", "s")] + inputs, outputs: outputs, handler: handle)
         }
         return [
@@ -39,7 +44,11 @@ extension ControlBus {
             },
             method(m.chatSendMessage, [A("thread", "s"), A("text", "s")], [A("delivery", "a{ss}")]) { arguments throws(BusMethodError) in
                 let thread = Self.string(arguments, 1)
-                let reply = try await Self.chat(arguments, target: target, .sendMessage(threadID: thread.isEmpty ? nil : thread, text: Self.string(arguments, 2)))
+                let reply = try await Self.chat(
+                    arguments,
+                    target: target,
+                    .sendMessage(threadID: thread.isEmpty ? nil : thread, text: Self.string(arguments, 2))
+                )
                 // A plugin that tells nothing more (answers done) has sent the message.
                 var fields = ["delivery": "sent"]
                 if case .fields(let more) = reply { fields.merge(more) { $1 } }
@@ -58,13 +67,25 @@ extension ControlBus {
                 let reply = try await Self.chat(arguments, target: target, request)
                 if case .typing(let thread, let started) = request, case .done = reply {
                     let fields = ["typing": started ? "started" : "stopped"].merging(thread.map { ["thread": $0] } ?? [:]) { $1 }
-                    return [.dictionary(key: "s", value: "s", fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) })]
+                    return [
+                        .dictionary(
+                            key: "s",
+                            value: "s",
+                            fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
+                        )
+                    ]
                 }
                 // A typed request a plugin answers with done has nothing more to say.
                 if case .done = reply, !Self.isCustom(request) { return [.dictionary(key: "s", value: "s", [])] }
                 // A request that raised a contact (Loopback's `ring`) answers with the contact's id and kind.
                 if case .contact(let contact) = reply {
-                    return [.dictionary(key: "s", value: "s", [.init(.string("contact"), .string(contact.id)), .init(.string("kind"), .string(contact.kind.rawValue))])]
+                    return [
+                        .dictionary(
+                            key: "s",
+                            value: "s",
+                            [.init(.string("contact"), .string(contact.id)), .init(.string("kind"), .string(contact.kind.rawValue))]
+                        )
+                    ]
                 }
                 guard case .fields(let fields) = reply else { throw Self.unexpected(reply, arguments, request) }
                 let entries = fields.sorted { $0.key < $1.key }.map { BusValue.Entry(.string($0.key), .string($0.value)) }
@@ -129,7 +150,8 @@ extension ControlBus {
     private static func unexpected(_ reply: ChannelReply, _ arguments: [BusValue], _ request: ChannelRequest) -> BusMethodError {
         BusMethodError(
             name: ControlError.channelFailed,
-            message: "channel \(self.string(arguments, 0)) answered \(request.name) with \(reply) instead of \(request == .listThreads ? "threads" : "a thread"); the plugin is at fault"
+            message:
+                "channel \(self.string(arguments, 0)) answered \(request.name) with \(reply) instead of \(request == .listThreads ? "threads" : "a thread"); the plugin is at fault"
         )
     }
 }
@@ -137,12 +159,20 @@ extension ControlBus {
 extension ChatThreadRecord {
     init(_ thread: ChatThread) {
         self.init(
-            id: thread.id, name: thread.name, state: thread.state.rawValue,
+            id: thread.id,
+            name: thread.name,
+            state: thread.state.rawValue,
             lastMessages: thread.lastMessages.map { message in
                 ChatMessageRecord(
-                    id: message.id, threadID: message.threadID, kind: message.kind.rawValue, direction: message.direction.rawValue,
-                    sender: message.sender.displayName, senderAddress: message.sender.address, text: message.text,
-                    sentAt: message.sentAt.seconds, readByAgentAt: message.readByAgentAt?.seconds
+                    id: message.id,
+                    threadID: message.threadID,
+                    kind: message.kind.rawValue,
+                    direction: message.direction.rawValue,
+                    sender: message.sender.displayName,
+                    senderAddress: message.sender.address,
+                    text: message.text,
+                    sentAt: message.sentAt.seconds,
+                    readByAgentAt: message.readByAgentAt?.seconds
                 )
             },
             assignedAgent: thread.assignedAgent.map { $0.displayName.isEmpty ? $0.address : $0.displayName },

@@ -1,8 +1,8 @@
 import AttendantControl
 package import AttendantPluginAPI
-package import Systemd
 import Glibc
 import Synchronization
+package import Systemd
 
 /// The daemon's D-Bus API (``ControlInterface``) on the session bus: status, channels, contacts,
 /// accept/decline, token renewal, reload, do-not-disturb and the chat requests, and a signal for every
@@ -174,8 +174,11 @@ package final class ControlBus: AlertPresenter {
                     var records: [BusValue] = []
                     for status in target.fleet.statuses {
                         var record = ChannelRecord(
-                            name: status.name, plugin: status.plugin, state: status.state.rawValue,
-                            detail: status.detail ?? "", onProbation: status.onProbation,
+                            name: status.name,
+                            plugin: status.plugin,
+                            state: status.state.rawValue,
+                            detail: status.detail ?? "",
+                            onProbation: status.onProbation,
                             failure: status.failure.map { ChannelRecord.FailureReason(rawValue: $0.rawValue) }
                         )
                         if let health = await target.fleet.supervisor(named: status.name)?.tokenHealth() {
@@ -189,7 +192,8 @@ package final class ControlBus: AlertPresenter {
                     }
                     return [.array(element: "a{sv}", records)]
                 },
-                .init(ControlInterface.Method.listContacts, inputs: [A("limit", "u")], outputs: [A("contacts", "aa{sv}")]) { arguments throws(BusMethodError) in
+                .init(ControlInterface.Method.listContacts, inputs: [A("limit", "u")], outputs: [A("contacts", "aa{sv}")]) {
+                    arguments throws(BusMethodError) in
                     let limit = Int(arguments.first?.uint32 ?? 50)
                     let contacts: [ContactRecord]
                     do {
@@ -199,10 +203,15 @@ package final class ControlBus: AlertPresenter {
                     }
                     let records = contacts.map { record in
                         var entry = AttendantControl.ContactRecord(
-                            channel: record.channel, id: record.contact.id, kind: record.contact.kind.rawValue,
-                            from: record.contact.from.displayName, fromAddress: record.contact.from.address,
-                            summary: record.contact.summary, receivedAt: record.contact.receivedAt.seconds,
-                            endedAt: record.endedAt?.seconds, outcome: record.outcome?.rawValue
+                            channel: record.channel,
+                            id: record.contact.id,
+                            kind: record.contact.kind.rawValue,
+                            from: record.contact.from.displayName,
+                            fromAddress: record.contact.from.address,
+                            summary: record.contact.summary,
+                            receivedAt: record.contact.receivedAt.seconds,
+                            endedAt: record.endedAt?.seconds,
+                            outcome: record.outcome?.rawValue
                         )
                         entry.fromAsserted = record.contact.fromAsserted
                         entry.divertedFrom = record.contact.diversion?.from.displayName
@@ -234,15 +243,20 @@ package final class ControlBus: AlertPresenter {
                     do {
                         return [.string(try await target.reload())]
                     } catch {
-                        throw BusMethodError(name: ControlError.reloadFailed, message: "the configuration was not reloaded; the daemon keeps running the previous one:\n\(error)")
+                        throw BusMethodError(
+                            name: ControlError.reloadFailed,
+                            message: "the configuration was not reloaded; the daemon keeps running the previous one:\n\(error)"
+                        )
                     }
                 },
                 .init(ControlInterface.Method.setDoNotDisturb, inputs: [A("on", "b")]) { [connection] arguments in
                     let on = arguments.first?.bool ?? false
                     await target.alerts?.setDoNotDisturb(on)
                     await connection.emit(
-                        path: ControlInterface.objectPath, interface: ControlInterface.interface,
-                        member: ControlInterface.Signal.doNotDisturbChanged, arguments: [.boolean(on)]
+                        path: ControlInterface.objectPath,
+                        interface: ControlInterface.interface,
+                        member: ControlInterface.Signal.doNotDisturbChanged,
+                        arguments: [.boolean(on)]
                     )
                     return []
                 },
@@ -255,7 +269,10 @@ package final class ControlBus: AlertPresenter {
                     }
                     let name = arguments.first?.string ?? ""
                     guard name.isEmpty || name.hasPrefix(":") || name.contains(".") else {
-                        throw BusMethodError(name: ControlError.invalidArgument, message: "\"\(name)\" is not a D-Bus name; pass your unique name (:1.42) or a well-known one")
+                        throw BusMethodError(
+                            name: ControlError.invalidArgument,
+                            message: "\"\(name)\" is not a D-Bus name; pass your unique name (:1.42) or a well-known one"
+                        )
                     }
                     links.setHandler(name)
                     return []
@@ -266,13 +283,14 @@ package final class ControlBus: AlertPresenter {
                 .init(ControlInterface.Signal.channelStateChanged, [A("channel", "s"), A("state", "s"), A("detail", "s")]),
                 .init(ControlInterface.Signal.doNotDisturbChanged, [A("on", "b")]),
                 .init(ControlInterface.Signal.actionReceived, [A("channel", "s"), A("action", "s"), A("json", "s")]),
-            ] + [
-                ControlInterface.Signal.actionWillAppear, ControlInterface.Signal.actionDidAppear,
-                ControlInterface.Signal.actionWillDisappear, ControlInterface.Signal.actionDidDisappear,
-            ].map { .init($0, [A("channel", "s"), A("action", "s"), A("campaign", "s"), A("shorten", "s"), A("reason", "s")]) } + [
-                .init(ControlInterface.Signal.actionWindowPresented, [A("channel", "s")]),
-                .init(ControlInterface.Signal.actionWindowDismissed, [A("channel", "s")]),
             ]
+                + [
+                    ControlInterface.Signal.actionWillAppear, ControlInterface.Signal.actionDidAppear,
+                    ControlInterface.Signal.actionWillDisappear, ControlInterface.Signal.actionDidDisappear,
+                ].map { .init($0, [A("channel", "s"), A("action", "s"), A("campaign", "s"), A("shorten", "s"), A("reason", "s")]) } + [
+                    .init(ControlInterface.Signal.actionWindowPresented, [A("channel", "s")]),
+                    .init(ControlInterface.Signal.actionWindowDismissed, [A("channel", "s")]),
+                ]
         )
     }
 
@@ -284,7 +302,8 @@ package final class ControlBus: AlertPresenter {
             let running = target.fleet.runningChannels
             throw BusMethodError(
                 name: ControlError.noSuchChannel,
-                message: "no running channel \"\(name)\"" + (running.isEmpty ? "; no channel is running" : "; running: \(running.joined(separator: ", "))")
+                message: "no running channel \"\(name)\""
+                    + (running.isEmpty ? "; no channel is running" : "; running: \(running.joined(separator: ", "))")
             )
         }
         return supervisor

@@ -1,9 +1,9 @@
+import AttendantControl
 package import AttendantPluginAPI
 import ServiceLifecycle
-import UnixSignals
 import Synchronization
 package import Systemd
-import AttendantControl
+import UnixSignals
 
 /// The whole daemon: one instance lock, the state store, the plugin loader, and a `ServiceGroup` of the
 /// event router, the channel fleet and the controller that talks to systemd.
@@ -89,13 +89,19 @@ package struct AttendantDaemon {
         // The ring of incoming calls ([alerts] ring, ring-sound), beside their notifications.
         let ringer =
             configuration.alerts.ring
-            ? CallRinger(sound: configuration.alerts.ringSound.map { Paths.expandingTilde($0, environment: self.options.environment) }, logger: self.logger)
+            ? CallRinger(
+                sound: configuration.alerts.ringSound.map { Paths.expandingTilde($0, environment: self.options.environment) },
+                logger: self.logger
+            )
             : nil
         let alerts = session.map { session in
             DesktopAlertCenter(
-                connection: session, planner: AlertPlanner(configuration, pluginTitle: pluginTitle), ringer: ringer,
+                connection: session,
+                planner: AlertPlanner(configuration, pluginTitle: pluginTitle),
+                ringer: ringer,
                 desktopQuiet: DesktopQuietWatcher(connection: session, logger: self.logger, environment: self.options.environment),
-                metrics: metrics, logger: self.logger
+                metrics: metrics,
+                logger: self.logger
             ) { route in
                 links.chosenActions.continuation.yield(route)
             }
@@ -105,13 +111,21 @@ package struct AttendantDaemon {
         let router = EventRouter(store: store, logger: self.logger, presenters: presenters, metrics: metrics)
         // Links from in-app actions: only with a desktop session (someone to open them for).
         let linkOpener = session.map { session in
-            LinkOpener(settings: configuration.links, askHandler: { name, url, timeout in
-                let reply = try? await session.call(
-                    destination: name, path: URLHandlerInterface.objectPath, interface: URLHandlerInterface.interface,
-                    member: URLHandlerInterface.Method.shouldOpenURL, arguments: [.string(url)], timeout: timeout
-                )
-                return reply?.first?.bool
-            }, logger: self.logger)
+            LinkOpener(
+                settings: configuration.links,
+                askHandler: { name, url, timeout in
+                    let reply = try? await session.call(
+                        destination: name,
+                        path: URLHandlerInterface.objectPath,
+                        interface: URLHandlerInterface.interface,
+                        member: URLHandlerInterface.Method.shouldOpenURL,
+                        arguments: [.string(url)],
+                        timeout: timeout
+                    )
+                    return reply?.first?.bool
+                },
+                logger: self.logger
+            )
         }
         let fleet = ChannelFleet(
             environment: .init(
@@ -149,7 +163,9 @@ package struct AttendantDaemon {
             onConfiguration: { [alerts, logger = self.logger, served = configuration.metrics.listen] configuration in
                 if configuration.metrics.listen != served {
                     let wanted = configuration.metrics.listen.map { "on \($0)" } ?? "none"
-                    logger.warning("[metrics] listen changed: the endpoint stays as it started until attendantd restarts (systemctl --user restart attendantd), which then serves \(wanted)")
+                    logger.warning(
+                        "[metrics] listen changed: the endpoint stays as it started until attendantd restarts (systemctl --user restart attendantd), which then serves \(wanted)"
+                    )
                 }
                 alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))
                 sessionMonitor.update(configuration.session)
@@ -187,11 +203,11 @@ package struct AttendantDaemon {
             // service type, about 1 ms of the start (measured with `perf record`, issue 11).
             services: (endpoint.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: "metrics")] } ?? [])
                 + (desktop.map { [ServiceGroupConfiguration.ServiceConfiguration(service: $0, serviceName: "desktop")] } ?? []) + [
-                .init(service: router, serviceName: "event-router"),
-                .init(service: fleet, serviceName: "channels"),
-                .init(service: sessionMonitor, serviceName: "session-monitor"),
-                .init(service: controller, serviceName: "systemd"),
-            ],
+                    .init(service: router, serviceName: "event-router"),
+                    .init(service: fleet, serviceName: "channels"),
+                    .init(service: sessionMonitor, serviceName: "session-monitor"),
+                    .init(service: controller, serviceName: "systemd"),
+                ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: self.logger
         )
@@ -222,7 +238,9 @@ extension AttendantDaemon {
         let pid = await connection.processID(ofOwnerOf: ControlInterface.busName)
         await connection.close()
         if self.options.desktopIsOptional {
-            self.logger.warning("another attendantd\(holder(pid)) owns \(ControlInterface.busName) on this session bus: running without desktop alerts and control API")
+            self.logger.warning(
+                "another attendantd\(holder(pid)) owns \(ControlInterface.busName) on this session bus: running without desktop alerts and control API"
+            )
             return nil
         }
         throw DaemonStartError.alreadyRunning(pid: pid)
@@ -247,7 +265,8 @@ package struct DaemonStartError: Error, CustomStringConvertible {
 
     static func alreadyRunning(pid: UInt32?) -> DaemonStartError {
         DaemonStartError(
-            description: "attendantd is already running on this session bus\(holder(pid)): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
+            description:
+                "attendantd is already running on this session bus\(holder(pid)): it owns \(ControlInterface.busName). Stop it first: systemctl --user stop attendantd"
         )
     }
 }

@@ -119,7 +119,12 @@ package final class ChannelFleet: Service {
             let enabled = configuration.channels.filter(\.enabled)
             shared.order = enabled.map(\.name)
             for channel in enabled where shared.statuses[channel.name] == nil {
-                shared.statuses[channel.name] = ChannelStatus(name: channel.name, plugin: channel.plugin, state: .starting, detail: "waiting for the daemon to start it")
+                shared.statuses[channel.name] = ChannelStatus(
+                    name: channel.name,
+                    plugin: channel.plugin,
+                    state: .starting,
+                    detail: "waiting for the daemon to start it"
+                )
             }
         }
     }
@@ -197,16 +202,21 @@ package final class ChannelFleet: Service {
             generation += 1
             let thisGeneration = generation
             let gate = StatusGate()
-            guard let supervisor = self.makeSupervisor(
-                channel,
-                shutdownTimeout: current.daemon.shutdownTimeout,
-                gate: gate
-            ) else {
+            guard
+                let supervisor = self.makeSupervisor(
+                    channel,
+                    shutdownTimeout: current.daemon.shutdownTimeout,
+                    gate: gate
+                )
+            else {
                 self.environment.metrics.channelState(channel.name, plugin: channel.plugin, .failed)
                 return
             }
             running[channel.name] = Running(
-                configuration: channel, supervisor: supervisor, statusGate: gate, generation: thisGeneration,
+                configuration: channel,
+                supervisor: supervisor,
+                statusGate: gate,
+                generation: thisGeneration,
                 caFileContents: channel.tlsCAFileContents(environment: self.environment.processEnvironment)
             )
             self.shared.withLock { $0.supervisors.append(supervisor) }
@@ -225,7 +235,8 @@ package final class ChannelFleet: Service {
                 for (name, entry) in running where !entry.stopping {
                     let replacement = wanted.first { $0.name == name }
                     // The CA file is read at start: one edited in place (the same text in the configuration) is a change too.
-                    let caFileChanged = replacement.map { $0.tlsCAFileContents(environment: self.environment.processEnvironment) != entry.caFileContents } ?? false
+                    let caFileChanged =
+                        replacement.map { $0.tlsCAFileContents(environment: self.environment.processEnvironment) != entry.caFileContents } ?? false
                     if replacement == nil || entry.configuration.needsRestart(toBecome: replacement!) || caFileChanged {
                         let why =
                             replacement == nil
@@ -239,7 +250,8 @@ package final class ChannelFleet: Service {
                         self.shared.withLock { shared in
                             shared.statuses[name] =
                                 replacement == nil
-                                ? nil : ChannelStatus(name: name, plugin: replacement!.plugin, state: .starting, detail: "restarting with new settings")
+                                ? nil
+                                : ChannelStatus(name: name, plugin: replacement!.plugin, state: .starting, detail: "restarting with new settings")
                         }
                         entry.supervisor.stop()
                     } else {
@@ -354,7 +366,9 @@ package final class ChannelFleet: Service {
         }
         logger.info("starting (plugin \(factory.name) \(factory.version), \(factory.kind))")
         if !channel.verifiesTLS {
-            logger.warning("tls-verify = false: this channel's TLS connections (https, wss, SIP over TLS) do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate")
+            logger.warning(
+                "tls-verify = false: this channel's TLS connections (https, wss, SIP over TLS) do not check the server's certificate, so anyone on the path can read and change them; remove the key once the server has a valid certificate"
+            )
         }
         var configuration = ChannelSupervisor.Configuration(channel, shutdownTimeout: shutdownTimeout)
         configuration.disconnectsInBackground = factory.kind == .chat

@@ -1,7 +1,7 @@
 import AttendantControl
-package import AttendantPluginAPI
-package import ServiceLifecycle
-package import Systemd
+import AttendantPluginAPI
+import ServiceLifecycle
+import Systemd
 
 /// The links between parts of the daemon that talk back to each other, made before any of them. Each link
 /// is a stream that one part writes and a part built later reads, so the composition root builds every

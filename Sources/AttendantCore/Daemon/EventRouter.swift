@@ -86,7 +86,13 @@ package final class EventRouter: Service {
             // An in-app action is a contact of kind action in the history: from its campaign, its title
             // as the summary (never the body: campaign text may be personal).
             logger[metadataKey: "contact"] = .string(action.id)
-            var contact = Contact(id: action.id, kind: .action, from: Party(displayName: "", address: action.campaignID), summary: action.title, receivedAt: self.wallClock())
+            var contact = Contact(
+                id: action.id,
+                kind: .action,
+                from: Party(displayName: "", address: action.campaignID),
+                summary: action.title,
+                receivedAt: self.wallClock()
+            )
             contact.actions = action.links.map { ContactAction(id: "link", label: $0.label) }
             self.metrics.contact(channel: delivery.channel, kind: .action, outcome: DaemonMetrics.rang)
             do {

@@ -23,7 +23,8 @@ package final class InstanceLock {
             close(fd)
             let who = holder.map { " (pid \($0))" } ?? ""
             throw InstanceLockError(
-                description: "attendantd is already running for this user\(who): it holds \(path). Stop it first (systemctl --user stop attendantd) or talk to it with attendantctl."
+                description:
+                    "attendantd is already running for this user\(who): it holds \(path). Stop it first (systemctl --user stop attendantd) or talk to it with attendantctl."
             )
         }
         self.path = path

@@ -80,7 +80,8 @@ struct CookieJar: Sendable {
             return domainMatches && Self.pathMatches(target.path, cookie.path)
         }
         guard !matching.isEmpty else { return nil }
-        return matching
+        return
+            matching
             .enumerated()
             .sorted { $0.element.path.count != $1.element.path.count ? $0.element.path.count > $1.element.path.count : $0.offset < $1.offset }
             .map { "\($0.element.name)=\($0.element.value)" }
@@ -126,7 +127,7 @@ struct CookieJar: Sendable {
                 if value.hasPrefix("/") { cookie.path = value }
             case "max-age":
                 guard let first = value.first, first == "-" || first.isNumber,
-                      value.dropFirst().allSatisfy(\.isNumber), let seconds = Double(value)
+                    value.dropFirst().allSatisfy(\.isNumber), let seconds = Double(value)
                 else { continue }
                 maxAge = seconds
             case "expires":

@@ -1,5 +1,5 @@
-package import AttendantPluginAPI
 import AsyncHTTPClient
+package import AttendantPluginAPI
 import Glibc
 import NIOCore
 import NIOHTTP1
@@ -14,7 +14,7 @@ extension HostNetwork {
         let shown = Self.redacted(request.url)
         let what = "\(method) \(shown)"
         guard let target = CookieJar.Target(url: request.url),
-              request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://")
+            request.url.lowercased().hasPrefix("http://") || request.url.lowercased().hasPrefix("https://")
         else {
             throw NetworkError(.invalidRequest, "\(what): not an absolute http:// or https:// URL")
         }
@@ -38,7 +38,10 @@ extension HostNetwork {
         var accumulator: StatusKeepingAccumulator?
         do {
             let outgoing = try HTTPClient.Request(
-                url: request.url, method: HTTPMethod(rawValue: method), headers: headers, body: request.body.map { .bytes($0) }
+                url: request.url,
+                method: HTTPMethod(rawValue: method),
+                headers: headers,
+                body: request.body.map { .bytes($0) }
             )
             let delegate = StatusKeepingAccumulator(request: outgoing, maxBodySize: request.maximumResponseSize)
             accumulator = delegate
@@ -51,7 +54,9 @@ extension HostNetwork {
         } catch is ResponseAccumulator.ResponseTooBigError {
             let status = accumulator?.status
             throw NetworkError(
-                .tooLarge, "\(what) answered with more than \(request.maximumResponseSize) bytes\(status.map { " (HTTP \($0))" } ?? "")", status: status
+                .tooLarge,
+                "\(what) answered with more than \(request.maximumResponseSize) bytes\(status.map { " (HTTP \($0))" } ?? "")",
+                status: status
             )
         } catch {
             throw Self.networkError(error, what: what, limit: request.timeout)

@@ -56,14 +56,22 @@ extension HostNetwork {
                 throw NetworkError(.connection, "no socket could be bound at \(local) to receive from anywhere: \(SocketFailure.describe(error))")
             }
         }
-        return HostDatagramFlow(connected: connected, anywhere: anywhere, local: local, remote: remote, latch: latch, reopen: {
-            self.datagramBootstrap(options, connected: true, latch: latch, receive: receive).bind(to: localAddress).flatMap { socket in
-                socket.connect(to: remote).map { socket }.flatMapErrorThrowing { error in
-                    socket.close(promise: nil)
-                    throw error
+        return HostDatagramFlow(
+            connected: connected,
+            anywhere: anywhere,
+            local: local,
+            remote: remote,
+            latch: latch,
+            reopen: {
+                self.datagramBootstrap(options, connected: true, latch: latch, receive: receive).bind(to: localAddress).flatMap { socket in
+                    socket.connect(to: remote).map { socket }.flatMapErrorThrowing { error in
+                        socket.close(promise: nil)
+                        throw error
+                    }
                 }
-            }
-        }, receive: receive)
+            },
+            receive: receive
+        )
     }
 
     private func datagramBootstrap(
@@ -93,13 +101,17 @@ extension HostNetwork {
     ) async throws(NetworkError) -> any StreamFlow {
         let target = NetworkAddress(ip: host, port: port)
         if options.listen, options.tls != nil {
-            throw NetworkError(.invalidRequest, "a TLS stream to \(target) cannot also listen: the host has no certificate of its own to accept TLS connections with")
+            throw NetworkError(
+                .invalidRequest,
+                "a TLS stream to \(target) cannot also listen: the host has no certificate of its own to accept TLS connections with"
+            )
         }
         if options.listen { return try await self.openListeningStream(to: host, port: port, options: options, receiver: receiver) }
         let outgoing = OutgoingSlot()
         let channel: any NIOCore.Channel
         do {
-            channel = try await self.streamBootstrap(options, target: target, outgoing: outgoing, receiver: receiver).connect(host: host, port: port).get()
+            channel = try await self.streamBootstrap(options, target: target, outgoing: outgoing, receiver: receiver).connect(host: host, port: port)
+                .get()
         } catch {
             throw SocketFailure.networkError(error)
         }
@@ -166,7 +178,11 @@ extension HostNetwork {
                 .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { child in
                     open.futureResult.hop(to: child.eventLoop).flatMapThrowing {
-                        let connection = HostStreamConnection(channel: child, isInbound: true, target: NetworkAddress(child.remoteAddress) ?? NetworkAddress(ip: "?", port: 0))
+                        let connection = HostStreamConnection(
+                            channel: child,
+                            isInbound: true,
+                            target: NetworkAddress(child.remoteAddress) ?? NetworkAddress(ip: "?", port: 0)
+                        )
                         guard accepted.insert(connection) else { throw NIOCore.ChannelError.ioOnClosedChannel }
                         try child.pipeline.syncOperations.addHandler(StreamDeliveryHandler(connection: connection, receiver: receiver(connection)))
                     }
@@ -182,10 +198,15 @@ extension HostNetwork {
         let channel: any NIOCore.Channel
         do {
             let local = try SocketAddress(ipAddress: localIP, port: listener.localAddress?.port ?? 0)
-            channel = try await self.streamBootstrap(options, target: NetworkAddress(remote) ?? NetworkAddress(ip: host, port: port), outgoing: outgoing, receiver: receiver)
-                .bind(to: local)
-                .connect(to: remote)
-                .get()
+            channel = try await self.streamBootstrap(
+                options,
+                target: NetworkAddress(remote) ?? NetworkAddress(ip: host, port: port),
+                outgoing: outgoing,
+                receiver: receiver
+            )
+            .bind(to: local)
+            .connect(to: remote)
+            .get()
         } catch {
             open.fail(NIOCore.ChannelError.ioOnClosedChannel)
             accepted.closeAll()

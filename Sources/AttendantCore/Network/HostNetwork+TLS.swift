@@ -28,7 +28,10 @@ extension HostNetwork {
                 "the TLS certificate of \(server) does not verify: it is not issued by a CA this channel trusts (\(self.tls.trusted)), or it has expired"
             )
         case let error as NIOSSLExtraError where error == .failedToValidateHostname:
-            return NetworkError(.certificate, "the TLS certificate of \(server) does not verify: it is not for \(name) (its subjectAltName does not name it)")
+            return NetworkError(
+                .certificate,
+                "the TLS certificate of \(server) does not verify: it is not for \(name) (its subjectAltName does not name it)"
+            )
         case let error as NIOSSLError:
             return NetworkError(.tls, "the TLS handshake with \(server) failed: \(error)")
         case NIOCore.ChannelError.eof, NIOCore.ChannelError.ioOnClosedChannel, NIOCore.ChannelError.alreadyClosed:

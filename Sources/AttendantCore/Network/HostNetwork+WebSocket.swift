@@ -63,8 +63,12 @@ extension HostNetwork {
                             let bytes: [UInt8]
                             let event: WebSocketEvent
                             switch message {
-                            case .text(let text): bytes = Array(text.utf8); event = .text(bytes)
-                            case .binary(let buffer): bytes = Array(buffer.readableBytesView); event = .binary(bytes)
+                            case .text(let text):
+                                bytes = Array(text.utf8)
+                                event = .text(bytes)
+                            case .binary(let buffer):
+                                bytes = Array(buffer.readableBytesView)
+                                event = .binary(bytes)
                             }
                             // swift-websocket checks the size of fragmented messages only.
                             guard bytes.count <= maximumSize else {

@@ -1,5 +1,5 @@
-package import AttendantPluginAPI
 package import AsyncHTTPClient
+package import AttendantPluginAPI
 import Dispatch
 import NIOCore
 package import NIOPosix

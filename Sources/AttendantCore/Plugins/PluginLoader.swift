@@ -93,7 +93,12 @@ package final class PluginLoader: Sendable {
         for (what, target) in [("file", path), ("folder", "/" + folder)] {
             var info = stat()
             guard stat(target, &info) == 0 else {
-                throw PluginLoadError(.cannotLoad, plugin: plugin, path: path, "plugin \(path): cannot inspect \(target): \(String(cString: strerror(errno)))")
+                throw PluginLoadError(
+                    .cannotLoad,
+                    plugin: plugin,
+                    path: path,
+                    "plugin \(path): cannot inspect \(target): \(String(cString: strerror(errno)))"
+                )
             }
             let owner = info.st_uid
             if owner != 0 && owner != geteuid() {

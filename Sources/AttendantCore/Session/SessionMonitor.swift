@@ -1,8 +1,8 @@
 package import AttendantPluginAPI
-import ServiceLifecycle
-package import Systemd
 import Glibc
+import ServiceLifecycle
 import Synchronization
+package import Systemd
 
 /// Follows logind on the system bus and tells every channel when the desktop goes to the background
 /// and comes back, as the mobile SDKs hear of backgrounding and foregrounding.
@@ -110,7 +110,10 @@ package final class SessionMonitor: Service {
     private func takeInhibitor(_ connection: BusConnection) async -> Int32 {
         do {
             let reply = try await connection.call(
-                destination: Self.logind, path: Self.managerPath, interface: Self.managerInterface, member: "Inhibit",
+                destination: Self.logind,
+                path: Self.managerPath,
+                interface: Self.managerInterface,
+                member: "Inhibit",
                 arguments: [
                     .string("sleep"), .string("Attendant"),
                     .string("Channels tell their servers they are going away"), .string("delay"),
@@ -186,18 +189,28 @@ package final class SessionMonitor: Service {
     private func sessionPath(_ connection: BusConnection) async -> String? {
         if let id = self.environment["XDG_SESSION_ID"], !id.isEmpty,
             let path = try? await connection.call(
-                destination: Self.logind, path: Self.managerPath, interface: Self.managerInterface, member: "GetSession", arguments: [.string(id)]
+                destination: Self.logind,
+                path: Self.managerPath,
+                interface: Self.managerInterface,
+                member: "GetSession",
+                arguments: [.string(id)]
             ).first?.string
         {
             return path
         }
         guard
             let user = try? await connection.call(
-                destination: Self.logind, path: Self.managerPath, interface: Self.managerInterface, member: "GetUser",
+                destination: Self.logind,
+                path: Self.managerPath,
+                interface: Self.managerInterface,
+                member: "GetUser",
                 arguments: [.uint32(getuid())]
             ).first?.string,
             let display = try? await connection.call(
-                destination: Self.logind, path: user, interface: "org.freedesktop.DBus.Properties", member: "Get",
+                destination: Self.logind,
+                path: user,
+                interface: "org.freedesktop.DBus.Properties",
+                member: "Get",
                 arguments: [.string("org.freedesktop.login1.User"), .string("Display")]
             ).first?.elements?.last?.string,
             display != "/"

@@ -59,12 +59,16 @@ package final class SecretsFile: Sendable {
         }
         let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         guard status.st_mode & 0o077 == 0 else {
-            throw SecretsFileError("the secrets file \(self.path) can be read by other users (mode \(String(status.st_mode & 0o777, radix: 8))); run: chmod 600 \(self.path)")
+            throw SecretsFileError(
+                "the secrets file \(self.path) can be read by other users (mode \(String(status.st_mode & 0o777, radix: 8))); run: chmod 600 \(self.path)"
+            )
         }
         let data = try handle.readToEnd() ?? Data()
         guard !data.isEmpty else { return [:] }
         guard let secrets = try? JSONDecoder().decode([String: [String: String]].self, from: data) else {
-            throw SecretsFileError("the secrets file \(self.path) is not valid; move it away to start without stored secrets (channels then sign in again)")
+            throw SecretsFileError(
+                "the secrets file \(self.path) is not valid; move it away to start without stored secrets (channels then sign in again)"
+            )
         }
         return secrets
     }

@@ -168,7 +168,9 @@ package final class ChannelSupervisor: Sendable {
         }
         background.cancel()
         if await !Timekeeper.awaitEnd(of: background) {
-            self.logger.warning("its plugin's background work did not end within \(Timekeeper.abandonGrace.seconds.formatted) s of being cancelled; leaving it behind")
+            self.logger.warning(
+                "its plugin's background work did not end within \(Timekeeper.abandonGrace.seconds.formatted) s of being cancelled; leaving it behind"
+            )
         }
     }
 

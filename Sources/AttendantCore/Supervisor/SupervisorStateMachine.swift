@@ -1,5 +1,5 @@
-package import AttendantPluginKit
 package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// The life of one channel, as a pure state machine: it takes events with the current time and returns
 /// what to do. It does no I/O and reads no clock, so tests drive hours of cycles in microseconds.
@@ -63,7 +63,10 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
 
     /// Why the supervisor gave up.
     package struct Failure: Equatable, Sendable {
-        package enum Reason: String, Sendable { case signInNeeded = "sign-in needed", configuration }
+        package enum Reason: String, Sendable {
+            case signInNeeded = "sign-in needed"
+            case configuration
+        }
         package var reason: Reason
         package var error: ChannelError
 

@@ -29,7 +29,10 @@ struct CommandTokenSource: TokenSource {
             throw TokenError(.source, "\(self.description) was killed by signal \(signal) (\(String(cString: strsignal(signal))))\(said)")
         }
         guard !outcome.outputTruncated else {
-            throw TokenError(.malformed, "\(self.description) printed more than \(self.command.outputLimit / 1024) KiB; it must print the token alone")
+            throw TokenError(
+                .malformed,
+                "\(self.description) printed more than \(self.command.outputLimit / 1024) KiB; it must print the token alone"
+            )
         }
         let text = String(decoding: outcome.output, as: UTF8.self)
         guard !text.allSatisfy(\.isWhitespace) else {

@@ -56,10 +56,16 @@ struct FileTokenSource: TokenSource {
         if case .file = self.path, info.st_mode & 0o077 != 0 {
             // Like ssh with a private key: a token others may read is no longer the user's secret.
             let mode = String(info.st_mode & 0o777, radix: 8)
-            throw TokenError(.source, "\(self.description): \(file) can be read or changed by other users (mode 0\(mode)); make it private with chmod 600 \(file)")
+            throw TokenError(
+                .source,
+                "\(self.description): \(file) can be read or changed by other users (mode 0\(mode)); make it private with chmod 600 \(file)"
+            )
         }
         guard info.st_size <= Self.sizeLimit else {
-            throw TokenError(.malformed, "\(self.description): \(file) has \(info.st_size) bytes, far more than a token; it must hold the token alone")
+            throw TokenError(
+                .malformed,
+                "\(self.description): \(file) has \(info.st_size) bytes, far more than a token; it must hold the token alone"
+            )
         }
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)

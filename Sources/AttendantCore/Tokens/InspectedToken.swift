@@ -42,7 +42,9 @@ package struct InspectedToken: Sendable, Hashable {
             )
         }
         if let odd = value.utf8.first(where: { $0 <= 0x20 || $0 >= 0x7F }) {
-            let what = odd == 0x20 || odd == 0x09 ? "spaces" : odd == 0x0A || odd == 0x0D ? "several lines" : odd < 0x20 || odd == 0x7F ? "control characters" : "non-ASCII characters"
+            let what =
+                odd == 0x20 || odd == 0x09
+                ? "spaces" : odd == 0x0A || odd == 0x0D ? "several lines" : odd < 0x20 || odd == 0x7F ? "control characters" : "non-ASCII characters"
             throw TokenError(.malformed, "\(source) gave text with \(what), which a token cannot contain; it must give the token alone")
         }
         guard JSONWebToken.hasJWTShape(value) else {
@@ -51,7 +53,9 @@ package struct InspectedToken: Sendable, Hashable {
         }
 
         let jwt: JSONWebToken
-        let expiresAt: Double?, notBefore: Double?, issuedAt: Double?
+        let expiresAt: Double?
+        let notBefore: Double?
+        let issuedAt: Double?
         let capability: JSONWebToken.IncomingCapability
         do {
             jwt = try JSONWebToken(parsing: value)

@@ -71,7 +71,9 @@ final class TokenFileWatcher: Sendable {
     private func watch(_ onChange: @Sendable () -> Void) {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !self.stopped.withLock({ $0 }) {
-            var fds = [pollfd(fd: self.inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: self.stopPipe.read, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: self.inotify, events: Int16(POLLIN), revents: 0), pollfd(fd: self.stopPipe.read, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&fds, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }

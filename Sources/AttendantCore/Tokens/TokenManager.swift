@@ -133,7 +133,10 @@ package actor TokenManager: TokenKeeper {
         if let inFlight { return await Self.result(of: inFlight, stopsWithCaller) }
         _ = self.machine.renewRequested(now: self.wallClock())
         self.replan(.none)
-        let source = self.source, timeout = self.timeout, timekeeper = self.timekeeper, wallClock = self.wallClock
+        let source = self.source
+        let timeout = self.timeout
+        let timekeeper = self.timekeeper
+        let wallClock = self.wallClock
         let task = Task {
             let result = await Self.obtain(from: source, timeout: timeout, timekeeper: timekeeper, wallClock: wallClock)
             self.finish(result)
@@ -143,9 +146,16 @@ package actor TokenManager: TokenKeeper {
         return await Self.result(of: task, stopsWithCaller)
     }
 
-    private static func result(of task: Task<Result<InspectedToken, TokenError>, Never>, _ stopsWithCaller: Bool) async -> Result<InspectedToken, TokenError> {
+    private static func result(
+        of task: Task<Result<InspectedToken, TokenError>, Never>,
+        _ stopsWithCaller: Bool
+    ) async -> Result<InspectedToken, TokenError> {
         guard stopsWithCaller else { return await task.value }
-        return await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+        return await withTaskCancellationHandler {
+            await task.value
+        } onCancel: {
+            task.cancel()
+        }
     }
 
     private static func obtain(

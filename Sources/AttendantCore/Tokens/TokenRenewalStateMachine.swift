@@ -1,5 +1,5 @@
-package import AttendantPluginKit
 package import AttendantPluginAPI
+package import AttendantPluginKit
 
 /// When to get a channel's next token, as a pure state machine: it takes fetch results and timer events
 /// with the wall-clock time and returns what to do. It does no I/O and reads no clock, so tests walk

@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import AttendantPluginAPI
 import AttendantPluginKit
+import Glibc
 import NIOCore
 import NIOHTTP1
-import Glibc
 
 /// `token-url`: an HTTP GET or POST (with an empty body); the response body is the token, or with
 /// `token-url-field` a JSON object whose field (a dotted path for nested objects: `data.token`) holds it.
@@ -38,7 +38,10 @@ struct URLTokenSource: TokenSource {
             throw CancellationError()
         } catch let error as NIOTooManyBytesError {
             _ = error
-            throw TokenError(.malformed, "\(self.description) answered with more than \(Self.bodyLimit / 1024) KiB; it must answer with the token alone")
+            throw TokenError(
+                .malformed,
+                "\(self.description) answered with more than \(Self.bodyLimit / 1024) KiB; it must answer with the token alone"
+            )
         } catch {
             throw TokenError(.source, "\(self.description): \(Self.describe(error))")
         }

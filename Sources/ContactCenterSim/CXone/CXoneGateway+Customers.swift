@@ -10,7 +10,12 @@ extension CXoneGateway {
         var customer = sent.id
         if self.settings.isAuthorizationEnabled {
             guard let code, !code.isEmpty, let verifier, !verifier.isEmpty else {
-                return self.fail(frame, "ConsumerAuthorizationFailed", "OAuth is on: the authorization code and code verifier are required", on: connection)
+                return self.fail(
+                    frame,
+                    "ConsumerAuthorizationFailed",
+                    "OAuth is on: the authorization code and code verifier are required",
+                    on: connection
+                )
             }
             // OAuth: the gateway assigns the identity every later frame must carry.
             let identity = SimCXoneCustomer(id: SimCXoneID.random(), firstName: sent.firstName, lastName: sent.lastName)
@@ -35,8 +40,8 @@ extension CXoneGateway {
                         "actionName": "Welcome",
                         "actionType": "WelcomeMessage",
                         "data": ["content": ["bodyText": .string(welcome)], "handover": ["customFields": []]],
-                    ],
-                ],
+                    ]
+                ]
             ]
             if let destination = frame.destinationId { action["destination"] = ["id": .string(destination)] }
             self.push("FireProactiveAction", action, to: connection)

@@ -97,7 +97,9 @@ extension CXoneGateway {
         case .sendMessage(let message):
             if !message.contactFields.isEmpty {
                 self.state.withLock { state in
-                    for field in message.contactFields { state.contactFields[SimCXoneID.key(message.threadId), default: [:]][field.ident] = field.value }
+                    for field in message.contactFields {
+                        state.contactFields[SimCXoneID.key(message.threadId), default: [:]][field.ident] = field.value
+                    }
                 }
             }
             self.store(frame, message, on: connection)

@@ -13,14 +13,16 @@ extension CXoneGateway {
         let segments = request.segments
         switch (request.method, segments.count, segments.first ?? "") {
         case ("GET", 6, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel":
-            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") { self.settings.channelConfiguration.reply() }
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "configuration") {
+                self.settings.channelConfiguration.reply()
+            }
         case ("GET", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "availability":
             return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "availability") {
                 self.state.withLock { $0.availabilityRequests += 1 }
                 return SimCXoneREST.availability(isOnline: self.isOnline).reply()
             }
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
-             (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
+            (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: segments[5], isEvent: segments.count == 7)
         case ("GET", 2, "s3"):
             if self.hasFault(.failingEventInS3) { return .error(500, "EventInS3 storage is failing (injected fault)") }
@@ -96,7 +98,10 @@ extension CXoneGateway {
         switch (request.method, action) {
         case ("POST", "agent"):
             guard var text = request.query["text"], request.query["thread"] != nil || request.query["customer"] != nil else {
-                return .error(400, "missing parameters: /control/cxone/agent?thread=ID&text=TEXT (or customer=ID to open a thread)[&size=BYTES][&at=UNIX-SECONDS]")
+                return .error(
+                    400,
+                    "missing parameters: /control/cxone/agent?thread=ID&text=TEXT (or customer=ID to open a thread)[&size=BYTES][&at=UNIX-SECONDS]"
+                )
             }
             if let size = request.query["size"].flatMap(Int.init), size > text.utf8.count {
                 // Padded to `size` bytes: an event over the EventInS3 threshold.

@@ -23,13 +23,15 @@ extension CXoneGateway {
         let date = Date(timeIntervalSince1970: self.now())
         let key = SimCXoneID.key(sent.threadId)
         let stored: (CXoneGatewayMessage, CXoneGatewayThread, isNew: Bool)? = self.state.withLock { state in
-            var thread = state.threads[key] ?? CXoneGatewayThread(
-                id: sent.threadId,
-                name: sent.threadName,
-                customerId: customer,
-                contact: CXoneGatewayContact(id: SimCXoneID.random(), status: "new", createdAt: date),
-                messages: []
-            )
+            var thread =
+                state.threads[key]
+                ?? CXoneGatewayThread(
+                    id: sent.threadId,
+                    name: sent.threadName,
+                    customerId: customer,
+                    contact: CXoneGatewayContact(id: SimCXoneID.random(), status: "new", createdAt: date),
+                    messages: []
+                )
             guard SimCXoneID.same(thread.customerId, customer) else { return nil }
             if let existing = thread.messages.first(where: { SimCXoneID.same($0.id, sent.id) }) { return (existing, thread, false) }
             if thread.contact.isClosed {
@@ -70,7 +72,8 @@ extension CXoneGateway {
         let ended: CXoneGatewayThread? = self.state.withLock { state in
             let key = SimCXoneID.key(threadId)
             guard var thread = state.threads[key], SimCXoneID.same(thread.customerId, customer),
-                  SimCXoneID.same(thread.contact.id, contactId) else { return nil }
+                SimCXoneID.same(thread.contact.id, contactId)
+            else { return nil }
             thread.contact.status = "closed"
             state.threads[key] = thread
             return thread

@@ -243,7 +243,10 @@ package final class CXoneGateway: Sendable {
 
     /// Pushes an event (a fresh `eventId`, `createdAt` now).
     func push(_ eventType: String, _ data: GMSJSON, to connection: CXoneGatewayConnection) {
-        self.send(.event(eventId: SimCXoneID.random(), eventType: eventType, createdAt: Date(timeIntervalSince1970: self.now()), data: data), to: connection)
+        self.send(
+            .event(eventId: SimCXoneID.random(), eventType: eventType, createdAt: Date(timeIntervalSince1970: self.now()), data: data),
+            to: connection
+        )
     }
 
     /// An EventInS3 body, unless the failing-S3 fault is on (nil: unknown id).

@@ -60,9 +60,14 @@ package struct CXoneGatewaySettings: Sendable {
         name: "Before we start",
         fields: [
             .init(id: "email", label: "Your email", type: "email", isRequired: true),
-            .init(id: "topic", label: "Topic", type: "list", values: [
-                .init(name: "Billing", value: "billing"), .init(name: "Delivery", value: "delivery"), .init(name: "Other", value: "other"),
-            ]),
+            .init(
+                id: "topic",
+                label: "Topic",
+                type: "list",
+                values: [
+                    .init(name: "Billing", value: "billing"), .init(name: "Delivery", value: "delivery"), .init(name: "Other", value: "other"),
+                ]
+            ),
         ]
     )
 

@@ -30,9 +30,18 @@ struct GMSChatRecord {
 
     var snapshot: GMSChatSnapshot {
         GMSChatSnapshot(
-            id: self.id, version: self.version, service: self.service, secureKey: self.secureKey, userID: self.userID,
-            nickname: self.nickname, gmsUser: self.gmsUser, isOnline: self.isOnline, awayPosition: self.awayPosition,
-            isEnded: self.isEnded, rows: self.rows, agentNotices: self.agentNotices
+            id: self.id,
+            version: self.version,
+            service: self.service,
+            secureKey: self.secureKey,
+            userID: self.userID,
+            nickname: self.nickname,
+            gmsUser: self.gmsUser,
+            isOnline: self.isOnline,
+            awayPosition: self.awayPosition,
+            isEnded: self.isEnded,
+            rows: self.rows,
+            agentNotices: self.agentNotices
         )
     }
 }

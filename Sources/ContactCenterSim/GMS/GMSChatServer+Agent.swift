@@ -58,7 +58,10 @@ extension GMSChatServer {
     }
 
     private func agentActs(
-        _ chatID: String?, _ entries: [RowEntry], joinFirst: Bool = true, update: (inout GMSChatRecord) -> Void = { _ in }
+        _ chatID: String?,
+        _ entries: [RowEntry],
+        joinFirst: Bool = true,
+        update: (inout GMSChatRecord) -> Void = { _ in }
     ) throws(SimulatorError) {
         let result: Result<[GMSEffect], SimulatorError> = self.state.withLock { state in
             guard let id = Self.chatID(chatID, in: state), var chat = state.chats[id], !chat.isEnded else {

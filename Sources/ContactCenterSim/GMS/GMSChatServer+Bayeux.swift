@@ -47,20 +47,28 @@ extension GMSChatServer {
         let supported = self.settings.webSocket ? ["long-polling", "websocket"] : ["long-polling"]
         guard offered.contains(where: supported.contains) else {
             let error = "400::no connection type shared: the client offers \(offered), GMS supports \(supported)"
-            return (Self.reply(to: message, [
-                "successful": false, "error": .string(error), "supportedConnectionTypes": .array(supported.map { .string($0) }),
-                "advice": ["reconnect": "none", "interval": 0],
-            ]), [])
+            return (
+                Self.reply(
+                    to: message,
+                    [
+                        "successful": false, "error": .string(error), "supportedConnectionTypes": .array(supported.map { .string($0) }),
+                        "advice": ["reconnect": "none", "interval": 0],
+                    ]
+                ), []
+            )
         }
         var client = BayeuxClient(id: GMSIdentifiers.clientID(), gmsUser: gmsUser)
         if case .socket(let socket) = origin { client.socket = socket }
         state.clients[client.id] = client
         state.counters.handshakes += 1
-        let reply = Self.reply(to: message, [
-            "successful": true, "version": "1.0", "minimumVersion": "1.0",
-            "supportedConnectionTypes": .array(supported.map { .string($0) }),
-            "clientId": .string(client.id), "advice": self.advice,
-        ])
+        let reply = Self.reply(
+            to: message,
+            [
+                "successful": true, "version": "1.0", "minimumVersion": "1.0",
+                "supportedConnectionTypes": .array(supported.map { .string($0) }),
+                "clientId": .string(client.id), "advice": self.advice,
+            ]
+        )
         return (reply, [.expireLater(client: client.id, epoch: 0)])
     }
 

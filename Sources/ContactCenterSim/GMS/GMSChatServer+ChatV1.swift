@@ -20,7 +20,8 @@ extension GMSChatServer {
         }
         guard let gmsUser = request.headers["gms_user"], !gmsUser.isEmpty else {
             return Self.v1Error(
-                400, "\(request.path): the gms_user header is missing; GMS needs it on every v1 request and on the CometD requests of the same user",
+                400,
+                "\(request.path): the gms_user header is missing; GMS needs it on every v1 request and on the CometD requests of the same user",
                 exception: "MissingHeader"
             )
         }
@@ -55,16 +56,30 @@ extension GMSChatServer {
         var exception: String
     }
 
-    private func v1CreateChat(service: String, fields: [String: String], gmsUser: String, _ state: inout State) -> Result<(GMSJSON, [GMSEffect]), V1Failure> {
+    private func v1CreateChat(
+        service: String,
+        fields: [String: String],
+        gmsUser: String,
+        _ state: inout State
+    ) -> Result<(GMSJSON, [GMSEffect]), V1Failure> {
         guard let existing = state.v1Services[service] else {
-            return .failure(V1Failure(status: 404, message: "no GMS service \(service); POST \(Self.v1Prefix)/request-chat first", exception: "ServiceNotFound"))
+            return .failure(
+                V1Failure(status: 404, message: "no GMS service \(service); POST \(Self.v1Prefix)/request-chat first", exception: "ServiceNotFound")
+            )
         }
         if let chatID = existing { return .success((self.v1Reply(chatID, state: "CONNECTED", &state), [])) }
         let name = [fields["firstName"] ?? fields["FirstName"], fields["lastName"] ?? fields["LastName"]].compactMap { $0 }.joined(separator: " ")
         let nickname = fields["nickname"] ?? fields["userDisplayName"] ?? (name.isEmpty ? "Customer" : name)
         let chat = GMSChatRecord(
-            id: GMSIdentifiers.chatID(), version: .v1, service: service, secureKey: GMSIdentifiers.secureKey(), userID: GMSIdentifiers.userID(),
-            alias: "117", nickname: nickname, gmsUser: gmsUser, startedAt: self.nowMilliseconds
+            id: GMSIdentifiers.chatID(),
+            version: .v1,
+            service: service,
+            secureKey: GMSIdentifiers.secureKey(),
+            userID: GMSIdentifiers.userID(),
+            alias: "117",
+            nickname: nickname,
+            gmsUser: gmsUser,
+            startedAt: self.nowMilliseconds
         )
         state.chats[chat.id] = chat
         state.chatOrder.append(chat.id)
@@ -73,9 +88,16 @@ extension GMSChatServer {
         return .success((self.v1Reply(chat.id, state: "CONNECTED", &state), effects + [.greetLater(chat: chat.id)]))
     }
 
-    private func v1Operation(_ operation: String, service: String, fields: [String: String], _ state: inout State) -> Result<(GMSJSON, [GMSEffect]), V1Failure> {
+    private func v1Operation(
+        _ operation: String,
+        service: String,
+        fields: [String: String],
+        _ state: inout State
+    ) -> Result<(GMSJSON, [GMSEffect]), V1Failure> {
         guard let chatID = state.v1Services[service] ?? nil, let chat = state.chats[chatID] else {
-            return .failure(V1Failure(status: 404, message: "no chat on GMS service \(service); POST …/\(service)/ixn/chat first", exception: "ChatNotFound"))
+            return .failure(
+                V1Failure(status: 404, message: "no chat on GMS service \(service); POST …/\(service)/ixn/chat first", exception: "ChatNotFound")
+            )
         }
         if chat.isEnded && operation != "refresh" {
             return .failure(V1Failure(status: 400, message: "chat \(chat.id) has ended; request a new chat", exception: "ChatEnded"))
@@ -95,9 +117,13 @@ extension GMSChatServer {
             state.chats[chatID]?.isEnded = true
             entries = [RowEntry(kind: .left, party: .client)]
         default:
-            return .failure(V1Failure(
-                status: 404, message: "unknown v1 chat operation '\(operation)': use send, refresh, startTyping, stopTyping or disconnect", exception: "NotFound"
-            ))
+            return .failure(
+                V1Failure(
+                    status: 404,
+                    message: "unknown v1 chat operation '\(operation)': use send, refresh, startTyping, stopTyping or disconnect",
+                    exception: "NotFound"
+                )
+            )
         }
         if entries.contains(where: { $0.kind == .message }) && self.settings.autoReply { effects.append(.autoReplyLater(chat: chatID, text: text)) }
         effects = self.record(entries, chat: chatID, except: nil, &state).1 + effects
@@ -115,7 +141,9 @@ extension GMSChatServer {
         body["alias"] = .string(chat.alias)
         body["chatServerLoadBalancerAlias"] = .string(chat.alias)
         let base = "\(Self.v1Prefix)/\(chat.service)/ixn/chat"
-        for (key, path) in [("SEND", "send"), ("REFRESH", "refresh"), ("START_TYPING", "startTyping"), ("STOP_TYPING", "stopTyping"), ("DISCONNECT", "disconnect")] {
+        for (key, path) in [
+            ("SEND", "send"), ("REFRESH", "refresh"), ("START_TYPING", "startTyping"), ("STOP_TYPING", "stopTyping"), ("DISCONNECT", "disconnect"),
+        ] {
             body["_chatIxnAPI_\(key)_URL"] = .string("\(base)/\(path)")
         }
         return body

@@ -11,11 +11,13 @@ extension GMSChatServer {
         let operation = data["operation"]?.string ?? ""
         let answer = { (event: GMSJSON, state: inout State) in self.deliver(event, to: client, &state) }
         if operation == "requestChat" { return self.requestChat(data, service: service, channel: channel, client: client, &state) }
-        guard let secureKey = data["secureKey"]?.string, let chatID = state.chats.first(where: { $0.value.secureKey == secureKey && $0.value.version == .v2 })?.key,
+        guard let secureKey = data["secureKey"]?.string,
+            let chatID = state.chats.first(where: { $0.value.secureKey == secureKey && $0.value.version == .v2 })?.key,
             let chat = state.chats[chatID]
         else {
             let given = data["secureKey"]?.text.map { "'\($0)'" } ?? "none"
-            let advice = "\(operation.isEmpty ? "the operation" : operation): no chat has the secureKey \(given); start a chat with requestChat and use the secureKey of its answer"
+            let advice =
+                "\(operation.isEmpty ? "the operation" : operation): no chat has the secureKey \(given); start a chat with requestChat and use the secureKey of its answer"
             return answer(Self.v2Error(channel: channel, code: 102, advice: advice), &state)
         }
         if operation == "requestNotifications" {
@@ -27,7 +29,15 @@ extension GMSChatServer {
             return answer(Self.v2Event(chat, rows: chat.rows.filter { $0.index >= from }, channel: channel), &state)
         }
         guard !chat.isEnded else {
-            return answer(Self.v2Error(channel: channel, code: 103, advice: "\(operation): chat \(chat.id) has ended; start a new one with requestChat", chat: chat), &state)
+            return answer(
+                Self.v2Error(
+                    channel: channel,
+                    code: 103,
+                    advice: "\(operation): chat \(chat.id) has ended; start a new one with requestChat",
+                    chat: chat
+                ),
+                &state
+            )
         }
         var entries: [RowEntry] = []
         var effects: [GMSEffect] = []
@@ -52,7 +62,8 @@ extension GMSChatServer {
             state.chats[chatID]?.isEnded = true
             entries = [RowEntry(kind: .left, party: .client)]
         default:
-            let advice = "unknown operation '\(operation)': use requestChat, sendMessage, startTyping, stopTyping, requestNotifications, pushUrl, customNotice, updateNickname, updateData or disconnect"
+            let advice =
+                "unknown operation '\(operation)': use requestChat, sendMessage, startTyping, stopTyping, requestNotifications, pushUrl, customNotice, updateNickname, updateData or disconnect"
             return answer(Self.v2Error(channel: channel, code: 104, advice: advice, chat: chat), &state)
         }
         let (rows, pushed) = self.record(entries, chat: chatID, except: client, &state)
@@ -63,16 +74,23 @@ extension GMSChatServer {
     /// `requestChat`: a new chat bound to the client, its first row the customer joining; the agent joins
     /// after the greeting delay.
     private func requestChat(_ data: GMSJSON, service: String, channel: String, client: String, _ state: inout State) -> [GMSEffect] {
-        let nickname = data["nickname"]?.string
+        let nickname =
+            data["nickname"]?.string
             ?? [data["firstName"]?.string, data["lastName"]?.string].compactMap { $0 }.joined(separator: " ")
         guard !nickname.trimmingCharacters(in: .whitespaces).isEmpty else {
             let error = Self.v2Error(channel: channel, code: 101, advice: "requestChat needs a nickname, or a firstName and a lastName")
             return self.deliver(error, to: client, &state)
         }
         let chat = GMSChatRecord(
-            id: GMSIdentifiers.chatID(), version: .v2, service: service.isEmpty ? self.settings.serviceName : service,
-            secureKey: GMSIdentifiers.secureKey(), userID: GMSIdentifiers.userID(), alias: "117", nickname: nickname,
-            boundClient: client, startedAt: self.nowMilliseconds
+            id: GMSIdentifiers.chatID(),
+            version: .v2,
+            service: service.isEmpty ? self.settings.serviceName : service,
+            secureKey: GMSIdentifiers.secureKey(),
+            userID: GMSIdentifiers.userID(),
+            alias: "117",
+            nickname: nickname,
+            boundClient: client,
+            startedAt: self.nowMilliseconds
         )
         state.chats[chat.id] = chat
         state.chatOrder.append(chat.id)

@@ -10,7 +10,9 @@ extension GMSChatServer {
         do throws(SimulatorError) {
             switch (request.method, segments[2]) {
             case ("POST", "agent"):
-                guard let text = request.query["text"], !text.isEmpty else { return .error(400, "missing text parameter: /control/gms/agent?text=TEXT[&chat=ID]") }
+                guard let text = request.query["text"], !text.isEmpty else {
+                    return .error(400, "missing text parameter: /control/gms/agent?text=TEXT[&chat=ID]")
+                }
                 try self.agentSays(text, chatID: chat)
             case ("POST", "typing"):
                 guard let state = request.query["state"], state == "started" || state == "stopped" else {
@@ -18,10 +20,14 @@ extension GMSChatServer {
                 }
                 try self.agentTyping(started: state == "started", chatID: chat)
             case ("POST", "push-url"):
-                guard let url = request.query["url"], !url.isEmpty else { return .error(400, "missing url parameter: /control/gms/push-url?url=URL[&chat=ID]") }
+                guard let url = request.query["url"], !url.isEmpty else {
+                    return .error(400, "missing url parameter: /control/gms/push-url?url=URL[&chat=ID]")
+                }
                 try self.agentPushesURL(url, chatID: chat)
             case ("POST", "notice"):
-                guard let text = request.query["text"], !text.isEmpty else { return .error(400, "missing text parameter: /control/gms/notice?text=TEXT[&chat=ID]") }
+                guard let text = request.query["text"], !text.isEmpty else {
+                    return .error(400, "missing text parameter: /control/gms/notice?text=TEXT[&chat=ID]")
+                }
                 try self.agentCustomNotice(text, chatID: chat)
             case ("POST", "leave"):
                 try self.agentLeaves(chatID: chat)
@@ -56,11 +62,13 @@ extension GMSChatServer {
             "handshakes": .int(counters.handshakes), "connects": .int(counters.connects), "clients_alive": .int(counters.clientsAlive),
             "clients_expired": .int(counters.clientsExpired), "unknown_client_replies": .int(counters.unknownClientReplies),
             "restarts": .int(counters.restarts), "down": .bool(self.isDown),
-            "disconnects": .array(counters.disconnects.map { disconnect in
-                var object: GMSJSON = ["client": .string(disconnect.clientID)]
-                object["transcript_position"] = disconnect.transcriptPosition.map { .string($0) }
-                return object
-            }),
+            "disconnects": .array(
+                counters.disconnects.map { disconnect in
+                    var object: GMSJSON = ["client": .string(disconnect.clientID)]
+                    object["transcript_position"] = disconnect.transcriptPosition.map { .string($0) }
+                    return object
+                }
+            ),
         ]
     }
 
@@ -71,12 +79,14 @@ extension GMSChatServer {
             "secure_key": .string(chat.secureKey),
             "customer_messages": .array(chat.customerMessages.map { .string($0) }),
             "agent_notices": .array(chat.agentNotices.map { .string($0) }),
-            "transcript": .array(chat.rows.map { row in
-                [
-                    "index": .int(row.index), "type": .string(row.v2Type), "party": .string(row.party.rawValue),
-                    "nickname": .string(row.nickname), "text": .string(row.text), "utc_time": .int(row.utcTime),
-                ]
-            }),
+            "transcript": .array(
+                chat.rows.map { row in
+                    [
+                        "index": .int(row.index), "type": .string(row.v2Type), "party": .string(row.party.rawValue),
+                        "nickname": .string(row.nickname), "text": .string(row.text), "utc_time": .int(row.utcTime),
+                    ]
+                }
+            ),
         ]
         object["gms_user"] = chat.gmsUser.map { .string($0) }
         object["away_position"] = chat.awayPosition.map { .int($0) }

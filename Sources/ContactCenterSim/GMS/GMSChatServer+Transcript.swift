@@ -27,7 +27,12 @@ extension GMSChatServer {
         for entry in entries {
             let nickname = entry.nickname ?? (entry.party == .client ? chat.nickname : self.settings.agentNickname)
             let row = GMSTranscriptRow(
-                index: chat.nextPosition, kind: entry.kind, party: entry.party, nickname: nickname, text: entry.text, utcTime: self.nowMilliseconds
+                index: chat.nextPosition,
+                kind: entry.kind,
+                party: entry.party,
+                nickname: nickname,
+                text: entry.text,
+                utcTime: self.nowMilliseconds
             )
             chat.rows.append(row)
             rows.append(row)
@@ -45,7 +50,8 @@ extension GMSChatServer {
         case .v1:
             guard let gmsUser = chat.gmsUser, let event = Self.v1Event(chat, rows: rows) else { return [] }
             var effects: [GMSEffect] = []
-            for (id, client) in state.clients.sorted(by: { $0.key < $1.key }) where client.gmsUser == gmsUser && client.isSubscribed(to: Self.v1Channel) {
+            for (id, client) in state.clients.sorted(by: { $0.key < $1.key })
+            where client.gmsUser == gmsUser && client.isSubscribed(to: Self.v1Channel) {
                 effects += self.deliver(event, to: id, &state)
             }
             return effects
@@ -97,13 +103,18 @@ extension GMSChatServer {
         guard always || chat.isEnded || rows.contains(where: { $0.v1Type != nil }) else { return nil }
         return [
             "channel": .string(v1Channel),
-            "data": ["id": .string(GMSIdentifiers.eventID()), "tag": .string("service.chat.refresh.\(chat.service)"), "message": v1Message(chat, rows: rows)],
+            "data": [
+                "id": .string(GMSIdentifiers.eventID()), "tag": .string("service.chat.refresh.\(chat.service)"),
+                "message": v1Message(chat, rows: rows),
+            ],
         ]
     }
 
     static func iso8601(milliseconds: Int) -> String {
         var seconds = milliseconds / 1000
-        let second = seconds % 60, minute = (seconds / 60) % 60, hour = (seconds / 3600) % 24
+        let second = seconds % 60
+        let minute = (seconds / 60) % 60
+        let hour = (seconds / 3600) % 24
         seconds /= 86400
         // Civil date from days since 1970 (Howard Hinnant's algorithm).
         let z = seconds + 719_468
@@ -128,10 +139,11 @@ extension GMSChatServer {
     func goAway(client: String?, gmsUser: String?, position: Int, _ state: inout State) -> [GMSEffect] {
         for id in state.chatOrder {
             guard var chat = state.chats[id], !chat.isEnded, chat.isOnline else { continue }
-            let mine = switch chat.version {
-            case .v2: client != nil && chat.boundClient == client
-            case .v1: gmsUser != nil && chat.gmsUser == gmsUser
-            }
+            let mine =
+                switch chat.version {
+                case .v2: client != nil && chat.boundClient == client
+                case .v1: gmsUser != nil && chat.gmsUser == gmsUser
+                }
             guard mine else { continue }
             chat.isOnline = false
             chat.awayPosition = position

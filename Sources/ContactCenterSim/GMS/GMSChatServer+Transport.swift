@@ -32,7 +32,8 @@ extension GMSChatServer {
         }
         guard let messages = Self.messages(in: body) else {
             let text = String(decoding: body.prefix(120), as: UTF8.self)
-            return GMSJSON.array([["successful": false, "error": .string("400::the body is not a Bayeux message or array of messages: \(text)")]]).reply(status: 400)
+            return GMSJSON.array([["successful": false, "error": .string("400::the body is not a Bayeux message or array of messages: \(text)")]])
+                .reply(status: 400)
         }
         switch await self.handle(messages, origin: .longPoll(request.connection), gmsUser: request.headers["gms_user"]) {
         case .drop:
@@ -114,7 +115,11 @@ extension GMSChatServer {
 
     /// The CometD WebSocket: `ws://HOST:PORT/genesys/cometd` (and paths below it), no subprotocol.
     var webSocketEndpoint: WebSocketEndpoint {
-        WebSocketEndpoint(path: Self.cometdPath, includesSubpaths: true, accepts: { [weak self] _ in self?.isDown == false && self?.settings.webSocket == true }) { [weak self] request, channel in
+        WebSocketEndpoint(
+            path: Self.cometdPath,
+            includesSubpaths: true,
+            accepts: { [weak self] _ in self?.isDown == false && self?.settings.webSocket == true }
+        ) { [weak self] request, channel in
             guard let self else { throw ChannelError.ioOnClosedChannel }
             let socket = BayeuxSocket(id: self.nextSocketID(), gmsUser: request.headers["gms_user"], channel: channel)
             try channel.pipeline.syncOperations.addHandler(

@@ -159,10 +159,12 @@ package final class GMSChatServer: Sendable {
 
     /// Cuts everything for good (the simulator stops): held requests and sockets, and no timer acts again.
     func shutdown() {
-        self.perform(self.state.withLock { state in
-            state.isStopped = true
-            return Self.cutConnections(&state) + state.sockets.values.map { .dropSocket($0) }
-        })
+        self.perform(
+            self.state.withLock { state in
+                state.isStopped = true
+                return Self.cutConnections(&state) + state.sockets.values.map { .dropSocket($0) }
+            }
+        )
     }
 
     /// Takes every held connect: a held long-poll's connection is closed unanswered; a socket's held

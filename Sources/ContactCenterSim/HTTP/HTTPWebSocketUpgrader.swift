@@ -29,7 +29,8 @@ final class HTTPWebSocketUpgrader: ChannelInboundHandler, RemovableChannelHandle
         switch self.unwrapInboundIn(data) {
         case .head(let head):
             let request = HTTPRouteRequest(head: head)
-            let wantsUpgrade = head.method == .GET
+            let wantsUpgrade =
+                head.method == .GET
                 && head.headers[canonicalForm: "connection"].contains { $0.lowercased() == "upgrade" }
                 && head.headers["upgrade"].contains { $0.lowercased() == "websocket" }
                 && head.headers["sec-websocket-version"].first == "13"

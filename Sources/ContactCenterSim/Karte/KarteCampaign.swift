@@ -106,7 +106,10 @@ package struct KarteCampaign: Sendable, Hashable, Codable {
         self.kind = try container.decode(Kind.self, forKey: .kind)
         self.trigger = try container.decodeIfPresent(Trigger.self, forKey: .trigger)
         if self.trigger == nil, self.kind == .popup {
-            throw DecodingError.keyNotFound(CodingKeys.trigger, .init(codingPath: container.codingPath, debugDescription: "a popup campaign needs a trigger"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.trigger,
+                .init(codingPath: container.codingPath, debugDescription: "a popup campaign needs a trigger")
+            )
         }
         self.limitMode = try container.decodeIfPresent(Bool.self, forKey: .limitMode) ?? false
         self.controlGroup = try container.decodeIfPresent(Bool.self, forKey: .controlGroup) ?? false
@@ -119,7 +122,9 @@ package struct KarteCampaign: Sendable, Hashable, Codable {
         self.ageS = try container.decodeIfPresent(Double.self, forKey: .ageS) ?? 0
         self.times = try container.decodeIfPresent(Int.self, forKey: .times)
         guard self.delayMs >= 0, self.ageS >= 0, (self.times ?? 0) >= 0 else {
-            throw DecodingError.dataCorrupted(.init(codingPath: container.codingPath, debugDescription: "delay_ms, age_s and times must not be negative"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: container.codingPath, debugDescription: "delay_ms, age_s and times must not be negative")
+            )
         }
     }
 

@@ -76,8 +76,12 @@ extension KarteTrackServer {
         state.requestsReceived += 1
         let number = state.requestsReceived
         var record = KarteRecordedRequest(
-            request: number, status: 200, gzip: gzipped, eventCount: body?.events.count ?? 0,
-            appKeyOK: appKey == state.settings.appKey, keys: body?.keys ?? KarteKeys(nil)
+            request: number,
+            status: 200,
+            gzip: gzipped,
+            eventCount: body?.events.count ?? 0,
+            appKeyOK: appKey == state.settings.appKey,
+            keys: body?.keys ?? KarteKeys(nil)
         )
         defer { state.requests.append(record) }
         guard record.appKeyOK else {
@@ -91,8 +95,12 @@ extension KarteTrackServer {
         for event in body.events {
             state.events.append(
                 KarteRecordedEvent(
-                    request: number, eventName: event.name, keys: body.keys, retry: event.values["_retry"] == .bool(true),
-                    gzip: gzipped, values: event.values
+                    request: number,
+                    eventName: event.name,
+                    keys: body.keys,
+                    retry: event.values["_retry"] == .bool(true),
+                    gzip: gzipped,
+                    values: event.values
                 )
             )
         }

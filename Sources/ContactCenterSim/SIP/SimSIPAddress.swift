@@ -36,7 +36,15 @@ package struct SimSIPAddress: Sendable, Hashable, CustomStringConvertible {
         var escaped = false
         for index in text.indices {
             let character = text[index]
-            if escaped { escaped = false } else if inQuotes, character == "\\" { escaped = true } else if character == "\"" { inQuotes.toggle() } else if !inQuotes, character == "<" { return index }
+            if escaped {
+                escaped = false
+            } else if inQuotes, character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                inQuotes.toggle()
+            } else if !inQuotes, character == "<" {
+                return index
+            }
         }
         return nil
     }

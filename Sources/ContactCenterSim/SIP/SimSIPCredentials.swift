@@ -24,7 +24,7 @@ struct SimSIPCredentials: Sendable, Hashable {
         let body = self.rest.prefix { $0 != "=" }
         let padding = self.rest.dropFirst(body.count)
         guard !body.isEmpty, padding.allSatisfy({ $0 == "=" }),
-              body.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-._~+/".contains($0) })
+            body.allSatisfy({ ($0.isASCII && ($0.isLetter || $0.isNumber)) || "-._~+/".contains($0) })
         else { return nil }
         return self.rest
     }

@@ -92,7 +92,7 @@ enum SimSIPParser {
             return .status(code: code, reason: parts.count == 3 ? String(parts[2]) : "")
         }
         guard parts.count == 3, parts[2] == "SIP/2.0", !parts[0].isEmpty, !parts[1].isEmpty,
-              parts[0].allSatisfy({ $0.isLetter || $0 == "-" || $0 == "." || $0 == "_" || $0.isNumber })
+            parts[0].allSatisfy({ $0.isLetter || $0 == "-" || $0 == "." || $0 == "_" || $0.isNumber })
         else {
             throw SimSIPParseError("bad request line: \(line.prefix(60))")
         }

@@ -51,7 +51,11 @@ package struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
             guard let close = rest.firstIndex(of: "]") else { throw SimSIPParseError("unclosed IPv6 reference in '\(text.prefix(60))'") }
             self.host = String(rest[...close])
             let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty { throw SimSIPParseError("junk after the host in '\(text.prefix(60))'") }
+            if after.hasPrefix(":") {
+                portText = after.dropFirst()
+            } else if !after.isEmpty {
+                throw SimSIPParseError("junk after the host in '\(text.prefix(60))'")
+            }
         } else if let split = rest.firstIndex(of: ":") {
             self.host = String(rest[..<split])
             portText = rest[rest.index(after: split)...]
@@ -86,7 +90,7 @@ package struct SimSIPURI: Sendable, Hashable, CustomStringConvertible {
     /// `transport`, `user`, `method`, `maddr`, `ttl` present on both or neither and then equal.
     package func isEquivalent(to other: SimSIPURI) -> Bool {
         guard self.scheme == other.scheme, self.user == other.user, self.password == other.password,
-              self.host.lowercased() == other.host.lowercased(), self.port == other.port
+            self.host.lowercased() == other.host.lowercased(), self.port == other.port
         else { return false }
         return ["transport", "user", "method", "maddr", "ttl"].allSatisfy { name in
             self.parameters.contains(name) == other.parameters.contains(name)

@@ -62,7 +62,10 @@ final class SimSIPSockets: Sendable {
                 }
             }
         }
-        throw SimulatorError(.transport, "cannot open UDP and TCP on one port at \(self.host)\(wanted == 0 ? "" : ":\(wanted)"): \(lastError.map { "\($0)" } ?? "no port tried"); choose another --sip-port")
+        throw SimulatorError(
+            .transport,
+            "cannot open UDP and TCP on one port at \(self.host)\(wanted == 0 ? "" : ":\(wanted)"): \(lastError.map { "\($0)" } ?? "no port tried"); choose another --sip-port"
+        )
     }
 
     /// TCP then UDP on the same port; neither stays open when the other fails.

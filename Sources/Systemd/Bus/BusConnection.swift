@@ -118,11 +118,18 @@ public final class BusConnection: @unchecked Sendable {
         try BusMessageCoding.append(arguments, to: message)
         let box = CallBox(connection: self, completion: completion)
         let microseconds = UInt64(timeout.components.seconds) * 1_000_000 + UInt64(timeout.components.attoseconds / 1_000_000_000_000)
-        result = sd_bus_call_async(bus, nil, message, { reply, userdata, _ in
-            let box = Unmanaged<CallBox>.fromOpaque(userdata!).takeUnretainedValue()
-            box.connection?.finishCall(box, reply: reply)
-            return 1
-        }, Unmanaged.passUnretained(box).toOpaque(), microseconds)
+        result = sd_bus_call_async(
+            bus,
+            nil,
+            message,
+            { reply, userdata, _ in
+                let box = Unmanaged<CallBox>.fromOpaque(userdata!).takeUnretainedValue()
+                box.connection?.finishCall(box, reply: reply)
+                return 1
+            },
+            Unmanaged.passUnretained(box).toOpaque(),
+            microseconds
+        )
         guard result >= 0 else { throw .system(errno: -result, doing: "calling \(interface).\(member)") }
         self.pendingCalls[ObjectIdentifier(box)] = box
     }
@@ -158,11 +165,18 @@ public final class BusConnection: @unchecked Sendable {
             guard let bus = self.bus else { throw .disconnected }
             let box = SubscriptionBox(continuation: continuation)
             var slot: OpaquePointer? = nil
-            let result = sd_bus_add_match_async(bus, &slot, rule.text, { message, userdata, _ in
-                let box = Unmanaged<SubscriptionBox>.fromOpaque(userdata!).takeUnretainedValue()
-                if let message, let signal = try? BusSignal(message) { box.continuation.yield(signal) }
-                return 0
-            }, nil, Unmanaged.passUnretained(box).toOpaque())
+            let result = sd_bus_add_match_async(
+                bus,
+                &slot,
+                rule.text,
+                { message, userdata, _ in
+                    let box = Unmanaged<SubscriptionBox>.fromOpaque(userdata!).takeUnretainedValue()
+                    if let message, let signal = try? BusSignal(message) { box.continuation.yield(signal) }
+                    return 0
+                },
+                nil,
+                Unmanaged.passUnretained(box).toOpaque()
+            )
             guard result >= 0, let slot else { throw .system(errno: -result, doing: "subscribing to \(rule.text)") }
             box.slot = slot
             self.subscriptions[ObjectIdentifier(box)] = box
@@ -268,7 +282,12 @@ public final class BusConnection: @unchecked Sendable {
             let exported = ExportedObject(object, connection: self)
             var slot: OpaquePointer? = nil
             let result = sd_bus_add_object_vtable(
-                bus, &slot, object.path, object.interface, exported.vtable, Unmanaged.passUnretained(exported).toOpaque()
+                bus,
+                &slot,
+                object.path,
+                object.interface,
+                exported.vtable,
+                Unmanaged.passUnretained(exported).toOpaque()
             )
             guard result >= 0 else { throw .system(errno: -result, doing: "serving \(object.interface) at \(object.path)") }
             exported.slot = slot

@@ -23,11 +23,16 @@ final class BusLoop: @unchecked Sendable {
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)
         pthread_attr_setstacksize(&attributes, 512 * 1024)
-        let created = pthread_create(&self.threadID, &attributes, { context in
-            let loop = Unmanaged<BusLoop>.fromOpaque(context!).takeRetainedValue()
-            _ = attendant_name_thread("sd-bus")
-            loop.run()
-        }, box.toOpaque())
+        let created = pthread_create(
+            &self.threadID,
+            &attributes,
+            { context in
+                let loop = Unmanaged<BusLoop>.fromOpaque(context!).takeRetainedValue()
+                _ = attendant_name_thread("sd-bus")
+                loop.run()
+            },
+            box.toOpaque()
+        )
         pthread_attr_destroy(&attributes)
         precondition(created == 0, "cannot start the sd-bus thread: \(String(cString: strerror(created)))")
     }

@@ -350,15 +350,28 @@ public struct NoChannelNetwork: ChannelNetwork {
 
     public func send(_ request: NetworkRequest) async throws(NetworkError) -> NetworkResponse { throw Self.error }
 
-    public func openWebSocket(_ request: WebSocketRequest, events: @escaping @Sendable (WebSocketEvent) -> Void) async throws(NetworkError) -> any WebSocketConnection {
+    public func openWebSocket(
+        _ request: WebSocketRequest,
+        events: @escaping @Sendable (WebSocketEvent) -> Void
+    ) async throws(NetworkError) -> any WebSocketConnection {
         throw Self.error
     }
 
-    public func openDatagramFlow(to host: String, port: Int, options: DatagramOptions, receive: @escaping @Sendable (DatagramEvent) -> Void) async throws(NetworkError) -> any DatagramFlow {
+    public func openDatagramFlow(
+        to host: String,
+        port: Int,
+        options: DatagramOptions,
+        receive: @escaping @Sendable (DatagramEvent) -> Void
+    ) async throws(NetworkError) -> any DatagramFlow {
         throw Self.error
     }
 
-    public func openStreamFlow(to host: String, port: Int, options: StreamOptions, receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver) async throws(NetworkError) -> any StreamFlow {
+    public func openStreamFlow(
+        to host: String,
+        port: Int,
+        options: StreamOptions,
+        receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver
+    ) async throws(NetworkError) -> any StreamFlow {
         throw Self.error
     }
 }

@@ -118,7 +118,7 @@ public struct ChannelSettings: Sendable {
     /// - Throws: ``SettingsError`` naming the key: `"gms.example" is not a http or https URL`.
     public func checkURL(_ url: String, key: String, schemes: [String]) throws {
         guard let colon = url.firstIndex(of: ":"), schemes.contains(url[..<colon].lowercased()), url[colon...].hasPrefix("://"),
-              url.count > url.distance(from: url.startIndex, to: colon) + 3
+            url.count > url.distance(from: url.startIndex, to: colon) + 3
         else {
             throw self.error(key, "\"\(url)\" is not a \(schemes.joined(separator: " or ")) URL")
         }

@@ -44,4 +44,3 @@ public enum PluginExport {
         Unmanaged.passRetained(factory as AnyObject).toOpaque()
     }
 }
-

@@ -1,6 +1,5 @@
-public import Synchronization
-
 public import AttendantPluginAPI
+public import Synchronization
 
 /// What a step of a pure ``ChannelAgent`` asks of its driver.
 public enum AgentAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable {

@@ -1,6 +1,5 @@
-public import Synchronization
-
 public import AttendantPluginAPI
+public import Synchronization
 
 /// What a step of a pure ``ChannelSession`` asks of its driver.
 public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable {

@@ -98,7 +98,13 @@ public final class InMemoryChannelHost: ChannelHost {
 
     public func tokenState() async -> ChannelTokenState {
         self.state.withLock { state in
-            if let token = state.token { .available(token) } else if let problem = state.tokenProblem { .unavailable(reason: problem) } else { .noSource }
+            if let token = state.token {
+                .available(token)
+            } else if let problem = state.tokenProblem {
+                .unavailable(reason: problem)
+            } else {
+                .noSource
+            }
         }
     }
 

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 // What happens around the messages: the agent typing, the queue, the assigned agent, read receipts; and
 // the customer's own typing and read events, sent where the SDK sends them.
@@ -72,8 +72,13 @@ extension ChatStateMachine {
             guard self.typingAgents.removeValue(forKey: key) != nil else { return [] }
         }
         let notice = ChatMessage(
-            id: self.random.uuid(), threadID: self.threads[index].id, kind: started ? .typingStarted : .typingStopped,
-            direction: .notice, sender: typist, text: "", sentAt: time
+            id: self.random.uuid(),
+            threadID: self.threads[index].id,
+            kind: started ? .typingStarted : .typingStopped,
+            direction: .notice,
+            sender: typist,
+            text: "",
+            sentAt: time
         )
         return [.report(.messageReceived(notice))]
     }

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 // The "view page" diagram: visits, page views and the time spent on them.
 extension ChatStateMachine {
@@ -40,6 +40,12 @@ extension ChatStateMachine {
         guard let page = self.lastPage, let visit = self.visit, let brandID = self.brandID, let visitorID = self.stored.visitorID else { return [] }
         self.lastPage = nil
         let seconds = max(0, Int((now - page.at).components.seconds))
-        return [.sendAnalytics(brandID: brandID, visitorID: visitorID, .pageViewEnded(visitID: visit.id, title: page.title, url: page.url, secondsSpent: seconds, at: now))]
+        return [
+            .sendAnalytics(
+                brandID: brandID,
+                visitorID: visitorID,
+                .pageViewEnded(visitID: visit.id, title: page.title, url: page.url, secondsSpent: seconds, at: now)
+            )
+        ]
     }
 }

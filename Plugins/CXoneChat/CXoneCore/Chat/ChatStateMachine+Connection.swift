@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 
 // The "open chat" diagram (availability, WebSocket, OAuth) and the connection's reliability: heartbeat,
 // pong timeout, reconnect with backoff.
@@ -105,7 +105,9 @@ extension ChatStateMachine {
         guard self.socketOpen || self.step == .socket else { return [] }
         self.socketOpen = false
         guard self.sessionEstablished else {
-            return self.failConnection(ChatError(.connection, "could not connect to the chat gateway: \(reason); check the network and the gateway address"))
+            return self.failConnection(
+                ChatError(.connection, "could not connect to the chat gateway: \(reason); check the network and the gateway address")
+            )
         }
         return self.connectionLost(reason: reason)
     }
@@ -138,7 +140,13 @@ extension ChatStateMachine {
         self.reconnectAttempt += 1
         guard self.reconnectAttempt <= self.configuration.maximumReconnectAttempts else {
             let tries = self.configuration.maximumReconnectAttempts
-            return actions + self.failConnection(ChatError(.connection, "lost the connection to the chat gateway (\(reason)) and could not reconnect in \(tries) tries; connect again later"))
+            return actions
+                + self.failConnection(
+                    ChatError(
+                        .connection,
+                        "lost the connection to the chat gateway (\(reason)) and could not reconnect in \(tries) tries; connect again later"
+                    )
+                )
         }
         self.step = .backoff
         self.recovering = true
@@ -162,7 +170,9 @@ extension ChatStateMachine {
     }
 
     mutating func reconnectDue() -> [Action] {
-        guard self.step == .backoff, let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.stored.visitorID else { return [] }
+        guard self.step == .backoff, let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.stored.visitorID else {
+            return []
+        }
         self.step = .socket
         return [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
     }

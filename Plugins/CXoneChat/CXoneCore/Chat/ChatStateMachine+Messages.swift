@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 // The "chat with an agent" diagram, the outbox and the once-only reporting of messages.
 extension ChatStateMachine {

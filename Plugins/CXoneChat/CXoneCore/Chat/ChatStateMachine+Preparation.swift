@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 // The "application becomes active" and "application enters background" diagrams.
 extension ChatStateMachine {
@@ -57,18 +57,22 @@ extension ChatStateMachine {
         guard self.state == .preparing, self.step == .configuration, let brandID = self.brandID else { return [] }
         self.channelConfiguration = configuration
         var actions: [Action] = []
-        let visitorID = self.stored.visitorID ?? {
-            let id = self.random.uuid()
-            self.stored.visitorID = id
-            actions.append(.store(.visitorID(id)))
-            return id
-        }()
-        let customerID = self.stored.customerID ?? {
-            let id = self.random.uuid()
-            self.stored.customerID = id
-            actions.append(.store(.customerID(id)))
-            return id
-        }()
+        let visitorID =
+            self.stored.visitorID
+            ?? {
+                let id = self.random.uuid()
+                self.stored.visitorID = id
+                actions.append(.store(.visitorID(id)))
+                return id
+            }()
+        let customerID =
+            self.stored.customerID
+            ?? {
+                let id = self.random.uuid()
+                self.stored.customerID = id
+                actions.append(.store(.customerID(id)))
+                return id
+            }()
         self.step = .visitor
         actions.append(.createOrUpdateVisitor(brandID: brandID, visitorID: visitorID, customerID: customerID))
         return actions

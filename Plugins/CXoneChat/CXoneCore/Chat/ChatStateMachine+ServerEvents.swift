@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 
 // Large events (EventInS3), errors from the server and answers that did not come.
 extension ChatStateMachine {
@@ -65,11 +65,11 @@ extension ChatStateMachine.Input {
     package var isServerEvent: Bool {
         switch self {
         case .authorized, .reconnected, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
-             .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
-             .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
+            .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
+            .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
             return true
         case .channelConfigurationFetched, .channelConfigurationFailed, .availabilityFetched, .availabilityFailed,
-             .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .downloadIgnored, .pong:
+            .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .downloadIgnored, .pong:
             return false
         }
     }

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 // Which agent messages were shown: decided by message id, kept per thread, so each agent message is
 // reported once whatever the resolution of the server's clock (CXone's `createdAt` has whole seconds).

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 import AttendantPluginAPI
+import AttendantPluginKit
 
 // The single-thread, multi-thread, create-thread and end-contact diagrams.
 extension ChatStateMachine {
@@ -26,7 +26,10 @@ extension ChatStateMachine {
         }
         switch mode {
         case .singleThread where !self.threads.isEmpty:
-            throw ChatError(.unsupportedChannelConfig, "this chat channel allows one thread and it exists already; send messages to thread \(self.threads[0].id)")
+            throw ChatError(
+                .unsupportedChannelConfig,
+                "this chat channel allows one thread and it exists already; send messages to thread \(self.threads[0].id)"
+            )
         case .liveChat where self.threads.contains { $0.state != .closed }:
             throw ChatError(.unsupportedChannelConfig, "this live chat channel allows one open conversation; end it before starting another")
         default:
@@ -55,7 +58,10 @@ extension ChatStateMachine {
         } else {
             let open = self.threads.indices.filter { self.threads[$0].state != .closed }
             guard open.count == 1 else {
-                throw ChatError(.invalidThread, open.isEmpty ? "there is no open conversation to end" : "\(open.count) conversations are open; name the thread to end")
+                throw ChatError(
+                    .invalidThread,
+                    open.isEmpty ? "there is no open conversation to end" : "\(open.count) conversations are open; name the thread to end"
+                )
             }
             index = open[0]
         }
@@ -225,9 +231,9 @@ extension ChatStateMachine {
 
     mutating func caseStatusChanged(caseID: String, status: CaseStatus) -> [Action] {
         guard status == .closed,
-              let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key,
-              let index = self.threadIndex(key),
-              self.threads[index].state != .closed
+            let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key,
+            let index = self.threadIndex(key),
+            self.threads[index].state != .closed
         else { return [] }
         return self.closeThread(at: index)
     }

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 extension ChatStateMachine {
     /// How the machine behaves; the defaults are the CXone SDK's.
@@ -157,7 +157,14 @@ extension ChatStateMachine {
         package var customFields: [String: String]
         package var writtenAt: UnixTime
 
-        package init(messageID: String, threadID: String, text: String, isWelcome: Bool = false, customFields: [String: String] = [:], writtenAt: UnixTime) {
+        package init(
+            messageID: String,
+            threadID: String,
+            text: String,
+            isWelcome: Bool = false,
+            customFields: [String: String] = [:],
+            writtenAt: UnixTime
+        ) {
             self.messageID = messageID
             self.threadID = threadID
             self.text = text

@@ -1,5 +1,5 @@
-import AttendantPluginKit
 package import AttendantPluginAPI
+import AttendantPluginKit
 
 /// The CXone chat session of the mobile SDK's sequence diagrams, without I/O or a clock of its own.
 ///
@@ -241,10 +241,12 @@ package struct ChatStateMachine: Sendable {
         case .downloaded(let url, let event): return self.downloaded(url: url, event)
         case .downloadFailed(let url, let reason): return self.downloadFailed(url: url, reason: reason)
         case .downloadIgnored(let url): return self.downloadIgnored(url: url)
-        case .operationError(let code, let message): return self.serverFailed(ChatError(.operation, "the chat server refused an operation (\(code)): \(message)", serverCode: code))
+        case .operationError(let code, let message):
+            return self.serverFailed(ChatError(.operation, "the chat server refused an operation (\(code)): \(message)", serverCode: code))
         case .serverError(let message): return self.serverFailed(ChatError(.server, "the chat server failed: \(message)"))
         case .pong: return self.pong()
-        case .agentTyping(let threadID, let started, let agent, let time): return self.agentTyping(threadID: threadID, started: started, agent: agent, at: time)
+        case .agentTyping(let threadID, let started, let agent, let time):
+            return self.agentTyping(threadID: threadID, started: started, agent: agent, at: time)
         case .positionInQueue(let caseID, let position): return self.positionInQueue(caseID: caseID, position: position)
         case .assigneeChanged(let caseID, let agent): return self.assigneeChanged(caseID: caseID, agent: agent)
         case .messageRead(let message): return self.messageRead(message)

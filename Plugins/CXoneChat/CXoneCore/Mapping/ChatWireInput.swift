@@ -120,7 +120,10 @@ package enum ChatWireInput {
         case .eventInS3(let large):
             return (.eventInS3(url: large.url, originEventType: large.originEventType), nil)
         case .senderTyping(let typing, let started):
-            return (.agentTyping(threadID: Self.id(typing.thread.idOnExternalPlatform), started: started, agent: typing.user.map(Self.party), at: now), nil)
+            return (
+                .agentTyping(threadID: Self.id(typing.thread.idOnExternalPlatform), started: started, agent: typing.user.map(Self.party), at: now),
+                nil
+            )
         case .setPositionInQueue(let queue):
             return (.positionInQueue(caseID: Self.id(queue.consumerContact.id), position: queue.positionInQueue), nil)
         case .caseInboxAssigneeChanged(let change):
@@ -171,7 +174,12 @@ package enum ChatWireInput {
 
     static func thread(_ thread: CXoneWire.Thread, messages: [CXoneWire.Message], state: ThreadState) -> ChatThread {
         let ordered = messages.sorted { $0.createdAt < $1.createdAt }
-        return ChatThread(id: Self.id(thread.idOnExternalPlatform), name: thread.threadName ?? "", state: state, lastMessages: ordered.map(Self.message))
+        return ChatThread(
+            id: Self.id(thread.idOnExternalPlatform),
+            name: thread.threadName ?? "",
+            state: state,
+            lastMessages: ordered.map(Self.message)
+        )
     }
 
     static func message(_ message: CXoneWire.Message) -> ChatMessage {

@@ -20,7 +20,11 @@ package struct ChatWireLink: Sendable {
     package init() {}
 
     /// The encoded frame for `command`; its request is remembered when its answer is to be matched.
-    package mutating func frame(for command: ChatStateMachine.Command, context: ChatWireOutput.Context, eventID: CXoneID = .random()) throws -> [UInt8] {
+    package mutating func frame(
+        for command: ChatStateMachine.Command,
+        context: ChatWireOutput.Context,
+        eventID: CXoneID = .random()
+    ) throws -> [UInt8] {
         switch command {
         case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:
             self.requests[eventID] = ChatWireOutput.request(for: command)

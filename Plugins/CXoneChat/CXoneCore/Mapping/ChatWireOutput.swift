@@ -40,7 +40,11 @@ package enum ChatWireOutput {
             return .heartbeat
         case .authorizeCustomer(let code, let verifier):
             event = .authorizeCustomer(
-                CXoneWire.AuthorizeCustomer(authorizationCode: code.map(CXoneSecret.init), codeVerifier: verifier.map(CXoneSecret.init), sdkVersion: context.sdkVersion)
+                CXoneWire.AuthorizeCustomer(
+                    authorizationCode: code.map(CXoneSecret.init),
+                    codeVerifier: verifier.map(CXoneSecret.init),
+                    sdkVersion: context.sdkVersion
+                )
             )
         case .reconnectCustomer(let token):
             event = .reconnectCustomer(CXoneWire.TokenData(token: CXoneSecret(token)))
@@ -108,7 +112,8 @@ package enum ChatWireOutput {
         switch command {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
-        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _): ChatWireInput.Request(threadID: id, messageID: messageID)
+        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _):
+            ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
         case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)

@@ -42,7 +42,9 @@ package struct ChatOperation {
     }
 
     /// An operation that is over as soon as it started, with `reply`.
-    static func immediate(_ body: @escaping (inout ChatStateMachine, inout String?) throws(ChatError) -> ([ChatStateMachine.Action], ChannelReply)) -> ChatOperation {
+    static func immediate(
+        _ body: @escaping (inout ChatStateMachine, inout String?) throws(ChatError) -> ([ChatStateMachine.Action], ChannelReply)
+    ) -> ChatOperation {
         ChatOperation(timeout: nil) { machine, current throws(ChatError) in
             let (actions, reply) = try body(&machine, &current)
             return Pending(actions: actions) { _, _ in .success(reply) }
@@ -72,7 +74,12 @@ package struct ChatOperation {
                 case .ready, .closed:
                     return .success(.done)
                 case .offline:
-                    return .failure(ChannelError(.transient, "cxone-chat: the live chat of \(channelDescription) is offline: no agent is available; it is tried again later"))
+                    return .failure(
+                        ChannelError(
+                            .transient,
+                            "cxone-chat: the live chat of \(channelDescription) is offline: no agent is available; it is tried again later"
+                        )
+                    )
                 case .prepared, .initial:
                     guard reports.firstError != nil else { return nil }
                     let signIn = machine.channelConfiguration?.isAuthorizationEnabled == true
@@ -152,7 +159,13 @@ package struct ChatOperation {
     /// ``ChannelError/Code/server`` error with the server's reason
     /// (``ChatStateMachine/messageRefused(messageID:_:transient:)`` decides whether the message stays in
     /// the outbox).
-    package static func sendMessage(_ text: String, to threadID: String?, at now: UnixTime, timeout: Duration, gateway: String) throws(ChannelError) -> ChatOperation {
+    package static func sendMessage(
+        _ text: String,
+        to threadID: String?,
+        at now: UnixTime,
+        timeout: Duration,
+        gateway: String
+    ) throws(ChannelError) -> ChatOperation {
         guard !text.isEmpty else { throw ChannelError(.illegalState, "cxone-chat: the message is empty") }
         return ChatOperation(timeout: timeout) { machine, current throws(ChatError) in
             var actions: [ChatStateMachine.Action] = []
@@ -165,7 +178,10 @@ package struct ChatOperation {
                     target = machine.threads.last?.id
                     current = target
                 } else if machine.isAsleep {
-                    throw ChatError(.illegalChatState, "cannot start a new thread while the desktop is asleep (the chat is \(machine.state)); send again once it has resumed")
+                    throw ChatError(
+                        .illegalChatState,
+                        "cannot start a new thread while the desktop is asleep (the chat is \(machine.state)); send again once it has resumed"
+                    )
                 } else {
                     throw ChatError(.illegalChatState, "cannot send a message while the chat is \(machine.state): connect first")
                 }
@@ -196,7 +212,9 @@ package struct ChatOperation {
                 },
                 timedOut: { machine in
                     guard machine.outbox.contains(where: { $0.messageID.lowercased() == key }) else { return .success(sent) }
-                    return .success(queued("no confirmation from \(gateway) within \(timeout.components.seconds) s; it is sent again when the chat reconnects"))
+                    return .success(
+                        queued("no confirmation from \(gateway) within \(timeout.components.seconds) s; it is sent again when the chat reconnects")
+                    )
                 }
             )
         }

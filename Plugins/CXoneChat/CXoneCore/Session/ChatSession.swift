@@ -99,7 +99,10 @@ package struct ChatSession: ChannelSession {
             guard let request = self.requests.removeValue(forKey: id) else { return [] }
             if let timedOut = request.pending.timedOut { return [.replied(id, timedOut(self.machine))] }
             let seconds = (request.timeout ?? .zero).components.seconds
-            let error = ChannelError(.transient, "\(self.prefix): no answer from \(self.settings.gatewayDescription) within \(seconds) s (the chat is \(self.machine.state))")
+            let error = ChannelError(
+                .transient,
+                "\(self.prefix): no answer from \(self.settings.gatewayDescription) within \(seconds) s (the chat is \(self.machine.state))"
+            )
             return [.replied(id, .failure(error))]
         }
     }
@@ -129,7 +132,8 @@ package struct ChatSession: ChannelSession {
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
         switch meaning {
         case .input(let input): actions += self.apply(self.machine.handle(input))
-        case .refusal(let messageID, let error, let transient): actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
+        case .refusal(let messageID, let error, let transient):
+            actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
         case .nothing: break
         }
         return actions
@@ -179,7 +183,10 @@ package struct ChatSession: ChannelSession {
             case .openSocket(let brandID, let channelID, let visitorID):
                 self.dropSocket()
                 let url = self.settings.endpoints.webSocket(
-                    brandId: brandID, channelId: channelID, visitorId: CXoneID(visitorID), sdkVersion: self.settings.sdkVersion
+                    brandId: brandID,
+                    channelId: channelID,
+                    visitorId: CXoneID(visitorID),
+                    sdkVersion: self.settings.sdkVersion
                 )
                 out.append(.work(.openSocket(url: url, self.socketGeneration)))
             case .closeSocket:
@@ -206,7 +213,12 @@ package struct ChatSession: ChannelSession {
             switch notice {
             case .reconnecting(let attempt, let reason):
                 let why = reason.map { ": \($0)" } ?? ""
-                out.append(.log(.notice, "\(self.prefix): lost the connection to \(self.settings.gatewayDescription)\(why); reconnecting (attempt \(attempt))"))
+                out.append(
+                    .log(
+                        .notice,
+                        "\(self.prefix): lost the connection to \(self.settings.gatewayDescription)\(why); reconnecting (attempt \(attempt))"
+                    )
+                )
             case .lost(let reason):
                 out.append(.emit(.stoppedListening(ChannelError(.transient, "\(self.prefix): \(reason)"))))
             }
@@ -234,7 +246,10 @@ package struct ChatSession: ChannelSession {
     mutating func frame(for command: ChatStateMachine.Command) -> Action {
         guard
             let context = ChatWireOutput.Context(
-                machine: self.machine, firstName: self.settings.firstName, lastName: self.settings.lastName, sdkVersion: self.settings.sdkVersion
+                machine: self.machine,
+                firstName: self.settings.firstName,
+                lastName: self.settings.lastName,
+                sdkVersion: self.settings.sdkVersion
             )
         else { return .log(.error, "\(self.prefix): could not send a frame before the chat is prepared") }
         do {

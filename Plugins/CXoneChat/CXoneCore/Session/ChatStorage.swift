@@ -80,7 +80,10 @@ package enum ChatStorage {
     /// The mark that `threadID` (lower case) is in the contact history.
     package static func contactRecord(threadID: String, ended: Bool) -> StoreWrite {
         StoreWrite(
-            .store, key: Key.contactPrefix + threadID, value: ended ? "ended" : "open", what: "that thread \(threadID) is in the contact history",
+            .store,
+            key: Key.contactPrefix + threadID,
+            value: ended ? "ended" : "open",
+            what: "that thread \(threadID) is in the contact history",
             ifLost: "it may be recorded again after a restart"
         )
     }
@@ -124,8 +127,12 @@ package enum ChatStorage {
 
         package var entry: ChatStateMachine.OutboxEntry {
             ChatStateMachine.OutboxEntry(
-                messageID: self.messageID, threadID: self.threadID, text: self.text, isWelcome: self.isWelcome,
-                customFields: self.customFields, writtenAt: UnixTime(secondsSince1970: self.writtenAt)
+                messageID: self.messageID,
+                threadID: self.threadID,
+                text: self.text,
+                isWelcome: self.isWelcome,
+                customFields: self.customFields,
+                writtenAt: UnixTime(secondsSince1970: self.writtenAt)
             )
         }
     }

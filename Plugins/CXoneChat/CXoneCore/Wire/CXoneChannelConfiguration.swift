@@ -8,7 +8,12 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
     package var preContactForm: PreContactForm?
     package var settings: Settings
 
-    package init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, preContactForm: PreContactForm? = nil, settings: Settings = Settings()) {
+    package init(
+        isLiveChat: Bool = false,
+        isAuthorizationEnabled: Bool = false,
+        preContactForm: PreContactForm? = nil,
+        settings: Settings = Settings()
+    ) {
         self.isLiveChat = isLiveChat
         self.isAuthorizationEnabled = isAuthorizationEnabled
         self.preContactForm = preContactForm
@@ -35,7 +40,12 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
         /// Feature toggles; a toggle not listed counts as on (the SDK's rule).
         package var features: [String: Bool]
 
-        package init(hasMultipleThreadsPerEndUser: Bool = false, isProactiveChatEnabled: Bool? = nil, fileRestrictions: FileRestrictions? = nil, features: [String: Bool] = [:]) {
+        package init(
+            hasMultipleThreadsPerEndUser: Bool = false,
+            isProactiveChatEnabled: Bool? = nil,
+            fileRestrictions: FileRestrictions? = nil,
+            features: [String: Bool] = [:]
+        ) {
             self.hasMultipleThreadsPerEndUser = hasMultipleThreadsPerEndUser
             self.isProactiveChatEnabled = isProactiveChatEnabled
             self.fileRestrictions = fileRestrictions

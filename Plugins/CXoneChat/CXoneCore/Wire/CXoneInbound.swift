@@ -109,12 +109,14 @@ struct InboundFrame: Codable {
         let container = try decoder.container(keyedBy: Keys.self)
         if container.contains(.error) {
             let error = try container.nestedContainer(keyedBy: ErrorKeys.self, forKey: .error)
-            self.value = .operationError(CXoneOperationError(
-                eventId: try container.decodeIfPresent(CXoneID.self, forKey: .eventId),
-                errorCode: try error.decode(String.self, forKey: .errorCode),
-                errorMessage: try error.decodeIfPresent(String.self, forKey: .errorMessage),
-                transactionId: try error.decodeIfPresent(CXoneID.self, forKey: .transactionId)
-            ))
+            self.value = .operationError(
+                CXoneOperationError(
+                    eventId: try container.decodeIfPresent(CXoneID.self, forKey: .eventId),
+                    errorCode: try error.decode(String.self, forKey: .errorCode),
+                    errorMessage: try error.decodeIfPresent(String.self, forKey: .errorMessage),
+                    transactionId: try error.decodeIfPresent(CXoneID.self, forKey: .transactionId)
+                )
+            )
         } else if container.contains(.postback) {
             let eventId = try container.decode(CXoneID.self, forKey: .eventId)
             let postback = try container.nestedContainer(keyedBy: PostbackKeys.self, forKey: .postback)
@@ -133,11 +135,13 @@ struct InboundFrame: Codable {
                 throw CXoneEventDataFailure(eventType: eventType, underlying: error)
             }
         } else if container.contains(.message) {
-            self.value = .serverError(CXoneServerError(
-                message: try container.decode(String.self, forKey: .message),
-                connectionId: try container.decodeIfPresent(String.self, forKey: .connectionId),
-                requestId: try container.decodeIfPresent(String.self, forKey: .requestId)
-            ))
+            self.value = .serverError(
+                CXoneServerError(
+                    message: try container.decode(String.self, forKey: .message),
+                    connectionId: try container.decodeIfPresent(String.self, forKey: .connectionId),
+                    requestId: try container.decodeIfPresent(String.self, forKey: .requestId)
+                )
+            )
         } else {
             throw CXoneUnrecognizedFrame(what: "has none of eventType, postback, error or message")
         }

@@ -81,7 +81,8 @@ struct OutboundFrame: Codable {
         let payload = try container.nestedContainer(keyedBy: PayloadKeys.self, forKey: .payload)
         let eventType = try payload.decode(String.self, forKey: .eventType)
         do {
-            let customer = try payload.decodeIfPresent(CXoneWire.CustomerIdentity.self, forKey: .customerIdentity)
+            let customer =
+                try payload.decodeIfPresent(CXoneWire.CustomerIdentity.self, forKey: .customerIdentity)
                 ?? payload.decode(CXoneWire.CustomerIdentity.self, forKey: .consumerIdentity)
             var frame = CXoneClientFrame(
                 eventId: eventId,

@@ -14,7 +14,8 @@ extension CXoneRESTBody {
             return try CXoneWireCoding.decode(Self.self, from: bytes, limits: limits, subject: subject)
         } catch {
             if error.code == .missingField || error.code == .wrongType,
-               let answer = try? CXoneWireCoding.decode(CXoneServiceErrorBody.self, from: bytes, limits: limits, subject: subject) {
+                let answer = try? CXoneWireCoding.decode(CXoneServiceErrorBody.self, from: bytes, limits: limits, subject: subject)
+            {
                 throw CXoneWireError(
                     .serviceError,
                     "\(subject) \(CXoneWireCoding.size(bytes.count)): the service answered \(CXoneWireCoding.label(answer.error.errorCode))"

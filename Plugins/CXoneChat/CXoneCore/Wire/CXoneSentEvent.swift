@@ -48,8 +48,8 @@ package enum CXoneSentEvent: Sendable, Hashable {
     package var usesCustomerIdentityKey: Bool {
         switch self {
         case .sendMessage, .recoverThread, .recoverLivechat, .loadMoreMessages, .setContactCustomFields,
-             .senderTypingStarted, .senderTypingEnded, .messageSeenByCustomer, .authorizeCustomer,
-             .fetchThreadList, .loadThreadMetadata:
+            .senderTypingStarted, .senderTypingEnded, .messageSeenByCustomer, .authorizeCustomer,
+            .fetchThreadList, .loadThreadMetadata:
             true
         default:
             false
@@ -98,7 +98,7 @@ package enum CXoneSentEvent: Sendable, Hashable {
         case .recoverThread(let value), .recoverLivechat(let value): try container.encodeIfPresent(value, forKey: key)
         case .fetchThreadList: break
         case .loadThreadMetadata(let value), .messageSeenByCustomer(let value),
-             .senderTypingStarted(let value), .senderTypingEnded(let value):
+            .senderTypingStarted(let value), .senderTypingEnded(let value):
             try container.encode(value, forKey: key)
         case .sendMessage(let value): try container.encode(value, forKey: key)
         case .sendOutbound(let value): try container.encode(value, forKey: key)

@@ -109,14 +109,14 @@ package enum CXoneTimestamp {
 
         mutating func timestamp() -> Date? {
             guard let year = self.number(digits: 4), self.expect(0x2D),
-                  let month = self.number(digits: 2), self.expect(0x2D),
-                  let day = self.number(digits: 2), self.expect(0x54, 0x74, 0x20),
-                  let hour = self.number(digits: 2), self.expect(0x3A),
-                  let minute = self.number(digits: 2), self.expect(0x3A),
-                  let second = self.number(digits: 2)
+                let month = self.number(digits: 2), self.expect(0x2D),
+                let day = self.number(digits: 2), self.expect(0x54, 0x74, 0x20),
+                let hour = self.number(digits: 2), self.expect(0x3A),
+                let minute = self.number(digits: 2), self.expect(0x3A),
+                let second = self.number(digits: 2)
             else { return nil }
             guard (1...12).contains(month), day >= 1, day <= CXoneTimestamp.daysInMonth(year: year, month: month),
-                  hour <= 23, minute <= 59, second <= 60
+                hour <= 23, minute <= 59, second <= 60
             else { return nil }
             // Fraction: up to nine digits count, the rest of a long fraction is ignored.
             var nanoseconds: Int64 = 0

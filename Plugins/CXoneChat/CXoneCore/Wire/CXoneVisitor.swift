@@ -48,7 +48,8 @@ extension CXoneWire {
         package var createdAt: Date
         package var data: CXoneJSON
 
-        package init(id: CXoneID = .random(), type: String, visitId: CXoneID, destinationId: CXoneID, createdAt: Date, data: CXoneJSON = .object([:])) {
+        package init(id: CXoneID = .random(), type: String, visitId: CXoneID, destinationId: CXoneID, createdAt: Date, data: CXoneJSON = .object([:]))
+        {
             self.id = id
             self.type = type
             self.visitId = visitId
@@ -65,15 +66,28 @@ extension CXoneWire {
         /// A page (for Attendant: a view of the chat) was shown: data `{"title", "url"}`.
         package static func pageView(title: String, url: String, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
             AnalyticsEvent(
-                type: "PageView", visitId: visitId, destinationId: destinationId, createdAt: date,
+                type: "PageView",
+                visitId: visitId,
+                destinationId: destinationId,
+                createdAt: date,
                 data: .object(["title": .string(title), "url": .string(url)])
             )
         }
 
         /// A page view ended: data `{"url", "title", "timeSpentOnPage"}` (seconds).
-        package static func timeSpentOnPage(title: String, url: String, seconds: Int, visitId: CXoneID, destinationId: CXoneID, at date: Date) -> AnalyticsEvent {
+        package static func timeSpentOnPage(
+            title: String,
+            url: String,
+            seconds: Int,
+            visitId: CXoneID,
+            destinationId: CXoneID,
+            at date: Date
+        ) -> AnalyticsEvent {
             AnalyticsEvent(
-                type: "TimeSpentOnPage", visitId: visitId, destinationId: destinationId, createdAt: date,
+                type: "TimeSpentOnPage",
+                visitId: visitId,
+                destinationId: destinationId,
+                createdAt: date,
                 data: .object(["title": .string(title), "url": .string(url), "timeSpentOnPage": .number(Double(seconds))])
             )
         }

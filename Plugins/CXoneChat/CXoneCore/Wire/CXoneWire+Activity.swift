@@ -43,7 +43,9 @@ extension CXoneWire {
         }
 
         enum CodingKeys: String, CodingKey {
-            case brand, channel, contact = "case", inboxAssignee, previousInboxAssignee
+            case brand, channel
+            case contact = "case"
+            case inboxAssignee, previousInboxAssignee
         }
     }
 

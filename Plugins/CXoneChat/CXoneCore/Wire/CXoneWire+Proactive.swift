@@ -93,7 +93,8 @@ extension CXoneWire {
                 let data = try action.nestedContainer(keyedBy: DataKeys.self, forKey: .data)
                 self.content = try data.decodeIfPresent(Content.self, forKey: .content)
                 if data.contains(.handover), try !data.decodeNil(forKey: .handover) {
-                    self.customFields = try data.nestedContainer(keyedBy: HandoverKeys.self, forKey: .handover)
+                    self.customFields =
+                        try data.nestedContainer(keyedBy: HandoverKeys.self, forKey: .handover)
                         .decodeIfPresent([CustomField].self, forKey: .customFields) ?? []
                 } else {
                     self.customFields = []

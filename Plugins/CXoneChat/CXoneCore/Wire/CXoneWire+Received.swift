@@ -55,7 +55,8 @@ extension CXoneWire {
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            self.contact = try container.decodeIfPresent(Contact.self, forKey: .contact)
+            self.contact =
+                try container.decodeIfPresent(Contact.self, forKey: .contact)
                 ?? container.decodeIfPresent(Contact.self, forKey: .consumerContact)
             self.messages = try container.decodeIfPresent([Message].self, forKey: .messages) ?? []
             self.inboxAssignee = try container.decodeIfPresent(Agent.self, forKey: .inboxAssignee)

@@ -16,7 +16,14 @@ package enum CXoneWireExercise {
         do {
             let inbound = try CXoneInbound.decode(bytes, limits: limits)
             result.inbound = inbound
-            result.violation = result.violation ?? self.roundTrip(inbound, limits: limits, encode: { v throws(CXoneWireError) in try v.encoded() }, decode: { b, l throws(CXoneWireError) in try CXoneInbound.decode(b, limits: l) })
+            result.violation =
+                result.violation
+                ?? self.roundTrip(
+                    inbound,
+                    limits: limits,
+                    encode: { v throws(CXoneWireError) in try v.encoded() },
+                    decode: { b, l throws(CXoneWireError) in try CXoneInbound.decode(b, limits: l) }
+                )
             if case .eventInS3(let s3)? = inbound.receivedEvent {
                 do { _ = try s3.decodeOrigin(bytes, limits: limits) } catch { result.errors.append(error) }
             }
@@ -26,7 +33,14 @@ package enum CXoneWireExercise {
         do {
             let outbound = try CXoneOutbound.decode(bytes, limits: limits)
             result.outbound = outbound
-            result.violation = result.violation ?? self.roundTrip(outbound, limits: limits, encode: { v throws(CXoneWireError) in try v.encoded() }, decode: { b, l throws(CXoneWireError) in try CXoneOutbound.decode(b, limits: l) })
+            result.violation =
+                result.violation
+                ?? self.roundTrip(
+                    outbound,
+                    limits: limits,
+                    encode: { v throws(CXoneWireError) in try v.encoded() },
+                    decode: { b, l throws(CXoneWireError) in try CXoneOutbound.decode(b, limits: l) }
+                )
         } catch {
             result.errors.append(error)
         }
@@ -53,7 +67,14 @@ package enum CXoneWireExercise {
         do {
             let value = try T.decode(bytes, limits: limits)
             result.bodies += 1
-            result.violation = result.violation ?? self.roundTrip(value, limits: limits, encode: { v throws(CXoneWireError) in try v.encoded() }, decode: { b, l throws(CXoneWireError) in try T.decode(b, limits: l) })
+            result.violation =
+                result.violation
+                ?? self.roundTrip(
+                    value,
+                    limits: limits,
+                    encode: { v throws(CXoneWireError) in try v.encoded() },
+                    decode: { b, l throws(CXoneWireError) in try T.decode(b, limits: l) }
+                )
         } catch {
             result.errors.append(error)
         }

@@ -25,7 +25,8 @@ extension BayeuxClientStateMachine {
         message.minimumVersion = "1.0"
         // The fallback stays on offer, so a server without WebSocket still agrees on a type.
         message.supportedConnectionTypes =
-            self.connectionType == .webSocket ? [BayeuxConnectionType.webSocket.rawValue, BayeuxConnectionType.longPolling.rawValue] : [BayeuxConnectionType.longPolling.rawValue]
+            self.connectionType == .webSocket
+            ? [BayeuxConnectionType.webSocket.rawValue, BayeuxConnectionType.longPolling.rawValue] : [BayeuxConnectionType.longPolling.rawValue]
         actions.append(.send([message], on: .control))
         actions += self.arm(.reply(id), after: self.configuration.networkDelay)
         return actions

@@ -88,7 +88,14 @@ package struct BayeuxClientStateMachine: Sendable {
         package var connected: Bool
         package var failures: Int
 
-        package init(clientID: String?, handshakeAt: Duration?, connectionType: BayeuxConnectionType, advice: BayeuxAdvice, connected: Bool, failures: Int) {
+        package init(
+            clientID: String?,
+            handshakeAt: Duration?,
+            connectionType: BayeuxConnectionType,
+            advice: BayeuxAdvice,
+            connected: Bool,
+            failures: Int
+        ) {
             self.clientID = clientID
             self.handshakeAt = handshakeAt
             self.connectionType = connectionType

@@ -46,7 +46,10 @@ package enum GMSChatCommand: Sendable, Hashable {
     /// `fields` that must not be empty.
     static func v2Only(_ name: String, _ fields: [String: String], _ what: String, apiVersion: Int) throws(ChannelError) -> GMSChatCommand {
         guard apiVersion == 2 else {
-            throw ChannelError(.unsupported, "\(GMSChatSession.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2")
+            throw ChannelError(
+                .unsupported,
+                "\(GMSChatSession.prefix): GMS chat API v1 has no customer operation for \(what); it needs api-version = 2"
+            )
         }
         guard fields.values.allSatisfy({ !$0.isEmpty }) else {
             throw ChannelError(.illegalState, "\(GMSChatSession.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")

@@ -155,7 +155,9 @@ package struct GMSChatV1Form: Sendable, Hashable {
             }
             object = parsed
         } catch {
-            return .failure(Refusal(transient: transient, reason: "answered HTTP \(status) with \(body.count) bytes that are not a GMS reply (\(error))"))
+            return .failure(
+                Refusal(transient: transient, reason: "answered HTTP \(status) with \(body.count) bytes that are not a GMS reply (\(error))")
+            )
         }
         guard (200..<300).contains(status) else {
             let reason = object["message"]?.stringValue ?? object["exception"]?.stringValue ?? "no reason given"
@@ -177,7 +179,10 @@ package struct GMSChatV1Form: Sendable, Hashable {
     package static func created(_ reply: [String: JSONValue], serviceID: String) throws(GMSDecodeError) -> (GMSChatKeys, GMSChatV1Event) {
         let event = try Self.event(reply, serviceID: serviceID)
         let keys = GMSChatKeys(
-            secureKey: reply["secureKey"]?.stringValue ?? serviceID, chatID: event.chatSessionID, userID: reply["userId"]?.stringValue, serviceID: serviceID
+            secureKey: reply["secureKey"]?.stringValue ?? serviceID,
+            chatID: event.chatSessionID,
+            userID: reply["userId"]?.stringValue,
+            serviceID: serviceID
         )
         return (keys, event)
     }

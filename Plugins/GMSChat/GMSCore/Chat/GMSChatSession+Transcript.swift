@@ -28,7 +28,13 @@ extension GMSChatSession {
             let message = row.chatMessage(threadID: threadID, receivedAt: now)
             if !self.contactRecorded, message.direction == .fromAgent {
                 self.contactRecorded = true
-                var contact = Contact(id: threadID, kind: .chat, from: message.sender, summary: "Chat with \(message.sender.displayName)", receivedAt: message.sentAt)
+                var contact = Contact(
+                    id: threadID,
+                    kind: .chat,
+                    from: message.sender,
+                    summary: "Chat with \(message.sender.displayName)",
+                    receivedAt: message.sentAt
+                )
                 contact.threadID = threadID
                 actions.append(.emit(.incomingContact(contact)))
             }
@@ -77,7 +83,8 @@ extension GMSChatSession {
         self.contactRecorded = false
         self.replayAskedFor = nil
         return GMSChatKeys.writes(keys).map(Action.write) + [
-            Self.store(threadID, key: StoreKey.thread), Self.store("0", key: StoreKey.position), Self.store(Phase.active.rawValue, key: StoreKey.phase),
+            Self.store(threadID, key: StoreKey.thread), Self.store("0", key: StoreKey.position),
+            Self.store(Phase.active.rawValue, key: StoreKey.phase),
             .emit(.chatStateChanged(.ready)), .emit(.threadUpdated(self.thread(threadID, .ready))),
             .log(.info, "\(self.prefix): the chat with \(self.server) started"),
         ]
@@ -88,7 +95,8 @@ extension GMSChatSession {
         guard self.phase == .active else { return [] }
         self.phase = .ended
         self.keys = nil
-        var actions: [Action] = [.cancelTimer(.gap)] + GMSChatKeys.writes(nil).map(Action.write) + [Self.store(Phase.ended.rawValue, key: StoreKey.phase)]
+        var actions: [Action] =
+            [.cancelTimer(.gap)] + GMSChatKeys.writes(nil).map(Action.write) + [Self.store(Phase.ended.rawValue, key: StoreKey.phase)]
         if let threadID = self.threadID {
             actions.append(.emit(.threadUpdated(self.thread(threadID, .closed))))
             if self.contactRecorded { actions.append(.emit(.contactEnded(contactID: threadID, outcome: .completed))) }

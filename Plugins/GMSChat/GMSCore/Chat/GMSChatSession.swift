@@ -66,7 +66,13 @@ package struct GMSChatSession: ChannelSession {
         /// A new local id for a chat's thread (GMS's ids are secrets).
         package var makeThreadID: @Sendable () -> String
 
-        package init(apiVersion: Int, service: String, serverDescription: String, networkDelay: Duration, makeThreadID: @escaping @Sendable () -> String) {
+        package init(
+            apiVersion: Int,
+            service: String,
+            serverDescription: String,
+            networkDelay: Duration,
+            makeThreadID: @escaping @Sendable () -> String
+        ) {
             self.apiVersion = apiVersion
             self.service = service
             self.serverDescription = serverDescription
@@ -93,8 +99,10 @@ package struct GMSChatSession: ChannelSession {
         /// phase that does not parse counts as none.
         package init(store values: [String: String], secrets: [String: String]) {
             self.init(
-                position: values[StoreKey.position].flatMap { Int($0) } ?? 0, threadID: values[StoreKey.thread],
-                phase: values[StoreKey.phase].flatMap(Phase.init(rawValue:)) ?? .none, keys: GMSChatKeys(secrets: secrets)
+                position: values[StoreKey.position].flatMap { Int($0) } ?? 0,
+                threadID: values[StoreKey.thread],
+                phase: values[StoreKey.phase].flatMap(Phase.init(rawValue:)) ?? .none,
+                keys: GMSChatKeys(secrets: secrets)
             )
         }
     }
@@ -251,8 +259,11 @@ package struct GMSChatSession: ChannelSession {
         } else if let keys = self.keys {
             // Keys GMS hands out later (the alias, the user id) are kept too.
             let updated = GMSChatKeys(
-                secureKey: keys.secureKey, chatID: reply.chatID ?? keys.chatID, userID: reply.userID ?? keys.userID,
-                alias: reply.alias ?? keys.alias, serviceID: keys.serviceID
+                secureKey: keys.secureKey,
+                chatID: reply.chatID ?? keys.chatID,
+                userID: reply.userID ?? keys.userID,
+                alias: reply.alias ?? keys.alias,
+                serviceID: keys.serviceID
             )
             if updated != keys {
                 self.keys = updated
@@ -369,7 +380,8 @@ package struct GMSChatSession: ChannelSession {
     package func statusFields() -> [String: String] {
         var fields: [String: String] = [
             "chat": self.phase.rawValue,
-            "state": self.phase == .active ? ChatState.ready.rawValue : (self.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
+            "state": self.phase == .active
+                ? ChatState.ready.rawValue : (self.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
             "connected": self.connected ? "yes" : "no",
             "background": self.background ? "yes" : "no",
             "transcript-position": String(self.ledger.shown),

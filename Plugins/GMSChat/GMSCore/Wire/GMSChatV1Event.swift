@@ -21,7 +21,8 @@ package struct GMSChatV1Event: Sendable, Hashable {
     /// The tag of a chat refresh event, before the service id.
     package static let tagPrefix = "service.chat.refresh."
 
-    package init(serviceID: String?, chatSessionID: String?, state: String?, transcriptPosition: Int?, startedAt: String?, rows: [GMSTranscriptEvent]) {
+    package init(serviceID: String?, chatSessionID: String?, state: String?, transcriptPosition: Int?, startedAt: String?, rows: [GMSTranscriptEvent])
+    {
         self.serviceID = serviceID
         self.chatSessionID = chatSessionID
         self.state = state
@@ -48,7 +49,11 @@ package struct GMSChatV1Event: Sendable, Hashable {
             break
         case .array(let table)?:
             guard let position, position >= table.count else {
-                throw GMSDecodeError.wrong("transcriptPosition", message["transcriptPosition"], expected: "a position at or after the last of \(table.count) rows")
+                throw GMSDecodeError.wrong(
+                    "transcriptPosition",
+                    message["transcriptPosition"],
+                    expected: "a position at or after the last of \(table.count) rows"
+                )
             }
             for (number, row) in table.enumerated() {
                 do {

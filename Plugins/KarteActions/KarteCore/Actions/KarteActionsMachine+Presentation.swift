@@ -64,7 +64,9 @@ extension KarteActionsMachine {
 
     static func closing(_ action: ShownAction, reason: CloseReason) -> [Action] {
         let ref = action.ref
-        var actions: [Action] = [.willDisappear(ref, reason: reason), .close(actionID: ref.actionID, reason: reason), .didDisappear(ref, reason: reason)]
+        var actions: [Action] = [
+            .willDisappear(ref, reason: reason), .close(actionID: ref.actionID, reason: reason), .didDisappear(ref, reason: reason),
+        ]
         if reason == .dismiss || reason == .hard {
             actions.append(.track(KarteEvent(name: KarteEventName.messageClose, values: ["message": ref.messageValue])))
         }

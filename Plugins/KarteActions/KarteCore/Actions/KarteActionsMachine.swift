@@ -73,7 +73,11 @@ package struct KarteActionsMachine: Sendable {
         }
 
         package var inAppAction: InAppAction {
-            self.content.inAppAction(id: self.message.actionID, campaignID: self.message.campaignID, onlyOnSendingScreen: self.message.campaign.displayLimitMode)
+            self.content.inAppAction(
+                id: self.message.actionID,
+                campaignID: self.message.campaignID,
+                onlyOnSendingScreen: self.message.campaign.displayLimitMode
+            )
         }
     }
 
@@ -189,9 +193,11 @@ extension KarteActionsMachine {
     /// The variables as `{"name": {"value": …, "campaign_id": …, "shorten_id": …}}`: what the driver
     /// stores, and what `attendantctl actions variables` shows.
     package static func json(of variables: [String: Variable]) -> JSONValue {
-        .object(variables.mapValues { variable in
-            .object(["value": variable.value, "campaign_id": .string(variable.campaignID), "shorten_id": .string(variable.shortenID)])
-        })
+        .object(
+            variables.mapValues { variable in
+                .object(["value": variable.value, "campaign_id": .string(variable.campaignID), "shorten_id": .string(variable.shortenID)])
+            }
+        )
     }
 
     /// Takes back variables stored with ``json(of:)``; entries of another shape are skipped.
@@ -200,7 +206,10 @@ extension KarteActionsMachine {
         for (name, entry) in entries {
             guard let value = entry["value"] else { continue }
             self.variables[name] = Variable(
-                name: name, value: value, campaignID: entry["campaign_id"]?.stringValue ?? "", shortenID: entry["shorten_id"]?.stringValue ?? ""
+                name: name,
+                value: value,
+                campaignID: entry["campaign_id"]?.stringValue ?? "",
+                shortenID: entry["shorten_id"]?.stringValue ?? ""
             )
         }
     }

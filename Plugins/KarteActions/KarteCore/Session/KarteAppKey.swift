@@ -17,7 +17,10 @@ package enum KarteAppKey {
         switch state {
         case .available(let token):
             guard Self.isValid(token.value) else {
-                throw ChannelError(.configuration, "karte-actions: the channel's token is not a KARTE app key (\(token.value.count) characters; an app key has 32)")
+                throw ChannelError(
+                    .configuration,
+                    "karte-actions: the channel's token is not a KARTE app key (\(token.value.count) characters; an app key has 32)"
+                )
             }
             return token.value
         case .unavailable(let reason):
@@ -36,7 +39,10 @@ package enum KarteAppKey {
             )
         }
         guard Self.isValid(secret) else {
-            throw ChannelError(.configuration, "karte-actions: the app-key in secrets.json is not a KARTE app key (\(secret.count) characters; an app key has 32)")
+            throw ChannelError(
+                .configuration,
+                "karte-actions: the app-key in secrets.json is not a KARTE app key (\(secret.count) characters; an app key has 32)"
+            )
         }
         return secret
     }

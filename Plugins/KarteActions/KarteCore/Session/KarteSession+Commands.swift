@@ -9,21 +9,33 @@ extension KarteSession {
         case .view(let name, let title, let values):
             return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
                 try tracking.view(name: name, title: title, values: values, now: now)
-            } reply: { keys in ["event": KarteEventName.view, "pv_id": keys.pvID, "original_pv_id": keys.originalPVID] }
+            } reply: { keys in
+                ["event": KarteEventName.view, "pv_id": keys.pvID, "original_pv_id": keys.originalPVID]
+            }
         case .track(let event):
-            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.track(event, now: now) } reply: { keys in
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
+                try tracking.track(event, now: now)
+            } reply: { keys in
                 ["event": event.name, "pv_id": keys.pvID]
             }
         case .identify(let user, let values):
-            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.identify(userID: user, values: values, now: now) } reply: { keys in
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
+                try tracking.identify(userID: user, values: values, now: now)
+            } reply: { keys in
                 ["event": KarteEventName.identify, "pv_id": keys.pvID]
             }
         case .attribute(let values):
-            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in try tracking.attribute(values, now: now) } reply: { keys in
+            return try self.track(id, now: now) { tracking, now throws(KarteFieldError) in
+                try tracking.attribute(values, now: now)
+            } reply: { keys in
                 ["event": KarteEventName.attribute, "pv_id": keys.pvID]
             }
         case .boundary:
-            return try self.track(id, now: now) { tracking, _ in tracking.markBoundary() } reply: { keys in ["pv_id": keys.pvID] }
+            return try self.track(id, now: now) { tracking, _ in
+                tracking.markBoundary()
+            } reply: { keys in
+                ["pv_id": keys.pvID]
+            }
         case .list:
             return [.replied(id, .success(.fields(self.listFields)))]
         case .click(let actionID, let choice):
@@ -54,7 +66,9 @@ extension KarteSession {
     /// the target is `_blank` (the SDKs: iOS `IAMWebView.openURL` resets and lets the app claim the URL).
     /// Refused by the policy: not a click.
     package mutating func opened(_ id: UInt64, _ outcome: LinkOpenOutcome, now: UnixTime) -> [Action] {
-        guard var fields = self.opening.removeValue(forKey: id), let actionID = fields["action"], let url = fields["url"], let target = fields["target"] else { return [] }
+        guard var fields = self.opening.removeValue(forKey: id), let actionID = fields["action"], let url = fields["url"],
+            let target = fields["target"]
+        else { return [] }
         fields["opened"] = outcome.name
         fields["detail"] = outcome.detail
         if case .refused = outcome {
@@ -67,7 +81,9 @@ extension KarteSession {
 
     /// The shown action (the last one unless `wanted` names another) and the link a click follows.
     static func link(
-        of shown: [KarteActionsMachine.ShownAction], actionID wanted: String?, _ choice: KarteCommand.LinkChoice
+        of shown: [KarteActionsMachine.ShownAction],
+        actionID wanted: String?,
+        _ choice: KarteCommand.LinkChoice
     ) throws(ChannelError) -> (KarteActionsMachine.ShownAction, KarteActionContent.Link) {
         guard let action = wanted.map({ id in shown.first { $0.message.actionID == id } }) ?? shown.last else {
             throw ChannelError(.illegalState, wanted.map { "no action \($0) is shown; see attendantctl actions list" } ?? "no action is shown")
@@ -79,7 +95,9 @@ extension KarteSession {
             return (action, link)
         case .index(let text):
             guard let index = Int(text), links.indices.contains(index) else {
-                throw KarteCommand.invalid(links.isEmpty ? "action \(id) has no links" : "action \(id) has links 0 to \(links.count - 1), not \(text)")
+                throw KarteCommand.invalid(
+                    links.isEmpty ? "action \(id) has no links" : "action \(id) has links 0 to \(links.count - 1), not \(text)"
+                )
             }
             return (action, links[index])
         }

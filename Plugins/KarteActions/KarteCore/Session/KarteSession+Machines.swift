@@ -21,7 +21,12 @@ extension KarteSession {
                 self.counters.answers += 1
                 if !response.unknownFields.isEmpty {
                     let named = response.unknownFields.prefix(10).joined(separator: ", ") + (response.unknownFields.count > 10 ? ", …" : "")
-                    out.append(.log(.debug, "KARTE's answer to request \(request.id) has \(response.unknownFields.count) field(s) this plugin does not read, ignored: \(named)"))
+                    out.append(
+                        .log(
+                            .debug,
+                            "KARTE's answer to request \(request.id) has \(response.unknownFields.count) field(s) this plugin does not read, ignored: \(named)"
+                        )
+                    )
                 }
                 // A retried request's answer never shows anything (karte.md §1): the machine ignores it too.
                 if !isRetry, let tracking = self.tracking {
@@ -30,7 +35,12 @@ extension KarteSession {
                 out += self.settleFetch(request.id, answered: true)
             case .responseUnreadable(let request, let error):
                 self.counters.unreadable += 1
-                out.append(.log(.warning, "KARTE's answer to request \(request.id) (\(Self.describe(request))) from \(self.trackURL) was not used: \(error); the events reached KARTE and are not sent again, and the answer's actions are not shown. If this repeats, look at the campaigns KARTE answers these events with (their size and content)"))
+                out.append(
+                    .log(
+                        .warning,
+                        "KARTE's answer to request \(request.id) (\(Self.describe(request))) from \(self.trackURL) was not used: \(error); the events reached KARTE and are not sent again, and the answer's actions are not shown. If this repeats, look at the campaigns KARTE answers these events with (their size and content)"
+                    )
+                )
                 out += self.settleFetch(request.id, answered: false)
             case .dropped(let request, let reason):
                 self.counters.dropped += 1
@@ -93,11 +103,23 @@ extension KarteSession {
     mutating func settleFetch(_ requestID: UInt64, answered: Bool) -> [Action] {
         guard self.fetchRequests.remove(requestID) != nil else { return [] }
         defer { self.fetchWaiters = [] }
-        return self.fetchWaiters.sorted().flatMap { id -> [Action] in [.cancelTimer(.fetch(id)), .replied(id, .success(self.variablesReply(fetched: answered)))] }
+        return self.fetchWaiters.sorted().flatMap { id -> [Action] in
+            [.cancelTimer(.fetch(id)), .replied(id, .success(self.variablesReply(fetched: answered)))]
+        }
     }
 
-    static func step(_ phase: InAppActionLifecycle.Phase, _ ref: KarteActionsMachine.ActionRef, reason: KarteActionsMachine.CloseReason? = nil) -> InAppActionLifecycle {
-        InAppActionLifecycle(phase: phase, actionID: ref.actionID, campaignID: ref.campaignID, shortenID: ref.shortenID, reason: reason?.rawValue ?? "")
+    static func step(
+        _ phase: InAppActionLifecycle.Phase,
+        _ ref: KarteActionsMachine.ActionRef,
+        reason: KarteActionsMachine.CloseReason? = nil
+    ) -> InAppActionLifecycle {
+        InAppActionLifecycle(
+            phase: phase,
+            actionID: ref.actionID,
+            campaignID: ref.campaignID,
+            shortenID: ref.shortenID,
+            reason: reason?.rawValue ?? ""
+        )
     }
 
     /// The host's view of a shown action: its text and links, and the whole message for D-Bus viewers.

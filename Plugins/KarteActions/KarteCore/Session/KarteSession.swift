@@ -93,8 +93,15 @@ package struct KarteSession: ChannelSession {
         package var startView: String?
 
         package init(
-            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, previousVersion: String?, suppressed: Bool,
-            variables: String?, unanswered: [KarteRecordedEvent], startView: String?
+            appKey: String,
+            appInfo: KarteAppInfo,
+            visitorID: String,
+            appVersion: String,
+            previousVersion: String?,
+            suppressed: Bool,
+            variables: String?,
+            unanswered: [KarteRecordedEvent],
+            startView: String?
         ) {
             self.appKey = appKey
             self.appInfo = appInfo
@@ -117,16 +124,27 @@ package struct KarteSession: ChannelSession {
         /// events never seen answered, in the order they were recorded. An entry that does not parse is
         /// left out.
         package init(
-            appKey: String, appInfo: KarteAppInfo, visitorID: String, appVersion: String, stored values: [String: String], startView: String?
+            appKey: String,
+            appInfo: KarteAppInfo,
+            visitorID: String,
+            appVersion: String,
+            stored values: [String: String],
+            startView: String?
         ) {
             let unanswered = values.compactMap { key, text -> KarteRecordedEvent? in
                 guard key.hasPrefix(StoreKey.pendingEvent), let json = try? JSONValue.parse(Array(text.utf8)) else { return nil }
                 return KarteRecordedEvent(persisted: json)
             }
             self.init(
-                appKey: appKey, appInfo: appInfo, visitorID: visitorID, appVersion: appVersion, previousVersion: values[StoreKey.appVersion],
-                suppressed: values[StoreKey.suppressed] == "true", variables: values[StoreKey.variables],
-                unanswered: unanswered.sorted { ($0.date, Self.number($0.localID)) < ($1.date, Self.number($1.localID)) }, startView: startView
+                appKey: appKey,
+                appInfo: appInfo,
+                visitorID: visitorID,
+                appVersion: appVersion,
+                previousVersion: values[StoreKey.appVersion],
+                suppressed: values[StoreKey.suppressed] == "true",
+                variables: values[StoreKey.variables],
+                unanswered: unanswered.sorted { ($0.date, Self.number($0.localID)) < ($1.date, Self.number($1.localID)) },
+                startView: startView
             )
         }
     }
@@ -250,7 +268,13 @@ package struct KarteSession: ChannelSession {
         switch outcome {
         case .answer(let status, let body):
             if status == 401 || status == 403 {
-                out.append(.emit(.stoppedListening(ChannelError(.authentication, "karte-actions: KARTE refused the app key (HTTP \(status)) at \(self.trackURL)"))))
+                out.append(
+                    .emit(
+                        .stoppedListening(
+                            ChannelError(.authentication, "karte-actions: KARTE refused the app key (HTTP \(status)) at \(self.trackURL)")
+                        )
+                    )
+                )
             }
             tracked = self.tracking!.requestCompleted(requestID, status: status, body: body)
         case .failure(let reason):
@@ -269,7 +293,8 @@ package struct KarteSession: ChannelSession {
 
     /// A tracking request as request `id`: refused input changes nothing; the caller hears the keys it left.
     package mutating func track(
-        _ id: UInt64, now: UnixTime,
+        _ id: UInt64,
+        now: UnixTime,
         _ body: (inout KarteTrackingMachine, UnixTime) throws(KarteFieldError) -> [KarteTrackingMachine.Action],
         reply: (KarteKeys) -> [String: String]
     ) throws(ChannelError) -> [Action] {
@@ -336,7 +361,9 @@ package struct KarteSession: ChannelSession {
                 "shorten_id": .string(shown.message.shortenID),
                 "title": .string(shown.content.title),
                 "body": .string(shown.content.body),
-                "links": .array(shown.content.links.map { .object(["label": .string($0.label), "url": .string($0.url), "target": .string($0.target)]) }),
+                "links": .array(
+                    shown.content.links.map { .object(["label": .string($0.label), "url": .string($0.url), "target": .string($0.target)]) }
+                ),
             ])
         }
         let keys = self.tracking?.keys

@@ -33,7 +33,12 @@ extension KarteTrackingMachine {
     /// A screen view: the pv_id is renewed first (a soft reset unless the old pv was the original, as
     /// iOS does), then `view` is recorded with `view_name` and `title` (defaulting to the view name).
     /// Nothing changes when the values are refused.
-    package mutating func view(name: String, title: String? = nil, values: [String: JSONValue] = [:], now: UnixTime) throws(KarteFieldError) -> [Action] {
+    package mutating func view(
+        name: String,
+        title: String? = nil,
+        values: [String: JSONValue] = [:],
+        now: UnixTime
+    ) throws(KarteFieldError) -> [Action] {
         var all = values
         all["view_name"] = .string(name)
         all["title"] = .string(title ?? name)

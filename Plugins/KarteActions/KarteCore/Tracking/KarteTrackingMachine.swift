@@ -273,7 +273,12 @@ extension KarteTrackingMachine {
         for (keys, events) in groups {
             for start in stride(from: 0, to: events.count, by: size) {
                 self.nextRequestID += 1
-                let request = KarteTrackRequest(id: self.nextRequestID, keys: keys, events: Array(events[start..<min(start + size, events.count)]), attempt: 1)
+                let request = KarteTrackRequest(
+                    id: self.nextRequestID,
+                    keys: keys,
+                    events: Array(events[start..<min(start + size, events.count)]),
+                    attempt: 1
+                )
                 actions.append(self.send(request))
             }
         }

@@ -97,7 +97,11 @@ extension KarteRecordedEvent {
             let visitor = json["keys"]?["visitor_id"]?.stringValue, let pv = json["keys"]?["pv_id"]?.stringValue,
             let original = json["keys"]?["original_pv_id"]?.stringValue
         else { return nil }
-        self.init(event: KarteEvent(name: name, values: values), keys: KarteKeys(visitorID: visitor, pvID: pv, originalPVID: original), date: UnixTime(secondsSince1970: date))
+        self.init(
+            event: KarteEvent(name: name, values: values),
+            keys: KarteKeys(visitorID: visitor, pvID: pv, originalPVID: original),
+            date: UnixTime(secondsSince1970: date)
+        )
         self.localID = localID
     }
 }

@@ -23,7 +23,14 @@ package struct KarteTrackResponse: Sendable, Hashable {
     /// insides of `action` and `campaign` are not listed: KARTE puts many widget fields there.
     package var unknownFields: [String] = []
 
-    package init(success: Bool = true, status: Int = 200, error: String? = nil, messages: [KarteMessage] = [], events: [JSONValue] = [], options: [String: JSONValue] = [:]) {
+    package init(
+        success: Bool = true,
+        status: Int = 200,
+        error: String? = nil,
+        messages: [KarteMessage] = [],
+        events: [JSONValue] = [],
+        options: [String: JSONValue] = [:]
+    ) {
         self.success = success
         self.status = status
         self.error = error

@@ -74,7 +74,8 @@ final class StreamReception: StreamReceiver {
         self.receive = receive
         self.inbound = connection.isInbound ? "\(connection.peer) over \(transport.rawValue)" : nil
         self.peer = connection.peer
-        self.origin = connection.isInbound
+        self.origin =
+            connection.isInbound
             ? SIPTransport.Origin(path: .connection(connection), description: "\(connection.peer) over \(transport.rawValue)")
             : SIPTransport.Origin(path: .flow, description: "the registrar")
         self.state = Mutex(State(framer: SIPStreamFramer(role: connection.isInbound ? .server : .client)))
@@ -121,6 +122,8 @@ final class StreamReception: StreamReceiver {
         }
         guard first else { return }
         // The host says "closed by the peer" for an orderly end, and names the failure otherwise.
-        self.receive(.closed(reason == "closed by the peer" ? "the registrar closed the connection" : "the connection to the registrar failed: \(reason)"))
+        self.receive(
+            .closed(reason == "closed by the peer" ? "the registrar closed the connection" : "the connection to the registrar failed: \(reason)")
+        )
     }
 }

@@ -85,7 +85,11 @@ final class SIPTransport: Sendable {
         do throws(NetworkError) {
             switch kind {
             case .udp:
-                let options = DatagramOptions(receiveBufferSize: Self.receiveBufferSize, maximumDatagramSize: Self.datagramCapacity, acceptFromAnywhere: listen)
+                let options = DatagramOptions(
+                    receiveBufferSize: Self.receiveBufferSize,
+                    maximumDatagramSize: Self.datagramCapacity,
+                    acceptFromAnywhere: listen
+                )
                 let reception = DatagramReception(receive: receive)
                 let flow = try await network.openDatagramFlow(to: host, port: port, options: options) { reception.deliver($0) }
                 return SIPTransport(kind: kind, flow: .datagram(flow))
@@ -97,7 +101,7 @@ final class SIPTransport: Sendable {
                 }
                 return SIPTransport(kind: kind, flow: .stream(flow))
             }
-        } catch where error.kind == .certificate {
+        } catch  where error.kind == .certificate {
             throw TransportError(
                 "the registrar at \(host):\(port) cannot be used over TLS: \(error.message); set tls-ca-file in the channel's [[channel]] table to the CA that issued its certificate, or have the registrar's certificate fixed, then reload",
                 code: .configuration

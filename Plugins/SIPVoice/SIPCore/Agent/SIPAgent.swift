@@ -51,13 +51,23 @@ package struct SIPAgent: ChannelAgent {
 
     /// Registers on a newly opened `flow`; answers ``AgentAction/listened(_:)`` once registered or failed.
     /// A machine from an earlier flow is kept (its Call-ID and sequence) when it can take the new addresses.
-    package mutating func listen(on flow: Flow, registration: RegistrationConfiguration, credentials: RegistrationCredentials, now: UnixTime) -> [Action] {
+    package mutating func listen(
+        on flow: Flow,
+        registration: RegistrationConfiguration,
+        credentials: RegistrationCredentials,
+        now: UnixTime
+    ) -> [Action] {
         self.flow = flow
         if var machine = self.machine, machine.reconfigure(registration) {
             _ = machine.credentialsChanged(credentials)
             self.machine = machine
         } else {
-            self.machine = RegistrationStateMachine(configuration: registration, credentials: credentials, hashing: self.hashing, identifiers: self.identifiers)
+            self.machine = RegistrationStateMachine(
+                configuration: registration,
+                credentials: credentials,
+                hashing: self.hashing,
+                identifiers: self.identifiers
+            )
         }
         self.awaitingListen = true
         return self.drive(now: now) { $0.start() }
@@ -109,8 +119,11 @@ package struct SIPAgent: ChannelAgent {
             return [.keptAlive([waiter], ChannelError(.transient, "\(self.prefix): not registered at \(self.configuration.registrarDescription)"))]
         }
         let decision = RegistrationKeepAlive.decide(
-            now: now, registeredAt: self.registeredAt, grantedExpires: grant.expires,
-            credentialsExpiry: renewal == nil ? nil : self.credentialsExpiry, cycle: self.configuration.cycle
+            now: now,
+            registeredAt: self.registeredAt,
+            grantedExpires: grant.expires,
+            credentialsExpiry: renewal == nil ? nil : self.credentialsExpiry,
+            cycle: self.configuration.cycle
         )
         switch decision {
         case .fresh:
@@ -166,7 +179,14 @@ package struct SIPAgent: ChannelAgent {
     /// A request from `origin`; `settings` is asked for only when a new call rings.
     package mutating func receive(_ request: SIPRequest, from origin: Origin, now: UnixTime, settings: () -> Calls.Settings) -> [Action] {
         guard self.flow != nil else { return [] }
-        let outcomes = self.calls.receive(request, from: origin, listening: self.listening, identifiers: &self.identifiers, now: now, settings: settings)
+        let outcomes = self.calls.receive(
+            request,
+            from: origin,
+            listening: self.listening,
+            identifiers: &self.identifiers,
+            now: now,
+            settings: settings
+        )
         return self.apply(outcomes)
     }
 
@@ -260,7 +280,12 @@ package struct SIPAgent: ChannelAgent {
             self.keepAlives = []
         }
         let outbound = grant.outbound ? ", RFC 5626 outbound" + (grant.flowTimer.map { " with flow timer \($0) s" } ?? "") : ""
-        actions.append(.log(first ? .info : .debug, "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"))
+        actions.append(
+            .log(
+                first ? .info : .debug,
+                "\(self.prefix): registered \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) for \(grant.expires) s\(outbound)"
+            )
+        )
         if grant.outbound, self.flow?.pings == true, !self.pingArmed, !self.pongDue {
             actions += self.armPing()
         }
@@ -273,7 +298,8 @@ package struct SIPAgent: ChannelAgent {
         let code = error.channelErrorCode
         let retryAfter = code == .transient ? self.retry.delay(statusCode: error.statusCode, retryAfter: error.retryAfter, using: &self.random) : nil
         let failure = ChannelError(
-            code, "\(self.prefix): registering \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) failed: \(error.message)",
+            code,
+            "\(self.prefix): registering \(self.configuration.addressOfRecord) at \(self.configuration.registrarDescription) failed: \(error.message)",
             retryAfter: retryAfter
         )
         let wasListening = self.listening

@@ -42,10 +42,11 @@ package struct DigestAlgorithm: Sendable, Hashable, CustomStringConvertible {
     /// Lowercase hex of the hash of `bytes`, computed by `hashing` (the host's: SIPCore links no
     /// cryptography of its own).
     package func hexDigest(_ bytes: some Sequence<UInt8>, using hashing: any ChannelHashing) -> String {
-        let algorithm: HashAlgorithm = switch self.hash {
-        case .md5: .md5
-        case .sha256: .sha256
-        }
+        let algorithm: HashAlgorithm =
+            switch self.hash {
+            case .md5: .md5
+            case .sha256: .sha256
+            }
         return Hex.encode(hashing.hash(algorithm, Array(bytes)))
     }
 
@@ -86,7 +87,8 @@ package enum DigestAuthentication {
         func hex(_ text: String) -> String { algorithm.hexDigest(text, using: hashing) }
         var ha1 = hex("\(username):\(realm):\(password)")
         if algorithm.isSession { ha1 = hex("\(ha1):\(nonce):\(clientNonce)") }
-        let ha2 = qop == "auth-int"
+        let ha2 =
+            qop == "auth-int"
             ? hex("\(method):\(uri):\(algorithm.hexDigest(body, using: hashing))")
             : hex("\(method):\(uri)")
         guard let qop else { return hex("\(ha1):\(nonce):\(ha2)") }
@@ -109,7 +111,10 @@ package enum DigestAuthentication {
             throw SIPAuthenticationError(.unsupportedScheme, "a \(challenge.scheme) challenge cannot be answered with Digest")
         }
         guard let algorithm = DigestAlgorithm(parameter: challenge.algorithm) else {
-            throw SIPAuthenticationError(.unsupportedAlgorithm, "Digest algorithm \(challenge.algorithm ?? "") is not supported (MD5, MD5-sess, SHA-256, SHA-256-sess are)")
+            throw SIPAuthenticationError(
+                .unsupportedAlgorithm,
+                "Digest algorithm \(challenge.algorithm ?? "") is not supported (MD5, MD5-sess, SHA-256, SHA-256-sess are)"
+            )
         }
         guard let realm = challenge.realm, let nonce = challenge.nonce else {
             throw SIPAuthenticationError(.malformedChallenge, "Digest challenge without realm or nonce")
@@ -128,8 +133,17 @@ package enum DigestAuthentication {
         let nc = Hex.encode(nonceCount, digits: 8)
         let uriText = uri.description
         let response = Self.response(
-            algorithm: algorithm, username: credentials.username, realm: realm, password: credentials.password,
-            nonce: nonce, clientNonce: clientNonce, nonceCount: nc, qop: qop, method: method.rawValue, uri: uriText, body: body,
+            algorithm: algorithm,
+            username: credentials.username,
+            realm: realm,
+            password: credentials.password,
+            nonce: nonce,
+            clientNonce: clientNonce,
+            nonceCount: nc,
+            qop: qop,
+            method: method.rawValue,
+            uri: uriText,
+            body: body,
             hashing: hashing
         )
         var parameters = SIPParameters()

@@ -24,12 +24,13 @@ package enum EphemeralCredentials {
 
     /// `base64(HMAC(secret, username))`, the HMAC computed by `hashing` (the host's).
     package static func password(username: String, secret: String, hash: Hash = .sha1, hashing: any ChannelHashing) -> String {
-        let algorithm: HashAlgorithm = switch hash {
-        case .sha1: .sha1
-        case .sha256: .sha256
-        case .sha384: .sha384
-        case .sha512: .sha512
-        }
+        let algorithm: HashAlgorithm =
+            switch hash {
+            case .sha1: .sha1
+            case .sha256: .sha256
+            case .sha384: .sha384
+            case .sha512: .sha512
+            }
         return Base64.encode(hashing.hmac(algorithm, key: Array(secret.utf8), Array(username.utf8)))
     }
 }
@@ -53,7 +54,9 @@ enum Base64 {
             output += [Self.alphabet[Int(value >> 18)], Self.alphabet[Int((value >> 12) & 0x3F)], UInt8(ascii: "="), UInt8(ascii: "=")]
         } else if remaining == 2 {
             let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
-            output += [Self.alphabet[Int(value >> 18)], Self.alphabet[Int((value >> 12) & 0x3F)], Self.alphabet[Int((value >> 6) & 0x3F)], UInt8(ascii: "=")]
+            output += [
+                Self.alphabet[Int(value >> 18)], Self.alphabet[Int((value >> 12) & 0x3F)], Self.alphabet[Int((value >> 6) & 0x3F)], UInt8(ascii: "="),
+            ]
         }
         return String(decoding: output, as: UTF8.self)
     }

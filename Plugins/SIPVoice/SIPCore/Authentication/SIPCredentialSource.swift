@@ -44,11 +44,20 @@ package struct SIPCredentialSource: Sendable, Hashable {
         case .available(let available):
             token = available
         case .noSource:
-            throw ChannelError(.configuration, "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a token, and the channel has no token source; set token-command, token-url, token-file or token-credential in its [[channel]] table")
+            throw ChannelError(
+                .configuration,
+                "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a token, and the channel has no token source; set token-command, token-url, token-file or token-credential in its [[channel]] table"
+            )
         case .unavailable(let reason):
-            throw ChannelError(.authentication, "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a valid token, and the channel's token source has none: \(reason); the channel listens again as soon as its token source gives a valid token")
+            throw ChannelError(
+                .authentication,
+                "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a valid token, and the channel's token source has none: \(reason); the channel listens again as soon as its token source gives a valid token"
+            )
         @unknown default:
-            throw ChannelError(.authentication, "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a valid token, and the host has none for the channel (\(tokenState))")
+            throw ChannelError(
+                .authentication,
+                "\(prefix): authentication = \"\(self.kind.rawValue)\" needs a valid token, and the host has none for the channel (\(tokenState))"
+            )
         }
         switch self.kind {
         case .bearer:

@@ -77,7 +77,10 @@ package struct SIPRegisterBuilder: Sendable, Hashable {
         var headers = SIPHeaders()
         headers.add(.via, via.description)
         headers.add(.maxForwards, "70")
-        headers.add(.from, SIPNameAddress(displayName: self.displayName, uri: self.addressOfRecord, parameters: [SIPParameter("tag", fromTag)]).description)
+        headers.add(
+            .from,
+            SIPNameAddress(displayName: self.displayName, uri: self.addressOfRecord, parameters: [SIPParameter("tag", fromTag)]).description
+        )
         headers.add(.to, SIPNameAddress(displayName: self.displayName, uri: self.addressOfRecord).description)
         headers.add(.callID, callID)
         headers.add(.cseq, SIPCSeq(sequence, .register).description)
@@ -128,8 +131,12 @@ extension SIPRegisterBuilder {
     /// A builder for `addressOfRecord` reached at `local`: its Contact, and the Via of its requests.
     package init(registrar: SIPURI, addressOfRecord: SIPURI, local: SIPLocalAddress) {
         self.init(
-            registrar: registrar, addressOfRecord: addressOfRecord, contact: local.contact(user: addressOfRecord.user),
-            viaTransport: local.transport, viaHost: local.host, viaPort: local.port
+            registrar: registrar,
+            addressOfRecord: addressOfRecord,
+            contact: local.contact(user: addressOfRecord.user),
+            viaTransport: local.transport,
+            viaHost: local.host,
+            viaPort: local.port
         )
     }
 }

@@ -106,7 +106,11 @@ package struct SIPCallTable: Sendable {
     /// A new INVITE: the 180 goes out first (the caller hears ringing before the daemon's own threads wake
     /// for the contact), then the contact is raised.
     mutating func ring(_ invite: SIPRequest, from origin: Origin, identifiers: inout SIPIdentifiers, now: UnixTime, settings: Settings) -> [Action] {
-        var configuration = InviteServerTransaction.Configuration(reliable: settings.reliable, ringTimeout: settings.ringTimeout, localContact: settings.localContact)
+        var configuration = InviteServerTransaction.Configuration(
+            reliable: settings.reliable,
+            ringTimeout: settings.ringTimeout,
+            localContact: settings.localContact
+        )
         configuration.timers = settings.timers
         var transaction: InviteServerTransaction
         do {
@@ -187,7 +191,11 @@ package struct SIPCallTable: Sendable {
         try self.finish(id, verb: "decline") { $0.decline() }
     }
 
-    mutating func finish(_ id: String, verb: String, _ decide: (inout InviteServerTransaction) -> [InviteServerTransaction.Action]) throws(ChannelError) -> [Action] {
+    mutating func finish(
+        _ id: String,
+        verb: String,
+        _ decide: (inout InviteServerTransaction) -> [InviteServerTransaction.Action]
+    ) throws(ChannelError) -> [Action] {
         guard var call = self.calls[id], call.transaction.state == .proceeding else {
             throw ChannelError(.illegalState, "sip-voice: cannot \(verb) call \(id): it is not ringing (the caller may have hung up)")
         }

@@ -114,8 +114,9 @@ package struct SIPCredentials: Sendable, Hashable, CustomStringConvertible {
                 continue
             }
             guard !padding else { return false }
-            guard SIPSyntax.isAlpha(byte) || SIPSyntax.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
-                || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
+            guard
+                SIPSyntax.isAlpha(byte) || SIPSyntax.isDigit(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "/")
             else { return false }
         }
         return bytes.first != UInt8(ascii: "=")

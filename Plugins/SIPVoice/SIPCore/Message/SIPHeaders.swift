@@ -102,7 +102,8 @@ package struct SIPHeaderField: Sendable, Hashable {
         self.name = name
         // The check reads bytes (every field of every message passes here); the rare replacement reads
         // characters, so a CRLF becomes one space.
-        self.value = value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
+        self.value =
+            value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A })
             ? String(value.map { $0 == "\r" || $0 == "\n" || $0 == "\r\n" ? " " : $0 })
             : value
     }

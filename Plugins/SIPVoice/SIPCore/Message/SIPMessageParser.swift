@@ -29,10 +29,18 @@ package struct SIPMessageParser: Sendable {
         let length: Int
         if let declared = head.contentLength {
             guard declared <= self.limits.maxBodySize else {
-                throw SIPParseError(.bodyTooLarge, "Content-Length \(declared) exceeds \(self.limits.maxBodySize)", at: .init(header: "Content-Length"))
+                throw SIPParseError(
+                    .bodyTooLarge,
+                    "Content-Length \(declared) exceeds \(self.limits.maxBodySize)",
+                    at: .init(header: "Content-Length")
+                )
             }
             guard declared <= available else {
-                throw SIPParseError(.contentLength, "Content-Length \(declared) but only \(available) bytes follow", at: .init(header: "Content-Length"))
+                throw SIPParseError(
+                    .contentLength,
+                    "Content-Length \(declared) but only \(available) bytes follow",
+                    at: .init(header: "Content-Length")
+                )
             }
             length = declared
         } else {
@@ -83,14 +91,22 @@ package struct SIPMessageParser: Sendable {
                     throw SIPParseError(.headerSyntax, "bare LF", at: .init(line: lines.count + 1, offset: index - base))
                 } else {
                     if SIPSyntax.isForbiddenControl(byte) {
-                        throw SIPParseError(.encoding, "control character 0x\(String(byte, radix: 16))", at: .init(line: lines.count + 1, offset: index - base))
+                        throw SIPParseError(
+                            .encoding,
+                            "control character 0x\(String(byte, radix: 16))",
+                            at: .init(line: lines.count + 1, offset: index - base)
+                        )
                     }
                     index += 1
                     continue
                 }
             }
             guard index - lineStart <= self.limits.maxLineLength else {
-                throw SIPParseError(.lineTooLong, "line longer than \(self.limits.maxLineLength) bytes", at: .init(line: lines.count + 1, offset: lineStart - base))
+                throw SIPParseError(
+                    .lineTooLong,
+                    "line longer than \(self.limits.maxLineLength) bytes",
+                    at: .init(line: lines.count + 1, offset: lineStart - base)
+                )
             }
             lines.append((lineStart..<index, lines.count + 1))
             if atEnd { break }
@@ -105,10 +121,18 @@ package struct SIPMessageParser: Sendable {
         var contentLength: Int?
         func finish(_ pending: (name: SIPHeaderName, value: [UInt8], line: Int, offset: Int)) throws(SIPParseError) {
             guard pending.value.count <= self.limits.maxLineLength else {
-                throw SIPParseError(.lineTooLong, "folded header longer than \(self.limits.maxLineLength) bytes", at: .init(header: pending.name.canonical, line: pending.line))
+                throw SIPParseError(
+                    .lineTooLong,
+                    "folded header longer than \(self.limits.maxLineLength) bytes",
+                    at: .init(header: pending.name.canonical, line: pending.line)
+                )
             }
             guard let text = String(validating: pending.value, as: UTF8.self) else {
-                throw SIPParseError(.encoding, "value is not UTF-8", at: .init(header: pending.name.canonical, line: pending.line, offset: pending.offset))
+                throw SIPParseError(
+                    .encoding,
+                    "value is not UTF-8",
+                    at: .init(header: pending.name.canonical, line: pending.line, offset: pending.offset)
+                )
             }
             let value = SIPSyntax.trimmed(text)
             if pending.name == .contentLength {
@@ -116,7 +140,11 @@ package struct SIPMessageParser: Sendable {
                     throw SIPParseError(.contentLength, "Content-Length is not a number", at: .init(header: "Content-Length", line: pending.line))
                 }
                 if let contentLength, contentLength != Int(length) {
-                    throw SIPParseError(.contentLength, "two different Content-Length values", at: .init(header: "Content-Length", line: pending.line))
+                    throw SIPParseError(
+                        .contentLength,
+                        "two different Content-Length values",
+                        at: .init(header: "Content-Length", line: pending.line)
+                    )
                 }
                 contentLength = Int(length)
             }

@@ -102,7 +102,8 @@ package enum SIPParserExercise {
         let split = bytes.count / 2
         do {
             let items = try framer.receive(bytes[..<split]) + framer.receive(bytes[split...])
-            guard items.count == 1, case .message(let framed) = items[0], self.withoutContentLength(framed) == self.withoutContentLength(message) else {
+            guard items.count == 1, case .message(let framed) = items[0], self.withoutContentLength(framed) == self.withoutContentLength(message)
+            else {
                 return "the framer read a serialized message back as \(items.count) different items"
             }
         } catch {

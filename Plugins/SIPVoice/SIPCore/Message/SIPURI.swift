@@ -86,7 +86,9 @@ extension SIPURI {
         }
         let scheme = bytes[..<colon]
         guard let initial = scheme.first, SIPSyntax.isAlpha(initial),
-            scheme.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+            scheme.allSatisfy({
+                SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".")
+            })
         else {
             throw SIPParseError(.uri, "invalid scheme in URI \(Self.excerpt(text))")
         }
@@ -129,7 +131,10 @@ extension SIPURI {
         if let parametersRange {
             for piece in bytes[parametersRange].split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false) {
                 guard let parameter = Self.nameValue(piece, allowFlag: true) else {
-                    throw SIPParseError(.uri, "malformed parameter '\(Self.excerpt(String(decoding: piece, as: UTF8.self)))' in \(Self.excerpt(text))")
+                    throw SIPParseError(
+                        .uri,
+                        "malformed parameter '\(Self.excerpt(String(decoding: piece, as: UTF8.self)))' in \(Self.excerpt(text))"
+                    )
                 }
                 self.parameters.append(parameter)
             }
@@ -154,11 +159,18 @@ extension SIPURI {
             hostText = text[...close]
             let after = text[(close + 1)...]
             if !after.isEmpty {
-                guard after.first == UInt8(ascii: ":") else { throw SIPParseError(.uri, "unexpected text after IPv6 reference in \(Self.excerpt(whole))") }
+                guard after.first == UInt8(ascii: ":") else {
+                    throw SIPParseError(.uri, "unexpected text after IPv6 reference in \(Self.excerpt(whole))")
+                }
                 portText = after.dropFirst()
             }
             let inner = hostText.dropFirst().dropLast()
-            guard !inner.isEmpty, inner.allSatisfy({ SIPSyntax.isDigit($0) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f")) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+            guard !inner.isEmpty,
+                inner.allSatisfy({
+                    SIPSyntax.isDigit($0) || ($0 | 0x20 >= UInt8(ascii: "a") && $0 | 0x20 <= UInt8(ascii: "f")) || $0 == UInt8(ascii: ":")
+                        || $0 == UInt8(ascii: ".")
+                })
+            else {
                 throw SIPParseError(.uri, "invalid IPv6 reference in \(Self.excerpt(whole))")
             }
         } else {
@@ -166,7 +178,11 @@ extension SIPURI {
                 hostText = text[..<colon]
                 portText = text[(colon + 1)...]
             }
-            guard !hostText.isEmpty, hostText.allSatisfy({ SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") }) else {
+            guard !hostText.isEmpty,
+                hostText.allSatisfy({
+                    SIPSyntax.isAlpha($0) || SIPSyntax.isDigit($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+                })
+            else {
                 throw SIPParseError(.uri, "invalid host in \(Self.excerpt(whole))")
             }
         }

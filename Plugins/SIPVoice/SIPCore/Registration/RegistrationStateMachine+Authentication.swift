@@ -10,15 +10,24 @@ extension RegistrationStateMachine {
         do {
             offered = proxy ? try response.headers.proxyAuthenticate : try response.headers.wwwAuthenticate
         } catch {
-            return self.failOrFinish(RegistrationError(.transient, "the registrar's \(response.statusCode) carries a malformed challenge: \(error)", statusCode: response.statusCode))
+            return self.failOrFinish(
+                RegistrationError(
+                    .transient,
+                    "the registrar's \(response.statusCode) carries a malformed challenge: \(error)",
+                    statusCode: response.statusCode
+                )
+            )
         }
         let schemes = offered.map(\.scheme).joined(separator: ", ")
         guard let challenge = self.chooseChallenge(offered) else {
             let message: String
             switch self.credentials {
             case .none: message = "the registrar asks for credentials (\(schemes.isEmpty ? "no challenge" : schemes)) and the channel has none"
-            case .bearer: message = "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes) and the channel has a bearer token"
-            case .digest: message = "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes), none of which this channel can answer with a password (Digest MD5 or SHA-256)"
+            case .bearer:
+                message = "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes) and the channel has a bearer token"
+            case .digest:
+                message =
+                    "the registrar asks for \(schemes.isEmpty ? "credentials without a challenge" : schemes), none of which this channel can answer with a password (Digest MD5 or SHA-256)"
             }
             return self.failOrFinish(RegistrationError(.configuration, message, statusCode: response.statusCode))
         }
@@ -27,7 +36,9 @@ extension RegistrationStateMachine {
         if (self.answeredFresh.contains(header) && !staleRetry) || self.answered.contains(key) || self.answered.count >= 8 {
             var message = "the registrar refused the \(self.credentials) (\(response.statusCode) again after answering its challenge)"
             if let error = challenge.error { message += ": \(error)" }
-            if let description = self.shown(challenge.errorDescription) { message += challenge.error == nil ? ": \(description)" : " (\(description))" }
+            if let description = self.shown(challenge.errorDescription) {
+                message += challenge.error == nil ? ": \(description)" : " (\(description))"
+            }
             return self.failOrFinish(RegistrationError(.authentication, message, statusCode: response.statusCode))
         }
         self.answered.insert(key)
@@ -40,7 +51,9 @@ extension RegistrationStateMachine {
     /// The server's `error_description`, fit to show: printable characters only, at most 200 of them, and
     /// never the secret itself (a server might echo the token it refuses).
     func shown(_ description: String?) -> String? {
-        guard var text = description.map({ String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init)) }) else { return nil }
+        guard var text = description.map({ String($0.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7f }.map(Character.init)) }) else {
+            return nil
+        }
         switch self.credentials {
         case .bearer(let secret) where !secret.isEmpty: text = text.replacing(secret, with: "[the token]")
         case .digest(let secret) where !secret.password.isEmpty: text = text.replacing(secret.password, with: "[the password]")
@@ -86,10 +99,20 @@ extension RegistrationStateMachine {
                 self.nonceCounts[nonce] = count
                 let request = self.configuration.builder
                 do {
-                    credentials.append((header, try DigestAuthentication.credentials(
-                        answering: challenge, method: .register, uri: request.registrar, credentials: secret,
-                        clientNonce: self.identifiers.clientNonce(), nonceCount: count, hashing: self.hashing
-                    )))
+                    credentials.append(
+                        (
+                            header,
+                            try DigestAuthentication.credentials(
+                                answering: challenge,
+                                method: .register,
+                                uri: request.registrar,
+                                credentials: secret,
+                                clientNonce: self.identifiers.clientNonce(),
+                                nonceCount: count,
+                                hashing: self.hashing
+                            )
+                        )
+                    )
                 } catch {
                     return .failure(RegistrationError(.configuration, "cannot answer the registrar's challenge: \(error)"))
                 }

@@ -178,7 +178,9 @@ package struct RegistrationStateMachine: Sendable {
             actions += self.fail(RegistrationError(.transient, "the registrar did not answer REGISTER within \(seconds) s", statusCode: 408))
             return actions
         case .probe:
-            guard let transaction = self.transaction, transaction.state == .trying, self.purpose == .register, self.pending != .unregister else { return [] }
+            guard let transaction = self.transaction, transaction.state == .trying, self.purpose == .register, self.pending != .unregister else {
+                return []
+            }
             self.superseded.append(transaction)
             return self.sendRegister(purpose: .register, probing: true)
         case .refresh:
@@ -268,7 +270,13 @@ package struct RegistrationStateMachine: Sendable {
             let minimum = (try? response.headers.minExpires) ?? nil
             guard let minimum, minimum > self.requestedExpires, minimum <= self.configuration.maximumExpires else {
                 let asked = minimum.map { "Min-Expires \($0)" } ?? "no usable Min-Expires"
-                return self.fail(RegistrationError(.configuration, "the registrar finds \(self.requestedExpires) s too brief (423, \(asked); the maximum configured is \(self.configuration.maximumExpires) s)", statusCode: 423))
+                return self.fail(
+                    RegistrationError(
+                        .configuration,
+                        "the registrar finds \(self.requestedExpires) s too brief (423, \(asked); the maximum configured is \(self.configuration.maximumExpires) s)",
+                        statusCode: 423
+                    )
+                )
             }
             self.requestedExpires = minimum
             return self.sendRegister(purpose: .register)
@@ -289,7 +297,13 @@ package struct RegistrationStateMachine: Sendable {
         }
         let expires = mine?.expires ?? ((try? response.headers.expires) ?? nil) ?? self.requestedExpires
         guard expires > 0 else {
-            return self.fail(RegistrationError(.transient, "the registrar answered \(response.statusCode) but kept no binding for our Contact", statusCode: response.statusCode))
+            return self.fail(
+                RegistrationError(
+                    .transient,
+                    "the registrar answered \(response.statusCode) but kept no binding for our Contact",
+                    statusCode: response.statusCode
+                )
+            )
         }
         let milliseconds = (Double(expires) * self.configuration.refreshFraction * 1000).rounded()
         let grant = RegistrationGrant(
@@ -320,13 +334,25 @@ package struct RegistrationStateMachine: Sendable {
         let retryAfter = (try? response.headers.retryAfter) ?? nil
         switch code {
         case 403:
-            return RegistrationError(.authentication, "the registrar refuses to register \(aor) (\(status)): the credentials or token are not accepted", statusCode: code)
+            return RegistrationError(
+                .authentication,
+                "the registrar refuses to register \(aor) (\(status)): the credentials or token are not accepted",
+                statusCode: code
+            )
         case 404:
-            return RegistrationError(.configuration, "the registrar does not know \(aor) (\(status)): check the address of record and domain", statusCode: code)
+            return RegistrationError(
+                .configuration,
+                "the registrar does not know \(aor) (\(status)): check the address of record and domain",
+                statusCode: code
+            )
         case 408, 480, 500..<600:
             return RegistrationError(.transient, "the registrar is unavailable (\(status))", statusCode: code, retryAfter: retryAfter)
         case 300..<400:
-            return RegistrationError(.configuration, "the registrar redirects REGISTER (\(status)); point the channel at the right registrar", statusCode: code)
+            return RegistrationError(
+                .configuration,
+                "the registrar redirects REGISTER (\(status)); point the channel at the right registrar",
+                statusCode: code
+            )
         default:
             return RegistrationError(.configuration, "the registrar refused REGISTER (\(status))", statusCode: code, retryAfter: retryAfter)
         }
@@ -351,11 +377,18 @@ package struct RegistrationStateMachine: Sendable {
         self.sequence += 1
         let branch = self.identifiers.branch()
         let request = self.configuration.builder.request(
-            callID: self.callID, fromTag: self.fromTag, sequence: self.sequence, branch: branch,
-            expires: purpose == .unregister ? 0 : self.requestedExpires, credentials: credentials
+            callID: self.callID,
+            fromTag: self.fromTag,
+            sequence: self.sequence,
+            branch: branch,
+            expires: purpose == .unregister ? 0 : self.requestedExpires,
+            credentials: credentials
         )
         var transaction = NonInviteClientTransaction(
-            request: request, branch: branch, reliable: self.configuration.reliableTransport, timers: self.configuration.timers
+            request: request,
+            branch: branch,
+            reliable: self.configuration.reliableTransport,
+            timers: self.configuration.timers
         )
         var started = transaction.start()
         if probing { started.removeAll { if case .setTimer(.timeout, _) = $0 { true } else { false } } }

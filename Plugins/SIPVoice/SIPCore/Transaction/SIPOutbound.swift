@@ -21,7 +21,11 @@ package enum SIPOutbound {
     /// The wait before trying to register a failed flow again (RFC 5626 section 4.5):
     /// `min(1800, base · 2^failures)` seconds, base 30 when every flow failed and 90 otherwise, times a
     /// random 50 to 100 %.
-    package static func recoveryDelay(consecutiveFailures: Int, allFlowsFailed: Bool = true, using generator: inout some RandomNumberGenerator) -> Duration {
+    package static func recoveryDelay(
+        consecutiveFailures: Int,
+        allFlowsFailed: Bool = true,
+        using generator: inout some RandomNumberGenerator
+    ) -> Duration {
         let base: Int64 = allFlowsFailed ? 30 : 90
         let exponent = min(max(0, consecutiveFailures), 16)
         let wait = min(1800, base << Int64(exponent)) * 1000

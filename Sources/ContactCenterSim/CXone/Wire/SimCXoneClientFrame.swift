@@ -41,21 +41,23 @@ struct SimCXoneClientFrame: Sendable, Hashable {
         guard let brandId = payload["brand"]?["id"]?.intOrNumericString else { throw SimCXoneWireError("\(eventType): no brand.id") }
         guard let channelId = payload["channel"]?["id"]?.string else { throw SimCXoneWireError("\(eventType): no channel.id") }
         guard let customer = payload["customerIdentity"] ?? payload["consumerIdentity"],
-              customer["idOnExternalPlatform"]?.string != nil
+            customer["idOnExternalPlatform"]?.string != nil
         else {
             throw SimCXoneWireError("\(eventType): no customerIdentity.idOnExternalPlatform")
         }
-        return .frame(SimCXoneClientFrame(
-            action: action,
-            eventId: eventId,
-            brandId: brandId,
-            channelId: channelId,
-            eventType: eventType,
-            customer: customer,
-            data: payload["data"] ?? .null,
-            visitorId: payload["visitor"]?["id"]?.string,
-            destinationId: payload["destination"]?["id"]?.string
-        ))
+        return .frame(
+            SimCXoneClientFrame(
+                action: action,
+                eventId: eventId,
+                brandId: brandId,
+                channelId: channelId,
+                eventType: eventType,
+                customer: customer,
+                data: payload["data"] ?? .null,
+                visitorId: payload["visitor"]?["id"]?.string,
+                destinationId: payload["destination"]?["id"]?.string
+            )
+        )
     }
 }
 
