@@ -8,21 +8,9 @@ import Testing
 /// which this machine does not have), lists them with `--cat-config`, checks them with `--check-config`,
 /// and reads them all again on SIGHUP.
 @Suite(.serialized) struct LayeredConfigurationDaemonTests {
-    static let main = """
-        [[channel]]
-        name = "first"
-        plugin = "loopback"
-
-        [[channel]]
-        name = "second"
-        plugin = "loopback"
-        [channel.loopback]
-        contact-interval = "1h"
-        """
-
     @Test func aDropInIsReadListedCheckedAndReloaded() async throws {
         let scratch = try Scratch()
-        let main = try scratch.write("config/attendant/attendant.toml", Self.main)
+        let main = try scratch.write("config/attendant/attendant.toml", SystemdProtocolTests.configuration(secondInterval: "1h"))
         let quiet = try scratch.write("config/attendant/attendant.toml.d/10-quiet.toml", "[alerts]\nring = false\n")
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = scratch.path + "/config"
