@@ -24,13 +24,25 @@ extension AttendantConfiguration {
 
     /// Reads the merged values of ``ConfigurationTree``.
     package init(tree: ConfigurationTree) throws(ConfigurationError) {
+        let reading = Self.read(tree)
+        guard reading.problems.isEmpty else { throw ConfigurationError(reading.problems) }
+        self = reading.configuration
+    }
+
+    /// Reads `tree`: the configuration (defaults where a value is missing or wrong), every problem, and the
+    /// keys asked for in each table, present or not, by table (``knownKeys``).
+    static func read(
+        _ tree: ConfigurationTree
+    ) -> (configuration: AttendantConfiguration, problems: [ConfigurationError.Problem], keys: [String: [String]]) {
         var problems: [ConfigurationError.Problem] = []
+        var keys: [String: [String]] = [:]
         var reader = TableReader(table: tree.root, path: "", scope: "the top level", tree: tree)
         func section<T>(_ name: String, _ read: (inout TableReader) -> T) -> T? {
             guard let table = reader.table(name) else { return nil }
             var sectionReader = TableReader(table: table, path: name, scope: "[\(name)]", tree: tree)
             let value = read(&sectionReader)
             problems += sectionReader.finish(knownHint: "[\(name)] takes")
+            keys[name] = sectionReader.read
             return value
         }
 
@@ -56,6 +68,7 @@ extension AttendantConfiguration {
                     channels.append(channel)
                 }
                 problems += channelReader.problems
+                keys["channel"] = channelReader.read
             }
         }
         let alerts = section("alerts") { $0.alertSettings() } ?? AlertSettings()
@@ -63,9 +76,17 @@ extension AttendantConfiguration {
         let links = section("links") { $0.linkSettings() } ?? LinkSettings()
         let metrics = section("metrics") { $0.metricsSettings() } ?? MetricsSettings()
         problems += reader.finish(knownHint: "the top level takes")
-        guard problems.isEmpty else { throw ConfigurationError(problems) }
-
-        self.init(daemon: daemon, channels: channels, alerts: alerts, session: session, links: links, metrics: metrics, files: tree.files)
+        keys[""] = reader.read
+        let configuration = AttendantConfiguration(
+            daemon: daemon,
+            channels: channels,
+            alerts: alerts,
+            session: session,
+            links: links,
+            metrics: metrics,
+            files: tree.files
+        )
+        return (configuration, problems, keys)
     }
 }
 
@@ -77,7 +98,8 @@ struct TableReader {
     /// Where each value was written.
     let tree: ConfigurationTree
     private(set) var problems: [ConfigurationError.Problem] = []
-    private var read: [String] = []
+    /// The keys asked for, present or not, in order.
+    private(set) var read: [String] = []
     /// Keys already reported, which ``finish(knownHint:)`` must not report again.
     private var reported: Set<String> = []
 
