@@ -13,7 +13,7 @@ package final class ControlBus: AlertPresenter {
         package var fleet: ChannelFleet
         package var store: StateStore
         package var alerts: DesktopAlertCenter?
-        package var links: LinkOpener?
+        package var linkOpener: LinkOpener?
         package var reload: @Sendable () async throws -> String
         package var version: String
         package var metrics: DaemonMetrics
@@ -22,7 +22,7 @@ package final class ControlBus: AlertPresenter {
             fleet: ChannelFleet,
             store: StateStore,
             alerts: DesktopAlertCenter?,
-            links: LinkOpener? = nil,
+            linkOpener: LinkOpener? = nil,
             metrics: DaemonMetrics = DaemonMetrics(),
             version: String,
             reload: @escaping @Sendable () async throws -> String
@@ -31,7 +31,7 @@ package final class ControlBus: AlertPresenter {
             self.fleet = fleet
             self.store = store
             self.alerts = alerts
-            self.links = links
+            self.linkOpener = linkOpener
             self.version = version
             self.reload = reload
         }
@@ -264,7 +264,7 @@ package final class ControlBus: AlertPresenter {
                     [.string(target.metrics.prometheusText())]
                 },
                 .init(ControlInterface.Method.setURLHandler, inputs: [A("name", "s")]) { arguments throws(BusMethodError) in
-                    guard let links = target.links else {
+                    guard let linkOpener = target.linkOpener else {
                         throw BusMethodError(name: ControlError.unsupported, message: "this attendantd opens no links")
                     }
                     let name = arguments.first?.string ?? ""
@@ -274,7 +274,7 @@ package final class ControlBus: AlertPresenter {
                             message: "\"\(name)\" is not a D-Bus name; pass your unique name (:1.42) or a well-known one"
                         )
                     }
-                    links.setHandler(name)
+                    linkOpener.setHandler(name)
                     return []
                 },
             ] + Self.chatMethods(target: target),

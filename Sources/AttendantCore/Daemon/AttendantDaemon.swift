@@ -79,8 +79,8 @@ package struct AttendantDaemon {
         let loader = PluginLoader(searchPath: searchPath)
         // The session bus: desktop alerts and the control API. Without one the daemon still runs.
         let session = try await self.openSessionBus()
-        // Built in dependency order; where parts talk back to each other, through the links made first.
-        let links = DaemonLinks()
+        // Built in dependency order; where parts talk back to each other, through the wiring made first.
+        let wiring = DaemonWiring()
         // The daemon's figures (attendantctl metrics, [metrics] listen): one registry of its own.
         let metrics = DaemonMetrics()
         // A plugin's own chat alert title, for channels that set none (a plugin that fails to load is
@@ -103,11 +103,11 @@ package struct AttendantDaemon {
                 metrics: metrics,
                 logger: self.logger
             ) { route in
-                links.chosenActions.continuation.yield(route)
+                wiring.chosenActions.continuation.yield(route)
             }
         }
         let presenters: [any AlertPresenter] =
-            (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, links.forwarder] } ?? [])
+            (self.options.terminalAlerts ? [TerminalAlertPresenter()] : []) + (alerts.map { [$0, wiring.forwarder] } ?? [])
         let router = EventRouter(store: store, logger: self.logger, presenters: presenters, metrics: metrics)
         // Links from in-app actions: only with a desktop session (someone to open them for).
         let linkOpener = session.map { session in
@@ -134,11 +134,11 @@ package struct AttendantDaemon {
                 router: router,
                 clock: self.options.clock,
                 processEnvironment: self.options.environment,
-                links: linkOpener,
+                linkOpener: linkOpener,
                 metrics: metrics,
                 logger: self.logger
             ),
-            onStatusChange: { links.statusChanged() }
+            onStatusChange: { wiring.statusChanged() }
         )
         let sessionMonitor = SessionMonitor(
             address: self.options.systemBus,
@@ -155,7 +155,7 @@ package struct AttendantDaemon {
             logger: self.logger,
             configuration: configuration,
             watchdogInterval: ServiceWatchdog.interval(),
-            statusChanges: links.controllerStatus.stream,
+            statusChanges: wiring.controllerStatus.stream,
             reloadConfiguration: {
                 guard let sources else { return configuration }
                 return try AttendantConfiguration.load(sources)
@@ -176,13 +176,13 @@ package struct AttendantDaemon {
         if let session, let alerts {
             let control = ControlBus(
                 connection: session,
-                target: .init(fleet: fleet, store: store, alerts: alerts, links: linkOpener, metrics: metrics, version: self.options.version) {
+                target: .init(fleet: fleet, store: store, alerts: alerts, linkOpener: linkOpener, metrics: metrics, version: self.options.version) {
                     try await controller.reload()
                 },
                 logger: self.logger
             )
             try await control.export()
-            desktop = DesktopServices(alerts: alerts, fleet: fleet, control: control, links: links, logger: self.logger)
+            desktop = DesktopServices(alerts: alerts, fleet: fleet, control: control, wiring: wiring, logger: self.logger)
         }
         // Only now is the daemon's name taken: a client calls as soon as it sees the name, and then the
         // objects are there and the channels are known (each `starting` until its supervisor says more),

@@ -24,7 +24,7 @@ package final class ChannelFleet: Service {
         /// Makes the token source of a channel with `token-*` keys; by default the configured one.
         package var tokenSource: @Sendable (ChannelConfiguration, TokenSettings) -> any TokenSource
         /// Opens the links channels ask for; nil: links are refused (no desktop session).
-        package var links: LinkOpener?
+        package var linkOpener: LinkOpener?
         /// Where the channels' states, listen attempts and token renewals are counted.
         package var metrics: DaemonMetrics
 
@@ -35,11 +35,11 @@ package final class ChannelFleet: Service {
             clock: any Clock<Duration> = ContinuousClock(),
             wallClock: @escaping @Sendable () -> UnixTime = SystemWallClock.now,
             processEnvironment: [String: String] = [:],
-            links: LinkOpener? = nil,
+            linkOpener: LinkOpener? = nil,
             metrics: DaemonMetrics = DaemonMetrics(),
             logger: Logger
         ) {
-            self.links = links
+            self.linkOpener = linkOpener
             self.metrics = metrics
             self.loader = loader
             self.store = store
@@ -350,7 +350,7 @@ package final class ChannelFleet: Service {
             tokens: tokens,
             router: self.environment.router,
             network: HostNetwork(tls: tls, logger: logger),
-            links: self.environment.links
+            linkOpener: self.environment.linkOpener
         )
         let made: any Channel
         let settings = channel.pluginSettings()

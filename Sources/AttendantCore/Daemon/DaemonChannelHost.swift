@@ -15,7 +15,7 @@ final class DaemonChannelHost: ChannelHost {
     private let tokens: any TokenKeeper
     private let wallClock: @Sendable () -> UnixTime
     private let router: EventRouter
-    private let links: LinkOpener?
+    private let linkOpener: LinkOpener?
     /// Set once the supervisor exists (the channel is made before its supervisor).
     private let supervisor = Mutex<ChannelSupervisor?>(nil)
 
@@ -30,9 +30,9 @@ final class DaemonChannelHost: ChannelHost {
         router: EventRouter,
         network: any ChannelNetwork,
         hashing: any ChannelHashing = HostHashing(),
-        links: LinkOpener? = nil
+        linkOpener: LinkOpener? = nil
     ) {
-        self.links = links
+        self.linkOpener = linkOpener
         self.network = network
         self.hashing = hashing
         self.channelName = channelName
@@ -76,8 +76,8 @@ final class DaemonChannelHost: ChannelHost {
     }
 
     func openURL(_ url: String) async -> LinkOpenOutcome {
-        guard let links else { return .refused("this attendantd runs without a desktop session, so it opens no links") }
-        return await links.open(url, channel: self.channelName)
+        guard let linkOpener = self.linkOpener else { return .refused("this attendantd runs without a desktop session, so it opens no links") }
+        return await linkOpener.open(url, channel: self.channelName)
     }
 
     func emit(_ event: ChannelEvent) {

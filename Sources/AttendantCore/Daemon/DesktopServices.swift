@@ -3,12 +3,12 @@ import AttendantPluginAPI
 import ServiceLifecycle
 import Systemd
 
-/// The links between parts of the daemon that talk back to each other, made before any of them. Each link
+/// The wiring between parts of the daemon that talk back to each other, made before any of them. Each wire
 /// is a stream that one part writes and a part built later reads, so the composition root builds every
 /// part after what it needs and sets nothing afterwards: the alert center sends chosen actions towards
 /// the fleet it cannot know, the fleet announces status changes to the controller and the desktop
 /// services built after it, and the router hands events to the control bus built after it.
-package struct DaemonLinks: Sendable {
+package struct DaemonWiring: Sendable {
     /// Actions chosen on notifications: the alert center writes, ``DesktopServices`` carries them to the fleet.
     let chosenActions = AsyncStream.makeStream(of: AlertRoute.self)
     /// Channel status changes: the fleet writes; the controller (`STATUS=`) and the desktop services
@@ -31,7 +31,7 @@ package struct DaemonLinks: Sendable {
     var forwarder: some AlertPresenter { EventForwarder(sink: self.busEvents.continuation) }
 }
 
-/// Passes the router's events on to a stream (see ``DaemonLinks/busEvents``).
+/// Passes the router's events on to a stream (see ``DaemonWiring/busEvents``).
 struct EventForwarder: AlertPresenter {
     let sink: AsyncStream<(ChannelEvent, String)>.Continuation
     func present(_ event: ChannelEvent, channel: String) async { self.sink.yield((event, channel)) }
@@ -43,14 +43,14 @@ final class DesktopServices: Service {
     let alerts: DesktopAlertCenter
     private let fleet: ChannelFleet
     private let control: ControlBus
-    private let links: DaemonLinks
+    private let wiring: DaemonWiring
     private let logger: Logger
 
-    init(alerts: DesktopAlertCenter, fleet: ChannelFleet, control: ControlBus, links: DaemonLinks, logger: Logger) {
+    init(alerts: DesktopAlertCenter, fleet: ChannelFleet, control: ControlBus, wiring: DaemonWiring, logger: Logger) {
         self.alerts = alerts
         self.fleet = fleet
         self.control = control
-        self.links = links
+        self.wiring = wiring
         self.logger = logger
     }
 
@@ -65,15 +65,15 @@ final class DesktopServices: Service {
         } onGracefulShutdown: {
             // Started first, stopped last: the channels have stopped and the router has drained.
             self.alerts.finish()
-            self.links.desktopStatus.continuation.finish()
-            self.links.chosenActions.continuation.finish()
-            self.links.busEvents.continuation.finish()
+            self.wiring.desktopStatus.continuation.finish()
+            self.wiring.chosenActions.continuation.finish()
+            self.wiring.busEvents.continuation.finish()
         }
     }
 
     private func followStatuses() async {
         var signInShown: Set<String> = []
-        for await _ in self.links.desktopStatus.stream {
+        for await _ in self.wiring.desktopStatus.stream {
             let statuses = self.fleet.statuses
             await self.control.statusesChanged(statuses)
             for status in statuses {
@@ -89,7 +89,7 @@ final class DesktopServices: Service {
     /// Each chosen action goes to its channel at once, beside the others (an answer command may take seconds).
     private func performChosenActions() async {
         await withDiscardingTaskGroup { group in
-            for await route in self.links.chosenActions.stream {
+            for await route in self.wiring.chosenActions.stream {
                 group.addTask {
                     guard let supervisor = self.fleet.supervisor(named: route.channel) else {
                         self.logger.warning("\(route.request) chosen on a notification, but channel \(route.channel) is not running")
@@ -106,7 +106,7 @@ final class DesktopServices: Service {
     }
 
     private func signalEvents() async {
-        for await (event, channel) in self.links.busEvents.stream {
+        for await (event, channel) in self.wiring.busEvents.stream {
             await self.control.present(event, channel: channel)
         }
     }
