@@ -389,8 +389,8 @@ let package = Package(
         ),
         .testTarget(
             name: "SIPCoreTests",
-            // AttendantCore for HostHashing: Digest answers are checked against the daemon's real hashes.
-            dependencies: ["SIPCore", "AttendantCore", "TestSupport", pluginAPI],
+            // The test kit's hashes for Digest answers (HostHashingTests checks they are the daemon's).
+            dependencies: ["SIPCore", "TestSupport", pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
         .testTarget(

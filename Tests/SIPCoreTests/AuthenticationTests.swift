@@ -1,12 +1,12 @@
-import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginTestKit
 import Testing
 
 @testable import SIPCore
 
 @Suite struct AuthenticationTests {
-    /// The daemon's hashes (swift-crypto), as the plugin gets them from its host.
-    static let hashing = HostHashing()
+    /// The test kit's hashes, which give what the daemon's do (HostHashingTests checks that).
+    static let hashing = InMemoryHashing()
 
     // RFC 7616 section 3.9.1: the same request answered with MD5 and with SHA-256.
     @Test(arguments: [

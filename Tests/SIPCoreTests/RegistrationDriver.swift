@@ -1,5 +1,5 @@
-import AttendantCore
 import AttendantPluginKit
+import AttendantPluginTestKit
 import SIPCore
 import Testing
 
@@ -37,7 +37,7 @@ struct RegistrationDriver {
         self.machine = RegistrationStateMachine(
             configuration: configuration,
             credentials: credentials,
-            hashing: HostHashing(),
+            hashing: InMemoryHashing(),
             identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 42))
         )
     }

@@ -1,4 +1,3 @@
-import AttendantCore
 import AttendantPluginKit
 import SIPCore
 import Testing

@@ -1,5 +1,5 @@
-import AttendantCore
 import AttendantPluginKit
+import AttendantPluginTestKit
 import SIPCore
 import TestSupport
 import Testing
@@ -90,7 +90,7 @@ import Testing
             qop: "auth",
             method: "REGISTER",
             uri: "sip:example.com",
-            hashing: HostHashing()
+            hashing: InMemoryHashing()
         )
         #expect(authorization.response == expected)
         #expect(driver.lastRequest.cseqNumber == 2)

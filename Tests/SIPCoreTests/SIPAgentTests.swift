@@ -1,6 +1,6 @@
-import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginKit
+import AttendantPluginTestKit
 import SIPCore
 import Testing
 
@@ -20,7 +20,7 @@ import Testing
                 registrarDescription: "example.com:5060 over tcp",
                 cycle: 600
             ),
-            hashing: HostHashing(),
+            hashing: InMemoryHashing(),
             identifiers: SIPIdentifiers(generator: SeededGenerator(seed: 7))
         )
         var actions: [Agent.Action] = []

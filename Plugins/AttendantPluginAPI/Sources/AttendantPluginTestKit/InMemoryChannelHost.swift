@@ -2,12 +2,16 @@ public import AttendantPluginAPI
 import Synchronization
 
 /// A ``ChannelHost`` for plugin tests: records every event, keeps a token you set, stores in memory,
-/// and runs on a ``ManualClock``.
+/// runs on a ``ManualClock``, lends an ``InMemoryNetwork`` the test drives and hashes with
+/// ``InMemoryHashing``. A plugin test needs nothing of the daemon.
 ///
 /// ```swift
 /// let host = InMemoryChannelHost()
+/// host.inMemoryNetwork.answer("GET", "https://chat.example.com/config", with: NetworkResponse(status: 200))
 /// let channel = try factory.makeChannel(settings: ChannelSettings([:]), host: host)
 /// try await channel.listen()
+/// let socket = try await host.inMemoryNetwork.nextWebSocket()
+/// socket.send(text: "welcome")
 /// let event = await host.nextEvent()
 /// ```
 public final class InMemoryChannelHost: ChannelHost {
@@ -32,20 +36,21 @@ public final class InMemoryChannelHost: ChannelHost {
 
     private let state = Mutex(State())
 
-    /// The network the channel uses: by default none (every call fails); a test of a plugin's I/O passes
-    /// the daemon's (`HostNetwork` in AttendantCore) or its own.
+    /// The network the channel uses: by default an ``InMemoryNetwork`` on the host's clock
+    /// (``inMemoryNetwork``); `NoChannelNetwork()` for a host without one, or any other network.
     public let network: any ChannelNetwork
-    /// Hashes: by default none (asking traps); pass the daemon's `HostHashing` where the plugin hashes.
+    /// Hashes: by default ``InMemoryHashing``.
     public let hashing: any ChannelHashing
 
+    /// `network` nil: an ``InMemoryNetwork`` whose time limits run on `clock`.
     public init(
         channelName: String = "test",
         clock: ManualClock = ManualClock(),
         token: ChannelToken? = nil,
-        network: any ChannelNetwork = NoChannelNetwork(),
-        hashing: any ChannelHashing = UnavailableHashing()
+        network: (any ChannelNetwork)? = nil,
+        hashing: any ChannelHashing = InMemoryHashing()
     ) {
-        self.network = network
+        self.network = network ?? InMemoryNetwork(clock: clock)
         self.hashing = hashing
         self.channelName = channelName
         self.manualClock = clock
@@ -60,6 +65,14 @@ public final class InMemoryChannelHost: ChannelHost {
     }
 
     public var clock: any Clock<Duration> { self.manualClock }
+
+    /// The network the test drives: the default one, or the ``InMemoryNetwork`` given to `init`.
+    public var inMemoryNetwork: InMemoryNetwork {
+        guard let network = self.network as? InMemoryNetwork else {
+            preconditionFailure("this host was given another network (\(type(of: self.network))), not an InMemoryNetwork")
+        }
+        return network
+    }
 
     public var store: any ChannelStore { self.inMemoryStore }
 

@@ -1,0 +1,109 @@
+import Synchronization
+
+/// What a test's wait for the network gave up on: nothing came within the time it allowed.
+public struct InMemoryNetworkTimeout: Error, CustomStringConvertible {
+    /// What was awaited: "a WebSocket opened by the channel".
+    public var awaited: String
+    public var limit: Duration
+
+    public var description: String { "no \(self.awaited) within \(self.limit)" }
+}
+
+/// Things that arrive, kept in order: ``all`` has every one, ``next(_:timeout:)`` hands each out once.
+final class Mailbox<Element: Sendable>: Sendable {
+    private struct State {
+        var items: [Element] = []
+        var handedOut = 0
+        var nextID = 0
+        var waiters: [(id: Int, continuation: CheckedContinuation<Element?, Never>)] = []
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    func put(_ element: Element) {
+        let waiter: CheckedContinuation<Element?, Never>? = self.state.withLock { state in
+            state.items.append(element)
+            guard !state.waiters.isEmpty else { return nil }
+            state.handedOut += 1
+            return state.waiters.removeFirst().continuation
+        }
+        waiter?.resume(returning: element)
+    }
+
+    var all: [Element] { self.state.withLock { $0.items } }
+
+    /// The next element not handed out yet, waiting up to `timeout` (wall-clock) for it.
+    func next(_ awaited: String, timeout: Duration) async throws(InMemoryNetworkTimeout) -> Element {
+        let id = self.state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let element: Element? = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
+                let ready: Element?? = self.state.withLock { state in
+                    if state.handedOut < state.items.count {
+                        defer { state.handedOut += 1 }
+                        return .some(state.items[state.handedOut])
+                    }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters.append((id, continuation))
+                    return nil
+                }
+                if let ready {
+                    continuation.resume(returning: ready)
+                    return
+                }
+                Task {
+                    try? await Task.sleep(for: timeout)
+                    self.giveUp(id)
+                }
+            }
+        } onCancel: {
+            self.giveUp(id)
+        }
+        guard let element else { throw InMemoryNetworkTimeout(awaited: awaited, limit: timeout) }
+        return element
+    }
+
+    private func giveUp(_ id: Int) {
+        let waiter = self.state.withLock { state -> CheckedContinuation<Element?, Never>? in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index).continuation
+        }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// Runs deliveries one at a time and in the order they were asked for, on the thread that asked (or on
+/// the one already delivering), never under a lock: what a host's I/O thread promises a socket's callbacks.
+final class SerialDelivery: Sendable {
+    private struct State {
+        var pending: [@Sendable () -> Void] = []
+        var running = false
+    }
+
+    private let state = Mutex(State())
+
+    init() {}
+
+    func run(_ work: @escaping @Sendable () -> Void) {
+        let start = self.state.withLock { state in
+            state.pending.append(work)
+            guard !state.running else { return false }
+            state.running = true
+            return true
+        }
+        guard start else { return }
+        while let next = self.state.withLock({ state -> (@Sendable () -> Void)? in
+            guard !state.pending.isEmpty else {
+                state.running = false
+                return nil
+            }
+            return state.pending.removeFirst()
+        }) {
+            next()
+        }
+    }
+}
