@@ -85,7 +85,7 @@ import Testing
 
     /// Issue 31, logs for fleets: the journal shipped as a workstation ships it (systemd-journal-upload to
     /// a systemd-journal-remote collector), where a query on the `CHANNEL=` field finds that channel's
-    /// entries and no other's: the example in the README's "Logs for fleets".
+    /// entries and no other's: the example in docs/operations.md's "Logs for fleets".
     @Test func aCollectorFiltersTheShippedJournalByChannel() async throws {
         let output = try await Self.runDaemon(collect: "CHANNEL=desk")
         let collected = Self.entries(output)

@@ -161,7 +161,7 @@ struct SIPVoiceConfiguration: Sendable {
             guard self.answerCommand != nil else {
                 throw settings.error(
                     "accept",
-                    "\"softphone\" needs answer-command: the command that tells the softphone to answer, such as baresip's ctrl_tcp (see the README)"
+                    "\"softphone\" needs answer-command: the command that tells the softphone to answer, such as baresip's ctrl_tcp (see man attendant.toml and the example baresip-accept)"
                 )
             }
             guard self.softphoneContact == nil else {

@@ -10,7 +10,7 @@ import Synchronization
 /// process (the tests) keep apart. A part built without metrics (a test's) gets a private instance.
 ///
 /// Labels are `channel`, `plugin`, `state`, `kind`, `outcome` and `class`: never a contact's address or text.
-/// The families, as the README's Metrics section lists them:
+/// The families, as the Metrics section of docs/operations.md lists them:
 ///
 /// | name | type | labels |
 /// | --- | --- | --- |

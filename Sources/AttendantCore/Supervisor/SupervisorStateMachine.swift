@@ -25,7 +25,7 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         package var keepAliveInterval: Duration = .seconds(600)
         /// How early a keep-alive may run when the daemon is awake anyway: 15 % of the interval. A channel
         /// refreshing at 90 % of a binding as long as the cycle (SIPVoice) then has its refresh and the
-        /// keep-alive in one wake-up, instead of two cold ones a minute apart (README, "Measured").
+        /// keep-alive in one wake-up, instead of two cold ones a minute apart (Benchmarks/README.md, "Measured").
         package var keepAliveTolerance: Duration { self.keepAliveInterval * 0.15 }
         package var backoff = Backoff()
         /// A drop sooner than this after listening began counts as a quick drop.
