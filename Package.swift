@@ -330,12 +330,6 @@ let package = Package(
             dependencies: ["KarteCore", pluginAPI],
             swiftSettings: strictness
         ),
-        // The GMSChat plugin's Bayeux client against Faye (a real Bayeux server) over both transports.
-        .testTarget(
-            name: "GMSBayeuxTests",
-            dependencies: ["GMSBayeux", "GMSCore", "AttendantCore", "TestSupport", "DaemonTestSupport", pluginAPI],
-            swiftSettings: strictness
-        ),
         .testTarget(
             name: "AttendantExecutorTests",
             dependencies: ["AttendantExecutor"],
@@ -432,28 +426,34 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
-        // The GMSChat driver in-process against the simulator's GMS server, loaded from libattendant-gms-chat.so.
+        // The GMSChat plugin, loaded from libattendant-gms-chat.so through the test kit's PluginLibrary.
         .testTarget(
             name: "GMSChatTests",
-            dependencies: [
-                "GMSCore",
-                "AttendantCore",
-                "ContactCenterSim",
-                pluginAPI,
-                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-            ],
+            dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
-        // The CXoneChat driver in-process on the daemon's network (HostNetwork) against the simulator's gateway.
-        // The plugin is loaded from libattendant-cxone-chat.so by the daemon's loader (linking the target into
-        // the test bundle would clash with the Loopback plugin's entry symbols).
+        // Plugins on the daemon's real network (HostNetwork) against real peers on loopback: the CXoneChat
+        // and GMSChat drivers against the simulator, GMS's Bayeux client against Faye, SIPVoice over TLS to
+        // a registrar with a certificate of the test's CA. Plugin unit tests use the test kit's in-memory
+        // network and do not link AttendantCore (scripts/test checks); these are allowed to. The plugins
+        // are loaded from their .so by the daemon's PluginLoader (linking two plugin targets into the test
+        // bundle would clash on their entry symbols).
         .testTarget(
-            name: "CXoneChatTests",
+            name: "PluginIntegrationTests",
             dependencies: [
                 "AttendantCore",
                 "ContactCenterSim",
+                "GMSBayeux",
+                "GMSCore",
+                "SIPCore",
+                "TestSupport",
+                "DaemonTestSupport",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+                // The TLS registrar (SIPVoiceTLSTests).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictness
         ),

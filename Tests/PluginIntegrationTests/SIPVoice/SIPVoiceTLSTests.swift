@@ -16,10 +16,27 @@ import Testing
 /// keep-alives and calls arrive on the flow; and a certificate that does not verify is a configuration
 /// failure that names the registrar and the reason, with nothing sent to it.
 @Suite(.timeLimit(.minutes(2))) struct SIPVoiceTLSTests {
-    static func rig(registrar: String, tls: TLSPolicy) throws -> SIPVoiceChannelTests.Rig {
+    static let token = ChannelToken(value: "header.payload.signature-one", expiresAt: nil)
+
+    struct Rig {
+        let host: InMemoryChannelHost
+        let channel: any AttendantPluginAPI.Channel
+    }
+
+    /// The incoming contact the host heard, waiting (bounded) for it.
+    static func incomingContact(_ rig: Rig, within seconds: Double = 30) async throws -> Contact {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            for case .incomingContact(let contact) in rig.host.events { return contact }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw TLSTestError("no incoming contact within \(seconds) s; heard \(rig.host.events); log: \(rig.host.logRecords.text)")
+    }
+
+    static func rig(registrar: String, tls: TLSPolicy) throws -> Rig {
         let host = InMemoryChannelHost(
             channelName: "phone",
-            token: SIPVoiceChannelTests.token,
+            token: Self.token,
             network: HostNetwork(tls: tls, logger: Logger(label: "test.network")),
             hashing: HostHashing()
         )
@@ -29,7 +46,7 @@ import Testing
             "softphone-contact": .string("<sip:softphone@127.0.0.1:5099>"),
         ])
         let channel = try SIPVoicePlugin.factory.makeChannel(settings: settings, host: host)
-        return SIPVoiceChannelTests.Rig(peer: try ScriptedPeer(), host: host, channel: channel)
+        return Rig(host: host, channel: channel)
     }
 
     /// The policy that trusts `authority` beside the system's store, as `tls-ca-file` makes it.
@@ -74,7 +91,7 @@ import Testing
         server.send(.request(Self.invite(local: local)))
         let ringing = try await Self.step("the INVITE's 180") { try await server.response() }
         #expect(ringing.statusCode == 180)
-        let contactEvent = try await SIPVoiceTransportTests.incomingContact(rig)
+        let contactEvent = try await Self.incomingContact(rig)
         #expect(contactEvent.id == "tls-call-1")
 
         let stopped = Task { await rig.channel.stopListening() }
@@ -154,7 +171,7 @@ import Testing
     }
 
     /// The error `listen()` fails with.
-    static func refusal(_ rig: SIPVoiceChannelTests.Rig) async throws -> AttendantPluginAPI.ChannelError {
+    static func refusal(_ rig: Rig) async throws -> AttendantPluginAPI.ChannelError {
         do {
             try await rig.channel.listen()
         } catch let error as AttendantPluginAPI.ChannelError {
@@ -284,4 +301,9 @@ final class TLSRegistrar: Sendable {
             context.close(promise: nil)
         }
     }
+}
+
+struct TLSTestError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
