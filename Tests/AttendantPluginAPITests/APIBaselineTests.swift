@@ -6,7 +6,8 @@ import Testing
 /// recorded baseline, and a baseline the library no longer matches fails with the declaration named.
 @Suite struct APIBaselineTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
-    static let baseline = root + "/Plugins/AttendantPluginAPI/api/AttendantPluginAPI.swiftinterface"
+    /// The recorded interfaces of the library's two modules.
+    static let baseline = root + "/Plugins/AttendantPluginAPI/api"
     /// The modules of the build this test binary belongs to (`.build/debug/Modules`).
     static var modules: String {
         URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path + "/Modules"
@@ -16,15 +17,16 @@ import Testing
         try await run("/bin/bash", [Self.root + "/scripts/check-api", "--baseline", baseline, "--modules", Self.modules], within: 120)
     }
 
-    /// A baseline with `edit` applied to the recorded one, in a temporary folder.
-    func baseline(_ edit: (String) -> String) throws -> String {
+    /// A baseline folder with `edit` applied to the recorded interface of `module`, the other as recorded.
+    func baseline(_ module: String = "AttendantPluginAPI", _ edit: (String) -> String) throws -> String {
         let folder = try makeTemporaryFolder("attendant-api-baseline")
-        let file = folder + "/AttendantPluginAPI.swiftinterface"
-        let text = try String(contentsOfFile: Self.baseline, encoding: .utf8)
-        let edited = edit(text)
-        #expect(edited != text, "the edit changed nothing")
-        try edited.write(toFile: file, atomically: true, encoding: .utf8)
-        return file
+        for name in ["AttendantPluginAPI", "AttendantPluginKit"] {
+            let text = try String(contentsOfFile: "\(Self.baseline)/\(name).swiftinterface", encoding: .utf8)
+            let edited = name == module ? edit(text) : text
+            if name == module { #expect(edited != text, "the edit changed nothing") }
+            try edited.write(toFile: "\(folder)/\(name).swiftinterface", atomically: true, encoding: .utf8)
+        }
+        return folder
     }
 
     @Test func theLibraryKeepsItsRecordedAPI() async throws {
@@ -43,6 +45,20 @@ import Testing
         let (status, output) = try await self.check(file)
         #expect(status == 1, "\(output)")
         #expect(output.contains("Func ChannelSettings.retiredAccessor(_:) has been removed"), "\(output)")
+    }
+
+    /// The kit is in the same library: a declaration it lost fails too.
+    @Test func aDeclarationTheKitLostFails() async throws {
+        let file = try self.baseline("AttendantPluginKit") {
+            $0.replacingOccurrences(
+                of: "@frozen public struct Backoff : Swift.Sendable, Swift.Hashable {",
+                with: "@frozen public struct Backoff : Swift.Sendable, Swift.Hashable {\n  public func retiredDelay() -> Swift.Duration"
+            )
+        }
+        let (status, output) = try await self.check(file)
+        #expect(status == 1, "\(output)")
+        #expect(output.contains("AttendantPluginKit's api differs"), "\(output)")
+        #expect(output.contains("Func Backoff.retiredDelay() has been removed"), "\(output)")
     }
 
     /// A declaration whose type changed: a plugin compiled against the old type would misread it.

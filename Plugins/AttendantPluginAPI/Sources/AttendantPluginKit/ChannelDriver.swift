@@ -17,6 +17,7 @@ import Synchronization
 ///     }
 /// }
 /// ```
+@available(*, deprecated, message: "retired: AgentDriver (a link-only agent) and SessionDriver (a session that takes requests) drive channels now")
 public protocol ChannelDriver: AnyObject, Sendable {
     associatedtype State: Sendable
     associatedtype Effect: Sendable
@@ -27,6 +28,7 @@ public protocol ChannelDriver: AnyObject, Sendable {
     func perform(_ effect: Effect)
 }
 
+@available(*, deprecated, message: "retired: AgentDriver (a link-only agent) and SessionDriver (a session that takes requests) drive channels now")
 extension ChannelDriver {
     /// Runs `body` under the lock, then performs the effects it listed, in order.
     @discardableResult
@@ -44,6 +46,7 @@ extension ChannelDriver {
 }
 
 /// A driver's state under its lock (see ``ChannelDriver``).
+@available(*, deprecated, message: "retired: AgentDriver (a link-only agent) and SessionDriver (a session that takes requests) drive channels now")
 public final class DriverState<State: Sendable>: Sendable {
     private let mutex: Mutex<State>
 

@@ -1,5 +1,5 @@
 public import AttendantPluginAPI
-public import Synchronization
+import Synchronization
 
 /// What a step of a pure ``ChannelSession`` asks of its driver.
 public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable {

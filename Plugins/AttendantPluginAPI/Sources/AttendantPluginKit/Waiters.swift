@@ -8,6 +8,11 @@ import Synchronization
 /// step asks ``settle(_:)`` which conditions are met; the resumptions it gets back are done after its lock
 /// is released. When a deadline passes, `expired` is called with the waiter's id; the driver takes it out
 /// with ``remove(_:)`` (under its lock) and decides what the caller hears.
+@available(
+    *,
+    deprecated,
+    message: "retired: no plugin of this project waits this way any more; a SessionDriver request(_:) answers its caller when the session says so"
+)
 public final class Waiters<Condition: Sendable, Value: Sendable>: Sendable {
     public typealias Continuation = CheckedContinuation<Value, any Error>
 
@@ -102,6 +107,11 @@ public final class Waiters<Condition: Sendable, Value: Sendable>: Sendable {
 }
 
 /// A waiter's outcome, to hand over once the driver's lock is released.
+@available(
+    *,
+    deprecated,
+    message: "retired: no plugin of this project waits this way any more; a SessionDriver request(_:) answers its caller when the session says so"
+)
 public struct Resumption<Value: Sendable>: Sendable {
     let continuation: CheckedContinuation<Value, any Error>
     let result: Result<Value, any Error>
@@ -111,6 +121,7 @@ public struct Resumption<Value: Sendable>: Sendable {
     }
 }
 
+@available(*, deprecated, message: "retired with Waiters")
 extension Sequence {
     /// Resumes each waiter in order.
     public func resume<Value>() where Element == Resumption<Value> {
