@@ -395,16 +395,12 @@ let package = Package(
         .testTarget(
             name: "SIPVoiceTests",
             dependencies: [
-                // The plugin itself is loaded from libattendant-sip-voice.so at run time, by the daemon's loader.
-                "AttendantCore",
+                // The plugin itself is loaded from libattendant-sip-voice.so at run time (the kit's PluginLibrary),
+                // on the test kit's in-memory network.
                 "SIPCore",
                 "TestSupport",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-                // A registrar over TLS on loopback (SIPVoiceTLSTests).
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictness
         ),

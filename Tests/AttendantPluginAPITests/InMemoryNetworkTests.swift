@@ -1,6 +1,7 @@
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Synchronization
+import TestSupport
 import Testing
 
 /// The test kit's network keeps the promises of ``ChannelNetwork`` that the daemon's keeps: answers by
@@ -187,6 +188,27 @@ import Testing
             ]
         )
         #expect(peer.datagrams.count == 1)
+    }
+
+    @Test func anAddressWhereNothingListensAnswersTheConnectedFlowWithUnreachable() async throws {
+        let network = InMemoryNetwork()
+        let events = Events<DatagramEvent>()
+        let registrar = NetworkAddress(ip: "127.0.0.1", port: 5060)
+        let elsewhere = NetworkAddress(ip: "127.0.0.1", port: 5070)
+        let flow = try await network.openDatagramFlow(to: "127.0.0.1", port: 5060, options: DatagramOptions(), receive: events.append)
+        flow.send(Array("one".utf8))
+        flow.send(Array("two".utf8), to: elsewhere)
+        let (sender, first) = try await network.nextDatagram(to: registrar)
+        #expect(sender.local == flow.local && first.text == "one")
+        #expect(try await network.nextDatagram(to: elsewhere).datagram.text == "two")
+
+        network.setUnreachable(registrar)
+        network.setUnreachable(elsewhere)
+        flow.send(Array("lost".utf8), to: elsewhere)  // an unconnected send hears nothing back
+        flow.send(Array("three".utf8))
+        _ = try await network.nextDatagram(to: registrar)
+        try await eventually("the ICMP error for what the connected socket sent") { !events.all.isEmpty }
+        #expect(events.all == [.unreachable("Connection refused")])
     }
 
     @Test func namesWithoutAnAddressDoNotResolveAndRefusalsFailTheOpen() async throws {

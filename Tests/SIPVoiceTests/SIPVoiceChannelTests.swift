@@ -1,4 +1,3 @@
-import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Foundation
@@ -7,8 +6,9 @@ import SIPCore
 import TestSupport
 import Testing
 
-/// The SIPVoice channel through its factory, with the test kit's in-memory host and manual clock, against
-/// a scripted registrar on loopback UDP: what goes on the wire, what the host hears.
+/// The SIPVoice channel through its factory, with the test kit's in-memory host, network and manual clock,
+/// against a scripted registrar over UDP: what goes on the wire, what the host hears. (Over the daemon's
+/// real network: SIPVoiceTLSTests in PluginIntegrationTests, and the daemon tests with kamailio.)
 @Suite(.timeLimit(.minutes(2))) struct SIPVoiceChannelTests {
     static let token = ChannelToken(value: "header.payload.signature-one", expiresAt: nil)
 
@@ -19,14 +19,9 @@ import Testing
     }
 
     static func rig(_ extra: [String: SettingValue] = [:], token: ChannelToken? = Self.token) throws -> Rig {
-        let peer = try ScriptedPeer()
-        // The daemon's own network and hashes, as attendantd lends them to the plugin.
-        let host = InMemoryChannelHost(
-            channelName: "phone",
-            token: token,
-            network: HostNetwork(logger: Logger(label: "test.network")),
-            hashing: HostHashing()
-        )
+        // The test kit's network and hashes, lent to the plugin as attendantd lends its own.
+        let host = InMemoryChannelHost(channelName: "phone", token: token)
+        let peer = ScriptedPeer(on: host.inMemoryNetwork)
         var values: [String: SettingValue] = [
             "registrar": .string(peer.registrarURI),
             "address-of-record": .string("sip:alice@example.org"),
@@ -184,9 +179,9 @@ import Testing
         _ = try await Self.listen(rig)
         rig.peer.close()  // the registrar stops: its port answers with ICMP port unreachable
         await rig.channel.applicationStateDidChange(.foreground)
-        // The ICMP error fails the REGISTER long before timer F (32 s on the manual clock). The kernel
-        // rate-limits ICMP errors per destination (about one a second), so under load one may be dropped:
-        // then the next retransmission (timer E, on the manual clock) draws another.
+        // The ICMP error fails the REGISTER long before timer F (32 s on the manual clock). (A kernel
+        // rate-limits ICMP errors per destination, so on a real network one may be dropped: then the next
+        // retransmission, timer E on the manual clock, draws another. The loop keeps that allowance.)
         var waited: Duration = .zero
         while !rig.host.events.contains(where: { if case .stoppedListening = $0 { true } else { false } }) {
             try await Task.sleep(for: .milliseconds(20))

@@ -64,7 +64,7 @@ import Testing
         _ = try await SIPVoiceChannelTests.listen(rig)
         let contactAddress = try #require(rig.peer.channelAddress)
         // Another proxy of the same farm (or an SBC) relays the call from its own address.
-        let proxy = try ScriptedPeer()
+        let proxy = ScriptedPeer(on: rig.host.inMemoryNetwork)
         let invite = proxy.invite(branch: "z9hG4bK-other", callID: "via-other-proxy")
         proxy.send(.request(invite), to: contactAddress)
         let contact = try await Self.incomingContact(rig)
@@ -89,8 +89,8 @@ import Testing
         let rig = try SIPVoiceChannelTests.rig()
         _ = try await SIPVoiceChannelTests.listen(rig)
         let contactAddress = try #require(rig.peer.channelAddress)
-        let sender = try ScriptedPeer()
-        let listener = try ScriptedPeer()
+        let sender = ScriptedPeer(on: rig.host.inMemoryNetwork)
+        let listener = ScriptedPeer(on: rig.host.inMemoryNetwork)
         // RFC 3261 18.2.2: the source address (received), at the port in the Via's sent-by.
         var options = Self.options(from: sender, callID: "options-1", via: "SIP/2.0/UDP 127.0.0.1:\(listener.port);branch=z9hG4bK-opt1")
         sender.send(.request(options), to: contactAddress)
@@ -123,7 +123,7 @@ import Testing
         let rig = try SIPVoiceChannelTests.rig()
         _ = try await SIPVoiceChannelTests.listen(rig)
         let contactAddress = try #require(rig.peer.channelAddress)
-        let caller = try ScriptedPeer()
+        let caller = ScriptedPeer(on: rig.host.inMemoryNetwork)
         // RFC 3581 section 4: an empty rport gets the source port, and received the source address even
         // though it is the sent-by host.
         var options = Self.options(
@@ -163,7 +163,7 @@ import Testing
         )
 
         // RFC 3261 section 18.2.1: a sent-by that is a name gets received, without rport.
-        let listener = try ScriptedPeer()
+        let listener = ScriptedPeer(on: rig.host.inMemoryNetwork)
         options.headers.set(.via, "SIP/2.0/UDP caller.invalid:\(listener.port);branch=z9hG4bK-stamp3")
         options.headers.set(.callID, "stamp-3")
         caller.send(.request(options), to: contactAddress)

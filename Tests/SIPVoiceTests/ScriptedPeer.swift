@@ -1,46 +1,33 @@
-import AttendantCore
 import AttendantPluginAPI
+import AttendantPluginTestKit
 import Foundation
-import Glibc
 import SIPCore
 import Synchronization
-import TestSupport
 
-/// A SIP peer on a loopback UDP socket that the test drives message by message: it plays the registrar
-/// (and the proxy that relays calls) for one SIPVoice channel. Plain blocking sockets on a thread per
-/// receive; every wait is bounded, so a missing message fails the test instead of hanging it.
-final class ScriptedPeer: @unchecked Sendable {
-    // @unchecked: the descriptor is set once in init and closed once (an atomic flag); socket calls are thread-safe.
-    let descriptor: Int32
-    let port: UInt16
-    /// Where the channel sent from (its flow), learnt from its first message.
-    private(set) var channelAddress: sockaddr_in?
+/// A SIP peer at an address of the test kit's in-memory network that the test drives message by message:
+/// it plays the registrar (and the proxy that relays calls) for one SIPVoice channel, or another proxy,
+/// caller or listener beside it. It reads what the channel sent to its address, over whichever flow, and
+/// sends into the channel's flow from its address. Every wait is bounded, so a missing message fails the
+/// test instead of hanging it.
+final class ScriptedPeer: Sendable {
+    let network: InMemoryNetwork
+    let port: Int
+    var address: NetworkAddress { NetworkAddress(ip: "127.0.0.1", port: self.port) }
+    private let learnt = Mutex<NetworkAddress?>(nil)
+    /// Where the channel sent from (its flow), learnt from its latest message.
+    var channelAddress: NetworkAddress? { self.learnt.withLock { $0 } }
 
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw PeerError("bind: \(String(cString: strerror(errno)))") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
-        }
-        self.descriptor = descriptor
-        self.port = UInt16(bigEndian: address.sin_port)
+    private static let ports = Atomic<Int>(15_060)
+
+    init(on network: InMemoryNetwork) {
+        self.network = network
+        self.port = Self.ports.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
-    private let closed = Atomic<Bool>(false)
-
-    deinit { self.close() }
-
-    /// Closes the socket: the port is gone, as when the registrar stops.
+    /// The registrar stops: nothing listens at its address any more, and what the channel sends there
+    /// comes back as "port unreachable", as the kernel's ICMP error does.
     func close() {
-        guard !self.closed.exchange(true, ordering: .relaxed) else { return }
-        Glibc.close(self.descriptor)
+        self.network.setUnreachable(self.address)
     }
 
     var registrarURI: String { "sip:127.0.0.1:\(self.port)" }
@@ -91,17 +78,13 @@ final class ScriptedPeer: @unchecked Sendable {
 
     /// Sends to `address` (the channel's, learnt by another peer): a request from a source that is not the
     /// registrar.
-    func send(_ message: SIPMessage, to address: sockaddr_in) { self.send(bytes: message.serialized(), to: address) }
+    func send(_ message: SIPMessage, to address: NetworkAddress) { self.send(bytes: message.serialized(), to: address) }
 
-    func send(bytes: [UInt8], to destination: sockaddr_in) {
-        var address = destination
-        _ = bytes.withUnsafeBytes { buffer in
-            withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(self.descriptor, buffer.baseAddress, buffer.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-        }
+    /// Into the channel's open flow at `destination`, from this peer's address; lost if there is none, as
+    /// a datagram is.
+    func send(bytes: [UInt8], to destination: NetworkAddress) {
+        let flow = self.network.datagramFlows.last { $0.local == destination && !$0.isClosed }
+        flow?.deliver(bytes, from: self.address)
     }
 
     /// Answers `request` (To tag added), with `contact` and extra header lines.
@@ -161,22 +144,11 @@ final class ScriptedPeer: @unchecked Sendable {
     }
 
     private func receiveBytes(within seconds: Double) async throws -> [UInt8] {
-        let descriptor = self.descriptor
-        let result: Result<([UInt8], sockaddr_in), any Error> = await offThePool {
-            var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&pollDescriptor, 1, Int32(seconds * 1000)) > 0 else { return .failure(PeerTimeout()) }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            var from = sockaddr_in()
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let count = withUnsafeMutablePointer(to: &from) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, &buffer, buffer.count, 0, $0, &length) }
-            }
-            guard count >= 0 else { return .failure(PeerError("recvfrom: \(String(cString: strerror(errno)))")) }
-            return .success((Array(buffer[0..<count]), from))
+        guard let (flow, datagram) = try? await self.network.nextDatagram(to: self.address, timeout: .milliseconds(Int(seconds * 1000))) else {
+            throw PeerTimeout()
         }
-        let (bytes, from) = try result.get()
-        self.channelAddress = from
-        return bytes
+        self.learnt.withLock { $0 = flow.local }
+        return datagram.bytes
     }
 }
 
@@ -189,14 +161,13 @@ struct PeerTimeout: Error, CustomStringConvertible {
     var description: String { "timed out" }
 }
 
-/// The SIPVoice plugin as the daemon gets it: its shared library (built beside the test bundle), loaded by
-/// the daemon's own `PluginLoader`. (Linking the plugin target into the test bundle would clash with the
-/// Loopback plugin's entry symbols.)
+/// The SIPVoice plugin as the daemon gets it: its shared library (built beside the test bundle), loaded
+/// through its entry symbols by the test kit's `PluginLibrary`. (Linking the plugin target into the test
+/// bundle would clash with the Loopback plugin's entry symbols.)
 enum SIPVoicePlugin {
     static let factory: any ChannelPluginFactory = {
-        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
         do {
-            return try PluginLoader(searchPath: [(exe as NSString).deletingLastPathComponent]).load("sip-voice").factory
+            return try PluginLibrary.built("sip-voice").factory
         } catch {
             fatalError("cannot load the sip-voice plugin: \(error)")
         }

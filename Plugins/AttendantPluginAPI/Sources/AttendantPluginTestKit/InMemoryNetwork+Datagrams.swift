@@ -10,7 +10,9 @@ extension InMemoryNetwork {
     ) async throws(NetworkError) -> any DatagramFlow {
         if let refusal = self.refusal(flowTo: host, port: port) { throw refusal }
         let remote = NetworkAddress(ip: try self.resolve(host), port: port)
-        let flow = DatagramPeer(local: self.nextLocalAddress(), remote: remote, options: options, receive: receive)
+        let flow = DatagramPeer(local: self.nextLocalAddress(), remote: remote, options: options, receive: receive) { [weak self] datagram, flow in
+            self?.sent(datagram, by: flow)
+        }
         self.opened(flow)
         return InMemoryDatagramFlow(peer: flow)
     }
@@ -53,12 +55,20 @@ public final class DatagramPeer: Sendable {
     private let closed = Atomic<Bool>(false)
     private let delivery = SerialDelivery()
     private let sent = Mailbox<Datagram>()
+    private let onSend: @Sendable (Datagram, DatagramPeer) -> Void
 
-    init(local: NetworkAddress, remote: NetworkAddress, options: DatagramOptions, receive: @escaping @Sendable (DatagramEvent) -> Void) {
+    init(
+        local: NetworkAddress,
+        remote: NetworkAddress,
+        options: DatagramOptions,
+        receive: @escaping @Sendable (DatagramEvent) -> Void,
+        onSend: @escaping @Sendable (Datagram, DatagramPeer) -> Void
+    ) {
         self.local = local
         self.remote = remote
         self.options = options
         self.receive = receive
+        self.onSend = onSend
     }
 
     /// Whether the channel closed the flow.
@@ -109,7 +119,9 @@ public final class DatagramPeer: Sendable {
 
     func channelSent(_ bytes: [UInt8], to destination: NetworkAddress) {
         guard !self.isClosed else { return }
-        self.sent.put(Datagram(bytes: bytes, destination: destination))
+        let datagram = Datagram(bytes: bytes, destination: destination)
+        self.sent.put(datagram)
+        self.onSend(datagram, self)
     }
 
     func channelClosed() { self.closed.store(true, ordering: .releasing) }

@@ -68,6 +68,7 @@ public final class InMemoryNetwork: ChannelNetwork {
         var webSocketRefusals: [Refusal] = []
         var flowRefusals: [Refusal] = []
         var addresses: [String: String] = ["localhost": "127.0.0.1"]
+        var unreachable: Set<NetworkAddress> = []
         var nextPort = 40_000
     }
 
@@ -80,6 +81,7 @@ public final class InMemoryNetwork: ChannelNetwork {
     private let requestLog = Mailbox<NetworkRequest>()
     private let webSocketLog = Mailbox<WebSocketPeer>()
     private let datagramLog = Mailbox<DatagramPeer>()
+    private let sentDatagrams = Mailbox<(flow: DatagramPeer, datagram: DatagramPeer.Datagram)>()
     private let streamLog = Mailbox<StreamFlowPeer>()
 
     /// A network whose time limits run on `clock` and whose flows go out from `localIP`.
@@ -163,6 +165,26 @@ public final class InMemoryNetwork: ChannelNetwork {
     /// The next datagram flow the channel opened that this method has not returned yet.
     public func nextDatagramFlow(timeout: Duration = .seconds(60)) async throws(InMemoryNetworkTimeout) -> DatagramPeer {
         try await self.datagramLog.next("datagram flow opened by the channel", timeout: timeout)
+    }
+
+    /// The next datagram that any of the channel's flows sent to `destination` and that this method has
+    /// not returned yet, with the flow that sent it: the test's side of one address, whichever flow the
+    /// channel uses (a registrar, or a proxy that a response is routed to). Each datagram is handed out
+    /// once here and once by its flow's ``DatagramPeer/nextDatagram(timeout:)``, independently.
+    public func nextDatagram(
+        to destination: NetworkAddress,
+        timeout: Duration = .seconds(60)
+    ) async throws(InMemoryNetworkTimeout) -> (flow: DatagramPeer, datagram: DatagramPeer.Datagram) {
+        try await self.sentDatagrams.next("datagram from the channel to \(destination)", timeout: timeout) { $0.datagram.destination == destination }
+    }
+
+    /// Makes nothing listen at `address` (a registrar that stopped), or something again (`false`): what
+    /// the channel sends there over a flow connected to it comes back as ``DatagramEvent/unreachable(_:)``,
+    /// as the kernel reports an ICMP "port unreachable" on a connected socket.
+    public func setUnreachable(_ address: NetworkAddress, _ unreachable: Bool = true) {
+        self.state.withLock { state in
+            if unreachable { state.unreachable.insert(address) } else { state.unreachable.remove(address) }
+        }
     }
 
     /// Every stream flow the channel opened, in order.
@@ -314,6 +336,14 @@ public final class InMemoryNetwork: ChannelNetwork {
 
     func opened(_ socket: WebSocketPeer) { self.webSocketLog.put(socket) }
     func opened(_ flow: DatagramPeer) { self.datagramLog.put(flow) }
+
+    /// A flow's channel sent `datagram`.
+    func sent(_ datagram: DatagramPeer.Datagram, by flow: DatagramPeer) {
+        self.sentDatagrams.put((flow, datagram))
+        guard datagram.destination == flow.remote, self.state.withLock({ $0.unreachable.contains(datagram.destination) }) else { return }
+        // Later, as the ICMP error comes back: never inside the channel's own send.
+        Task { flow.unreachable("Connection refused") }
+    }
     func opened(_ flow: StreamFlowPeer) { self.streamLog.put(flow) }
 
     static func isIPLiteral(_ host: String) -> Bool {

@@ -9,13 +9,20 @@ public struct InMemoryNetworkTimeout: Error, CustomStringConvertible {
     public var description: String { "no \(self.awaited) within \(self.limit)" }
 }
 
-/// Things that arrive, kept in order: ``all`` has every one, ``next(_:timeout:)`` hands each out once.
+/// Things that arrive, kept in order: ``all`` has every one, ``next(_:timeout:where:)`` hands each out once
+/// (the first not handed out yet that matches).
 final class Mailbox<Element: Sendable>: Sendable {
+    private struct Waiter {
+        var id: Int
+        var matches: @Sendable (Element) -> Bool
+        var continuation: CheckedContinuation<Element?, Never>
+    }
+
     private struct State {
         var items: [Element] = []
-        var handedOut = 0
+        var handedOut: [Bool] = []
         var nextID = 0
-        var waiters: [(id: Int, continuation: CheckedContinuation<Element?, Never>)] = []
+        var waiters: [Waiter] = []
     }
 
     private let state = Mutex(State())
@@ -25,17 +32,24 @@ final class Mailbox<Element: Sendable>: Sendable {
     func put(_ element: Element) {
         let waiter: CheckedContinuation<Element?, Never>? = self.state.withLock { state in
             state.items.append(element)
-            guard !state.waiters.isEmpty else { return nil }
-            state.handedOut += 1
-            return state.waiters.removeFirst().continuation
+            guard let index = state.waiters.firstIndex(where: { $0.matches(element) }) else {
+                state.handedOut.append(false)
+                return nil
+            }
+            state.handedOut.append(true)
+            return state.waiters.remove(at: index).continuation
         }
         waiter?.resume(returning: element)
     }
 
     var all: [Element] { self.state.withLock { $0.items } }
 
-    /// The next element not handed out yet, waiting up to `timeout` (wall-clock) for it.
-    func next(_ awaited: String, timeout: Duration) async throws(InMemoryNetworkTimeout) -> Element {
+    /// The first element not handed out yet that `matches`, waiting up to `timeout` (wall-clock) for it.
+    func next(
+        _ awaited: String,
+        timeout: Duration,
+        where matches: @escaping @Sendable (Element) -> Bool = { _ in true }
+    ) async throws(InMemoryNetworkTimeout) -> Element {
         let id = self.state.withLock { state in
             defer { state.nextID += 1 }
             return state.nextID
@@ -43,12 +57,12 @@ final class Mailbox<Element: Sendable>: Sendable {
         let element: Element? = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Element?, Never>) in
                 let ready: Element?? = self.state.withLock { state in
-                    if state.handedOut < state.items.count {
-                        defer { state.handedOut += 1 }
-                        return .some(state.items[state.handedOut])
+                    if let index = state.items.indices.first(where: { !state.handedOut[$0] && matches(state.items[$0]) }) {
+                        state.handedOut[index] = true
+                        return .some(state.items[index])
                     }
                     if Task.isCancelled { return .some(nil) }
-                    state.waiters.append((id, continuation))
+                    state.waiters.append(Waiter(id: id, matches: matches, continuation: continuation))
                     return nil
                 }
                 if let ready {
