@@ -158,6 +158,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            exclude: ["README.md"],
             swiftSettings: strictness
         ),
         .executableTarget(
@@ -237,6 +238,7 @@ let package = Package(
             name: "Loopback",
             dependencies: [pluginAPI],
             path: "Plugins/Loopback",
+            exclude: ["README.md"],
             swiftSettings: strictness
         ),
 
