@@ -7,6 +7,8 @@
 //     swift build --package-path Tests/Fixtures/ExternalPlugins
 //
 // puts libattendant-echo.so and libattendant-faulty.so into Tests/Fixtures/ExternalPlugins/.build/debug.
+// `swift test --package-path Tests/Fixtures/ExternalPlugins` runs EchoTests, which test the plugin with the
+// API package's test kit only, as a third party would (`scripts/fixture-plugins test`; scripts/test runs them).
 import PackageDescription
 
 /// The same strictness as the root package.
@@ -19,6 +21,9 @@ let strictness: [SwiftSetting] = [
 /// The plugin API's shared library. Plugins link only this: it re-exports Logging, so a plugin must not
 /// depend on swift-log itself (that would put a second copy of Logging's types into the process).
 let pluginAPI: Target.Dependency = .product(name: "AttendantPluginAPI", package: "AttendantPluginAPI")
+
+/// The test kit: an in-memory host, network, hashing and clock, for a plugin's tests.
+let testKit: Target.Dependency = .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")
 
 let package = Package(
     name: "ExternalPlugins",
@@ -34,5 +39,6 @@ let package = Package(
     targets: [
         .target(name: "Echo", dependencies: [pluginAPI], swiftSettings: strictness),
         .target(name: "Faulty", dependencies: [pluginAPI], swiftSettings: strictness),
+        .testTarget(name: "EchoTests", dependencies: ["Echo", pluginAPI, testKit], swiftSettings: strictness),
     ]
 )
