@@ -56,7 +56,7 @@ import Testing
         await clock.waitForSleepers(atLeast: 1)
         clock.advance(by: .seconds(45))
         let error = await #expect(throws: NetworkError.self) { try await request.value }
-        #expect(error?.kind == .timeout)
+        #expect(error == NetworkError(.timeout, "GET http://poll.example.com/connect failed: no answer within 45 s"))
     }
 
     @Test func aHandlerAnswersLaterAndCancellingTheCallerEndsTheRequest() async throws {

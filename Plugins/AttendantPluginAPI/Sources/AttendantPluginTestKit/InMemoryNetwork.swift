@@ -226,7 +226,7 @@ public final class InMemoryNetwork: ChannelNetwork {
             response = try await self.race(
                 what: what,
                 limit: request.timeout,
-                timeout: NetworkError(.timeout, "\(what) failed: no answer within \(request.timeout)")
+                timeout: NetworkError(.timeout, "\(what) failed: no answer within \(Self.seconds(request.timeout)) s")
             ) { () async throws(NetworkError) in try await handler(request) }
         } else {
             throw NetworkError(
@@ -358,6 +358,15 @@ public final class InMemoryNetwork: ChannelNetwork {
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         let host = authority.split(separator: "@").last ?? ""
         return host.isEmpty ? nil : host
+    }
+
+    /// `30`, `1.5`: seconds as the daemon's messages write them.
+    static func seconds(_ duration: Duration) -> String {
+        let milliseconds = (duration.seconds * 1000).rounded()
+        if milliseconds.truncatingRemainder(dividingBy: 1000) == 0 { return String(Int64(milliseconds / 1000)) }
+        var text = String(milliseconds / 1000)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
     }
 
     /// A URL for a message: no query or fragment (pre-signed URLs carry credentials there), as the
