@@ -45,6 +45,16 @@ import Testing
         #expect(network.requests.count == 3)
     }
 
+    @Test func aTestsWaitForWhatNeverComesEndsWithATimeout() async throws {
+        let network = InMemoryNetwork()
+        let timeout = await #expect(throws: InMemoryNetworkTimeout.self) { try await network.nextRequest(timeout: .milliseconds(20)) }
+        #expect(timeout?.description == "no HTTP request from the channel within 0.02 seconds")
+        // A request that comes later is still handed out.
+        network.answer("GET", "http://example.com/", with: NetworkResponse(status: 200))
+        _ = try await network.send(NetworkRequest(url: "http://example.com/"))
+        #expect(try await network.nextRequest().url == "http://example.com/")
+    }
+
     @Test func aHeldRequestTimesOutOnTheNetworksClock() async throws {
         let clock = ManualClock()
         let network = InMemoryNetwork(clock: clock)

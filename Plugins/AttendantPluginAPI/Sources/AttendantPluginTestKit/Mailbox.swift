@@ -16,6 +16,8 @@ final class Mailbox<Element: Sendable>: Sendable {
         var id: Int
         var matches: @Sendable (Element) -> Bool
         var continuation: CheckedContinuation<Element?, Never>
+        /// Gives the wait up at its limit; cancelled when an element comes first.
+        var timer: Task<Void, Never>?
     }
 
     private struct State {
@@ -30,16 +32,17 @@ final class Mailbox<Element: Sendable>: Sendable {
     init() {}
 
     func put(_ element: Element) {
-        let waiter: CheckedContinuation<Element?, Never>? = self.state.withLock { state in
+        let waiter: Waiter? = self.state.withLock { state in
             state.items.append(element)
             guard let index = state.waiters.firstIndex(where: { $0.matches(element) }) else {
                 state.handedOut.append(false)
                 return nil
             }
             state.handedOut.append(true)
-            return state.waiters.remove(at: index).continuation
+            return state.waiters.remove(at: index)
         }
-        waiter?.resume(returning: element)
+        waiter?.timer?.cancel()
+        waiter?.continuation.resume(returning: element)
     }
 
     var all: [Element] { self.state.withLock { $0.items } }
@@ -62,17 +65,23 @@ final class Mailbox<Element: Sendable>: Sendable {
                         return .some(state.items[index])
                     }
                     if Task.isCancelled { return .some(nil) }
-                    state.waiters.append(Waiter(id: id, matches: matches, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, matches: matches, continuation: continuation, timer: nil))
                     return nil
                 }
                 if let ready {
                     continuation.resume(returning: ready)
                     return
                 }
-                Task {
-                    try? await Task.sleep(for: timeout)
+                let timer = Task {
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
                     self.giveUp(id)
                 }
+                let late = self.state.withLock { state in
+                    guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return true }
+                    state.waiters[index].timer = timer
+                    return false
+                }
+                if late { timer.cancel() }
             }
         } onCancel: {
             self.giveUp(id)
@@ -82,11 +91,12 @@ final class Mailbox<Element: Sendable>: Sendable {
     }
 
     private func giveUp(_ id: Int) {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Element?, Never>? in
+        let waiter = self.state.withLock { state -> Waiter? in
             guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index).continuation
+            return state.waiters.remove(at: index)
         }
-        waiter?.resume(returning: nil)
+        waiter?.timer?.cancel()
+        waiter?.continuation.resume(returning: nil)
     }
 }
 
