@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
+        // MARK: The daemon and its libraries
+
         // libsystemd, through pkg-config (Debian: libsystemd-dev).
         .systemLibrary(
             name: "CSystemd",
@@ -125,6 +127,8 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // MARK: attendantctl
+
         // attendantctl's commands and output, a library so tests can run them in-process; the
         // executable only calls Attendantctl.main(arguments:).
         .target(
@@ -145,6 +149,8 @@ let package = Package(
             ],
             swiftSettings: strictness
         ),
+
+        // MARK: The contact-centre simulator (attendant-sim)
 
         // Loopback contact-centre backends: token endpoint, SIP registrar and caller, control API.
         .target(
@@ -171,69 +177,8 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // Benchmarks (run with -c release; see Benchmarks/README.md).
-        // What the benchmarks share: a private bus with a notification server that times each Notify.
-        .target(
-            name: "AttendantBenchSupport",
-            dependencies: ["Systemd"],
-            path: "Benchmarks/Support",
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-notify-latency",
-            dependencies: ["AttendantCore", "AttendantBenchSupport", "Systemd", pluginAPI],
-            path: "Benchmarks/NotifyLatency",
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-gms-chat-bench",
-            dependencies: [
-                "GMSChat",
-                "AttendantCore",
-                "AttendantBenchSupport",
-                "ContactCenterSim",
-                "Systemd",
-                pluginAPI,
-                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-            ],
-            path: "Benchmarks/GMSChat",
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-karte-bench",
-            dependencies: [
-                "KarteActions",
-                "AttendantCore",
-                "AttendantBenchSupport",
-                "ContactCenterSim",
-                "Systemd",
-                pluginAPI,
-                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-            ],
-            path: "Benchmarks/KarteActions",
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-invite-latency",
-            dependencies: [
-                "SIPVoice",
-                "SIPCore",
-                // The daemon's network and hashes, lent to the channel as attendantd lends them.
-                "AttendantCore",
-                pluginAPI,
-                .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
-            ],
-            path: "Benchmarks/InviteLatency",
-            swiftSettings: strictness
-        ),
-        .executableTarget(
-            name: "attendant-cxone-dispatch",
-            dependencies: ["CXoneCore", pluginAPI],
-            path: "Benchmarks/CXoneDispatch",
-            swiftSettings: strictness
-        ),
+        // MARK: The channel plugins, each a protocol core and a channel (.so)
 
-        // In-tree channel plugins.
         .target(
             name: "Loopback",
             dependencies: [pluginAPI],
@@ -321,6 +266,8 @@ let package = Package(
             path: "Plugins/CXoneChat/Channel",
             swiftSettings: strictness
         ),
+
+        // MARK: Tests (Tests/README.md)
 
         .testTarget(
             name: "GMSCoreTests",
@@ -483,3 +430,72 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: Benchmarks (Benchmarks/README.md), only with ATTENDANT_BENCHMARKS=1 in the environment, as Hummingbird
+// keeps its benchmarks out of its users' builds: `ATTENDANT_BENCHMARKS=1 swift build -c release
+// --scratch-path .build-release`. Tests and the shipped products never depend on them.
+let benchmarkTargets: [Target] = [
+    // What the benchmarks share: a private bus with a notification server that times each Notify.
+    .target(
+        name: "AttendantBenchSupport",
+        dependencies: ["Systemd"],
+        path: "Benchmarks/Support",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
+        name: "attendant-notify-latency",
+        dependencies: ["AttendantCore", "AttendantBenchSupport", "Systemd", pluginAPI],
+        path: "Benchmarks/NotifyLatency",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
+        name: "attendant-gms-chat-bench",
+        dependencies: [
+            "GMSChat",
+            "AttendantCore",
+            "AttendantBenchSupport",
+            "ContactCenterSim",
+            "Systemd",
+            pluginAPI,
+            .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+        ],
+        path: "Benchmarks/GMSChat",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
+        name: "attendant-karte-bench",
+        dependencies: [
+            "KarteActions",
+            "AttendantCore",
+            "AttendantBenchSupport",
+            "ContactCenterSim",
+            "Systemd",
+            pluginAPI,
+            .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+        ],
+        path: "Benchmarks/KarteActions",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
+        name: "attendant-invite-latency",
+        dependencies: [
+            "SIPVoice",
+            "SIPCore",
+            // The daemon's network and hashes, lent to the channel as attendantd lends them.
+            "AttendantCore",
+            pluginAPI,
+            .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+        ],
+        path: "Benchmarks/InviteLatency",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
+        name: "attendant-cxone-dispatch",
+        dependencies: ["CXoneCore", pluginAPI],
+        path: "Benchmarks/CXoneDispatch",
+        swiftSettings: strictness
+    ),
+]
+if Context.environment["ATTENDANT_BENCHMARKS"] != nil {
+    package.targets += benchmarkTargets
+}
