@@ -29,6 +29,33 @@ import Testing
         }
     }
 
+    /// A channel removed from the configuration takes its series with it; the others stay.
+    @Test func aForgottenChannelLeavesNoSeries() {
+        let metrics = DaemonMetrics()
+        for channel in ["gone", "kept"] {
+            metrics.channelState(channel, plugin: "loopback", .listening)
+            metrics.listenAttempted(channel: channel)
+            metrics.listenFailed(channel: channel, errorClass: "transient")
+            metrics.reconnected(channel: channel)
+            metrics.tokenRenewed(channel: channel, expiresAt: UnixTime(secondsSince1970: 2_000_000_000))
+            metrics.tokenRenewalFailed(channel: channel, errorClass: "source")
+            metrics.contact(channel: channel, kind: .call, outcome: DaemonMetrics.rang)
+            let key = AlertKey.contact(channel: channel, contactID: "c1")
+            metrics.alertAwaited(key)
+            metrics.alertShown(key)
+        }
+        let before = metrics.prometheusText()
+        #expect(before.contains(#"channel="gone""#), "\(before)")
+        metrics.forget(channel: "gone")
+        let after = metrics.prometheusText()
+        #expect(!after.contains(#"channel="gone""#), "\(after)")
+        #expect(Self.value(#"attendant_listen_attempts_total{channel="kept"}"#, in: after) == 1, "\(after)")
+        #expect(Self.value(#"attendant_contacts_total{channel="kept",kind="call",outcome="rang"}"#, in: after) == 1, "\(after)")
+        // The channel back again starts from nothing.
+        metrics.listenAttempted(channel: "gone")
+        #expect(Self.value(#"attendant_listen_attempts_total{channel="gone"}"#, in: metrics.prometheusText()) == 1)
+    }
+
     /// The seconds listening grow while the channel listens, and stop growing once it does not.
     @Test func listeningSecondsAddUpOnlyWhileListening() throws {
         let metrics = DaemonMetrics()

@@ -278,10 +278,14 @@ package final class ChannelFleet: Service {
             case .finished(let name, let finishedGeneration):
                 guard let entry = running[name], entry.generation == finishedGeneration else { break }
                 running[name] = nil
-                self.shared.withLock { shared in
+                let removed = self.shared.withLock { shared in
                     shared.supervisors.removeAll { $0 === entry.supervisor }
                     if !shared.order.contains(name) { shared.statuses[name] = nil }
+                    return !shared.order.contains(name)
                 }
+                // A channel the configuration no longer has: its figures go with it (not on shutdown,
+                // when the last scrape may still want them).
+                if removed, !shuttingDown { self.environment.metrics.forget(channel: name) }
                 if shuttingDown {
                     if running.isEmpty { return }
                 } else if let next = waitingToStart.removeValue(forKey: name) {

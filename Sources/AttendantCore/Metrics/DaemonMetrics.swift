@@ -65,6 +65,16 @@ package final class DaemonMetrics: Sendable {
         var tokenExpiry: [String: UnixTime] = [:]
         var arrivals: [AlertKey: ContinuousClock.Instant] = [:]
         var arrivalOrder: [AlertKey] = []
+        /// Every series written for each channel, so that ``forget(channel:)`` can take them out.
+        var series: [String: Set<Series>] = [:]
+    }
+
+    /// One series: its kind, name and labels (the first label is always the channel).
+    private struct Series: Hashable {
+        enum Kind: Hashable { case counter, floatingPointCounter, gauge, timer }
+        var kind: Kind
+        var label: String
+        var dimensions: [String]
     }
 
     private let registry = PrometheusCollectorRegistry()
@@ -99,49 +109,43 @@ package final class DaemonMetrics: Sendable {
         guard previous != state else { return }
         // Every state's series, so that a query for one state finds a 0 rather than nothing.
         for candidate in Self.states {
-            Gauge(
-                label: Name.channelState,
-                dimensions: [("channel", channel), ("plugin", plugin), ("state", candidate.rawValue)],
-                factory: self.factory
-            )
-            .record(candidate == state ? 1 : 0)
+            self.gauge(Name.channelState, channel, [("plugin", plugin), ("state", candidate.rawValue)]).record(candidate == state ? 1 : 0)
         }
     }
 
     /// The supervisor asked the channel to listen.
     package func listenAttempted(channel: String) {
-        Counter(label: Name.listenAttempts, dimensions: [("channel", channel)], factory: self.factory).increment()
+        self.counter(Name.listenAttempts, channel).increment()
     }
 
     /// A listen attempt failed with an error of `errorClass` (``ChannelError/Code``: transient, authentication, …).
     package func listenFailed(channel: String, errorClass: String) {
-        Counter(label: Name.listenFailures, dimensions: [("channel", channel), ("class", errorClass)], factory: self.factory).increment()
+        self.counter(Name.listenFailures, channel, [("class", errorClass)]).increment()
     }
 
     /// The channel listens again after it had listened and lost it (dropped, keep-alive failed, token refused).
     package func reconnected(channel: String) {
-        Counter(label: Name.reconnects, dimensions: [("channel", channel)], factory: self.factory).increment()
+        self.counter(Name.reconnects, channel).increment()
     }
 
     // MARK: Tokens
 
     /// A token renewal worked; `expiresAt` nil: the token does not say when it expires.
     package func tokenRenewed(channel: String, expiresAt: UnixTime?) {
-        Counter(label: Name.tokenRenewals, dimensions: [("channel", channel)], factory: self.factory).increment()
+        self.counter(Name.tokenRenewals, channel).increment()
         self.live.withLock { $0.tokenExpiry[channel] = expiresAt }
     }
 
     /// A token renewal failed with an error of `errorClass` (``TokenError/Code``: source, timeout, …).
     package func tokenRenewalFailed(channel: String, errorClass: String) {
-        Counter(label: Name.tokenRenewalFailures, dimensions: [("channel", channel), ("class", errorClass)], factory: self.factory).increment()
+        self.counter(Name.tokenRenewalFailures, channel, [("class", errorClass)]).increment()
     }
 
     // MARK: Contacts and alerts
 
     /// A contact arrived at the daemon (`outcome` ``rang``) or ended (a ``ContactOutcome``).
     package func contact(channel: String, kind: ContactKind, outcome: String) {
-        Counter(label: Name.contacts, dimensions: [("channel", channel), ("kind", kind.rawValue), ("outcome", outcome)], factory: self.factory)
-            .increment()
+        self.counter(Name.contacts, channel, [("kind", kind.rawValue), ("outcome", outcome)]).increment()
     }
 
     /// The daemon received a contact or in-app action whose alert is `key`: the alert latency runs from now.
@@ -168,7 +172,7 @@ package final class DaemonMetrics: Sendable {
         }
         guard let arrival else { return }
         let latency = arrival.duration(to: now)
-        Timer(label: Name.alertLatency, dimensions: [("channel", key.channel)], factory: self.factory)
+        self.timer(Name.alertLatency, key.channel)
             .recordNanoseconds(latency.components.seconds * 1_000_000_000 + latency.components.attoseconds / 1_000_000_000)
     }
 
@@ -200,12 +204,65 @@ package final class DaemonMetrics: Sendable {
         for (channel, duration) in listened { self.addListening(duration, channel: channel) }
         for (channel, expiresAt) in expiries {
             let seconds = (expiresAt - wallNow).seconds
-            Gauge(label: Name.tokenExpiry, dimensions: [("channel", channel)], factory: self.factory).record(seconds)
+            self.gauge(Name.tokenExpiry, channel).record(seconds)
         }
     }
 
+    // MARK: Channels that go
+
+    /// Takes every series of `channel` out of the figures: the channel was removed from the configuration
+    /// (a reload), so a scrape no longer reports its last values as if it were still there.
+    package func forget(channel: String) {
+        let series = self.live.withLock { live -> Set<Series> in
+            live.listeningSince[channel] = nil
+            live.states[channel] = nil
+            live.tokenExpiry[channel] = nil
+            for key in live.arrivalOrder where key.channel == channel { live.arrivals[key] = nil }
+            live.arrivalOrder.removeAll { $0.channel == channel }
+            return live.series.removeValue(forKey: channel) ?? []
+        }
+        for one in series {
+            let dimensions = Self.pairs(one.dimensions)
+            switch one.kind {
+            case .counter: CoreMetrics.Counter(label: one.label, dimensions: dimensions, factory: self.factory).destroy()
+            case .floatingPointCounter: CoreMetrics.FloatingPointCounter(label: one.label, dimensions: dimensions, factory: self.factory).destroy()
+            case .gauge: CoreMetrics.Gauge(label: one.label, dimensions: dimensions, factory: self.factory).destroy()
+            case .timer: CoreMetrics.Timer(label: one.label, dimensions: dimensions, factory: self.factory).destroy()
+            }
+        }
+    }
+
+    // MARK: Handles
+
+    private func counter(_ label: String, _ channel: String, _ more: [(String, String)] = []) -> CoreMetrics.Counter {
+        CoreMetrics.Counter(label: label, dimensions: self.remember(.counter, label, channel, more), factory: self.factory)
+    }
+
+    private func floatingPointCounter(_ label: String, _ channel: String) -> CoreMetrics.FloatingPointCounter {
+        CoreMetrics.FloatingPointCounter(label: label, dimensions: self.remember(.floatingPointCounter, label, channel, []), factory: self.factory)
+    }
+
+    private func gauge(_ label: String, _ channel: String, _ more: [(String, String)] = []) -> CoreMetrics.Gauge {
+        CoreMetrics.Gauge(label: label, dimensions: self.remember(.gauge, label, channel, more), factory: self.factory)
+    }
+
+    private func timer(_ label: String, _ channel: String) -> CoreMetrics.Timer {
+        CoreMetrics.Timer(label: label, dimensions: self.remember(.timer, label, channel, []), factory: self.factory)
+    }
+
+    /// The dimensions of a series of `channel`, noted for ``forget(channel:)``.
+    private func remember(_ kind: Series.Kind, _ label: String, _ channel: String, _ more: [(String, String)]) -> [(String, String)] {
+        let dimensions = [("channel", channel)] + more
+        let series = Series(kind: kind, label: label, dimensions: dimensions.flatMap { [$0.0, $0.1] })
+        self.live.withLock { _ = $0.series[channel, default: []].insert(series) }
+        return dimensions
+    }
+
+    private static func pairs(_ flat: [String]) -> [(String, String)] {
+        stride(from: 0, to: flat.count - 1, by: 2).map { (flat[$0], flat[$0 + 1]) }
+    }
+
     private func addListening(_ duration: Duration, channel: String) {
-        FloatingPointCounter(label: Name.listeningSeconds, dimensions: [("channel", channel)], factory: self.factory)
-            .increment(by: duration.seconds)
+        self.floatingPointCounter(Name.listeningSeconds, channel).increment(by: duration.seconds)
     }
 }
