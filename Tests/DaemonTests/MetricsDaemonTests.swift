@@ -52,12 +52,14 @@ import Testing
         text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.dropFirst(series.count + 1)) }
     }
 
-    /// A channel removed by a reload takes its series with it: a scrape does not go on reporting it as it
-    /// last was. The channel that stays keeps its counts.
+    /// A channel removed by a reload takes its series with it, as does one that could not start: a scrape
+    /// does not go on reporting them as they last were. The channel that stays keeps its counts.
     @Test func aChannelRemovedByAReloadLeavesTheFigures() async throws {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let two = Self.configuration() + "\n\n[[channel]]\nname = \"side\"\nplugin = \"loopback\"\n"
+        let two =
+            Self.configuration() + "\n\n[[channel]]\nname = \"side\"\nplugin = \"loopback\"\n"
+            + "\n[[channel]]\nname = \"broken\"\nplugin = \"/nonexistent/libattendant-broken.so\"\n"
         let daemon = try await Self.daemon(two, scratch: scratch, bus: bus)
         _ = try await Self.ring(bus)
         let side = #"attendant_channel_state{channel="side",plugin="loopback",state="listening"}"#
@@ -65,13 +67,14 @@ import Testing
         try await eventually("attendantctl metrics to show both channels (last: \(text))") {
             text = try await TokenDaemonTests.ctl(["metrics"], bus: bus).1
             return Self.value(side, in: text) == 1
+                && text.contains(#"channel="broken",plugin="/nonexistent/libattendant-broken.so",state="failed"} 1"#)
         }
         _ = try scratch.write("attendant.toml", Self.configuration())
         let (reloaded, output) = try await TokenDaemonTests.ctl(["reload"], bus: bus)
         #expect(reloaded == 0, "\(output)")
         try await eventually("the side channel's series to go (last: \(text))") {
             text = try await TokenDaemonTests.ctl(["metrics"], bus: bus).1
-            return !text.contains(#"channel="side""#)
+            return !text.contains(#"channel="side""#) && !text.contains(#"channel="broken""#)
         }
         #expect(Self.value(#"attendant_contacts_total{channel="desk",kind="call",outcome="rang"}"#, in: text) == 1, "\(text)")
         #expect(Self.value(#"attendant_channel_state{channel="desk",plugin="loopback",state="listening"}"#, in: text) == 1, "\(text)")

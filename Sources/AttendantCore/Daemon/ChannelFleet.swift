@@ -258,12 +258,14 @@ package final class ChannelFleet: Service {
                         running[name]?.configuration = replacement!
                     }
                 }
-                self.shared.withLock { shared in
+                let gone = self.shared.withLock { shared in
                     shared.order = wanted.map(\.name)
-                    for name in shared.statuses.keys where !wantedNames.contains(name) && running[name] == nil {
-                        shared.statuses[name] = nil
-                    }
+                    let gone = shared.statuses.keys.filter { !wantedNames.contains($0) && running[$0] == nil }
+                    for name in gone { shared.statuses[name] = nil }
+                    return gone
                 }
+                // Channels that were not running (one that could not start): their figures go now.
+                for name in gone { self.environment.metrics.forget(channel: name) }
                 for channel in wanted {
                     if let entry = running[channel.name] {
                         if entry.stopping { waitingToStart[channel.name] = channel }
