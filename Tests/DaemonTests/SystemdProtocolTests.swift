@@ -34,7 +34,7 @@ import Testing
 
         // The watchdog (1 s) is pinged every half interval, after every supervisor's loop answered.
         let pings = Mutex(0)
-        _ = await notify.waitFor(within: 5) { message in
+        _ = await notify.waitFor(within: 60) { message in
             pings.withLock { count in
                 if message.contains("WATCHDOG=1") { count += 1 }
                 return count == 3

@@ -244,19 +244,19 @@ final class TLSRegistrar: Sendable {
 
     func request(_ method: SIPMethod) async throws -> SIPRequest {
         while true {
-            if case .message(.request(let request)) = try await self.items.next(within: 10), request.method == method { return request }
+            if case .message(.request(let request)) = try await self.items.next(), request.method == method { return request }
         }
     }
 
     func response() async throws -> SIPResponse {
         while true {
-            if case .message(.response(let response)) = try await self.items.next(within: 10) { return response }
+            if case .message(.response(let response)) = try await self.items.next() { return response }
         }
     }
 
     func nextPing() async throws -> Bool {
         while true {
-            if case .ping = try await self.items.next(within: 10) { return true }
+            if case .ping = try await self.items.next() { return true }
         }
     }
 
