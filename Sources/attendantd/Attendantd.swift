@@ -92,7 +92,7 @@ struct Attendantd: AsyncParsableCommand {
             configuration = try AttendantConfiguration(tree: tree)
         } catch {
             Self.printError("\(error)")
-            if self.config.isEmpty && !self.demo, let file = sources?.userFile, error.problems.first?.message.hasPrefix("no configuration") == true {
+            if self.config.isEmpty && !self.demo, let file = sources?.userFile, error.problems.first?.code == .noConfiguration {
                 let example = Paths.installedExampleConfiguration() ?? "examples/attendant.toml in the source"
                 Self.printError("Create \(file) from \(example), or try the demo: attendantd --demo")
             }

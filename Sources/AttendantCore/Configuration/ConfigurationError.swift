@@ -55,6 +55,8 @@ package struct ConfigurationError: Error, Sendable, CustomStringConvertible {
 
         /// The file cannot be read (missing, permissions).
         package static let unreadable = Code("unreadable")
+        /// None of the configuration's layers exists.
+        package static let noConfiguration = Code("no-configuration")
         /// The file is not valid TOML.
         package static let syntax = Code("syntax")
         /// A key nobody knows.

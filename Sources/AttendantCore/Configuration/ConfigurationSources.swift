@@ -80,7 +80,7 @@ package struct ConfigurationSources: Sendable, Equatable {
         }
         guard problems.isEmpty else { throw ConfigurationError(problems) }
         guard !files.isEmpty else {
-            throw ConfigurationError(.init(.unreadable, "no configuration: none of \(self.searched) exists"))
+            throw ConfigurationError(.init(.noConfiguration, "no configuration: none of \(self.searched) exists"))
         }
         return files
     }

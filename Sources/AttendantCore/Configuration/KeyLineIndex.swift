@@ -49,16 +49,6 @@ struct KeyLineIndex {
     /// The line of `path`, if known.
     subscript(path: String) -> Int? { self.lines[path] }
 
-    /// Lines of the keys directly in the table at `prefix`, keyed by the bare key.
-    func lines(under prefix: String) -> [String: Int] {
-        var result: [String: Int] = [:]
-        for (path, line) in self.lines where path.hasPrefix(prefix + ".") {
-            let key = path.dropFirst(prefix.count + 1)
-            if !key.contains(".") { result[String(key)] = line }
-        }
-        return result
-    }
-
     private mutating func record(_ path: String, _ line: Int) {
         if self.lines[path] == nil { self.lines[path] = line }
     }
