@@ -26,18 +26,18 @@ public struct PluginAPIVersion: Sendable, Hashable, Comparable, CustomStringConv
 
     /// The version of the API library loaded at run time: the host's. What each version added is in
     /// the package's `CHANGELOG.md`.
-    public static let current = PluginAPIVersion(major: 1, minor: 12)
+    public static let current = PluginAPIVersion(major: 1, minor: 13)
 
     /// The version of the API the *calling code was compiled against*: emitted into the caller, so its
     /// value is fixed into a plugin when the plugin is compiled, in debug builds too. A plugin exports it
     /// through ``PluginExport`` and the host compares it with ``current``.
     @_alwaysEmitIntoClient
-    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 12) }
+    public static var builtAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 13) }
 
     /// Kept for plugins built for 1.3 or older; in a debug build it is not inlined and answers with the
     /// library's version. Use ``builtAgainst``.
     @inlinable
-    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 12) }
+    public static var compiledAgainst: PluginAPIVersion { PluginAPIVersion(major: 1, minor: 13) }
 }
 
 /// The C name of the symbol every plugin exports with the API version it was built against.

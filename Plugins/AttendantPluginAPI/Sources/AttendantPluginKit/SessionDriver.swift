@@ -15,6 +15,30 @@ public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable 
     case log(Logger.Level, String)
     /// Request `id` (``SessionDriver/request(_:)``) is over: its caller hears this.
     case replied(UInt64, Result<ChannelReply, ChannelError>)
+    /// Open the session's link, a WebSocket on the host's network, closing the one open (since API 1.13).
+    /// What it brings reaches the session in order as ``LinkEvent``s, through the `link` handler given to
+    /// ``SessionDriver/run(_:link:)``: what arrives on a link let go of never does.
+    case openLink(WebSocketRequest)
+    /// Write a text message on the link, in order with the work queued before it; while the link is
+    /// opening it waits for it, and without a link it is dropped (since API 1.13).
+    case writeLink([UInt8])
+    /// Let go of the link: what was written before still goes out, then it closes, and nothing it brings
+    /// afterwards reaches the session; no ``LinkEvent/closed(_:)`` follows (since API 1.13).
+    case closeLink
+    /// Cancel the operations started with ``SessionDriver/concurrently(tag:_:)`` under `tag` (a held
+    /// long-poll the session gave up on): their tasks are cancelled and their steps dropped (since API 1.13).
+    case cancelOperations(tagged: String)
+}
+
+/// What the session's link (``SessionAction/openLink(_:)``) brings, in order: ``opened`` once the upgrade
+/// succeeded, each message, and at most one ``closed(_:)``, also when the link never opened. Since API 1.13.
+public enum LinkEvent: Sendable, Hashable {
+    case opened
+    /// A text or binary message.
+    case message([UInt8])
+    /// The link ended without the session closing it: the peer closed it, a write failed, or it never
+    /// opened. The reason is the host's.
+    case closed(String)
 }
 
 /// A channel's whole protocol state as a pure value, for protocols whose user requests wait for the
@@ -42,6 +66,26 @@ public protocol ChannelSession: Sendable {
 /// ``run(_:)`` from the channel's `run()`, beside the operations ``concurrently(_:)`` starts), and the
 /// callers of ``request(_:)``, resumed once the lock is released.
 ///
+/// A chat over a socket also has a link (since API 1.13): the session opens, writes and closes it as
+/// actions (``SessionAction/openLink(_:)``, ``SessionAction/writeLink(_:)``,
+/// ``SessionAction/closeLink``), and the driver keeps which link is current. What the link brings reaches
+/// the session in order (``LinkEvent``: `opened` first, also for what the server sent before the upgrade
+/// returned; at most one `closed`), read by the channel's handler given to ``run(_:link:)``, and nothing
+/// from a link let go of ever does; so the session tracks no connection generation of its own:
+///
+/// ```swift
+/// func run() async {
+///     await self.driver.run({ await self.carryOut($0) }) { event in
+///         switch event {
+///         case .opened: { $0.linkOpened() }
+///         case .message(let bytes): self.decode(bytes).map { frame in { $0.received(frame) } }
+///         case .closed(let reason): { $0.linkClosed(reason) }
+///         @unknown default: nil
+///         }
+///     }
+/// }
+/// ```
+///
 /// The session is made when the channel has what it needs (``load(_:)``: from the store, say); until
 /// then, steps do nothing.
 ///
@@ -57,23 +101,33 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
         case write(StoreWrite)
         case emit(ChannelEvent)
         case log(Logger.Level, String)
+        case writeLink([UInt8], any WebSocketConnection, Generation)
+        case closeLink(any WebSocketConnection)
     }
 
     struct State: Sendable {
         var session: Session?
         var requests: [UInt64: CheckedContinuation<Outcome, Never>] = [:]
         var nextRequest: UInt64 = 0
+        var link = LinkSlot()
     }
 
-    private let state = Mutex(State())
+    /// How the channel reads what the link brings: a step for the session, or nil to ignore it.
+    public typealias LinkHandler = @Sendable (LinkEvent) -> ((inout Session) -> [Action])?
+
+    let state = Mutex(State())
     private let timers: ChannelTimers<Session.Timer>
-    private let worker = OrderedWorker<Job>()
+    let worker = OrderedWorker<Job>()
     /// What ``concurrently(_:)`` started, for ``run(_:)`` to run as its child tasks.
     private let operations: AsyncStream<@Sendable () async -> Void>
-    private let operationQueue: AsyncStream<@Sendable () async -> Void>.Continuation
-    private let host: any ChannelHost
+    let operationQueue: AsyncStream<@Sendable () async -> Void>.Continuation
+    /// The operations started under a tag, for ``SessionAction/cancelOperations(tagged:)``.
+    let tagged = Mutex(TaggedOperations())
+    /// The channel's reader of the link, from ``run(_:link:)``.
+    let linkHandler = Mutex<LinkHandler?>(nil)
+    let host: any ChannelHost
     /// The start of the driver's own messages (the plugin's name).
-    private let prefix: String
+    let prefix: String
 
     public init(host: any ChannelHost, prefix: String) {
         self.host = host
@@ -86,6 +140,14 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     /// runs the operations ``concurrently(_:)`` starts as its child tasks, until the calling task is
     /// cancelled: the channel's `run()`.
     public func run(_ carryOut: (Session.Work) async -> Void) async {
+        await self.run(carryOut, link: { _ in nil })
+    }
+
+    /// ``run(_:)`` for a session with a link (``SessionAction/openLink(_:)``): `link` turns what it brings
+    /// into the session's steps (decoding a message outside the lock), called for one event at a time, in
+    /// order. When the channel ends, its link closes. Since API 1.13.
+    public func run(_ carryOut: (Session.Work) async -> Void, link: @escaping LinkHandler) async {
+        self.linkHandler.withLock { $0 = link }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await withDiscardingTaskGroup { operations in
@@ -100,10 +162,13 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
                 case .write(let write): await self.carryOut(write)
                 case .emit(let event): self.host.emit(event)
                 case .log(let level, let message): self.host.logger.log(level: level, "\(message)")
+                case .writeLink(let bytes, let connection, let generation): await self.write(bytes, on: connection, generation)
+                case .closeLink(let connection): self.operationQueue.yield { await connection.close() }
                 }
             }
             group.cancelAll()
         }
+        await self.closeLinkAtEnd()
     }
 
     /// Runs `operation` beside the worker (a REST call, a download: work whose answer the session waits
@@ -193,6 +258,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     public func stop(failing error: ChannelError, _ event: (inout Session) -> [Action]) async {
         self.step(event)
         self.timers.cancelAll()
+        self.state.withLock { self.letGoOfLink(&$0) }
         let waiting = self.state.withLock { state -> [Reply] in
             defer { state.requests = [:] }
             return state.requests.sorted { $0.key < $1.key }.map { id, continuation in
@@ -222,7 +288,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     // MARK: Carrying out
 
     /// Timers and replies at once; the rest to the worker, in order.
-    private func apply(_ actions: [Action], _ state: inout State) -> [Reply] {
+    func apply(_ actions: [Action], _ state: inout State) -> [Reply] {
         var replies: [Reply] = []
         for action in actions {
             switch action {
@@ -240,6 +306,14 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
                 self.timers.cancel(timer)
             case .replied(let id, let outcome):
                 if let continuation = state.requests.removeValue(forKey: id) { replies.append((continuation, outcome)) }
+            case .openLink(let request):
+                self.openLink(request, &state)
+            case .writeLink(let bytes):
+                self.writeLink(bytes, &state)
+            case .closeLink:
+                self.letGoOfLink(&state)
+            case .cancelOperations(let tag):
+                self.cancelOperations(tagged: tag)
             }
         }
         return replies
@@ -270,7 +344,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
         ChannelError(.transient, "\(self.prefix): the request was cancelled")
     }
 
-    private static func resume(_ replies: [Reply]) {
+    static func resume(_ replies: [Reply]) {
         for (continuation, outcome) in replies { continuation.resume(returning: outcome) }
     }
 }

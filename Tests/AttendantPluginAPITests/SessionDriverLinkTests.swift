@@ -1,0 +1,277 @@
+import AttendantPluginAPI
+import AttendantPluginKit
+import AttendantPluginTestKit
+import Synchronization
+import TestSupport
+import Testing
+
+/// The ``SessionDriver``'s link slot and tagged operations, with a toy session on the test kit's in-memory
+/// network: what the session hears of its link, in what order, from which link, and what a close, a
+/// reopening, a failure and the channel's end do.
+@Suite(.timeLimit(.minutes(1))) struct SessionDriverLinkTests {
+    /// Hears its link and writes what it is told.
+    struct Chatter: ChannelSession {
+        enum Timer: Hashable, Sendable { case none }
+        typealias Action = SessionAction<Timer, String>
+
+        var heard: [String] = []
+
+        mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] { [] }
+        mutating func forgetRequest(_ id: UInt64) {}
+    }
+
+    static let url = "wss://chat.example.com/socket"
+
+    final class Rig: Sendable {
+        let host: InMemoryChannelHost
+        let driver: SessionDriver<Chatter>
+        let worker: Task<Void, Never>
+        let done = Recorder<String>()
+
+        init(network: (any ChannelNetwork)? = nil) {
+            let host = network.map { InMemoryChannelHost(network: $0) } ?? InMemoryChannelHost()
+            let driver = SessionDriver<Chatter>(host: host, prefix: "toy")
+            let done = self.done
+            self.host = host
+            self.driver = driver
+            driver.load(Chatter())
+            self.worker = Task {
+                await driver.run({ work in done.add(work) }) { event in
+                    switch event {
+                    case .opened:
+                        {
+                            $0.heard.append("opened")
+                            return []
+                        }
+                    case .message(let bytes) where bytes == Array("ignore".utf8): nil
+                    case .message(let bytes):
+                        {
+                            $0.heard.append(String(decoding: bytes, as: UTF8.self))
+                            return []
+                        }
+                    case .closed(let reason):
+                        {
+                            $0.heard.append("closed: \(reason)")
+                            return []
+                        }
+                    @unknown default: nil
+                    }
+                }
+            }
+        }
+
+        deinit { self.worker.cancel() }
+
+        var heard: [String] { self.driver.withSession { $0.heard } ?? [] }
+
+        func heard(_ expected: [String]) async throws {
+            try await eventually("the session heard \(expected)") { self.heard == expected }
+        }
+
+        func step(_ actions: [Chatter.Action]) {
+            self.driver.step { _ in actions }
+        }
+
+        func open() async throws -> WebSocketPeer {
+            self.step([.openLink(WebSocketRequest(url: SessionDriverLinkTests.url))])
+            return try await self.host.inMemoryNetwork.nextWebSocket()
+        }
+    }
+
+    @Test func theSessionHearsItsLinkInOrderAndWritesGoOutInOrderWithTheWork() async throws {
+        let rig = Rig()
+        rig.step([.writeLink(Array("hello".utf8)), .openLink(WebSocketRequest(url: Self.url))])
+        rig.step([.writeLink(Array("early write".utf8)), .work("after the early write")])
+        let socket = try await rig.host.inMemoryNetwork.nextWebSocket()
+        #expect(socket.request.url == Self.url)
+        try await rig.heard(["opened"])
+        #expect(try await socket.nextMessage() == .text("early write"), "a write asked for while opening waits for the link")
+        #expect(rig.host.logRecords.all.contains { $0.message == "toy: a message was not sent: the link is not open" })
+
+        socket.send(text: "one")
+        socket.send(text: "ignore")
+        socket.send(binary: Array("two".utf8))
+        try await rig.heard(["opened", "one", "two"])
+        rig.step([.work("first"), .writeLink(Array("a".utf8)), .writeLink(Array("b".utf8)), .work("second")])
+        #expect(try await rig.done.next() == "after the early write")
+        #expect(try await rig.done.next() == "first")
+        #expect(try await socket.nextMessage() == .text("a"))
+        #expect(try await socket.nextMessage() == .text("b"))
+        #expect(try await rig.done.next() == "second")
+    }
+
+    @Test func whatArrivesBeforeTheUpgradeReturnsComesAfterOpened() async throws {
+        let network = EarlyTalker(inner: InMemoryNetwork())
+        let rig = Rig(network: network)
+        rig.step([.openLink(WebSocketRequest(url: Self.url))])
+        let socket = try await network.inner.nextWebSocket()
+        try await rig.heard(["opened", "before the upgrade returned"])
+        socket.send(text: "after")
+        try await rig.heard(["opened", "before the upgrade returned", "after"])
+    }
+
+    @Test func aClosedLinkWritesWhatCameBeforeThenClosesAndIsHeardNoMore() async throws {
+        let rig = Rig()
+        let socket = try await rig.open()
+        try await rig.heard(["opened"])
+        rig.step([.writeLink(Array("bye".utf8)), .closeLink, .writeLink(Array("too late".utf8))])
+        #expect(try await socket.nextMessage() == .text("bye"))
+        #expect(try await socket.nextMessage() == .closed)
+        #expect(!socket.send(text: "after the close"))
+        await rig.driver.drain()
+        #expect(rig.heard == ["opened"], "no message and no closed event after the session let go")
+    }
+
+    @Test func reopeningLetsTheOldLinkGoAndOnlyTheNewOneIsHeard() async throws {
+        let rig = Rig()
+        let first = try await rig.open()
+        try await rig.heard(["opened"])
+        let second = try await rig.open()
+        #expect(try await first.nextMessage() == .closed)
+        try await rig.heard(["opened", "opened"])
+        second.send(text: "from the second")
+        first.send(text: "from the first")
+        try await rig.heard(["opened", "opened", "from the second"])
+        rig.step([.writeLink(Array("to the current".utf8))])
+        #expect(try await second.nextMessage() == .text("to the current"))
+    }
+
+    @Test func thePeersCloseIsHeardOnceAndEndsTheLink() async throws {
+        let rig = Rig()
+        let socket = try await rig.open()
+        try await rig.heard(["opened"])
+        socket.send(text: "last")
+        socket.close(code: 1001, reason: "going away")
+        try await rig.heard(["opened", "last", "closed: the server closed the connection (1001: going away)"])
+        rig.step([.writeLink(Array("nobody".utf8))])
+        await rig.driver.drain()
+        #expect(socket.messages.isEmpty, "nothing is written on an ended link")
+    }
+
+    @Test func aRefusedUpgradeIsHeardAsClosedWithTheHostsReason() async throws {
+        let rig = Rig()
+        rig.host.inMemoryNetwork.refuseWebSockets(
+            to: "wss://chat.example.com",
+            with: NetworkError(.protocolViolation, "upgrade refused (HTTP 403)"),
+            times: 1
+        )
+        rig.step([.openLink(WebSocketRequest(url: Self.url)), .writeLink(Array("lost".utf8))])
+        try await rig.heard(["closed: upgrade refused (HTTP 403)"])
+        let socket = try await rig.open()
+        try await rig.heard(["closed: upgrade refused (HTTP 403)", "opened"])
+        await rig.driver.drain()
+        #expect(socket.messages.isEmpty, "the write asked for while the refused link opened went with it")
+    }
+
+    @Test func theChannelsEndClosesItsLink() async throws {
+        let rig = Rig()
+        let socket = try await rig.open()
+        try await rig.heard(["opened"])
+        rig.worker.cancel()
+        await rig.worker.value
+        #expect(try await socket.nextMessage() == .closed)
+    }
+
+    @Test func aStopLetsGoOfTheLink() async throws {
+        let rig = Rig()
+        let socket = try await rig.open()
+        try await rig.heard(["opened"])
+        await rig.driver.stop(failing: ChannelError(.transient, "toy: stopping")) { _ in [.writeLink(Array("last words".utf8))] }
+        #expect(try await socket.nextMessage() == .text("last words"))
+        #expect(try await socket.nextMessage() == .closed)
+    }
+
+    @Test func aCancelledTaggedOperationEndsAndItsStepIsDroppedWhileOthersGoOn() async throws {
+        let rig = Rig()
+        let ended = Recorder<String>()
+        for tag in ["held", "other"] {
+            rig.driver.concurrently(tag: tag) {
+                try? await rig.host.clock.sleep(for: .seconds(3600))
+                ended.add("\(tag) cancelled: \(Task.isCancelled)")
+                return {
+                    $0.heard.append("\(tag) answered")
+                    return []
+                }
+            }
+        }
+        await rig.host.manualClock.waitForSleepers(atLeast: 2)
+        rig.step([.cancelOperations(tagged: "held")])
+        #expect(try await ended.next() == "held cancelled: true")
+        rig.host.manualClock.advance(by: .seconds(3600))
+        #expect(try await ended.next() == "other cancelled: false")
+        try await rig.heard(["other answered"])
+    }
+
+    @Test func aTaggedOperationCancelledBeforeItStartsNeverSteps() async throws {
+        let host = InMemoryChannelHost()
+        let driver = SessionDriver<Chatter>(host: host, prefix: "toy")
+        driver.load(Chatter())
+        driver.concurrently(tag: "held") {
+            {
+                $0.heard.append("held answered")
+                return []
+            }
+        }
+        driver.concurrently(tag: "other") {
+            {
+                $0.heard.append("other answered")
+                return []
+            }
+        }
+        driver.step { _ in [.cancelOperations(tagged: "held")] }
+        let worker = Task { await driver.run { _ in } }
+        try await eventually("the other operation answered") { driver.withSession { $0.heard } == ["other answered"] }
+        driver.concurrently(tag: "last") {
+            {
+                $0.heard.append("last answered")
+                return []
+            }
+        }
+        try await eventually("the operations ran in order") { driver.withSession { $0.heard } == ["other answered", "last answered"] }
+        worker.cancel()
+        await worker.value
+    }
+}
+
+/// A network whose server speaks before the channel's upgrade returns (a greeting in the same packet as the
+/// 101), so the host reports a message before `openWebSocket` returns.
+final class EarlyTalker: ChannelNetwork {
+    let inner: InMemoryNetwork
+
+    init(inner: InMemoryNetwork) { self.inner = inner }
+
+    func openWebSocket(
+        _ request: WebSocketRequest,
+        events: @escaping @Sendable (WebSocketEvent) -> Void
+    ) async throws(NetworkError)
+        -> any WebSocketConnection
+    {
+        let connection = try await self.inner.openWebSocket(request, events: events)
+        self.inner.webSockets.last?.send(text: "before the upgrade returned")
+        return connection
+    }
+
+    func send(_ request: NetworkRequest) async throws(NetworkError) -> NetworkResponse { try await self.inner.send(request) }
+
+    func openDatagramFlow(
+        to host: String,
+        port: Int,
+        options: DatagramOptions,
+        receive: @escaping @Sendable (DatagramEvent) -> Void
+    )
+        async throws(NetworkError) -> any DatagramFlow
+    {
+        try await self.inner.openDatagramFlow(to: host, port: port, options: options, receive: receive)
+    }
+
+    func openStreamFlow(
+        to host: String,
+        port: Int,
+        options: StreamOptions,
+        receiver: @escaping @Sendable (any StreamConnection) -> any StreamReceiver
+    )
+        async throws(NetworkError) -> any StreamFlow
+    {
+        try await self.inner.openStreamFlow(to: host, port: port, options: options, receiver: receiver)
+    }
+}
