@@ -3,8 +3,8 @@ import AttendantPluginKit
 import CXoneCore
 import Testing
 
-/// ``ChatSession``, what the CXoneChat driver runs on the kit's `SessionDriver`, with no host: which
-/// socket is current, what the host hears of a step and in what order, and when a user's operation is
+/// ``ChatSession``, what the CXoneChat driver runs on the kit's `SessionDriver`, with no host: the socket
+/// as the kit's link, what the host hears of a step and in what order, and when a user's operation is
 /// over.
 @Suite struct ChatSessionStepTests {
     typealias Action = ChatSession.Action
@@ -25,9 +25,9 @@ import Testing
     static func words(_ actions: [Action]) -> [String] {
         actions.map { action in
             switch action {
-            case .work(.openSocket(_, let generation)): "open \(generation)"
-            case .work(.closeSocket): "close"
-            case .work(.write(_, let generation)): "write \(generation)"
+            case .openLink(let request): "open \(request.url)"
+            case .closeLink: "close"
+            case .writeLink: "write"
             case .work(.machine(let action)): "machine \(action)".prefix { $0 != "(" }.description
             case .work(.download(let url, let large)): "download \(url) \(large == nil ? "unknown" : "known")"
             case .write(let write): "keep \(write.key) \(write.value ?? "removed")"
@@ -99,28 +99,30 @@ import Testing
         #expect(session.currentThread == "thread-1")
     }
 
-    @Test func whatAnOldSocketSaysIsDroppedAndANewSocketIsANewGeneration() throws {
+    @Test func theSocketIsTheKitsLinkOpenedWrittenAndClosedAsActions() throws {
         var session = Self.session()
         _ = try Self.prepare(&session)
-        let connecting = try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 2)
-        let first = session.socketGeneration
-        #expect(Self.words(connecting).contains("open \(first)"))
-        let opened = Self.words(session.socketOpened(first))
-        #expect(opened.contains("write \(first)"), "AuthorizeCustomer goes out on the socket that opened: \(opened)")
+        let connecting = Self.words(try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 2))
+        let open = try #require(connecting.first { $0.hasPrefix("open ") }, "\(connecting)")
+        #expect(open.hasPrefix("open wss://chat.example.com?brandId=1386&channelId="), "the gateway's socket, for the brand and the visitor")
+        #expect(session.statusFields()["connected"] == "no")
+        let opened = Self.words(session.socketOpened())
+        #expect(opened.contains("write"), "AuthorizeCustomer goes out once the socket opened: \(opened)")
         #expect(session.statusFields()["connected"] == "yes")
 
-        // The machine closes it: a new generation, and the old socket's news is not news.
+        // The machine closes it (the kit then drops what it still brings).
         let closed = Self.words(session.run { $0.disconnect() })
         #expect(closed.contains("close"))
-        #expect(session.socketGeneration > first)
         #expect(session.statusFields()["connected"] == "no")
-        #expect(session.socketOpened(first).isEmpty)
-        #expect(session.socketClosed(first, reason: "gone").isEmpty)
-        #expect(
-            session.received(try CXoneInbound.decode(CXoneInbound.pongText, limits: CXoneWireLimits()), on: first, now: ChatDriver().wallClock)
-                .isEmpty
-        )
-        #expect(session.statusFields()["frames-received"] == "0")
+    }
+
+    @Test func theHostsServerIsTheGatewayInTheReasonASocketClosed() throws {
+        var session = Self.session()
+        _ = try Self.prepare(&session)
+        _ = try session.begin(.connect(channelDescription: "brand 1386", timeout: .seconds(7)), id: 2)
+        _ = session.socketOpened()
+        let lost = Self.words(session.socketClosed(reason: "the server closed the connection (1001)"))
+        #expect(lost.first == "info cxone-chat: the connection to wss://gateway ended: the gateway closed the connection (1001)")
     }
 
     @Test func anAgentsFirstMessageIsKeptAsAContactAndToldBeforeTheMessage() throws {

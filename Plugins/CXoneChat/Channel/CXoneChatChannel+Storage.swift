@@ -34,7 +34,8 @@ extension CXoneChatChannel {
             firstName: self.configuration.firstName,
             lastName: self.configuration.lastName,
             sdkVersion: CXoneChatConfiguration.sdkVersion,
-            gatewayDescription: self.configuration.gatewayDescription
+            gatewayDescription: self.configuration.gatewayDescription,
+            maximumMessageSize: self.configuration.limits.maxFrameSize * 4
         )
         self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: settings))
     }

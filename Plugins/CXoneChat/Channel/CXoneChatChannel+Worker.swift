@@ -4,19 +4,11 @@ import CXoneCore
 import FoundationEssentials
 import Synchronization
 
-// The session's work, done in order by the driver's worker: the socket, REST calls and downloads (run beside
-// the worker), analytics, the outbox. (The kit's driver does the session's store writes itself.)
+// The session's work, done in order by the driver's worker: REST calls and downloads (run beside the worker),
+// analytics, the outbox. (The kit's driver does the session's socket and store writes itself.)
 extension CXoneChatChannel {
     func carryOut(_ work: ChatSession.Work) async {
         switch work {
-        case .openSocket(let url, let generation):
-            // Not if the session has moved on since (a close, or a newer socket, is queued behind this).
-            guard self.driver.withSession({ $0.socketGeneration }) == generation else { return }
-            self.open(url, generation: generation)
-        case .closeSocket:
-            self.connection.withLock { $0.take() }?.close()
-        case .write(let bytes, let generation):
-            await self.write(bytes, generation: generation)
         case .machine(let action):
             await self.carryOut(action)
         case .download(let url, let large):

@@ -4,12 +4,13 @@ package import AttendantPluginKit
 /// The chat as the channel runs it: the ``ChatStateMachine`` with what lies between it and the host, as
 /// one pure value that the kit's ``SessionDriver`` drives.
 ///
-/// Beside the machine it keeps the socket's generation (frames from a socket the machine closed are
-/// dropped) and its ``ChatWireLink`` (the frames for the machine's commands, the requests they answer),
-/// the ``ChatPresence``, the ``ChatContactHistory``, the thread the user works in, and the user's
-/// operations (``ChatOperation``) until each is over or its deadline passes. It turns each step of the
-/// machine into the driver's actions: timers, frames to write, REST calls and store writes as ``Work``,
-/// events and log lines for the host, and the replies of the operations that step settled.
+/// Beside the machine it keeps the socket's ``ChatWireLink`` (the frames for the machine's commands, the
+/// requests they answer), the ``ChatPresence``, the ``ChatContactHistory``, the thread the user works in,
+/// and the user's operations (``ChatOperation``) until each is over or its deadline passes. It turns each
+/// step of the machine into the driver's actions: the socket as the kit's link (opened, written and closed
+/// as actions; the kit hands over only what the current socket brings), timers, REST calls and store
+/// writes as ``Work``, events and log lines for the host, and the replies of the operations that step
+/// settled.
 package struct ChatSession: ChannelSession {
     package typealias Action = SessionAction<Timer, Work>
 
@@ -21,12 +22,6 @@ package struct ChatSession: ChannelSession {
 
     /// What the channel does on the host's network and store, in the order the session asked.
     package enum Work: Sendable {
-        /// Open the socket at `url` as `generation`, closing any other.
-        case openSocket(url: String, Generation)
-        /// Close the socket, if one is open.
-        case closeSocket
-        /// Write a frame on the socket of `generation`, if it is still the current one.
-        case write([UInt8], Generation)
         /// A REST call or a store write of the machine (the socket's and the timers' are handled here).
         case machine(ChatStateMachine.Action)
         /// GET the body of the large event at `url` (its notice, if the link still has it), and answer
@@ -42,13 +37,23 @@ package struct ChatSession: ChannelSession {
         package var sdkVersion: String
         /// What messages call the gateway.
         package var gatewayDescription: String
+        /// The largest message the socket takes (a larger one ends it).
+        package var maximumMessageSize: Int
 
-        package init(endpoints: CXoneEndpoints, firstName: String?, lastName: String?, sdkVersion: String, gatewayDescription: String) {
+        package init(
+            endpoints: CXoneEndpoints,
+            firstName: String?,
+            lastName: String?,
+            sdkVersion: String,
+            gatewayDescription: String,
+            maximumMessageSize: Int = CXoneWireLimits().maxFrameSize * 4
+        ) {
             self.endpoints = endpoints
             self.firstName = firstName
             self.lastName = lastName
             self.sdkVersion = sdkVersion
             self.gatewayDescription = gatewayDescription
+            self.maximumMessageSize = maximumMessageSize
         }
     }
 
@@ -63,9 +68,7 @@ package struct ChatSession: ChannelSession {
     package private(set) var contacts: ChatContactHistory
     /// The thread a send without a thread id goes to (multi-thread: the one created or opened last).
     package var currentThread: String?
-    /// Which socket is current.
-    package private(set) var socketGeneration = Generation()
-    /// The current socket has opened and not closed since.
+    /// The socket has opened and not closed since (for the status).
     package private(set) var socketOpen = false
     package private(set) var framesReceived = 0
     /// Frames that could not be decoded (the channel decodes outside the lock and counts them here).
@@ -107,25 +110,22 @@ package struct ChatSession: ChannelSession {
         }
     }
 
-    /// The socket of `generation` opened.
-    package mutating func socketOpened(_ generation: Generation) -> [Action] {
-        guard generation == self.socketGeneration else { return [] }
+    /// The socket opened.
+    package mutating func socketOpened() -> [Action] {
         self.socketOpen = true
         return self.apply(self.machine.handle(.socketOpened))
     }
 
-    /// The socket of `generation` closed without the machine asking.
-    package mutating func socketClosed(_ generation: Generation, reason: String) -> [Action] {
-        guard generation == self.socketGeneration else { return [] }
+    /// The socket closed without the machine asking (`reason` is the host's: its "server" is the gateway).
+    package mutating func socketClosed(reason: String) -> [Action] {
         self.socketOpen = false
+        let reason = reason.hasPrefix("the server ") ? "the gateway " + reason.dropFirst("the server ".count) : reason
         let log = Action.log(.info, "\(self.prefix): the connection to \(self.settings.gatewayDescription) ended: \(reason)")
         return [log] + self.apply(self.machine.handle(.socketClosed(reason: reason)))
     }
 
-    /// A frame from the socket of `generation`, decoded: matched to the request it answers and handed to
-    /// the machine.
-    package mutating func received(_ inbound: CXoneInbound, on generation: Generation, now: UnixTime) -> [Action] {
-        guard generation == self.socketGeneration else { return [] }
+    /// A frame from the socket, decoded: matched to the request it answers and handed to the machine.
+    package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
         let (meaning, ignored) = self.link.receive(inbound, now: now)
         var actions: [Action] = []
@@ -188,10 +188,10 @@ package struct ChatSession: ChannelSession {
                     visitorId: CXoneID(visitorID),
                     sdkVersion: self.settings.sdkVersion
                 )
-                out.append(.work(.openSocket(url: url, self.socketGeneration)))
+                out.append(.openLink(WebSocketRequest(url: url, maximumMessageSize: self.settings.maximumMessageSize)))
             case .closeSocket:
                 self.dropSocket()
-                out.append(.work(.closeSocket))
+                out.append(.closeLink)
             case .send(let command):
                 out.append(self.frame(for: command))
             case .download(let url):
@@ -235,9 +235,8 @@ package struct ChatSession: ChannelSession {
         return out
     }
 
-    /// A new socket generation: frames of the old one are dropped, and its link's requests forgotten.
+    /// The socket is let go of (the kit drops what it still brings): its requests are forgotten.
     mutating func dropSocket() {
-        self.socketGeneration.advance()
         self.socketOpen = false
         self.link = ChatWireLink()
     }
@@ -253,7 +252,7 @@ package struct ChatSession: ChannelSession {
             )
         else { return .log(.error, "\(self.prefix): could not send a frame before the chat is prepared") }
         do {
-            return .work(.write(try self.link.frame(for: command, context: context), self.socketGeneration))
+            return .writeLink(try self.link.frame(for: command, context: context))
         } catch {
             return .log(.error, "\(self.prefix): could not encode a frame: \(error)")
         }
