@@ -7,13 +7,13 @@ import Synchronization
 /// A CXone customer chat: the mobile SDK's chat session, on the gateway's WebSocket and REST endpoints.
 ///
 /// Everything protocol-shaped is decided by CXoneCore's pure ``ChatSession`` (the ``ChatStateMachine``,
-/// the socket's generations and frames, the user's operations and what the host hears), and the kit's
-/// ``SessionDriver`` runs it: the lock, the timers on the host's clock (so tests compress time), the
-/// socket (the kit's link, whose frames this class decodes), the callers of operations, and one ordered
-/// worker, which ``run()`` runs for the channel's life. This class does the session's work in that order:
-/// REST calls (run beside the worker, their answers fed back), the state store and secrets. Keeping them in one queue means a message is in the
-/// outbox (committed to the state database) before its frame is written, and events reach the host in the
-/// machine's order.
+/// the socket's frames, the user's operations and what the host hears), and the kit's ``SessionDriver``
+/// runs it: the lock, the timers on the host's clock (so tests compress time), the socket (the kit's link,
+/// whose frames ``read(_:)`` decodes), the callers of operations, and one ordered worker, which ``run()``
+/// runs for the channel's life. This class does the session's work in that order: REST calls (run beside
+/// the worker, their answers fed back), the outbox, analytics. Keeping them in one queue means a message is
+/// in the outbox (committed to the state database) before its frame is written, and events reach the host
+/// in the machine's order.
 final class CXoneChatChannel: Channel {
     let configuration: CXoneChatConfiguration
     let host: any ChannelHost
