@@ -42,15 +42,18 @@ package struct AlertRoute: Sendable, Hashable {
     package var key: AlertKey
     /// For a contact, the ``AttendantPluginAPI/ContactAction/id`` (`accept`, `decline`, …), which is the
     /// ``AttendantPluginAPI/ChannelRequest/name`` to perform. For an in-app action, `link` (open
-    /// ``link``'s URL, then reset the action) or `dismiss`.
+    /// ``link``'s URL, then reset the action) or `dismiss`. For a chat thread, `reply`: send ``text`` there.
     package var request: String
     /// The link an in-app action's `link-<n>` button stands for.
     package var link: InAppAction.Link?
+    /// What the person typed in a chat notification's text field (`reply`).
+    package var text: String?
 
-    package init(channel: String, key: AlertKey, request: String, link: InAppAction.Link? = nil) {
+    package init(channel: String, key: AlertKey, request: String, link: InAppAction.Link? = nil, text: String? = nil) {
         self.channel = channel
         self.key = key
         self.request = request
         self.link = link
+        self.text = text
     }
 }

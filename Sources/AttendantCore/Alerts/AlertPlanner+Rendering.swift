@@ -76,12 +76,20 @@ extension AlertPlanner {
             let text = message.text.isEmpty ? Self.phrase(for: message.kind) : message.text
             return NotificationText.line("\(sender): \(text)")
         }
-        return DesktopNotification(
+        var notification = DesktopNotification(
             summary: NotificationText.line(title),
             body: self.body(lines),
             urgency: .normal,
             category: "im.received"
         )
+        // A server with a text field on notifications takes the answer right there (field.md: KDE Plasma,
+        // SwayNotificationCenter).
+        if self.capabilities?.contains("inline-reply") == true {
+            notification.actions = self.buttons([NotificationAction(key: NotificationAction.inlineReply, label: "Reply")])
+            let agent = Self.name(of: thread.transcript.last { $0.direction != .toAgent }?.sender, otherwise: "the agent", useAddress: false)
+            notification.replyPlaceholder = "Reply to \(agent)"
+        }
+        return notification
     }
 
     private func inApp(_ action: InAppAction) -> DesktopNotification {

@@ -212,6 +212,17 @@ package struct AlertPlanner: Sendable {
         }
     }
 
+    /// `NotificationReplied`: the person typed `text` in a chat notification's text field. The route sends
+    /// it on that thread; the notification closes, as for any message of theirs, and a second reply to it
+    /// (a server that sends the signal twice) finds nothing: each reply is sent once. Nil, and nothing
+    /// closed, for an unknown id, a notification that is no chat, or an empty text.
+    package mutating func replied(id: UInt32, text: String) -> (AlertRoute?, [AlertCommand]) {
+        guard let key = self.key(forID: id), case .thread = key, case .thread = self.alerts[key]?.content,
+            !text.allSatisfy(\.isWhitespace)
+        else { return (nil, []) }
+        return (AlertRoute(channel: key.channel, key: key, request: Self.replyRequest, text: text), self.withdraw(key))
+    }
+
     // MARK: Time
 
     /// When ``tick(now:)`` has held chat updates to show; nil when none are held.
@@ -253,6 +264,7 @@ package struct AlertPlanner: Sendable {
     // MARK: Internals shared with the extensions
 
     static let dismissActionKey = "dismiss"
+    static let replyRequest = "reply"
     static let linkActionPrefix = "link-"
 
     /// Adds an alert, or replaces the content of an existing one (keeping its id, place and state).

@@ -19,6 +19,7 @@ package final class DesktopAlertCenter: AlertPresenter {
         case event(ChannelEvent, channel: String)
         case serverOwner(String?)
         case actionInvoked(id: UInt32, key: String)
+        case replied(id: UInt32, text: String)
         case closed(id: UInt32, reason: UInt32)
         case doNotDisturb(Bool, CheckedContinuation<Void, Never>?)
         case desktopDoNotDisturb(Bool, source: String)
@@ -155,6 +156,9 @@ package final class DesktopAlertCenter: AlertPresenter {
                 case "ActionInvoked":
                     guard let id = signal.arguments.first?.uint32, let key = signal.arguments.dropFirst().first?.string else { continue }
                     self.continuation.yield(.actionInvoked(id: id, key: key))
+                case "NotificationReplied":
+                    guard let id = signal.arguments.first?.uint32, let text = signal.arguments.dropFirst().first?.string else { continue }
+                    self.continuation.yield(.replied(id: id, text: text))
                 case "NotificationClosed":
                     guard let id = signal.arguments.first?.uint32 else { continue }
                     self.continuation.yield(.closed(id: id, reason: signal.arguments.dropFirst().first?.uint32 ?? 4))
@@ -204,6 +208,18 @@ package final class DesktopAlertCenter: AlertPresenter {
                     let perform = self.perform
                     Task { await perform(route) }
                 }
+            case .replied(let id, let text):
+                let (route, close) = planner.replied(id: id, text: text)
+                if let route {
+                    // What the person wrote is theirs: the log says only that they wrote.
+                    self.logger.info(
+                        "a reply (\(text.count) characters) typed on the notification of \(route.key)",
+                        metadata: ["channel": "\(route.channel)"]
+                    )
+                    let perform = self.perform
+                    Task { await perform(route) }
+                }
+                commands = close
             case .closed(let id, let reason):
                 if let route = planner.closedByServer(id: id, reason: NotificationCloseReason(reason)) {
                     self.logger.info("the notification of \(route.key) was dismissed", metadata: ["channel": "\(route.channel)"])
@@ -273,6 +289,7 @@ package final class DesktopAlertCenter: AlertPresenter {
                 var hints: [String: BusValue] = ["urgency": .byte(notification.urgency.rawValue)]
                 if let sound = notification.soundName { hints["sound-name"] = .string(sound) }
                 if let category = notification.category { hints["category"] = .string(category) }
+                if let placeholder = notification.replyPlaceholder { hints["x-kde-reply-placeholder-text"] = .string(placeholder) }
                 do {
                     let reply = try await self.connection.call(
                         destination: Self.serverName,

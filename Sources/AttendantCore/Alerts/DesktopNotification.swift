@@ -2,8 +2,8 @@
 /// ``AlertCommand/notify(key:replacesID:notification:)`` command carries that.
 ///
 /// The D-Bus side sends ``appName``, `replaces_id`, ``appIcon``, ``summary``, ``body``,
-/// ``actionArguments``, the hints `urgency` (a byte), `sound-name` and `category` (strings, only when
-/// set), and ``expireTimeout``.
+/// ``actionArguments``, the hints `urgency` (a byte), `sound-name`, `category` and
+/// `x-kde-reply-placeholder-text` (strings, only when set), and ``expireTimeout``.
 package struct DesktopNotification: Sendable, Hashable {
     package var appName = "Attendant"
     /// An icon name or `file://` URI; empty for none.
@@ -21,6 +21,9 @@ package struct DesktopNotification: Sendable, Hashable {
     package var category: String?
     /// Milliseconds; -1 for the server's default, 0 for never.
     package var expireTimeout: Int32 = -1
+    /// The `x-kde-reply-placeholder-text` hint: the text field's placeholder, for a notification with the
+    /// `inline-reply` action (KDE/knotifications `notifybypopup.cpp`; SwayNotificationCenter reads it too).
+    package var replyPlaceholder: String?
 
     package init(
         summary: String,
@@ -52,7 +55,12 @@ package struct DesktopNotification: Sendable, Hashable {
 }
 
 /// A notification button: the key comes back in `ActionInvoked`, the label is shown.
+///
+/// The key ``inlineReply`` is no button: a server with the `inline-reply` capability shows a text field for
+/// it and sends what the person typed in `NotificationReplied(id, text)`.
 package struct NotificationAction: Sendable, Hashable {
+    package static let inlineReply = "inline-reply"
+
     package var key: String
     package var label: String
 

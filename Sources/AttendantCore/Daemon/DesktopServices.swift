@@ -97,6 +97,12 @@ final class DesktopServices: Service {
                     }
                     do {
                         _ = try await supervisor.perform(Self.request(for: route))
+                    } catch  where route.request == AlertPlanner.replyRequest {
+                        // Said plainly: the person believes their answer went out.
+                        self.logger.error(
+                            "the reply typed on the notification of \(route.key) was not sent: \(error); send it again with attendantctl chat send",
+                            metadata: ["channel": "\(route.channel)"]
+                        )
                     } catch {
                         self.logger.warning("\(route.request) failed: \(error)", metadata: ["channel": "\(route.channel)"])
                     }
@@ -121,7 +127,11 @@ final class DesktopServices: Service {
             default: return .custom(command: route.request, arguments: ["contact": contactID])
             }
         case .thread(_, let threadID):
-            return route.request == "open" ? .openThread(threadID: threadID) : .custom(command: route.request, arguments: ["thread": threadID])
+            switch route.request {
+            case "open": return .openThread(threadID: threadID)
+            case AlertPlanner.replyRequest: return .sendMessage(threadID: threadID, text: route.text ?? "")
+            default: return .custom(command: route.request, arguments: ["thread": threadID])
+            }
         case .inAppAction(_, let actionID):
             if route.request == "dismiss" { return .dismiss(actionID: actionID) }
             var arguments = ["action": actionID]

@@ -1,0 +1,56 @@
+import AttendantCore
+import AttendantPluginAPI
+import Testing
+
+/// Replying from a chat notification: the inline-reply field where the server has one, and each reply
+/// sent once.
+extension AlertPlannerTests {
+    static let withInlineReply: Set<String> = ["body", "actions", "inline-reply"]
+
+    @Test func aServerWithInlineReplyGetsTheFieldWithThePlaceholderOnChatNotificationsOnly() {
+        var p = self.planner(Self.withInlineReply)
+        let chat = self.notification(p.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero))
+        #expect(chat?.actions == [NotificationAction(key: "inline-reply", label: "Reply")])
+        #expect(chat?.replyPlaceholder == "Reply to Grace")
+        let call = self.notification(p.handle(.incomingContact(self.call()), channel: "desk", now: .zero))
+        #expect(call?.actions.map(\.key) == ["accept", "decline"], "a call has no text field")
+        #expect(call?.replyPlaceholder == nil)
+
+        // dunst and GNOME have no inline-reply: no field, no placeholder.
+        var plain = self.planner(["body", "actions"])
+        let without = self.notification(plain.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero))
+        #expect(without?.actions == [])
+        #expect(without?.replyPlaceholder == nil)
+    }
+
+    @Test func aReplyGoesToItsThreadOnceAndClosesTheNotification() {
+        var p = self.planner(Self.withInlineReply)
+        for case .notify(let key, _, _) in p.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero) {
+            p.shown(key: key, id: 7)
+        }
+        let (route, commands) = p.replied(id: 7, text: "Yes: my order is late")
+        #expect(route == AlertRoute(channel: "chat", key: self.threadKey, request: "reply", text: "Yes: my order is late"))
+        #expect(commands == [.close(key: self.threadKey, id: 7)])
+        let (again, none) = p.replied(id: 7, text: "Yes: my order is late")
+        #expect(again == nil && none.isEmpty, "the same notification replied to twice sends once")
+
+        // The agent's next message raises the thread again, and a reply to that one is sent too.
+        for case .notify(let key, _, _) in p.handle(.messageReceived(self.message("m2", "Which order?")), channel: "chat", now: .seconds(5)) {
+            p.shown(key: key, id: 8)
+        }
+        #expect(p.replied(id: 8, text: "A-17").0?.text == "A-17")
+    }
+
+    @Test func aReplyToNothingKnownOrWithoutTextIsIgnored() {
+        var p = self.planner(Self.withInlineReply)
+        #expect(p.replied(id: 3, text: "hello").0 == nil, "an unknown id")
+        for case .notify(let key, _, _) in p.handle(.incomingContact(self.call()), channel: "desk", now: .zero) { p.shown(key: key, id: 4) }
+        #expect(p.replied(id: 4, text: "hello").0 == nil, "a call's notification takes no reply")
+        for case .notify(let key, _, _) in p.handle(.messageReceived(self.message("m1", "Hi")), channel: "chat", now: .zero) {
+            p.shown(key: key, id: 5)
+        }
+        let (blank, kept) = p.replied(id: 5, text: "  \n")
+        #expect(blank == nil && kept.isEmpty, "an empty reply sends nothing and leaves the notification")
+        #expect(p.replied(id: 5, text: "there").0 != nil)
+    }
+}
