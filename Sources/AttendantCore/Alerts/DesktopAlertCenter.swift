@@ -218,6 +218,8 @@ package final class DesktopAlertCenter: AlertPresenter {
                     )
                     let perform = self.perform
                     Task { await perform(route) }
+                } else {
+                    self.logger.info("a reply typed on notification \(id) matches no chat notification shown now; nothing sent")
                 }
                 commands = close
             case .closed(let id, let reason):
