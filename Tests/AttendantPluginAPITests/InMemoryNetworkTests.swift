@@ -89,6 +89,70 @@ import Testing
     }
 }
 
+/// The network keeps a channel's cookies as the daemon's does (InMemoryNetworkConformanceTests compares
+/// the two): a protocol whose server tells its clients apart by a cookie, such as GMS long-polling's
+/// BAYEUX_BROWSER, works on the test kit.
+@Suite struct InMemoryNetworkCookieTests {
+    static let handshake = "https://gms.example.com/genesys/cometd/handshake"
+
+    /// A server that sets cookies on the handshake and answers every other request with the Cookie
+    /// header it got ("none" without one).
+    static func network(clock: ManualClock = ManualClock()) -> InMemoryNetwork {
+        let network = InMemoryNetwork(clock: clock)
+        network.answer(
+            "POST",
+            Self.handshake,
+            with: NetworkResponse(
+                status: 200,
+                headers: [
+                    NetworkHeader("Set-Cookie", "BAYEUX_BROWSER=b1x2; Path=/genesys/cometd"),
+                    NetworkHeader("set-cookie", "lb=node-3; Max-Age=60; Path=/"),
+                    NetworkHeader("Set-Cookie", "secret=1; Secure; Path=/"),
+                ]
+            )
+        )
+        network.handleRequests { request async throws(NetworkError) in
+            NetworkResponse(status: 200, body: Array((request.headers.first { $0.name.lowercased() == "cookie" }?.value ?? "none").utf8))
+        }
+        return network
+    }
+
+    static func cookie(_ network: InMemoryNetwork, _ url: String, uses: Bool = true, own: String? = nil) async throws -> String {
+        let headers = own.map { [NetworkHeader("Cookie", $0)] } ?? []
+        return String(decoding: try await network.send(NetworkRequest(url: url, headers: headers, usesCookies: uses)).body, as: UTF8.self)
+    }
+
+    @Test func theAnswersCookiesComeBackToTheirHostAndPathWithRequestsThatUseThem() async throws {
+        let clock = ManualClock()
+        let network = Self.network(clock: clock)
+        _ = try await network.send(NetworkRequest(method: "POST", url: Self.handshake))
+
+        let connect = "https://gms.example.com/genesys/cometd/connect"
+        #expect(try await Self.cookie(network, connect) == "BAYEUX_BROWSER=b1x2; lb=node-3; secret=1")
+        // What the server got is what the test reads: the request as recorded carries the jar's header.
+        #expect(network.requests.last?.headers == [NetworkHeader("Cookie", "BAYEUX_BROWSER=b1x2; lb=node-3; secret=1")])
+        // Outside the cookie's path, over plain http (no Secure cookie), to another host, without usesCookies.
+        #expect(try await Self.cookie(network, "https://gms.example.com/genesys/api/v2/chats") == "lb=node-3; secret=1")
+        #expect(try await Self.cookie(network, "http://gms.example.com/genesys/cometd/connect") == "BAYEUX_BROWSER=b1x2; lb=node-3")
+        #expect(try await Self.cookie(network, "https://other.example.com/genesys/cometd/connect") == "none")
+        #expect(try await Self.cookie(network, connect, uses: false) == "none")
+        // A Cookie header of the channel's own comes first, in the one header.
+        #expect(try await Self.cookie(network, connect, own: "mine=1") == "mine=1; BAYEUX_BROWSER=b1x2; lb=node-3; secret=1")
+        // Max-Age runs on the network's clock.
+        clock.advance(by: .seconds(60))
+        #expect(try await Self.cookie(network, connect) == "BAYEUX_BROWSER=b1x2; secret=1")
+        // Another network (the daemon: another channel) has a jar of its own.
+        #expect(try await Self.cookie(Self.network(), connect) == "none")
+    }
+
+    /// A request that does not use cookies keeps none of its answer's.
+    @Test func anAnswerToARequestWithoutCookiesSetsNone() async throws {
+        let network = Self.network()
+        _ = try await network.send(NetworkRequest(method: "POST", url: Self.handshake, usesCookies: false))
+        #expect(try await Self.cookie(network, "https://gms.example.com/genesys/cometd/connect") == "none")
+    }
+}
+
 @Suite struct InMemoryNetworkWebSocketTests {
     @Test func eventsReachTheChannelInOrderAndTheServersCloseOnce() async throws {
         let network = InMemoryNetwork()

@@ -1,4 +1,5 @@
 public import AttendantPluginAPI
+import Glibc
 import Synchronization
 
 /// A ``ChannelNetwork`` in memory, that the test scripts and drives: the other end of every request,
@@ -36,7 +37,15 @@ import Synchronization
 /// Time limits (``NetworkRequest/timeout``) run on the clock the network is given: the host's
 /// ``ManualClock`` for ``InMemoryChannelHost``, so a held request times out when the test moves the clock.
 /// The waits of the test's side (`next…(timeout:)`) run on the wall clock and throw
-/// ``InMemoryNetworkTimeout``. No cookie jar: requests are recorded as the channel sent them.
+/// ``InMemoryNetworkTimeout``.
+///
+/// Cookies, as the daemon keeps them for a channel: a request with ``NetworkRequest/usesCookies`` carries
+/// the `Cookie` header of the network's jar (after any the channel set itself), and the `Set-Cookie`s of
+/// its answer go into the jar; a request without it neither sends nor keeps any. Each network has a jar
+/// of its own (the daemon's: each channel), and its cookies expire by the network's clock (on a
+/// ``ManualClock``, by its ``ManualClock/unixTime()``). Requests are recorded (``requests``) and handed to
+/// the handler as the server gets them, with the jar's cookies; WebSocket upgrades carry none, as in the
+/// daemon.
 public final class InMemoryNetwork: ChannelNetwork {
     /// What an HTTP request gets.
     public enum Answer: Sendable {
@@ -73,6 +82,9 @@ public final class InMemoryNetwork: ChannelNetwork {
     }
 
     private let state = Mutex(State())
+    private let cookies = Mutex(InMemoryCookieJar())
+    /// Seconds since 1970 by the network's clock, for cookie expiry.
+    private let wallTime: @Sendable () -> Double
     /// The clock of the requests' and sockets' time limits.
     public let clock: any Clock<Duration>
     /// The address of this side of every flow.
@@ -88,6 +100,18 @@ public final class InMemoryNetwork: ChannelNetwork {
     public init(clock: any Clock<Duration> = ContinuousClock(), localIP: String = "127.0.0.1") {
         self.clock = clock
         self.localIP = localIP
+        self.wallTime = Self.wallTime(on: clock)
+    }
+
+    /// The manual clock's wall time; for another clock, the wall time when the network was made, moved on
+    /// as that clock moves.
+    private static func wallTime(on clock: some Clock<Duration>) -> @Sendable () -> Double {
+        if let manual = clock as? ManualClock { return { manual.unixTime().secondsSince1970 } }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let base = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        let start = clock.now
+        return { base + start.duration(to: clock.now).seconds }
     }
 
     // MARK: Scripting HTTP
@@ -204,6 +228,13 @@ public final class InMemoryNetwork: ChannelNetwork {
         guard Self.hostPart(of: request.url, schemes: ["http", "https"]) != nil else {
             throw NetworkError(.invalidRequest, "\(what): not an absolute http:// or https:// URL")
         }
+        let target = request.usesCookies ? InMemoryCookieJar.Target(url: request.url) : nil
+        if let target, let jar = self.cookies.withLock({ $0.header(for: target, now: self.wallTime()) }) {
+            // As the daemon sends it: one Cookie header, the channel's own first.
+            let own = request.headers.first { $0.name.lowercased() == "cookie" }?.value
+            request.headers.removeAll { $0.name.lowercased() == "cookie" }
+            request.headers.append(NetworkHeader("Cookie", own.map { "\($0); \(jar)" } ?? jar))
+        }
         self.requestLog.put(request)
         let (scripted, handler) = self.state.withLock { state -> (Answer?, RequestHandler?) in
             let index =
@@ -240,6 +271,15 @@ public final class InMemoryNetwork: ChannelNetwork {
                 "\(what) answered with more than \(request.maximumResponseSize) bytes (HTTP \(response.status))",
                 status: response.status
             )
+        }
+        if let target {
+            let setCookies = response.headers.filter { $0.name.lowercased() == "set-cookie" }
+            if !setCookies.isEmpty {
+                let now = self.wallTime()
+                self.cookies.withLock { jar in
+                    for header in setCookies { jar.store(header.value, from: target, now: now) }
+                }
+            }
         }
         return response
     }
