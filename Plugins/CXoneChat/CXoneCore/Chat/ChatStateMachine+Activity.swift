@@ -25,11 +25,10 @@ extension ChatStateMachine {
 
     package func activity(threadID: String) -> ThreadActivity {
         let key = threadID.lowercased()
-        let caseID = self.caseIDs[key]
         return ThreadActivity(
             typingAgent: self.typingAgents[key],
-            positionInQueue: caseID.flatMap { self.queuePositions[$0] },
-            assignedAgent: self.agents[key] ?? caseID.flatMap { self.caseAgents[$0] },
+            positionInQueue: self.known.positionInQueue(ofThread: key),
+            assignedAgent: self.known.assignedAgent(ofThread: key),
             readByAgentThrough: self.readByAgent[key]
         )
     }
@@ -42,28 +41,28 @@ extension ChatStateMachine {
         guard self.state == .ready, self.socketOpen else {
             throw .illegalState("report typing", self.state, expected: "connect and wait until the chat is ready")
         }
-        guard let index = self.threadIndex(threadID) else {
+        guard let index = self.known.index(of: threadID) else {
             throw ChatError(.invalidThread, "there is no chat thread \(threadID); list the threads to see which exist")
         }
-        guard self.threads[index].state != .closed else {
-            throw ChatError(.invalidThread, "the conversation in thread \(self.threads[index].id) is closed")
+        guard self.known[index].state != .closed else {
+            throw ChatError(.invalidThread, "the conversation in thread \(self.known[index].id) is closed")
         }
-        return [.send(.senderTyping(threadID: self.threads[index].id, started: started))]
+        return [.send(.senderTyping(threadID: self.known[index].id, started: started))]
     }
 
     /// `markRead()`: MessageSeenByCustomer once the thread's messages were shown. As the SDK, nothing for a
     /// thread that exists only here (pending) or is closed, or while the chat is not ready.
     package mutating func markRead(threadID: String) -> [Action] {
-        guard self.state == .ready, self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
-        guard ![.pending, .closed].contains(self.threads[index].state) else { return [] }
-        return [.send(.messageSeenByCustomer(threadID: self.threads[index].id))]
+        guard self.state == .ready, self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        guard ![.pending, .closed].contains(self.known[index].state) else { return [] }
+        return [.send(.messageSeenByCustomer(threadID: self.known[index].id))]
     }
 
     // MARK: The agent's events
 
     mutating func agentTyping(threadID: String, started: Bool, agent: Party?, at time: UnixTime) -> [Action] {
-        guard self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
-        let key = self.threads[index].id.lowercased()
+        guard self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        let key = self.known[index].id.lowercased()
         let typist = agent ?? self.activity(threadID: key).assignedAgent ?? Party(displayName: "Agent", address: "")
         if started {
             guard self.typingAgents[key] == nil else { return [] }
@@ -73,7 +72,7 @@ extension ChatStateMachine {
         }
         let notice = ChatMessage(
             id: self.random.uuid(),
-            threadID: self.threads[index].id,
+            threadID: self.known[index].id,
             kind: started ? .typingStarted : .typingStopped,
             direction: .notice,
             sender: typist,
@@ -84,41 +83,31 @@ extension ChatStateMachine {
     }
 
     mutating func positionInQueue(caseID: String, position: Int) -> [Action] {
-        guard self.socketOpen, self.queuePositions[caseID] != position else { return [] }
-        self.queuePositions[caseID] = position
+        guard self.socketOpen, self.known.setPositionInQueue(position, ofCase: caseID) else { return [] }
         return self.reportThread(ofCase: caseID)
-    }
-
-    /// Copies the thread's assigned agent and queue position into ``threads`` (what `listThreads` shows).
-    mutating func refreshActivity(at index: Int) {
-        let activity = self.activity(threadID: self.threads[index].id)
-        self.threads[index].assignedAgent = activity.assignedAgent
-        self.threads[index].positionInQueue = activity.positionInQueue
     }
 
     mutating func assigneeChanged(caseID: String, agent: Party?) -> [Action] {
         guard self.socketOpen else { return [] }
-        self.caseAgents[caseID] = agent
-        if agent != nil { self.queuePositions[caseID] = nil }
-        if let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key { self.agents[key] = agent }
+        self.known.assign(agent, toCase: caseID)
         return self.reportThread(ofCase: caseID)
     }
 
     mutating func messageRead(_ message: ChatMessage) -> [Action] {
-        guard self.socketOpen, message.direction == .toAgent, let index = self.threadIndex(message.threadID) else { return [] }
-        let key = self.threads[index].id.lowercased()
+        guard self.socketOpen, message.direction == .toAgent, let index = self.known.index(of: message.threadID) else { return [] }
+        let key = self.known[index].id.lowercased()
         guard self.readByAgent[key] != message.id else { return [] }
         self.readByAgent[key] = message.id
-        if let position = self.threads[index].lastMessages.firstIndex(where: { Self.sameID($0.id, message.id) }) {
-            self.threads[index].lastMessages[position].readByAgentAt = message.readByAgentAt ?? message.sentAt
+        if let position = self.known[index].lastMessages.firstIndex(where: { Self.sameID($0.id, message.id) }) {
+            self.known[index].lastMessages[position].readByAgentAt = message.readByAgentAt ?? message.sentAt
         }
-        return [.report(.threadUpdated(self.threads[index]))]
+        return [.report(.threadUpdated(self.known[index]))]
     }
 
     /// threadUpdated for the thread of a case, if it is known, with its activity brought up to date.
     mutating func reportThread(ofCase caseID: String) -> [Action] {
-        guard let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key, let index = self.threadIndex(key) else { return [] }
-        self.refreshActivity(at: index)
-        return [.report(.threadUpdated(self.threads[index]))]
+        guard let index = self.known.index(ofCase: caseID) else { return [] }
+        self.known.refreshAgentSide(at: index)
+        return [.report(.threadUpdated(self.known[index]))]
     }
 }

@@ -12,20 +12,19 @@ extension ChatStateMachine {
         guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
-        guard let index = self.threadIndex(threadID) else {
+        guard let index = self.known.index(of: threadID) else {
             throw ChatError(.invalidThread, "there is no chat thread \(threadID); create a thread first")
         }
-        let thread = self.threads[index]
+        let thread = self.known[index]
         guard thread.state != .closed else {
             throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed; create a new thread")
         }
         var entries: [OutboxEntry] = []
-        if thread.state == .pending, let welcome = self.welcomeMessage, !self.welcomedThreads.contains(thread.id.lowercased()) {
+        if thread.state == .pending, let welcome = self.welcomeMessage, self.known.markWelcomed(thread.id) {
             self.welcomeMessage = nil
-            self.welcomedThreads.insert(thread.id.lowercased())
             entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: welcome, isWelcome: true, writtenAt: now))
         }
-        let fields = thread.state == .pending ? self.threadCustomFields.removeValue(forKey: thread.id) ?? [:] : [:]
+        let fields = thread.state == .pending ? self.known.takeCustomFields(ofThread: thread.id) : [:]
         entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now))
         var actions: [Action] = []
         for entry in entries {
@@ -95,22 +94,22 @@ extension ChatStateMachine {
         let isOwnWelcome = self.stored.outbox.contains { Self.sameID($0.messageID, message.id) && $0.isWelcome }
         var actions = self.confirmOutbox(message.id)
         let index: Int
-        if let found = self.threadIndex(message.threadID) {
+        if let found = self.known.index(of: message.threadID) {
             index = found
         } else {
-            self.appendThread(ChatThread(id: message.threadID, state: .ready))
-            index = self.threads.count - 1
+            self.known.append(ChatThread(id: message.threadID, state: .ready))
+            index = self.known.all.count - 1
             actions += self.storeThreadIDs()
         }
-        if let caseID { self.caseIDs[self.threads[index].id.lowercased()] = caseID }
+        if let caseID { self.known.setCaseID(caseID, ofThread: self.known[index].id) }
         if Self.isInternalMarker(message) {
             // The live chat's opening marker creates the thread and its case, but is no message.
-            guard [.pending, .received, .loaded].contains(self.threads[index].state) else { return actions }
-            self.threads[index].state = .ready
-            return actions + [.report(.threadUpdated(self.threads[index]))]
+            guard [.pending, .received, .loaded].contains(self.known[index].state) else { return actions }
+            self.known[index].state = .ready
+            return actions + [.report(.threadUpdated(self.known[index]))]
         }
         guard self.seenMessageIDs.insert(message.id.lowercased()).inserted else { return actions }
-        var thread = self.threads[index]
+        var thread = self.known[index]
         // The agent's message ends their typing.
         if message.direction == .fromAgent { self.typingAgents[thread.id.lowercased()] = nil }
         thread.lastMessages.append(message)
@@ -118,7 +117,7 @@ extension ChatStateMachine {
             thread.lastMessages.removeFirst(thread.lastMessages.count - self.configuration.lastMessagesLimit)
         }
         if thread.state == .pending || thread.state == .received || thread.state == .loaded { thread.state = .ready }
-        self.threads[index] = thread
+        self.known[index] = thread
         actions.append(.report(.threadUpdated(thread)))
         if !isOwnWelcome { actions.append(.report(.messageReceived(message))) }
         return actions + self.markShown([message], in: thread.id)

@@ -9,10 +9,10 @@ extension ChatStateMachine {
         guard self.state == .ready else {
             throw .illegalState("open a thread", self.state, expected: "connect and wait until the chat is ready")
         }
-        guard let index = self.threadIndex(threadID) else {
+        guard let index = self.known.index(of: threadID) else {
             throw ChatError(.invalidThread, "there is no chat thread \(threadID); list the threads to see which exist")
         }
-        return [.send(self.recoverCommand(self.threads[index].id))]
+        return [.send(self.recoverCommand(self.known[index].id))]
     }
 
     /// `createThread(customFields:)`: a new local thread with a fresh UUID, stored and `pending` until its
@@ -28,7 +28,7 @@ extension ChatStateMachine {
         case .singleThread where !self.threads.isEmpty:
             throw ChatError(
                 .unsupportedChannelConfig,
-                "this chat channel allows one thread and it exists already; send messages to thread \(self.threads[0].id)"
+                "this chat channel allows one thread and it exists already; send messages to thread \(self.known[0].id)"
             )
         case .liveChat where self.threads.contains { $0.state != .closed }:
             throw ChatError(.unsupportedChannelConfig, "this live chat channel allows one open conversation; end it before starting another")
@@ -36,9 +36,9 @@ extension ChatStateMachine {
             break
         }
         let thread = ChatThread(id: self.random.uuid(), state: .pending)
-        if mode == .liveChat { self.setThreads([]) }
-        self.appendThread(thread)
-        if !customFields.isEmpty { self.threadCustomFields[thread.id] = customFields }
+        if mode == .liveChat { self.known.replaceAll(with: []) }
+        self.known.append(thread)
+        self.known.setCustomFields(customFields, ofThread: thread.id)
         return self.storeThreadIDs() + self.enter(.ready) + [.report(.threadUpdated(thread))]
     }
 
@@ -51,12 +51,12 @@ extension ChatStateMachine {
         }
         let index: Int
         if let threadID {
-            guard let found = self.threadIndex(threadID) else {
+            guard let found = self.known.index(of: threadID) else {
                 throw ChatError(.invalidThread, "there is no chat thread \(threadID); list the threads to see which exist")
             }
             index = found
         } else {
-            let open = self.threads.indices.filter { self.threads[$0].state != .closed }
+            let open = self.threads.indices.filter { self.known[$0].state != .closed }
             guard open.count == 1 else {
                 throw ChatError(
                     .invalidThread,
@@ -65,11 +65,11 @@ extension ChatStateMachine {
             }
             index = open[0]
         }
-        let thread = self.threads[index]
+        let thread = self.known[index]
         guard thread.state != .closed else {
             throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed already")
         }
-        guard let caseID = self.caseIDs[thread.id.lowercased()] else { return self.closeThread(at: index) }
+        guard let caseID = self.known.caseID(ofThread: thread.id) else { return self.closeThread(at: index) }
         return [.send(.endContact(threadID: thread.id, caseID: caseID))]
     }
 
@@ -126,17 +126,17 @@ extension ChatStateMachine {
         }
         actions += self.markShown(thread.lastMessages, in: key)
         thread.lastMessages = Array(thread.lastMessages.suffix(self.configuration.lastMessagesLimit))
-        if let caseID { self.caseIDs[key] = caseID }
-        if let agent { self.agents[key] = agent }
+        if let caseID { self.known.setCaseID(caseID, ofThread: key) }
+        self.known.setAgent(agent, ofThread: key)
         let activity = self.activity(threadID: key)
         thread.assignedAgent = activity.assignedAgent
         thread.positionInQueue = activity.positionInQueue
-        if self.mode == .multiThread, let index = self.threadIndex(thread.id) {
-            self.threads[index] = thread
+        if self.mode == .multiThread, let index = self.known.index(of: thread.id) {
+            self.known[index] = thread
         } else if self.mode == .multiThread {
-            self.appendThread(thread)
+            self.known.append(thread)
         } else {
-            self.setThreads([thread])
+            self.known.replaceAll(with: [thread])
         }
         actions += self.storeThreadIDs()
         actions.append(.report(.threadUpdated(thread)))
@@ -150,7 +150,7 @@ extension ChatStateMachine {
             // thread is kept.
             var actions: [Action] = []
             if !self.recovering, !self.threads.isEmpty {
-                self.setThreads([])
+                self.known.replaceAll(with: [])
                 actions += self.storeThreadIDs()
             }
             return actions + self.becomeReady()
@@ -183,9 +183,9 @@ extension ChatStateMachine {
     mutating func threadListFetched(_ ids: [String]) -> [Action] {
         guard self.step == .threadList else { return [] }
         var actions = self.disarm(.response)
-        for id in ids where self.threadIndex(id) == nil {
+        for id in ids where self.known.index(of: id) == nil {
             let thread = ChatThread(id: id, state: .received)
-            self.appendThread(thread)
+            self.known.append(thread)
             actions.append(.report(.threadUpdated(thread)))
         }
         actions += self.storeThreadIDs()
@@ -197,8 +197,8 @@ extension ChatStateMachine {
     }
 
     mutating func threadMetadataLoaded(_ threadID: String, name: String?, lastMessage: ChatMessage?) -> [Action] {
-        guard self.socketOpen, let index = self.threadIndex(threadID) else { return [] }
-        var thread = self.threads[index]
+        guard self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        var thread = self.known[index]
         if let name, !name.isEmpty { thread.name = name }
         var actions: [Action] = []
         if let lastMessage, !Self.isInternalMarker(lastMessage), !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
@@ -212,7 +212,7 @@ extension ChatStateMachine {
             thread.lastMessages.append(lastMessage)
         }
         if thread.state == .received { thread.state = .loaded }
-        self.threads[index] = thread
+        self.known[index] = thread
         actions.insert(.report(.threadUpdated(thread)), at: 0)
         if case .metadata(var waiting) = self.step {
             // The step lets go of its set first, so removing does not copy it (1000 threads: 1000 copies).
@@ -231,16 +231,15 @@ extension ChatStateMachine {
 
     mutating func caseStatusChanged(caseID: String, status: CaseStatus) -> [Action] {
         guard status == .closed,
-            let key = self.caseIDs.first(where: { Self.sameID($0.value, caseID) })?.key,
-            let index = self.threadIndex(key),
-            self.threads[index].state != .closed
+            let index = self.known.index(ofCase: caseID),
+            self.known[index].state != .closed
         else { return [] }
         return self.closeThread(at: index)
     }
 
     mutating func closeThread(at index: Int) -> [Action] {
-        self.threads[index].state = .closed
-        var actions: [Action] = [.report(.threadUpdated(self.threads[index]))]
+        self.known[index].state = .closed
+        var actions: [Action] = [.report(.threadUpdated(self.known[index]))]
         if self.mode == .liveChat, self.state == .ready { actions += self.enter(.closed) }
         return actions
     }

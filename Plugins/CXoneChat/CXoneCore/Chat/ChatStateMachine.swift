@@ -136,10 +136,8 @@ package struct ChatStateMachine: Sendable {
     }
 
     package internal(set) var state: ChatState = .initial
-    /// The threads known, in the order they became known.
-    package internal(set) var threads: [ChatThread] = []
-    /// ``threads``' positions by lower-cased id.
-    var threadPositions: [String: Int] = [:]
+    /// The threads known, with their cases, agents and queue positions.
+    var known = ChatThreads()
     /// The channel configuration, once fetched.
     package internal(set) var channelConfiguration: ChannelConfiguration?
     package internal(set) var brandID: Int?
@@ -164,12 +162,6 @@ package struct ChatStateMachine: Sendable {
     var recovering = false
     /// ``background(at:)`` disconnected a session that ``foreground()`` resumes.
     var resumeOnForeground = false
-    var caseIDs: [String: String] = [:]
-    var agents: [String: Party] = [:]
-    /// Agents assigned to cases whose thread is not known yet, by case id.
-    var caseAgents: [String: Party] = [:]
-    /// Queue positions by case id.
-    var queuePositions: [String: Int] = [:]
     /// The agent typing, by thread (lower-cased id).
     var typingAgents: [String: Party] = [:]
     /// The newest customer message the agent read, by thread.
@@ -178,9 +170,6 @@ package struct ChatStateMachine: Sendable {
     var seenMessageIDs: Set<String> = []
     /// Outbox entries sent on the current connection.
     var sentOnConnection: Set<String> = []
-    /// Threads whose welcome message went out (or was queued).
-    var welcomedThreads: Set<String> = []
-    var threadCustomFields: [String: [String: String]] = [:]
     var pendingDownloads: Set<String> = []
     var visit: (id: String, active: Bool)?
     var lastPage: (title: String, url: String, at: UnixTime)?
@@ -207,9 +196,12 @@ package struct ChatStateMachine: Sendable {
     /// Messages written and not yet confirmed, oldest first.
     package var outbox: [OutboxEntry] { self.stored.outbox }
 
+    /// The threads known, in the order they became known.
+    package var threads: [ChatThread] { self.known.all }
+
     /// A thread by id (ids compare case-insensitively, as CXone's come in mixed case).
     package func thread(_ id: String) -> ChatThread? {
-        self.threadIndex(id).map { self.threads[$0] }
+        self.known.thread(id)
     }
 
     /// The timers armed now (for tests and diagnostics).
@@ -284,28 +276,6 @@ package struct ChatStateMachine: Sendable {
 
     mutating func disarm(_ timer: Timer) -> [Action] {
         self.timers.disarm(timer).map { [.cancelTimer($0)] } ?? []
-    }
-
-    /// The position of a thread (ids compare case-insensitively): a table lookup, so loading a list of
-    /// thousands of threads stays linear.
-    func threadIndex(_ id: String) -> Int? {
-        self.threadPositions[id.lowercased()]
-    }
-
-    /// Adds a thread at the end. Every change to ``threads`` other than replacing one in place goes
-    /// through this or ``setThreads(_:)``, which keep ``threadPositions``.
-    mutating func appendThread(_ thread: ChatThread) {
-        let key = thread.id.lowercased()
-        if self.threadPositions[key] == nil { self.threadPositions[key] = self.threads.count }
-        self.threads.append(thread)
-    }
-
-    mutating func setThreads(_ threads: [ChatThread]) {
-        self.threads = threads
-        self.threadPositions = [:]
-        for (index, thread) in threads.enumerated() where self.threadPositions[thread.id.lowercased()] == nil {
-            self.threadPositions[thread.id.lowercased()] = index
-        }
     }
 
     static func sameID(_ a: String, _ b: String) -> Bool {
