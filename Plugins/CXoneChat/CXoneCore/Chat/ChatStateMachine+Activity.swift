@@ -26,10 +26,10 @@ extension ChatStateMachine {
     package func activity(threadID: String) -> ThreadActivity {
         let key = threadID.lowercased()
         return ThreadActivity(
-            typingAgent: self.typingAgents[key],
+            typingAgent: self.activity.typingAgent(inThread: key),
             positionInQueue: self.known.positionInQueue(ofThread: key),
             assignedAgent: self.known.assignedAgent(ofThread: key),
-            readByAgentThrough: self.readByAgent[key]
+            readByAgentThrough: self.activity.readByAgentThrough(inThread: key)
         )
     }
 
@@ -64,12 +64,8 @@ extension ChatStateMachine {
         guard self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
         let key = self.known[index].id.lowercased()
         let typist = agent ?? self.activity(threadID: key).assignedAgent ?? Party(displayName: "Agent", address: "")
-        if started {
-            guard self.typingAgents[key] == nil else { return [] }
-            self.typingAgents[key] = typist
-        } else {
-            guard self.typingAgents.removeValue(forKey: key) != nil else { return [] }
-        }
+        let changed = started ? self.activity.typingStarted(typist, inThread: key) : self.activity.typingEnded(inThread: key)
+        guard changed else { return [] }
         let notice = ChatMessage(
             id: self.random.uuid(),
             threadID: self.known[index].id,
@@ -95,9 +91,7 @@ extension ChatStateMachine {
 
     mutating func messageRead(_ message: ChatMessage) -> [Action] {
         guard self.socketOpen, message.direction == .toAgent, let index = self.known.index(of: message.threadID) else { return [] }
-        let key = self.known[index].id.lowercased()
-        guard self.readByAgent[key] != message.id else { return [] }
-        self.readByAgent[key] = message.id
+        guard self.activity.agentRead(message.id, inThread: self.known[index].id) else { return [] }
         if let position = self.known[index].lastMessages.firstIndex(where: { Self.sameID($0.id, message.id) }) {
             self.known[index].lastMessages[position].readByAgentAt = message.readByAgentAt ?? message.sentAt
         }

@@ -6,7 +6,7 @@ extension ChatStateMachine {
     /// `viewPage(title:url:)`: starts a visit (VisitorVisit) or extends the current one by 30 minutes, ends
     /// the previous page view, and sends PageView. Legal once the chat is prepared.
     package mutating func viewPage(title: String, url: String, at now: UnixTime) throws(ChatError) -> [Action] {
-        guard self.isPrepared, let brandID = self.brandID, let visitorID = self.stored.visitorID else {
+        guard self.isPrepared, let brandID = self.brandID, let visitorID = self.persisted.visitorID else {
             throw .illegalState("view a page", self.state, expected: "prepare the chat first")
         }
         var actions: [Action] = []
@@ -37,7 +37,9 @@ extension ChatStateMachine {
 
     /// Ends the page being viewed, if any (the diagrams' pageViewEnded, sent as TimeSpentOnPage).
     mutating func endPageView(at now: UnixTime) -> [Action] {
-        guard let page = self.lastPage, let visit = self.visit, let brandID = self.brandID, let visitorID = self.stored.visitorID else { return [] }
+        guard let page = self.lastPage, let visit = self.visit, let brandID = self.brandID, let visitorID = self.persisted.visitorID else {
+            return []
+        }
         self.lastPage = nil
         let seconds = max(0, Int((now - page.at).components.seconds))
         return [

@@ -26,7 +26,7 @@ extension ChatStateMachine {
     }
 
     mutating func startConnecting() -> [Action] {
-        guard let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.stored.visitorID else { return [] }
+        guard let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.persisted.visitorID else { return [] }
         self.step = .socket
         self.sessionEstablished = false
         self.recovering = false
@@ -52,7 +52,7 @@ extension ChatStateMachine {
         guard self.step == .socket else { return [] }
         self.socketOpen = true
         self.sessionEstablished = true
-        self.sentOnConnection = []
+        self.sentOnConnection = ChatOutbox.Sent()
         var actions = self.arm(.heartbeat, after: self.configuration.heartbeatInterval)
         actions += self.authorize()
         return actions
@@ -61,7 +61,7 @@ extension ChatStateMachine {
     /// ReconnectCustomer with the stored token, else AuthorizeCustomer.
     mutating func authorize() -> [Action] {
         let command: Command
-        if let token = self.stored.accessToken {
+        if let token = self.persisted.accessToken {
             command = .reconnectCustomer(token: token.value)
             self.step = .authorization(withToken: true)
         } else {
@@ -79,12 +79,12 @@ extension ChatStateMachine {
     mutating func authorized(_ identity: CustomerIdentity, accessToken: ChannelToken?) -> [Action] {
         guard self.isAuthorizing else { return [] }
         var actions = self.disarm(.response)
-        if identity.id != self.stored.customerID {
-            self.stored.customerID = identity.id
+        if identity.id != self.persisted.customerID {
+            self.persisted.customerID = identity.id
             actions.append(.store(.customerID(identity.id)))
         }
         if let accessToken {
-            self.stored.accessToken = accessToken
+            self.persisted.accessToken = accessToken
             actions.append(.store(.accessToken(accessToken)))
         }
         return actions + self.enter(.connected) + self.loadThreads()
@@ -97,7 +97,7 @@ extension ChatStateMachine {
 
     /// The stored token was refused: forget it and authorize afresh.
     mutating func reauthorize() -> [Action] {
-        self.stored.accessToken = nil
+        self.persisted.accessToken = nil
         return [.store(.accessToken(nil))] + self.authorize()
     }
 
@@ -170,7 +170,7 @@ extension ChatStateMachine {
     }
 
     mutating func reconnectDue() -> [Action] {
-        guard self.step == .backoff, let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.stored.visitorID else {
+        guard self.step == .backoff, let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.persisted.visitorID else {
             return []
         }
         self.step = .socket

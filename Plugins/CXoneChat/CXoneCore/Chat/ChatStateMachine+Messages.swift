@@ -28,7 +28,7 @@ extension ChatStateMachine {
         entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now))
         var actions: [Action] = []
         for entry in entries {
-            self.stored.outbox.append(entry)
+            self.outgoing.add(entry)
             actions.append(.persistOutbox(entry))
         }
         if self.state == .ready, self.socketOpen {
@@ -41,14 +41,14 @@ extension ChatStateMachine {
     mutating func flushOutbox() -> [Action] {
         guard self.socketOpen else { return [] }
         var actions: [Action] = []
-        for entry in self.stored.outbox where !self.sentOnConnection.contains(entry.messageID.lowercased()) {
+        for entry in self.outgoing.unsent(on: self.sentOnConnection) {
             actions += self.deliver(entry)
         }
         return actions
     }
 
     mutating func deliver(_ entry: OutboxEntry) -> [Action] {
-        self.sentOnConnection.insert(entry.messageID.lowercased())
+        self.sentOnConnection.insert(entry.messageID)
         if entry.isWelcome {
             return [.send(.sendOutbound(threadID: entry.threadID, messageID: entry.messageID, text: entry.text))]
         }
@@ -60,8 +60,7 @@ extension ChatStateMachine {
 
     /// Whether the message went out on the current connection and its MessageCreated has not come yet.
     package func awaitsConfirmation(_ messageID: String) -> Bool {
-        self.socketOpen && self.sentOnConnection.contains(messageID.lowercased())
-            && self.stored.outbox.contains { Self.sameID($0.messageID, messageID) }
+        self.socketOpen && self.outgoing.awaitsConfirmation(messageID, sent: self.sentOnConnection)
     }
 
     /// The server answered a message's SendMessage (or SendOutbound) with an error: reported with the
@@ -70,7 +69,7 @@ extension ChatStateMachine {
     /// operation error: the server will not take this message) removes it, as sending it again would be
     /// refused again.
     package mutating func messageRefused(messageID: String, _ error: ChatError, transient: Bool) -> [Action] {
-        guard let entry = self.stored.outbox.first(where: { Self.sameID($0.messageID, messageID) }) else { return [] }
+        guard let entry = self.outgoing.entry(messageID) else { return [] }
         var failure = error
         failure.messageID = entry.messageID
         if transient {
@@ -83,15 +82,14 @@ extension ChatStateMachine {
 
     /// The server has the message: it leaves the outbox.
     mutating func confirmOutbox(_ messageID: String) -> [Action] {
-        guard let index = self.stored.outbox.firstIndex(where: { Self.sameID($0.messageID, messageID) }) else { return [] }
-        let entry = self.stored.outbox.remove(at: index)
+        guard let entry = self.outgoing.remove(messageID) else { return [] }
         return [.removeFromOutbox(messageID: entry.messageID)]
     }
 
     mutating func messageCreated(_ message: ChatMessage, caseID: String?) -> [Action] {
         guard self.socketOpen, !self.isAuthorizing else { return [] }
         // The welcome message came from this client's outbox: part of the thread, not news.
-        let isOwnWelcome = self.stored.outbox.contains { Self.sameID($0.messageID, message.id) && $0.isWelcome }
+        let isOwnWelcome = self.outgoing.entry(message.id)?.isWelcome == true
         var actions = self.confirmOutbox(message.id)
         let index: Int
         if let found = self.known.index(of: message.threadID) {
@@ -108,10 +106,10 @@ extension ChatStateMachine {
             self.known[index].state = .ready
             return actions + [.report(.threadUpdated(self.known[index]))]
         }
-        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted else { return actions }
+        guard self.activity.firstMeeting(message.id) else { return actions }
         var thread = self.known[index]
         // The agent's message ends their typing.
-        if message.direction == .fromAgent { self.typingAgents[thread.id.lowercased()] = nil }
+        if message.direction == .fromAgent { self.activity.typingEnded(inThread: thread.id) }
         thread.lastMessages.append(message)
         if thread.lastMessages.count > self.configuration.lastMessagesLimit {
             thread.lastMessages.removeFirst(thread.lastMessages.count - self.configuration.lastMessagesLimit)

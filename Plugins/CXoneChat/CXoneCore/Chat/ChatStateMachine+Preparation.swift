@@ -58,18 +58,18 @@ extension ChatStateMachine {
         self.channelConfiguration = configuration
         var actions: [Action] = []
         let visitorID =
-            self.stored.visitorID
+            self.persisted.visitorID
             ?? {
                 let id = self.random.uuid()
-                self.stored.visitorID = id
+                self.persisted.visitorID = id
                 actions.append(.store(.visitorID(id)))
                 return id
             }()
         let customerID =
-            self.stored.customerID
+            self.persisted.customerID
             ?? {
                 let id = self.random.uuid()
-                self.stored.customerID = id
+                self.persisted.customerID = id
                 actions.append(.store(.customerID(id)))
                 return id
             }()

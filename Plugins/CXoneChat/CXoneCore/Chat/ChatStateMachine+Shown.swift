@@ -59,7 +59,7 @@ extension ChatStateMachine {
     /// run, and either met while recovering a lost connection or not among the thread's shown messages.
     /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first time).
     mutating func isUnshown(_ message: ChatMessage, shown: ShownMessages?) -> Bool {
-        guard self.seenMessageIDs.insert(message.id.lowercased()).inserted, message.direction == .fromAgent else { return false }
+        guard self.activity.firstMeeting(message.id), message.direction == .fromAgent else { return false }
         if self.recovering { return true }
         guard let shown else { return false }
         return !shown.contains(message)
@@ -76,13 +76,13 @@ extension ChatStateMachine {
     mutating func markShown(_ messages: [ChatMessage], in threadID: String, historyThrough: UnixTime? = nil) -> [Action] {
         let key = threadID.lowercased()
         // A thread met for the first time is recorded even with no agent message: it is known now.
-        var changed = self.stored.shownMessages[key] == nil
-        if changed { self.stored.shownMessages[key] = ShownMessages(floor: historyThrough) }
+        var changed = self.persisted.shownMessages[key] == nil
+        if changed { self.persisted.shownMessages[key] = ShownMessages(floor: historyThrough) }
         let limit = self.configuration.shownMessagesLimit
         for message in messages where message.direction == .fromAgent {
-            if self.stored.shownMessages[key, default: ShownMessages()].insert(message, limit: limit) { changed = true }
+            if self.persisted.shownMessages[key, default: ShownMessages()].insert(message, limit: limit) { changed = true }
         }
-        guard changed, let record = self.stored.shownMessages[key] else { return [] }
+        guard changed, let record = self.persisted.shownMessages[key] else { return [] }
         return [.store(.shownMessages(threadID: key, record))]
     }
 

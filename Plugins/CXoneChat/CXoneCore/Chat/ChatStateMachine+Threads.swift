@@ -81,7 +81,7 @@ extension ChatStateMachine {
         switch self.mode ?? .singleThread {
         case .singleThread, .liveChat:
             self.step = .recovery
-            let id = self.threads.first?.id ?? self.stored.threadIDs.first
+            let id = self.threads.first?.id ?? self.persisted.threadIDs.first
             return [.send(self.recoverCommand(id))] + self.arm(.response, after: self.configuration.responseTimeout)
         case .multiThread where self.recovering:
             let open = self.threads.filter { $0.state == .ready }.map(\.id)
@@ -119,7 +119,7 @@ extension ChatStateMachine {
         var actions: [Action] = []
         if let existing = self.thread(thread.id), thread.name.isEmpty { thread.name = existing.name }
         let key = thread.id.lowercased()
-        let shown = self.stored.shownMessages[key]
+        let shown = self.persisted.shownMessages[key]
         for message in thread.lastMessages {
             actions += self.confirmOutbox(message.id)
             if self.isUnshown(message, shown: shown) { actions.append(.report(.messageReceived(message))) }
@@ -202,7 +202,7 @@ extension ChatStateMachine {
         if let name, !name.isEmpty { thread.name = name }
         var actions: [Action] = []
         if let lastMessage, !Self.isInternalMarker(lastMessage), !thread.lastMessages.contains(where: { Self.sameID($0.id, lastMessage.id) }) {
-            let shown = self.stored.shownMessages[thread.id.lowercased()]
+            let shown = self.persisted.shownMessages[thread.id.lowercased()]
             if self.isUnshown(lastMessage, shown: shown) {
                 actions.append(.report(.messageReceived(lastMessage)))
             }

@@ -142,7 +142,8 @@ package struct ChatStateMachine: Sendable {
     package internal(set) var channelConfiguration: ChannelConfiguration?
     package internal(set) var brandID: Int?
     package internal(set) var channelID: String?
-    package internal(set) var stored: StoredValues
+    /// What is stored for the channel, but the outbox (``outgoing``).
+    var persisted: StoredValues
     package internal(set) var configuration: Configuration
     /// The welcome message from FireProactiveAction, until it is sent.
     package internal(set) var welcomeMessage: String?
@@ -162,20 +163,20 @@ package struct ChatStateMachine: Sendable {
     var recovering = false
     /// ``background(at:)`` disconnected a session that ``foreground()`` resumes.
     var resumeOnForeground = false
-    /// The agent typing, by thread (lower-cased id).
-    var typingAgents: [String: Party] = [:]
-    /// The newest customer message the agent read, by thread.
-    var readByAgent: [String: String] = [:]
-    /// Message ids reported (or, on the first load, seen).
-    var seenMessageIDs: Set<String> = []
+    /// The agent typing and reading, and the messages met.
+    var activity = ChatActivity()
+    /// Messages written and not yet confirmed.
+    var outgoing: ChatOutbox
     /// Outbox entries sent on the current connection.
-    var sentOnConnection: Set<String> = []
+    var sentOnConnection = ChatOutbox.Sent()
     var pendingDownloads: Set<String> = []
     var visit: (id: String, active: Bool)?
     var lastPage: (title: String, url: String, at: UnixTime)?
 
     package init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
-        self.stored = stored
+        self.persisted = stored
+        self.persisted.outbox = []
+        self.outgoing = ChatOutbox(stored.outbox)
         self.configuration = configuration
         self.random = random
     }
@@ -194,7 +195,14 @@ package struct ChatStateMachine: Sendable {
     package var preChatForm: PreChatForm? { self.channelConfiguration?.preContactForm }
 
     /// Messages written and not yet confirmed, oldest first.
-    package var outbox: [OutboxEntry] { self.stored.outbox }
+    package var outbox: [OutboxEntry] { self.outgoing.entries }
+
+    /// What the driver stores for this channel, as the machine has it now.
+    package var stored: StoredValues {
+        var values = self.persisted
+        values.outbox = self.outgoing.entries
+        return values
+    }
 
     /// The threads known, in the order they became known.
     package var threads: [ChatThread] { self.known.all }
@@ -285,8 +293,8 @@ package struct ChatStateMachine: Sendable {
     /// Stores the known thread ids if they changed.
     mutating func storeThreadIDs() -> [Action] {
         let ids = self.threads.map(\.id)
-        guard ids != self.stored.threadIDs else { return [] }
-        self.stored.threadIDs = ids
+        guard ids != self.persisted.threadIDs else { return [] }
+        self.persisted.threadIDs = ids
         return [.store(.threadIDs(ids))]
     }
 }
