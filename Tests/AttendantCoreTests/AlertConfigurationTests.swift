@@ -151,10 +151,15 @@ import Testing
         #expect(
             problems.map(\.description) == [
                 "\(self.file):2: key \"coalesce\" in [alerts]: expected a duration of at most 10 seconds, found the string \"30s\"",
-                "\(self.file):3: key \"quiet\" in [alerts]: unknown key; [alerts] takes \"coalesce\", \"do-not-disturb\", \"ring\", \"ring-sound\"",
+                "\(self.file):3: key \"quiet\" in [alerts]: unknown key; [alerts] takes \"coalesce\", \"do-not-disturb\", \"ring\", \"ring-sound\", \"terminal\"",
             ]
         )
         #expect(problems.map(\.code) == [.invalidValue, .unknownKey])
+        #expect(
+            self.problems("[alerts]\nterminal = [\"\", \"-e\"]\n").map(\.description) == [
+                "\(self.file):2: key \"terminal\" in [alerts]: expected a program and its arguments, such as [\"foot\"] or [\"gnome-terminal\", \"--\"]"
+            ]
+        )
         #expect(
             self.problems("[alerts]\ncoalesce = \"soon\"\n").map(\.description) == [
                 "\(self.file):2: key \"coalesce\" in [alerts]: expected a duration: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the string \"soon\""

@@ -2,25 +2,39 @@ import AttendantCore
 import AttendantPluginAPI
 import Testing
 
-/// Replying from a chat notification: the inline-reply field where the server has one, and each reply
-/// sent once.
+/// Replying from a chat notification: the inline-reply field where the server has one, each reply sent
+/// once; the conversation view from the notification itself, and from Reply elsewhere.
 extension AlertPlannerTests {
     static let withInlineReply: Set<String> = ["body", "actions", "inline-reply"]
 
     @Test func aServerWithInlineReplyGetsTheFieldWithThePlaceholderOnChatNotificationsOnly() {
         var p = self.planner(Self.withInlineReply)
         let chat = self.notification(p.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero))
-        #expect(chat?.actions == [NotificationAction(key: "inline-reply", label: "Reply")])
+        #expect(chat?.actions == [NotificationAction(key: "default", label: "Open"), NotificationAction(key: "inline-reply", label: "Reply")])
         #expect(chat?.replyPlaceholder == "Reply to Grace")
         let call = self.notification(p.handle(.incomingContact(self.call()), channel: "desk", now: .zero))
         #expect(call?.actions.map(\.key) == ["accept", "decline"], "a call has no text field")
         #expect(call?.replyPlaceholder == nil)
 
-        // dunst and GNOME have no inline-reply: no field, no placeholder.
+        // dunst and GNOME have no inline-reply: no field, no placeholder; Reply opens the conversation.
         var plain = self.planner(["body", "actions"])
         let without = self.notification(plain.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero))
-        #expect(without?.actions == [])
+        #expect(without?.actions == [NotificationAction(key: "default", label: "Open"), NotificationAction(key: "talk", label: "Reply")])
         #expect(without?.replyPlaceholder == nil)
+        // A server without actions gets no buttons at all.
+        var bare = self.planner(["body"])
+        #expect(self.notification(bare.handle(.messageReceived(self.message("m1", "Hi")), channel: "chat", now: .zero))?.actions == [])
+    }
+
+    @Test func theNotificationAndItsReplyButtonOpenTheConversation() {
+        var p = self.planner(["body", "actions"])
+        for case .notify(let key, _, _) in p.handle(.messageReceived(self.message("m1", "Can I help?")), channel: "chat", now: .zero) {
+            p.shown(key: key, id: 9)
+        }
+        let talk = AlertRoute(channel: "chat", key: self.threadKey, request: "talk")
+        #expect(p.actionInvoked(id: 9, actionKey: "default") == talk)
+        #expect(p.actionInvoked(id: 9, actionKey: "talk") == talk)
+        #expect(p.actionInvoked(id: 9, actionKey: "accept") == nil, "a key the notification does not have")
     }
 
     @Test func aReplyGoesToItsThreadOnceAndClosesTheNotification() {

@@ -1,5 +1,6 @@
 import DaemonTestSupport
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -27,7 +28,7 @@ import Testing
         await #expect(try ctl(["chat", "send", "Hello"]).0 == 0)
         let alert = try await desktop.notifyCall(summary: "New message from Ada Lovelace")
         #expect(alert.body.contains("You wrote: Hello"))
-        #expect(alert.actions == [NotificationAction(key: "inline-reply", label: "Reply")])
+        #expect(alert.actions == [NotificationAction(key: "default", label: "Open"), NotificationAction(key: "inline-reply", label: "Reply")])
         #expect(alert.hints["x-kde-reply-placeholder-text"]?.string == "Reply to Ada Lovelace")
         let id = try #require(alert.returnedID)
 
@@ -40,6 +41,47 @@ import Testing
         #expect(try await gatewayTexts() == ["Hello", "You wrote: Hello", text, "You wrote: \(text)"])
         #expect(await daemon.waitForLog("a reply (\(text.count) characters) typed on the notification of thread chat/"))
         #expect(!daemon.stderr.contains(text), "the journal never holds what the person wrote")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+}
+
+/// Opening the conversation from a chat notification with dunst, which has no text field: its Reply button
+/// runs `[alerts] terminal` (here a stand-in that records what it was asked to run) with
+/// `attendantctl chat talk` for the thread.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ConversationFromTheNotificationTests {
+    @Test func replyOnADunstNotificationOpensTheConversationInTheConfiguredTerminal() async throws {
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let terminal = try scratch.write("terminal", "#!/bin/sh\nprintf '%s\\n' \"$@\" > \"\(scratch.path)/terminal.args\"\n")
+        chmod(terminal, 0o755)
+        let config = try scratch.write(
+            "attendant.toml",
+            """
+            [alerts]
+            terminal = ["\(terminal)"]
+
+            [[channel]]
+            name = "desk"
+            plugin = "loopback"
+            [channel.loopback]
+            contact-kind = "chat"
+            echo-agent = true
+            """
+        )
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: desk listening"), "\(daemon.stderr)")
+        try #require(await daemon.waitForLog("notification server present"), "\(daemon.stderr)")
+        for command in [["prepare"], ["connect"], ["create"], ["send", "Hello"]] {
+            let (status, output) = try await run(TokenDaemonTests.attendantctl, ["chat"] + command, environment: desktop.toolEnvironment)
+            try #require(status == 0, "chat \(command): \(output)")
+        }
+        let alert = try await desktop.notifyCall(summary: "New message from Loopback Agent")
+        #expect(alert.actions == [NotificationAction(key: "default", label: "Open"), NotificationAction(key: "talk", label: "Reply")])
+
+        try await desktop.invokeAction(label: "Reply")
+        try #require(await daemon.waitForLog("opened the conversation of thread thread-1 with \(terminal)"), "\(daemon.stderr)")
+        let arguments = try String(contentsOfFile: scratch.path + "/terminal.args", encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(arguments == [BuildProducts.directory + "/attendantctl", "chat", "talk", "--channel", "desk", "--thread", "thread-1"])
         await CXoneChatDaemonTests.stop(daemon)
     }
 }

@@ -82,12 +82,20 @@ extension AlertPlanner {
             urgency: .normal,
             category: "im.received"
         )
-        // A server with a text field on notifications takes the answer right there (field.md: KDE Plasma,
-        // SwayNotificationCenter).
+        // Clicking it opens the conversation. A server with a text field on notifications takes the answer
+        // right there (field.md: KDE Plasma, SwayNotificationCenter); elsewhere Reply opens the conversation.
         if self.capabilities?.contains("inline-reply") == true {
-            notification.actions = self.buttons([NotificationAction(key: NotificationAction.inlineReply, label: "Reply")])
+            notification.actions = self.buttons([
+                NotificationAction(key: Self.defaultActionKey, label: "Open"),
+                NotificationAction(key: NotificationAction.inlineReply, label: "Reply"),
+            ])
             let agent = Self.name(of: thread.transcript.last { $0.direction != .toAgent }?.sender, otherwise: "the agent", useAddress: false)
             notification.replyPlaceholder = "Reply to \(agent)"
+        } else {
+            notification.actions = self.buttons([
+                NotificationAction(key: Self.defaultActionKey, label: "Open"),
+                NotificationAction(key: Self.talkActionKey, label: "Reply"),
+            ])
         }
         return notification
     }

@@ -207,7 +207,10 @@ package struct AlertPlanner: Sendable {
                 action.links.indices.contains(index)
             else { return nil }
             return AlertRoute(channel: key.channel, key: key, request: "link", link: action.links[index])
-        case .missedCall, .thread, .signIn:
+        case .thread:
+            guard actionKey == Self.defaultActionKey || actionKey == Self.talkActionKey else { return nil }
+            return AlertRoute(channel: key.channel, key: key, request: Self.talkRequest)
+        case .missedCall, .signIn:
             return nil
         }
     }
@@ -264,7 +267,12 @@ package struct AlertPlanner: Sendable {
     // MARK: Internals shared with the extensions
 
     static let dismissActionKey = "dismiss"
-    static let replyRequest = "reply"
+    package static let replyRequest = "reply"
+    /// Open the thread's conversation view: no request of the channel's, the daemon's own.
+    package static let talkRequest = "talk"
+    /// Clicking the notification itself (the specification's `default` action key).
+    static let defaultActionKey = "default"
+    static let talkActionKey = "talk"
     static let linkActionPrefix = "link-"
 
     /// Adds an alert, or replaces the content of an existing one (keeping its id, place and state).

@@ -12,6 +12,10 @@ package struct AlertSettings: Sendable, Equatable {
     package var ring = true
     /// The sound file a ringing call plays; nil plays the sound theme's `phone-incoming-call` event.
     package var ringSound: String?
+    /// The program (and its first arguments) that runs a command in a new terminal window, the command
+    /// following: how a chat notification opens the conversation view. Nil: `xdg-terminal-exec` where it
+    /// is installed, otherwise Debian's `x-terminal-emulator -e` (``ConversationOpener``).
+    package var terminal: [String]?
 
     /// The longest ``coalesce`` allowed: longer would make chat alerts late rather than calm.
     package static let longestCoalesce: Duration = .seconds(10)

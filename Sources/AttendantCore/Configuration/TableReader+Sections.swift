@@ -16,6 +16,13 @@ extension TableReader {
         if let doNotDisturb = self.bool("do-not-disturb") { alerts.doNotDisturb = doNotDisturb }
         if let ring = self.bool("ring") { alerts.ring = ring }
         if let path = self.path("ring-sound") { alerts.ringSound = path }
+        if let words = self.strings("terminal") {
+            if words.first?.isEmpty ?? true {
+                self.problem(.invalidValue, "terminal", "expected a program and its arguments, such as [\"foot\"] or [\"gnome-terminal\", \"--\"]")
+            } else {
+                alerts.terminal = words
+            }
+        }
         return alerts
     }
 

@@ -127,6 +127,13 @@ package struct AttendantDaemon {
                 logger: self.logger
             )
         }
+        // A chat notification's conversation view, in a terminal.
+        let conversations = ConversationOpener(
+            terminal: configuration.alerts.terminal,
+            environment: self.options.environment,
+            executableDirectory: Paths.executableDirectory(),
+            logger: self.logger
+        )
         let fleet = ChannelFleet(
             environment: .init(
                 loader: loader,
@@ -160,7 +167,7 @@ package struct AttendantDaemon {
                 guard let sources else { return configuration }
                 return try AttendantConfiguration.load(sources)
             },
-            onConfiguration: { [alerts, logger = self.logger, served = configuration.metrics.listen] configuration in
+            onConfiguration: { [alerts, conversations, logger = self.logger, served = configuration.metrics.listen] configuration in
                 if configuration.metrics.listen != served {
                     let wanted = configuration.metrics.listen.map { "on \($0)" } ?? "none"
                     logger.warning(
@@ -170,6 +177,7 @@ package struct AttendantDaemon {
                 alerts?.apply(AlertPlanner.Configuration(configuration, pluginTitle: pluginTitle))
                 sessionMonitor.update(configuration.session)
                 linkOpener?.update(configuration.links)
+                conversations.update(terminal: configuration.alerts.terminal)
             }
         )
         var desktop: DesktopServices? = nil
@@ -182,7 +190,14 @@ package struct AttendantDaemon {
                 logger: self.logger
             )
             try await control.export()
-            desktop = DesktopServices(alerts: alerts, fleet: fleet, control: control, wiring: wiring, logger: self.logger)
+            desktop = DesktopServices(
+                alerts: alerts,
+                fleet: fleet,
+                control: control,
+                wiring: wiring,
+                conversations: conversations,
+                logger: self.logger
+            )
         }
         // Only now is the daemon's name taken: a client calls as soon as it sees the name, and then the
         // objects are there and the channels are known (each `starting` until its supervisor says more),

@@ -44,13 +44,22 @@ final class DesktopServices: Service {
     private let fleet: ChannelFleet
     private let control: ControlBus
     private let wiring: DaemonWiring
+    private let conversations: ConversationOpener
     private let logger: Logger
 
-    init(alerts: DesktopAlertCenter, fleet: ChannelFleet, control: ControlBus, wiring: DaemonWiring, logger: Logger) {
+    init(
+        alerts: DesktopAlertCenter,
+        fleet: ChannelFleet,
+        control: ControlBus,
+        wiring: DaemonWiring,
+        conversations: ConversationOpener,
+        logger: Logger
+    ) {
         self.alerts = alerts
         self.fleet = fleet
         self.control = control
         self.wiring = wiring
+        self.conversations = conversations
         self.logger = logger
     }
 
@@ -91,6 +100,10 @@ final class DesktopServices: Service {
         await withDiscardingTaskGroup { group in
             for await route in self.wiring.chosenActions.stream {
                 group.addTask {
+                    if route.request == AlertPlanner.talkRequest, case .thread(let channel, let thread) = route.key {
+                        await self.conversations.open(channel: channel, thread: thread)
+                        return
+                    }
                     guard let supervisor = self.fleet.supervisor(named: route.channel) else {
                         self.logger.warning("\(route.request) chosen on a notification, but channel \(route.channel) is not running")
                         return
