@@ -1,0 +1,212 @@
+import AttendantControl
+import Glibc
+import Systemd
+import UnixSignals
+
+/// `chat talk`'s I/O: the terminal, the daemon's signals and requests around a ``TalkView``. Every
+/// decision is the view's; this only turns keys, signals and answers into its events and its actions into
+/// requests, and draws.
+struct TalkSession {
+    let client: ControlClient
+    let channel: String
+
+    /// How a session ended.
+    enum Ending: Sendable {
+        /// The person left (Ctrl-D, Ctrl-C, /quit) or a signal ended it (SIGTERM, SIGINT).
+        case left
+        /// The terminal went away (SIGHUP, end of input): nothing more is written to it.
+        case hungUp
+        /// The bus connection closed.
+        case busClosed
+    }
+
+    private enum Event: Sendable {
+        case input([UInt8])
+        case inputEnded
+        case signal(ControlSignal)
+        case signalsEnded
+        case daemonRunning(Bool)
+        case unixSignal(UnixSignal)
+        case tick
+        case sent(String, Result<[String: String], ControlClientError>)
+        case typingRefused(ControlClientError)
+        case reopened(ChatThreadRecord)
+    }
+
+    /// The thread the view shows: the one named, else the channel's only open thread, else none (what is
+    /// sent first starts one, as `chat send` does). Several open threads without --thread is an error.
+    static func thread(_ client: ControlClient, channel: String, named: String?) async throws(ControlClientError) -> ChatThreadRecord? {
+        if let named { return try await client.chatOpenThread(channel: channel, thread: named) }
+        let open = try await client.chatThreads(channel: channel).filter { $0.state != "closed" }
+        guard open.count <= 1 else {
+            throw ControlClientError(
+                code: .failed,
+                message: "\(channel) has several open threads (\(open.map(\.id).joined(separator: ", "))); name one with --thread"
+            )
+        }
+        guard let only = open.first else { return nil }
+        return try await client.chatOpenThread(channel: channel, thread: only.id)
+    }
+
+    /// Runs the view on the terminal until the person leaves; the terminal is restored on every way out.
+    /// `signals` and `running` must have been asked for before `thread` was read, so nothing after it is missed.
+    func run(
+        thread: ChatThreadRecord?,
+        signals: AsyncCompactMapSequence<AsyncStream<BusSignal>, ControlSignal>,
+        running: AsyncCompactMapSequence<AsyncStream<BusSignal>, Bool>
+    ) async -> Ending {
+        tzset()
+        let today = LocalTime.now()
+        var view = TalkView(channel: self.channel, thread: thread, size: RawTerminal.size()) { time in
+            TranscriptLayout.clock(time, today: today)
+        }
+        // The handlers are in place before raw mode, so a SIGTERM or SIGHUP from now on ends the view
+        // through the restore below instead of killing the process with the terminal raw.
+        let unixSignals = await UnixSignalsSequence(trapping: .sigterm, .sighup, .sigint, .sigwinch)
+        let (events, sink) = AsyncStream.makeStream(of: Event.self)
+        let input = TerminalInput()
+        guard RawTerminal.enter() else { return .hungUp }
+        defer { RawTerminal.restore() }
+        input.start()
+        defer { input.stop() }
+
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await chunk in input.chunks { sink.yield(.input(chunk)) }
+                sink.yield(.inputEnded)
+            }
+            group.addTask {
+                for await signal in signals { sink.yield(.signal(signal)) }
+                sink.yield(.signalsEnded)
+            }
+            group.addTask {
+                for await isRunning in running { sink.yield(.daemonRunning(isRunning)) }
+            }
+            group.addTask {
+                for await signal in unixSignals { sink.yield(.unixSignal(signal)) }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    sink.yield(.tick)
+                }
+            }
+            defer { group.cancelAll() }
+
+            var decoder = KeyDecoder()
+            guard RawTerminal.draw(view.frame()) else { return .hungUp }
+            for await event in events {
+                var actions: [TalkView.Action] = []
+                var draw = true
+                switch event {
+                case .input(let bytes):
+                    for key in decoder.feed(bytes) {
+                        actions += view.key(key, now: .now, time: LocalTime.now())
+                    }
+                case .inputEnded:
+                    return .hungUp
+                case .signal(let signal):
+                    draw = self.apply(signal, to: &view)
+                case .signalsEnded:
+                    return .busClosed
+                case .daemonRunning(let isRunning):
+                    if isRunning {
+                        view.note("attendantd is running again.", time: LocalTime.now())
+                        if let thread = view.threadID {
+                            group.addTask { [client, channel] in
+                                if let record = try? await client.chatOpenThread(channel: channel, thread: thread) { sink.yield(.reopened(record)) }
+                            }
+                        }
+                    } else {
+                        view.problem("attendantd stopped; what you send fails until it runs again.", time: LocalTime.now())
+                    }
+                case .unixSignal(let signal):
+                    switch signal {
+                    case .sigwinch: view.resized(RawTerminal.size())
+                    case .sighup: return .hungUp
+                    default: actions += [.quit]
+                    }
+                case .tick:
+                    actions += view.tick(now: .now)
+                    draw = !actions.isEmpty
+                case .sent(let text, .success(let delivery)):
+                    view.sendAnswered(
+                        text: text,
+                        delivery: delivery["delivery"],
+                        message: delivery["message"],
+                        reason: delivery["reason"],
+                        error: nil,
+                        time: LocalTime.now()
+                    )
+                case .sent(let text, .failure(let error)):
+                    view.sendAnswered(text: text, delivery: nil, reason: nil, error: error.message, time: LocalTime.now())
+                case .typingRefused(let error):
+                    view.typingRefused(unsupported: error.name == ControlError.unsupported)
+                    draw = false
+                case .reopened(let record):
+                    for message in record.lastMessages { view.message(message) }
+                    view.threadUpdated(id: record.id, name: record.name, state: record.state)
+                }
+                for action in actions {
+                    switch action {
+                    case .quit:
+                        return .left
+                    case .send(let text, let thread):
+                        group.addTask { [client, channel] in
+                            do throws(ControlClientError) {
+                                let delivery = try await client.chatSendMessage(channel: channel, thread: thread, text: text)
+                                sink.yield(.sent(text, .success(delivery)))
+                            } catch {
+                                sink.yield(.sent(text, .failure(error)))
+                            }
+                        }
+                    case .typing(let started, let thread):
+                        var arguments = ["state": started ? "started" : "stopped"]
+                        if let thread { arguments["thread"] = thread }
+                        group.addTask { [client, channel, arguments] in
+                            do throws(ControlClientError) {
+                                _ = try await client.channelRequest(channel: channel, command: "chat-typing", arguments: arguments)
+                            } catch {
+                                sink.yield(.typingRefused(error))
+                            }
+                        }
+                    }
+                }
+                if draw, !RawTerminal.draw(view.frame()) { return .hungUp }
+            }
+            return .busClosed
+        }
+    }
+
+    /// A daemon signal for the view; whether it changed what is shown.
+    private func apply(_ signal: ControlSignal, to view: inout TalkView) -> Bool {
+        switch signal {
+        case .channelEvent(let channel, let event, let details) where channel == self.channel:
+            switch event {
+            case "message-received":
+                view.message(
+                    ChatMessageRecord(
+                        id: details["ID"]?.string ?? "",
+                        threadID: details["ThreadID"]?.string ?? "",
+                        kind: details["Kind"]?.string ?? "message",
+                        direction: details["Direction"]?.string ?? "",
+                        sender: details["Sender"]?.string ?? "",
+                        text: details["Text"]?.string ?? "",
+                        sentAt: details["SentAt"]?.int64 ?? LocalTime.now()
+                    )
+                )
+                return true
+            case "thread-updated":
+                view.threadUpdated(id: details["ThreadID"]?.string ?? "", name: details["Name"]?.string ?? "", state: details["State"]?.string ?? "")
+                return true
+            default:
+                return false
+            }
+        case .channelStateChanged(let channel, let state, let detail) where channel == self.channel:
+            view.channelState(state, detail: detail)
+            return true
+        default:
+            return false
+        }
+    }
+}
