@@ -163,20 +163,32 @@ extension ChatThreadRecord {
             name: thread.name,
             state: thread.state.rawValue,
             lastMessages: thread.lastMessages.map { message in
-                ChatMessageRecord(
-                    id: message.id,
-                    threadID: message.threadID,
-                    kind: message.kind.rawValue,
-                    direction: message.direction.rawValue,
-                    sender: message.sender.displayName,
-                    senderAddress: message.sender.address,
-                    text: message.text,
-                    sentAt: message.sentAt.seconds,
-                    readByAgentAt: message.readByAgentAt?.seconds
-                )
+                ChatMessageRecord(message)
             },
             assignedAgent: thread.assignedAgent.map { $0.displayName.isEmpty ? $0.address : $0.displayName },
             positionInQueue: thread.positionInQueue.map(Int64.init)
         )
+    }
+}
+
+extension ChatMessageRecord {
+    init(_ message: ChatMessage) {
+        self.init(
+            id: message.id,
+            threadID: message.threadID,
+            kind: message.kind.rawValue,
+            direction: message.direction.rawValue,
+            sender: message.sender.displayName,
+            senderAddress: message.sender.address,
+            text: message.text,
+            sentAt: message.sentAt.seconds,
+            readByAgentAt: message.readByAgentAt?.seconds
+        )
+        if !message.choices.isEmpty { self.choices = message.choices.map { ChatChoiceRecord(id: $0.id, label: $0.label, url: $0.url) } }
+        if !message.attachments.isEmpty {
+            self.attachments = message.attachments.map {
+                ChatAttachmentRecord(id: $0.id, name: $0.name, mimeType: $0.mimeType, size: $0.size.map(Int64.init))
+            }
+        }
     }
 }

@@ -127,10 +127,16 @@ package final class ControlBus: AlertPresenter {
         case .threadUpdated(let thread):
             return ["ThreadID": .string(thread.id), "Name": .string(thread.name), "State": .string(thread.state.rawValue)]
         case .messageReceived(let message):
-            return [
+            var details: [String: BusValue] = [
                 "ID": .string(message.id), "ThreadID": .string(message.threadID), "Direction": .string(message.direction.rawValue),
                 "Kind": .string(message.kind.rawValue), "Sender": .string(message.sender.displayName), "Text": .string(message.text),
+                "SentAt": .int64(message.sentAt.seconds),
             ]
+            // The same encoding as a thread's messages (ChatMessageRecord).
+            let record = ChatMessageRecord(message)
+            if let choices = record.choices { details["Choices"] = .array(element: "a{sv}", choices.map(\.busValue)) }
+            if let attachments = record.attachments { details["Attachments"] = .array(element: "a{sv}", attachments.map(\.busValue)) }
+            return details
         case .actionReceived(let action):
             return [
                 "ID": .string(action.id), "Campaign": .string(action.campaignID), "Shorten": .string(action.shortenID),

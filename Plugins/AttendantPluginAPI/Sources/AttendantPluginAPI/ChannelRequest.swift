@@ -20,6 +20,16 @@ public enum ChannelRequest: Sendable, Hashable {
     /// The person at the desk started or stopped typing in a thread (nil: the current one); the channel
     /// tells the agent (CXone SenderTypingStarted/Ended, GMS startTyping/stopTyping; since API 1.5).
     case typing(threadID: String?, started: Bool)
+    /// Answers a message with one of its ``ChatMessage/choices`` (a quick reply's postback, the answer to
+    /// an inactivity prompt), as the vendor's SDK answers it (since API 1.13).
+    case choose(threadID: String?, messageID: String, choiceID: String)
+    /// The person has seen the thread's messages up to `messageID` (nil: all of them): the channel tells
+    /// the agent where its protocol can (CXone MessageSeenByCustomer; since API 1.13).
+    case markRead(threadID: String?, messageID: String?)
+    /// Older messages of the thread than the channel has given so far, answered as a ``ChannelReply/thread(_:)``
+    /// whose `lastMessages` are those older messages, oldest first, empty when there are no more (CXone
+    /// LoadMoreMessages; since API 1.13).
+    case loadOlderMessages(threadID: String?)
 
     // In-app actions
     case dismiss(actionID: String?)
@@ -43,6 +53,9 @@ public enum ChannelRequest: Sendable, Hashable {
         case .sendMessage: "send-message"
         case .endConversation: "end-conversation"
         case .typing: "typing"
+        case .choose: "choose"
+        case .markRead: "mark-read"
+        case .loadOlderMessages: "load-older-messages"
         case .dismiss: "dismiss"
         case .suppress: "suppress"
         case .unsuppress: "unsuppress"

@@ -71,6 +71,12 @@ public struct ChatMessage: Sendable, Hashable {
     /// event (Genesys GMS's transcript positions; since API 1.5; nil when the protocol has none). A
     /// replayed event keeps its position, so the host can tell it from a new one.
     public var transcriptPosition: Int? = nil
+    /// What the agent or a bot offers to answer with: quick replies, a list picker's items, rich links,
+    /// the buttons of an "are you still there?" prompt. The person answers with one
+    /// (``ChannelRequest/choose(threadID:messageID:choiceID:)``). Empty for a plain message (since API 1.13).
+    public var choices: [ChatChoice] = []
+    /// The files that came with the message (since API 1.13).
+    public var attachments: [ChatAttachment] = []
 
     public init(
         id: String,
@@ -140,6 +146,41 @@ public struct ChatMessage: Sendable, Hashable {
         public static let notice = Direction("notice")
 
         public var description: String { self.rawValue }
+    }
+}
+
+/// One answer a message offers (``ChatMessage/choices``), since API 1.13.
+public struct ChatChoice: Sendable, Hashable {
+    /// Names the choice within its message (for ``ChannelRequest/choose(threadID:messageID:choiceID:)``).
+    public var id: String
+    /// What the person sees.
+    public var label: String
+    /// A link the choice opens instead of answering (a rich link's URL); nil for an answer.
+    public var url: String?
+
+    public init(id: String, label: String, url: String? = nil) {
+        self.id = id
+        self.label = label
+        self.url = url
+    }
+}
+
+/// A file that came with a message (``ChatMessage/attachments``), since API 1.13.
+public struct ChatAttachment: Sendable, Hashable {
+    /// Names the file within its message (for saving it).
+    public var id: String
+    /// The file's name as the sender gave it: not a safe path; the host makes one of it.
+    public var name: String
+    /// Its MIME type, as the sender said (`application/octet-stream` when it did not).
+    public var mimeType: String
+    /// Its size in bytes, when the protocol says.
+    public var size: Int?
+
+    public init(id: String, name: String, mimeType: String, size: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
     }
 }
 

@@ -1,0 +1,35 @@
+import AttendantControl
+import Foundation
+import Systemd
+import Testing
+
+/// A chat message's choices and attachments on the control interface: encoded as `aa{sv}`, read back
+/// whole, left out when there are none (so older clients and the JSON output see nothing new).
+@Suite struct ChatRecordTests {
+    static let offer: ChatMessageRecord = {
+        var record = ChatMessageRecord(id: "m3", threadID: "t1", direction: "from-agent", sender: "Bot", text: "Pick one", sentAt: 1_763_800_120)
+        record.choices = [
+            ChatChoiceRecord(id: "yes", label: "Yes, please"),
+            ChatChoiceRecord(id: "docs", label: "Read the docs", url: "https://example.test/docs"),
+        ]
+        record.attachments = [ChatAttachmentRecord(id: "a1", name: "invoice.pdf", mimeType: "application/pdf", size: 48_213)]
+        return record
+    }()
+
+    @Test func choicesAndAttachmentsRoundTripThroughTheirBusEncoding() throws {
+        let value = Self.offer.busValue
+        let entries = try #require(value.stringDictionary)
+        #expect(entries["Choices"]?.elements?.count == 2)
+        #expect(entries["Attachments"]?.elements?.first?.stringDictionary?["Size"]?.int64 == 48_213)
+        #expect(ChatMessageRecord(value) == Self.offer)
+    }
+
+    @Test func aPlainMessageCarriesNeitherOnTheBusNorInJSON() throws {
+        let plain = ChatMessageRecord(id: "m1", threadID: "t1", direction: "to-agent", sender: "You", text: "Hello", sentAt: 1_763_800_000)
+        let entries = try #require(plain.busValue.stringDictionary)
+        #expect(entries["Choices"] == nil && entries["Attachments"] == nil)
+        #expect(ChatMessageRecord(plain.busValue)?.choices == nil)
+        let json = String(decoding: try JSONEncoder().encode(plain), as: UTF8.self)
+        #expect(!json.contains("choices") && !json.contains("attachments"), "\(json)")
+    }
+}
