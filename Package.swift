@@ -377,6 +377,12 @@ let package = Package(
             dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
+        // The CXoneChat plugin, loaded from libattendant-cxone-chat.so, with the test as CXone's gateway.
+        .testTarget(
+            name: "CXoneChatTests",
+            dependencies: [pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
+            swiftSettings: strictness
+        ),
         // Plugins on the daemon's real network (HostNetwork) against real peers on loopback: the CXoneChat
         // and GMSChat drivers against the simulator, GMS's Bayeux client against Faye, SIPVoice over TLS to
         // a registrar with a certificate of the test's CA. Plugin unit tests use the test kit's in-memory
