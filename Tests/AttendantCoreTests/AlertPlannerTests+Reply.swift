@@ -68,3 +68,43 @@ extension AlertPlannerTests {
         #expect(p.replied(id: 5, text: "there").0 != nil)
     }
 }
+
+/// Choices a message offers, as notification buttons.
+extension AlertPlannerTests {
+    func offer(_ id: String, _ text: String, kind: ChatMessage.Kind = .message, choices: [String]) -> ChatMessage {
+        var message = self.message(id, text, kind: kind)
+        message.choices = choices.enumerated().map { ChatChoice(id: "postback-\($0.offset)", label: $0.element) }
+        return message
+    }
+
+    @Test func theLatestMessagesChoicesAreTheFirstButtonsAndChoosingOneAnswersIt() {
+        var p = self.planner(["body", "actions"])
+        let commands = p.handle(
+            .messageReceived(self.offer("m1", "How can we help?", choices: ["Billing", "Orders", "Returns", "Other"])),
+            channel: "chat",
+            now: .zero
+        )
+        let notification = self.notification(commands)
+        #expect(notification?.actions.map(\.label) == ["Billing", "Orders", "Returns", "Open", "Reply"], "three choices at most, then the usual two")
+        #expect(notification?.urgency == .normal)
+        for case .notify(let key, _, _) in commands { p.shown(key: key, id: 4) }
+        #expect(
+            p.actionInvoked(id: 4, actionKey: "choice-1")
+                == AlertRoute(channel: "chat", key: self.threadKey, request: "choose", message: "m1", choice: "postback-1")
+        )
+        #expect(p.actionInvoked(id: 4, actionKey: "choice-3") == nil, "the fourth choice has no button")
+    }
+
+    @Test func anInactivityPromptIsUrgentAndAnsweredChoicesGoAway() {
+        var p = self.planner(["body", "actions"])
+        let prompt = self.offer("m1", "Are you still there?", kind: .idleAlert, choices: ["I'm here", "End the chat"])
+        let shown = self.notification(p.handle(.messageReceived(prompt), channel: "chat", now: .zero))
+        #expect(shown?.urgency == .critical)
+        #expect(shown?.actions.first?.label == "I'm here")
+        // A later message without choices: the buttons are gone, and the old ones lead nowhere.
+        let commands = p.handle(.messageReceived(self.message("m2", "Thanks for waiting")), channel: "chat", now: .seconds(5))
+        #expect(self.notification(commands)?.actions.map(\.key) == ["default", "talk"])
+        for case .notify(let key, _, _) in commands { p.shown(key: key, id: 6) }
+        #expect(p.actionInvoked(id: 6, actionKey: "choice-0") == nil)
+    }
+}

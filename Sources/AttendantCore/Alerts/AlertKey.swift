@@ -42,18 +42,32 @@ package struct AlertRoute: Sendable, Hashable {
     package var key: AlertKey
     /// For a contact, the ``AttendantPluginAPI/ContactAction/id`` (`accept`, `decline`, …), which is the
     /// ``AttendantPluginAPI/ChannelRequest/name`` to perform. For an in-app action, `link` (open
-    /// ``link``'s URL, then reset the action) or `dismiss`. For a chat thread, `reply`: send ``text`` there.
+    /// ``link``'s URL, then reset the action) or `dismiss`. For a chat thread, `reply` (send ``text`` there),
+    /// `choose` (answer ``message`` with ``choice``) or `talk` (open its conversation view).
     package var request: String
     /// The link an in-app action's `link-<n>` button stands for.
     package var link: InAppAction.Link?
     /// What the person typed in a chat notification's text field (`reply`).
     package var text: String?
+    /// For `choose`: the message that offered the choice, and the choice.
+    package var message: String?
+    package var choice: String?
 
-    package init(channel: String, key: AlertKey, request: String, link: InAppAction.Link? = nil, text: String? = nil) {
+    package init(
+        channel: String,
+        key: AlertKey,
+        request: String,
+        link: InAppAction.Link? = nil,
+        text: String? = nil,
+        message: String? = nil,
+        choice: String? = nil
+    ) {
         self.channel = channel
         self.key = key
         self.request = request
         self.link = link
         self.text = text
+        self.message = message
+        self.choice = choice
     }
 }

@@ -76,26 +76,36 @@ extension AlertPlanner {
             let text = message.text.isEmpty ? Self.phrase(for: message.kind) : message.text
             return NotificationText.line("\(sender): \(text)")
         }
+        // The agent's (or a bot's) latest message, when it offers answers: they are the first buttons, and
+        // an "are you still there?" prompt is urgent, as the chat expires unanswered (field.md, CXone 3.1).
+        let offer = thread.transcript.last.flatMap { $0.direction != .toAgent && !$0.choices.isEmpty ? $0 : nil }
         var notification = DesktopNotification(
             summary: NotificationText.line(title),
             body: self.body(lines),
-            urgency: .normal,
+            urgency: offer?.kind == .idleAlert ? .critical : .normal,
             category: "im.received"
         )
+        let choices = (offer?.choices.prefix(Self.choiceButtons) ?? []).enumerated().map { index, choice in
+            NotificationAction(key: "\(Self.choiceActionPrefix)\(index)", label: NotificationText.line(choice.label))
+        }
         // Clicking it opens the conversation. A server with a text field on notifications takes the answer
         // right there (field.md: KDE Plasma, SwayNotificationCenter); elsewhere Reply opens the conversation.
         if self.capabilities?.contains("inline-reply") == true {
-            notification.actions = self.buttons([
-                NotificationAction(key: Self.defaultActionKey, label: "Open"),
-                NotificationAction(key: NotificationAction.inlineReply, label: "Reply"),
-            ])
+            notification.actions = self.buttons(
+                choices + [
+                    NotificationAction(key: Self.defaultActionKey, label: "Open"),
+                    NotificationAction(key: NotificationAction.inlineReply, label: "Reply"),
+                ]
+            )
             let agent = Self.name(of: thread.transcript.last { $0.direction != .toAgent }?.sender, otherwise: "the agent", useAddress: false)
             notification.replyPlaceholder = "Reply to \(agent)"
         } else {
-            notification.actions = self.buttons([
-                NotificationAction(key: Self.defaultActionKey, label: "Open"),
-                NotificationAction(key: Self.talkActionKey, label: "Reply"),
-            ])
+            notification.actions = self.buttons(
+                choices + [
+                    NotificationAction(key: Self.defaultActionKey, label: "Open"),
+                    NotificationAction(key: Self.talkActionKey, label: "Reply"),
+                ]
+            )
         }
         return notification
     }

@@ -208,8 +208,15 @@ package struct AlertPlanner: Sendable {
             else { return nil }
             return AlertRoute(channel: key.channel, key: key, request: "link", link: action.links[index])
         case .thread:
-            guard actionKey == Self.defaultActionKey || actionKey == Self.talkActionKey else { return nil }
-            return AlertRoute(channel: key.channel, key: key, request: Self.talkRequest)
+            if actionKey == Self.defaultActionKey || actionKey == Self.talkActionKey {
+                return AlertRoute(channel: key.channel, key: key, request: Self.talkRequest)
+            }
+            // A choice the last message offered: it answers that message.
+            guard actionKey.hasPrefix(Self.choiceActionPrefix), let index = Int(actionKey.dropFirst(Self.choiceActionPrefix.count)),
+                let offer = self.threads[key]?.transcript.last, offer.direction != .toAgent, offer.choices.indices.contains(index),
+                index < Self.choiceButtons
+            else { return nil }
+            return AlertRoute(channel: key.channel, key: key, request: Self.chooseRequest, message: offer.id, choice: offer.choices[index].id)
         case .missedCall, .signIn:
             return nil
         }
@@ -273,6 +280,11 @@ package struct AlertPlanner: Sendable {
     /// Clicking the notification itself (the specification's `default` action key).
     static let defaultActionKey = "default"
     static let talkActionKey = "talk"
+    /// A message's choice `n` is the button `choice-<n>`; at most ``choiceButtons`` of them (servers show
+    /// three buttons or so; the conversation view shows them all).
+    static let choiceActionPrefix = "choice-"
+    static let choiceButtons = 3
+    package static let chooseRequest = "choose"
     static let linkActionPrefix = "link-"
 
     /// Adds an alert, or replaces the content of an existing one (keeping its id, place and state).

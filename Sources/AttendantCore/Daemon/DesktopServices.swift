@@ -143,6 +143,7 @@ final class DesktopServices: Service {
             switch route.request {
             case "open": return .openThread(threadID: threadID)
             case AlertPlanner.replyRequest: return .sendMessage(threadID: threadID, text: route.text ?? "")
+            case AlertPlanner.chooseRequest: return .choose(threadID: threadID, messageID: route.message ?? "", choiceID: route.choice ?? "")
             default: return .custom(command: route.request, arguments: ["thread": threadID])
             }
         case .inAppAction(_, let actionID):
