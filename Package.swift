@@ -206,7 +206,8 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // The GMSChat plugin's pure layer (issue 12): Bayeux 1.0 client machine, GMS chat wire, transcript.
+        // The GMSChat plugin's pure layer (issue 12): Bayeux 1.0 client machine and transports, GMS chat wire,
+        // transcript, the chat session.
         .target(
             name: "GMSCore",
             dependencies: [pluginAPI],
@@ -223,19 +224,10 @@ let package = Package(
             swiftSettings: strictness
         ),
 
-        // The GMSChat plugin's Bayeux client: GMSCore's machine driven over long-polling or a WebSocket on the
-        // network the host lends. A target of its own so the Faye conformance tests run it in-process.
-        .target(
-            name: "GMSBayeux",
-            dependencies: [pluginAPI, "GMSCore"],
-            path: "Plugins/GMSChat/BayeuxClient",
-            swiftSettings: strictness
-        ),
-
-        // The GMSChat channel plugin: a Genesys GMS chat (API v1 or v2) over the Bayeux client.
+        // The GMSChat channel plugin: a Genesys GMS chat (API v1 or v2), GMSCore's session on the kit's driver.
         .target(
             name: "GMSChat",
-            dependencies: [pluginAPI, "GMSCore", "GMSBayeux"],
+            dependencies: [pluginAPI, "GMSCore"],
             path: "Plugins/GMSChat/Channel",
             swiftSettings: strictness
         ),
@@ -394,7 +386,6 @@ let package = Package(
             dependencies: [
                 "AttendantCore",
                 "ContactCenterSim",
-                "GMSBayeux",
                 "GMSCore",
                 "SIPCore",
                 "TestSupport",

@@ -19,7 +19,7 @@ import Testing
             networkDelay: .seconds(4),
             makeThreadID: { "gms-thread" }
         )
-        return GMSChatSession(settings: settings, stored: stored)
+        return GMSChatSession(settings: settings, transport: BayeuxTransport.Configuration(url: "https://gms.test/genesys/cometd"), stored: stored)
     }
 
     static func rows(_ positions: [Int], agent: Bool = true) -> [GMSTranscriptEvent] {
@@ -54,6 +54,11 @@ import Testing
             case .log(let level, let message): "\(level) \(message)"
             case .replied(let id, .success): "replied \(id)"
             case .replied(let id, .failure(let error)): "failed \(id) \(error.message)"
+            // The CometD session's own (GMSChatSessionBayeuxTests).
+            case .work(.post(let post)): "post \(post.ids)"
+            case .setTimer(.bayeux(let id), _): "bayeux timer \(id.kind)"
+            case .cancelTimer(.bayeux(let id)): "end bayeux timer \(id.kind)"
+            case .openLink, .writeLink, .closeLink, .cancelOperations: "\(action)"
             @unknown default: "\(action)"
             }
         }

@@ -1,6 +1,5 @@
 import AttendantPluginAPI
 import AttendantPluginKit
-import GMSBayeux
 import GMSCore
 import Synchronization
 
@@ -12,15 +11,9 @@ extension GMSChatChannel {
     /// resumes (its events after the stored position are asked for), and `auto-start` starts one.
     func listen() async throws {
         try await self.loadIfNeeded()
-        _ = self.driver.withSession { $0.background = false }
-        if self.configuration.apiVersion == 1 {
-            self.bayeux.subscribe(GMSChatInbound.genesysChannel)
-        } else {
-            self.bayeux.subscribe(self.configuration.serviceChannel)
-        }
-        self.bayeux.start()
         let timeout = self.configuration.machine.networkDelay * 3
-        _ = try await self.driver.request { session, id in session.awaitConnect(id, timeout: timeout) }
+        let now = self.host.now()
+        _ = try await self.driver.request { session, id in session.listen(id, timeout: timeout, now: now) }
         _ = self.driver.withSession { $0.listened() }
         if self.configuration.autoStart, self.driver.withSession({ $0.phase != .active }) == true {
             try await self.startChat()
@@ -30,7 +23,7 @@ extension GMSChatChannel {
     /// Says goodbye with the transcript position, as in the background: the chat stays for the next start.
     func stopListening() async {
         _ = self.driver.withSession { $0.listening = false }
-        await self.bayeux.disconnect(ext: self.positionExt())
+        await self.disconnect()
         await self.driver.stop(failing: ChannelError(.transient, "\(self.prefix): the channel is stopping")) { _ in [] }
     }
 
@@ -53,11 +46,11 @@ extension GMSChatChannel {
                 return session.listening
             }
             guard wasListening == true else { return }
-            let ext = self.positionExt()
+            let position = self.driver.withSession { $0.ledger.shown } ?? 0
             self.host.logger.info(
-                "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(ext["transcriptPosition"]?.stringValue ?? "0")"
+                "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(position)"
             )
-            await self.bayeux.disconnect(ext: ext)
+            await self.disconnect()
             await self.driver.drain()
             return
         }
@@ -67,12 +60,14 @@ extension GMSChatChannel {
         }
         guard resume == true else { return }
         self.host.logger.info("\(self.prefix): back in the foreground: a new session with \(self.serverDescription)")
-        self.bayeux.start()
+        let now = self.host.now()
+        self.driver.step { $0.startSession(now: now) }
     }
 
-    /// `ext` of a disconnect: the highest position shown, as a string, as the seed shows it.
-    func positionExt() -> [String: JSONValue] {
-        ["transcriptPosition": .string(String(self.driver.withSession { $0.ledger.shown } ?? 0))]
+    /// `/meta/disconnect` with the highest position shown; returns once the session ended.
+    func disconnect() async {
+        let now = self.host.now()
+        _ = try? await self.driver.request { session, id in session.disconnect(id, now: now) }
     }
 
     // MARK: Requests
@@ -115,8 +110,8 @@ extension GMSChatChannel {
     }
 
     func statusFields() -> [String: String] {
-        var fields = self.driver.withSession { $0.statusFields() } ?? [:]
-        fields.merge(self.bayeux.status.fields) { _, bayeux in bayeux }
+        let now = self.host.now()
+        var fields = self.driver.withSession { $0.status(now: now) } ?? [:]
         fields["server"] = self.configuration.baseURL
         fields["api-version"] = String(self.configuration.apiVersion)
         fields["service"] = self.configuration.service

@@ -1,42 +1,10 @@
 import AttendantPluginAPI
 import AttendantPluginKit
-import GMSBayeux
 import GMSCore
 import Synchronization
 
-// What the Bayeux session reports, and the chat events it delivers, for the chat session.
+// The chat's replays: the session asks for the chat's events after a position, and v1's answers carry them.
 extension GMSChatChannel {
-    func bayeuxEvent(_ event: BayeuxClient.Event) {
-        switch event {
-        case .handshook:
-            self.driver.step { $0.handshook() }
-        case .connected:
-            let type = self.bayeux.status.machine.connectionType.rawValue
-            self.driver.step { $0.connected(over: type) }
-        case .interrupted(let failure):
-            self.driver.step { $0.interrupted(failure.description) }
-        case .transportChanged(let type):
-            self.driver.step { $0.transportChanged(to: type.rawValue) }
-        case .delivered(let message):
-            self.delivered(message)
-        case .stopped(let failure):
-            self.driver.step { $0.stopped(failure?.description) }
-        }
-    }
-
-    /// An event on a subscribed channel, decoded here (outside the lock) for the session.
-    func delivered(_ message: BayeuxMessage) {
-        guard let data = message.data else { return }
-        let inbound = GMSChatInbound(
-            channel: message.channel,
-            data: data,
-            apiVersion: self.configuration.apiVersion,
-            service: self.configuration.service
-        )
-        let now = self.host.now()
-        self.driver.step { $0.received(inbound, now: now) }
-    }
-
     /// A v1 event the chat's REST answers carry, for the session.
     func received(_ event: GMSChatV1Event) {
         let now = self.host.now()

@@ -26,7 +26,7 @@ extension GMSChatChannel {
             networkDelay: self.configuration.machine.networkDelay,
             makeThreadID: Self.newThreadID
         )
-        let session = Session(settings: settings, stored: stored)
+        let session = Session(settings: settings, transport: self.bayeux, stored: stored)
         if self.driver.load(session), session.phase == .active {
             self.host.logger.info("\(self.prefix): resuming the chat with \(self.serverDescription) after transcript position \(stored.position)")
         }

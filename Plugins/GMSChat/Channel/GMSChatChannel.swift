@@ -1,11 +1,9 @@
 import AttendantPluginAPI
 import AttendantPluginKit
-import GMSBayeux
 import GMSCore
-import Synchronization
 
-/// A Genesys GMS customer chat over CometD: the Bayeux client (GMSBayeux) carries the session, and
-/// GMSCore's pure ``GMSChatSession`` keeps the chat on top of it, in either API version:
+/// A Genesys GMS customer chat over CometD: GMSCore's pure ``GMSChatSession`` keeps the chat and, as a
+/// component, its Bayeux client (``BayeuxTransport``), in either API version:
 /// - v2: every operation is a publish on `/service/chatV2/<service>`; GMS answers with events on that
 ///   channel carrying the chat's keys and the transcript rows since the position asked for;
 /// - v1 (the seed's): the chat is started and driven over HTTP, its events arrive on `/_genesys`.
@@ -14,19 +12,19 @@ import Synchronization
 /// (`ext.transcriptPosition`, a string as in the seed); coming back starts a new CometD session, which asks
 /// for everything after it (v2 `requestNotifications`, v1 `refresh`).
 ///
-/// The kit's ``SessionDriver`` runs the session: the lock, its timers, the callers waiting for a connect
-/// or a start, and one ordered worker (run by ``run()`` for the channel's life) for the writes to the
-/// store and the secrets and the events for the host. This class hands the session what the Bayeux
-/// client reports and does its work: v2's publishes (GMSCore's ``GMSChatV2Operation``) and v1's HTTP
-/// operations (``GMSChatV1Client``), each run beside the worker with its outcome fed back.
+/// The kit's ``SessionDriver`` runs the session: the lock, its timers, the callers waiting for a connect,
+/// a start or a publish, the WebSocket (the driver's link, whose batches ``read(_:)`` decodes outside the
+/// lock), and one ordered worker (run by ``run()`` for the channel's life) for the writes to the store and
+/// the secrets and the events for the host. This class does the session's work: long-polling's POSTs and
+/// v1's HTTP operations (``GMSChatV1Client``), each run beside the worker with its outcome fed back.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
     let configuration: GMSChatConfiguration
     let host: any ChannelHost
     let driver: SessionDriver<Session>
-    /// Set once in `init`; the Bayeux client reports to this channel, which owns it.
-    let bayeux: BayeuxClient
+    /// Where the CometD server is, and how its batches are read.
+    let bayeux: BayeuxTransport.Configuration
     /// v1's HTTP operations.
     let v1: GMSChatV1Client
 
@@ -34,32 +32,53 @@ final class GMSChatChannel: Channel {
         self.configuration = configuration
         self.host = host
         self.driver = SessionDriver(host: host, prefix: Session.prefix)
-        var client = BayeuxClient.Configuration(url: configuration.cometdURL)
-        client.machine = configuration.machine
-        if configuration.apiVersion == 1 { client.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
-        let relay = EventRelay()
-        self.bayeux = BayeuxClient(
-            configuration: client,
-            network: host.network,
-            clock: host.clock,
-            now: { host.now().elapsed },
-            logger: host.logger
-        ) { event in relay.forward(event) }
+        var bayeux = BayeuxTransport.Configuration(url: configuration.cometdURL)
+        bayeux.machine = configuration.machine
+        if configuration.apiVersion == 1 { bayeux.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
+        self.bayeux = bayeux
         self.v1 = GMSChatV1Client(network: host.network, configuration: configuration)
-        relay.channel.withLock { $0 = WeakChannel(self) }
     }
 
     func run() async {
-        await self.driver.run { work in await self.carryOut(work) }
+        await self.driver.run({ work in await self.carryOut(work) }, link: { self.read($0) })
     }
 
     var prefix: String { Session.prefix }
 
     var serverDescription: String { self.configuration.serverDescription }
 
-    /// The session's work, in order; GMS's operations run beside it, their outcomes fed back.
+    /// What the WebSocket brings, as the session's steps: a batch is decoded here, outside the lock.
+    func read(_ event: LinkEvent) -> ((inout Session) -> [Session.Action])? {
+        let now = self.host.now()
+        switch event {
+        case .opened:
+            return { $0.linkOpened(now: now) }
+        case .message(let bytes):
+            let answer = self.bayeux.read(bytes)
+            return { $0.linkMessage(answer, now: now) }
+        case .closed(let reason):
+            return { $0.linkClosed(reason, now: now) }
+        @unknown default:
+            return nil
+        }
+    }
+
+    /// The session's work, in order; the network's run beside it, their outcomes fed back.
     func carryOut(_ work: Session.Work) async {
         switch work {
+        case .post(let post):
+            // Under its tag, so that the session abandoning a held connect cancels it.
+            self.driver.concurrently(tag: post.tag) {
+                guard self.driver.withSession({ $0.bayeux.wants(post) }) == true else { return { _ in [] } }
+                let answer: BayeuxAnswer
+                do throws(NetworkError) {
+                    answer = self.bayeux.read(.success(try await self.host.network.send(post.request)))
+                } catch {
+                    answer = self.bayeux.read(.failure(error))
+                }
+                let now = self.host.now()
+                return { $0.posted(post, answer, now: now) }
+            }
         case .requestNotifications(let keys, let position):
             self.driver.concurrently {
                 let succeeded = await self.requestNotifications(keys, after: position)
@@ -91,31 +110,9 @@ final class GMSChatChannel: Channel {
         }
     }
 
-    /// Publishes a v2 operation on the chat's service channel.
+    /// Publishes a v2 operation on the chat's service channel, and returns once GMS acknowledged it.
     func publish(_ data: JSONValue, what: String) async throws(ChannelError) {
-        do {
-            _ = try await self.bayeux.publish(self.configuration.serviceChannel, data: data)
-        } catch {
-            throw ChannelError(.transient, "\(self.prefix): \(what) \(self.serverDescription) failed: \(error)")
-        }
+        let now = self.host.now()
+        _ = try await self.driver.request { session, id in session.publish(data, what: what, id, now: now) }
     }
-}
-
-/// Hands the Bayeux client's events to the channel, which is made after the client.
-final class EventRelay: Sendable {
-    let channel = Mutex<WeakChannel?>(nil)
-
-    func forward(_ event: BayeuxClient.Event) {
-        self.channel.withLock { $0?.channel }?.bayeuxEvent(event)
-    }
-}
-
-struct WeakChannel: Sendable {
-    weak var channel: GMSChatChannel?
-    init(_ channel: GMSChatChannel) { self.channel = channel }
-}
-
-extension UnixTime {
-    /// The time as a duration since 1970, the Bayeux machine's `now`.
-    var elapsed: Duration { .milliseconds(Int64((self.secondsSince1970 * 1000).rounded())) }
 }

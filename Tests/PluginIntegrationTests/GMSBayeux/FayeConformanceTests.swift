@@ -1,43 +1,43 @@
 import AttendantCore
 import AttendantPluginAPI
 import AttendantPluginKit
+import AttendantPluginTestKit
 import DaemonTestSupport
-import GMSBayeux
 import GMSCore
 import TestSupport
 import Testing
 
-/// The GMSChat plugin's Bayeux client against Faye, a real Bayeux server nobody here wrote, over both
-/// transports, on the daemon's own network (HostNetwork) and the wall clock.
+/// The GMSChat plugin's Bayeux client (GMSCore's ``BayeuxTransport``, the component ``GMSChatSession``
+/// holds) against Faye, a real Bayeux server nobody here wrote, over both transports, on the kit's
+/// ``SessionDriver`` with the daemon's own network (HostNetwork) and the wall clock.
 @Suite(.serialized) struct FayeConformanceTests {
-    /// A client for `url` whose events are recorded.
-    struct Rig {
-        let client: BayeuxClient
-        let events: Recorder<BayeuxClient.Event>
+    /// A client for `url` whose events are recorded; the client's driver runs as long as the rig lives.
+    final class Rig: Sendable {
+        let client: BayeuxDriver
+        let events: Recorder<BayeuxTransport.Event>
+        let running: Task<Void, Never>
 
         init(url: String, transport: BayeuxConnectionType, timeout: Duration = .seconds(60)) {
-            var configuration = BayeuxClient.Configuration(url: url)
+            var configuration = BayeuxTransport.Configuration(url: url)
             configuration.machine.connectionType = transport
             configuration.machine.networkDelay = .seconds(10)
-            let events = Recorder<BayeuxClient.Event>()
-            let clock = ContinuousClock()
-            let start = clock.now
-            self.client = BayeuxClient(
-                configuration: configuration,
-                network: HostNetwork(logger: Logger(label: "faye-test")),
-                clock: clock,
-                now: { start.duration(to: clock.now) },
-                logger: Logger(label: "faye-test")
-            ) { event in events.add(event) }
+            let events = Recorder<BayeuxTransport.Event>()
+            let client = BayeuxDriver(configuration: configuration)
+            self.client = client
             self.events = events
+            self.running = Task { await client.run { events.add($0) } }
+        }
+
+        deinit {
+            self.running.cancel()
         }
 
         /// Waits up to 30 s for an event that `match` accepts, skipping the others.
         @discardableResult
-        func wait<T>(for what: String, _ match: (BayeuxClient.Event) -> T?) async throws -> T {
+        func wait<T>(for what: String, _ match: (BayeuxTransport.Event) -> T?) async throws -> T {
             let deadline = ContinuousClock.now + .seconds(60)
             while true {
-                let event: BayeuxClient.Event
+                let event: BayeuxTransport.Event
                 do {
                     let left = (deadline - ContinuousClock.now) / .seconds(1)
                     event = try await self.events.next(within: max(0, left))

@@ -158,6 +158,9 @@ package struct BayeuxClientStateMachine: Sendable {
         )
     }
 
+    /// The id of the `/meta/connect` waiting for its answer, if one is.
+    package var outstandingConnect: String? { self.connectInFlight }
+
     /// The deadline the driver gives the outstanding connect's request: the server's hold plus the
     /// network's delay (HTTP timeouts above `advice.timeout`).
     package var connectRequestTimeout: Duration {

@@ -5,6 +5,8 @@ package import AttendantPluginKit
 /// drives: the chat's phase and keys, its transcript (a ``TranscriptLedger``: each row shown once, in
 /// position order, the highest position shown persisted whenever it rises), when to ask GMS for the
 /// chat's events again, and the callers waiting for the session's first connect or for the chat to start.
+/// It holds the CometD session itself, as a component (``BayeuxTransport``, with the Bayeux client's
+/// machine): its POSTs are the session's work, its WebSocket the driver's link, its timers the session's.
 ///
 /// The transcript's gaps: CometD does not order deliveries, so rows behind a missing position wait a
 /// second for it, then the chat's events after the position shown are asked for, and if the gap is still
@@ -27,6 +29,8 @@ package struct GMSChatSession: ChannelSession {
         case gap
         /// A waiting caller's deadline.
         case request(UInt64)
+        /// The Bayeux client's.
+        case bayeux(TimerID<BayeuxClientStateMachine.TimerKind>)
     }
 
     /// What the channel does with GMS and the store, in the order the session asked.
@@ -40,6 +44,9 @@ package struct GMSChatSession: ChannelSession {
         /// v1: create the chat interaction of the service; answer with ``v1Created(_:_:now:)`` or
         /// ``startFailed(_:)``.
         case createV1Interaction(serviceID: String)
+        /// A long-polling batch: POST it beside the other work, and answer with ``posted(_:_:now:)``
+        /// (unless the session no longer ``BayeuxTransport/wants(_:)`` it when its turn comes).
+        case post(BayeuxPost)
     }
 
     /// Where the chat's state is kept in the channel's store.
@@ -147,15 +154,22 @@ package struct GMSChatSession: ChannelSession {
     package internal(set) var eventsRejected = 0
     package internal(set) var eventsIgnored = 0
     var waiting: [UInt64: Waiting] = [:]
+    /// The CometD session.
+    package internal(set) var bayeux: BayeuxTransport
+    /// Callers waiting for a publish's answer, by the publish's id, with what a failure calls it.
+    var publishes: [String: (request: UInt64, what: String)] = [:]
+    /// Callers waiting for the session to end.
+    var disconnecting: [UInt64] = []
     let settings: Settings
     /// The start of every message (the plugin's name).
     package static let prefix = "gms-chat"
     var prefix: String { Self.prefix }
 
     /// The session for what was stored: a chat kept with its keys (v2 needs the secure key, v1 its
-    /// service as well) resumes after the position shown.
-    package init(settings: Settings, stored: Stored = Stored()) {
+    /// service as well) resumes after the position shown. Its CometD session is reached as `transport` says.
+    package init(settings: Settings, transport: BayeuxTransport.Configuration, stored: Stored = Stored()) {
         self.settings = settings
+        self.bayeux = BayeuxTransport(configuration: transport)
         self.ledger = TranscriptLedger(shown: stored.position)
         self.storedPosition = stored.position
         let resumable = stored.phase == .active && stored.keys.secureKey != nil && (settings.apiVersion == 2 || stored.keys.serviceID != nil)
@@ -343,12 +357,16 @@ package struct GMSChatSession: ChannelSession {
 
     package mutating func forgetRequest(_ id: UInt64) {
         self.waiting[id] = nil
+        self.publishes = self.publishes.filter { $0.value.request != id }
+        self.disconnecting.removeAll { $0 == id }
     }
 
     package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
         switch timer {
         case .gap:
             return self.gapTimerFired(now: now)
+        case .bayeux(let id):
+            return self.bayeux(now: now) { $0.timerFired(id, now: now.elapsed) }
         case .request(let id):
             switch self.waiting.removeValue(forKey: id) {
             case .connect(let timeout)?:
