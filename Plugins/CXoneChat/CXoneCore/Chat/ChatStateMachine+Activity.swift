@@ -38,7 +38,7 @@ extension ChatStateMachine {
     /// `reportTypingStart(_:)`: SenderTypingStarted or SenderTypingEnded for the thread. Legal while the
     /// chat is ready and the thread is not closed (the SDK's `illegalThreadState`).
     package mutating func reportTyping(threadID: String, started: Bool) throws(ChatError) -> [Action] {
-        guard self.state == .ready, self.socketOpen else {
+        guard self.state == .ready, self.isSocketOpen else {
             throw .illegalState("report typing", self.state, expected: "connect and wait until the chat is ready")
         }
         guard let index = self.known.index(of: threadID) else {
@@ -53,7 +53,7 @@ extension ChatStateMachine {
     /// `markRead()`: MessageSeenByCustomer once the thread's messages were shown. As the SDK, nothing for a
     /// thread that exists only here (pending) or is closed, or while the chat is not ready.
     package mutating func markRead(threadID: String) -> [Action] {
-        guard self.state == .ready, self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        guard self.state == .ready, self.isSocketOpen, let index = self.known.index(of: threadID) else { return [] }
         guard ![.pending, .closed].contains(self.known[index].state) else { return [] }
         return [.send(.messageSeenByCustomer(threadID: self.known[index].id))]
     }
@@ -61,7 +61,7 @@ extension ChatStateMachine {
     // MARK: The agent's events
 
     mutating func agentTyping(threadID: String, started: Bool, agent: Party?, at time: UnixTime) -> [Action] {
-        guard self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        guard self.isSocketOpen, let index = self.known.index(of: threadID) else { return [] }
         let key = self.known[index].id.lowercased()
         let typist = agent ?? self.activity(threadID: key).assignedAgent ?? Party(displayName: "Agent", address: "")
         let changed = started ? self.activity.typingStarted(typist, inThread: key) : self.activity.typingEnded(inThread: key)
@@ -79,18 +79,18 @@ extension ChatStateMachine {
     }
 
     mutating func positionInQueue(caseID: String, position: Int) -> [Action] {
-        guard self.socketOpen, self.known.setPositionInQueue(position, ofCase: caseID) else { return [] }
+        guard self.isSocketOpen, self.known.setPositionInQueue(position, ofCase: caseID) else { return [] }
         return self.reportThread(ofCase: caseID)
     }
 
     mutating func assigneeChanged(caseID: String, agent: Party?) -> [Action] {
-        guard self.socketOpen else { return [] }
+        guard self.isSocketOpen else { return [] }
         self.known.assign(agent, toCase: caseID)
         return self.reportThread(ofCase: caseID)
     }
 
     mutating func messageRead(_ message: ChatMessage) -> [Action] {
-        guard self.socketOpen, message.direction == .toAgent, let index = self.known.index(of: message.threadID) else { return [] }
+        guard self.isSocketOpen, message.direction == .toAgent, let index = self.known.index(of: message.threadID) else { return [] }
         guard self.activity.agentRead(message.id, inThread: self.known[index].id) else { return [] }
         if let position = self.known[index].lastMessages.firstIndex(where: { Self.sameID($0.id, message.id) }) {
             self.known[index].lastMessages[position].readByAgentAt = message.readByAgentAt ?? message.sentAt

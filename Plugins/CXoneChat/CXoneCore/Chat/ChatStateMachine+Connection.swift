@@ -9,50 +9,46 @@ extension ChatStateMachine {
     /// verifier), and the chat is `connected`, then `ready` once its threads are loaded. Illegal in
     /// `initial` and `preparing`; ignored while connecting or connected.
     package mutating func connect() throws(ChatError) -> [Action] {
-        switch self.state {
-        case .initial, .preparing:
+        switch self.connection {
+        case .unprepared, .preparing:
             throw .illegalState("connect", self.state, expected: "prepare the chat first")
-        case .prepared, .offline:
-            guard self.step != .availability, let configuration = self.channelConfiguration else { return [] }
-            self.resumeOnForeground = false
+        case .prepared, .offline, .asleep:
+            guard let configuration = self.channelConfiguration else { return [] }
+            let offline = self.connection == .offline
+            if self.connection == .asleep { self.connection = .prepared }
             if configuration.isLiveChat, let brandID = self.brandID, let channelID = self.channelID {
-                self.step = .availability
+                self.connection = .checkingAvailability(offline: offline)
                 return [.fetchAvailability(brandID: brandID, channelID: channelID)]
             }
             return self.startConnecting()
-        default:
+        case .checkingAvailability, .opening, .connected, .waitingToReconnect:
             return []
         }
     }
 
     mutating func startConnecting() -> [Action] {
         guard let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.persisted.visitorID else { return [] }
-        self.step = .socket
-        self.sessionEstablished = false
-        self.recovering = false
-        self.reconnectAttempt = 0
-        return self.enter(.connecting) + [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
+        return self.enter(.opening(nil)) + [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
     }
 
     mutating func availabilityFetched(online: Bool) -> [Action] {
-        guard self.step == .availability else { return [] }
-        self.step = .idle
+        guard case .checkingAvailability(let offline) = self.connection else { return [] }
+        self.connection = offline ? .offline : .prepared
         return online ? self.startConnecting() : self.enter(.offline)
     }
 
     mutating func availabilityFailed(_ error: ChatError) -> [Action] {
-        guard self.step == .availability else { return [] }
-        self.step = .idle
+        guard case .checkingAvailability(let offline) = self.connection else { return [] }
+        self.connection = offline ? .offline : .prepared
         return [.report(.error(error))]
     }
 
     // MARK: Socket and authorization
 
     mutating func socketOpened() -> [Action] {
-        guard self.step == .socket else { return [] }
-        self.socketOpen = true
-        self.sessionEstablished = true
-        self.sentOnConnection = ChatOutbox.Sent()
+        guard case .opening(let recovery) = self.connection else { return [] }
+        let phase = ChatConnection.Phase.authorizing(withToken: self.persisted.accessToken != nil)
+        self.connection = .connected(ChatConnection.Connected(phase: phase, recovery: recovery))
         var actions = self.arm(.heartbeat, after: self.configuration.heartbeatInterval)
         actions += self.authorize()
         return actions
@@ -63,16 +59,16 @@ extension ChatStateMachine {
         let command: Command
         if let token = self.persisted.accessToken {
             command = .reconnectCustomer(token: token.value)
-            self.step = .authorization(withToken: true)
         } else {
             command = .authorizeCustomer(code: self.configuration.authorizationCode, verifier: self.configuration.codeVerifier)
-            self.step = .authorization(withToken: false)
         }
+        let phase = ChatConnection.Phase.authorizing(withToken: self.persisted.accessToken != nil)
+        self.connection.modifyConnected { $0.phase = phase }
         return [.send(command)] + self.arm(.response, after: self.configuration.responseTimeout)
     }
 
     var isAuthorizing: Bool {
-        if case .authorization = self.step { return true }
+        if case .authorizing = self.connection.connected?.phase { return true }
         return false
     }
 
@@ -87,12 +83,12 @@ extension ChatStateMachine {
             self.persisted.accessToken = accessToken
             actions.append(.store(.accessToken(accessToken)))
         }
-        return actions + self.enter(.connected) + self.loadThreads()
+        return actions + self.loadThreads()
     }
 
     mutating func customerReconnected() -> [Action] {
         guard self.isAuthorizing else { return [] }
-        return self.disarm(.response) + self.enter(.connected) + self.loadThreads()
+        return self.disarm(.response) + self.loadThreads()
     }
 
     /// The stored token was refused: forget it and authorize afresh.
@@ -102,56 +98,58 @@ extension ChatStateMachine {
     }
 
     mutating func socketClosed(reason: String) -> [Action] {
-        guard self.socketOpen || self.step == .socket else { return [] }
-        self.socketOpen = false
-        guard self.sessionEstablished else {
-            return self.failConnection(
-                ChatError(.connection, "could not connect to the chat gateway: \(reason); check the network and the gateway address")
-            )
-        }
+        guard self.connection.hasSocket else { return [] }
         return self.connectionLost(reason: reason)
     }
 
     // MARK: Heartbeat
 
     mutating func heartbeatDue() -> [Action] {
-        guard self.socketOpen else { return [] }
+        guard self.connection.modifyConnected({ $0.heartbeat = .awaitingPong }) != nil else { return [] }
         return [.send(.heartbeat)] + self.arm(.pongTimeout, after: self.configuration.pongTimeout)
     }
 
     mutating func pong() -> [Action] {
-        guard self.socketOpen, self.timers.isArmed(.pongTimeout) else { return [] }
+        guard self.connection.connected?.heartbeat == .awaitingPong else { return [] }
+        self.connection.modifyConnected { $0.heartbeat = .scheduled }
         return self.disarm(.pongTimeout) + self.arm(.heartbeat, after: self.configuration.heartbeatInterval)
     }
 
     mutating func pongMissed() -> [Action] {
-        guard self.socketOpen else { return [] }
-        self.socketOpen = false
+        guard self.isSocketOpen else { return [] }
         return [.closeSocket] + self.connectionLost(reason: "no pong within \(Self.seconds(self.configuration.pongTimeout))")
     }
 
     // MARK: Reconnecting
 
-    /// The socket is gone (closed by the server, or by the machine for a missed pong): try again after the
-    /// backoff, or give up after the last attempt.
+    /// The socket is gone (closed by the server, or by the machine for a missed pong or answer): try
+    /// again after the backoff, or give up after the last attempt. A socket that never opened since
+    /// connect() means the gateway cannot be reached: no reconnect loop.
     mutating func connectionLost(reason: String) -> [Action] {
-        self.lastLossReason = reason
+        let before = self.state
+        // An open socket that was lost is gone; one still opening is closed.
+        let wasOpen = self.isSocketOpen
         var actions = self.disarm(.heartbeat) + self.disarm(.pongTimeout) + self.disarm(.response)
-        self.reconnectAttempt += 1
-        guard self.reconnectAttempt <= self.configuration.maximumReconnectAttempts else {
+        switch self.connection.lose(reason: reason, maximumAttempts: self.configuration.maximumReconnectAttempts) {
+        case .unreachable:
+            return actions
+                + self.failConnection(
+                    ChatError(.connection, "could not connect to the chat gateway: \(reason); check the network and the gateway address")
+                )
+        case .gaveUp:
             let tries = self.configuration.maximumReconnectAttempts
             return actions
                 + self.failConnection(
                     ChatError(
                         .connection,
                         "lost the connection to the chat gateway (\(reason)) and could not reconnect in \(tries) tries; connect again later"
-                    )
+                    ),
+                    socketGone: wasOpen
                 )
+        case .reconnect(let recovery):
+            actions += self.arm(.reconnect, after: self.backoff(attempt: recovery.attempt))
+            return actions + self.reportState(since: before)
         }
-        self.step = .backoff
-        self.recovering = true
-        actions += self.arm(.reconnect, after: self.backoff(attempt: self.reconnectAttempt))
-        return actions + self.enter(.connecting)
     }
 
     /// `5 s`, `0.5 s`: a duration for messages.
@@ -162,35 +160,27 @@ extension ChatStateMachine {
 
     /// `min(1.3^n + rand(0..1), 30)` seconds.
     mutating func backoff(attempt: Int) -> Duration {
-        var growth = 1.0
-        for _ in 0..<min(attempt, 64) { growth *= 1.3 }
-        let maximum = Double(self.configuration.maximumBackoff.components.seconds)
-        let seconds = min(growth + self.random.unit(), maximum)
-        return .milliseconds(Int64((seconds * 1000).rounded()))
+        ChatConnection.backoff(attempt: attempt, maximum: self.configuration.maximumBackoff, unit: self.random.unit())
     }
 
     mutating func reconnectDue() -> [Action] {
-        guard self.step == .backoff, let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.persisted.visitorID else {
-            return []
-        }
-        self.step = .socket
+        guard case .waitingToReconnect(let recovery) = self.connection, let brandID = self.brandID, let channelID = self.channelID,
+            let visitorID = self.persisted.visitorID
+        else { return [] }
+        self.connection = .opening(recovery)
         return [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
     }
 
     /// Gives up on the connection: back to `prepared`, with the error reported.
-    mutating func failConnection(_ error: ChatError) -> [Action] {
-        self.tearDownConnection() + self.enter(.prepared) + [.report(.error(error))]
+    mutating func failConnection(_ error: ChatError, socketGone: Bool = false) -> [Action] {
+        self.tearDownConnection(socketGone: socketGone) + self.enter(.prepared) + [.report(.error(error))]
     }
 
-    /// Closes the socket if open and forgets the connection's timers and flow.
-    mutating func tearDownConnection() -> [Action] {
-        var actions: [Action] = (self.socketOpen || self.step == .socket) ? [.closeSocket] : []
+    /// Closes the socket if there is one (and it is not `socketGone` already) and stops the connection's
+    /// timers; the caller enters the state that follows.
+    mutating func tearDownConnection(socketGone: Bool = false) -> [Action] {
+        var actions: [Action] = self.connection.hasSocket && !socketGone ? [.closeSocket] : []
         for timer in [Timer.heartbeat, .pongTimeout, .reconnect, .response] { actions += self.disarm(timer) }
-        self.socketOpen = false
-        self.sessionEstablished = false
-        self.recovering = false
-        self.reconnectAttempt = 0
-        self.step = .idle
         return actions
     }
 }

@@ -31,7 +31,7 @@ extension ChatStateMachine {
             self.outgoing.add(entry)
             actions.append(.persistOutbox(entry))
         }
-        if self.state == .ready, self.socketOpen {
+        if self.state == .ready {
             for entry in entries { actions += self.deliver(entry) }
         }
         return actions
@@ -39,16 +39,16 @@ extension ChatStateMachine {
 
     /// Sends every outbox entry not yet sent on this connection, oldest first.
     mutating func flushOutbox() -> [Action] {
-        guard self.socketOpen else { return [] }
+        guard let connected = self.connection.connected else { return [] }
         var actions: [Action] = []
-        for entry in self.outgoing.unsent(on: self.sentOnConnection) {
+        for entry in self.outgoing.unsent(on: connected.sent) {
             actions += self.deliver(entry)
         }
         return actions
     }
 
     mutating func deliver(_ entry: OutboxEntry) -> [Action] {
-        self.sentOnConnection.insert(entry.messageID)
+        self.connection.modifyConnected { $0.sent.insert(entry.messageID) }
         if entry.isWelcome {
             return [.send(.sendOutbound(threadID: entry.threadID, messageID: entry.messageID, text: entry.text))]
         }
@@ -56,11 +56,12 @@ extension ChatStateMachine {
     }
 
     /// The chat was disconnected by ``background(at:)`` and ``foreground()`` will connect it again.
-    package var isAsleep: Bool { self.state == .prepared && self.resumeOnForeground }
+    package var isAsleep: Bool { self.connection == .asleep }
 
     /// Whether the message went out on the current connection and its MessageCreated has not come yet.
     package func awaitsConfirmation(_ messageID: String) -> Bool {
-        self.socketOpen && self.outgoing.awaitsConfirmation(messageID, sent: self.sentOnConnection)
+        guard let connected = self.connection.connected else { return false }
+        return self.outgoing.awaitsConfirmation(messageID, sent: connected.sent)
     }
 
     /// The server answered a message's SendMessage (or SendOutbound) with an error: reported with the
@@ -87,7 +88,7 @@ extension ChatStateMachine {
     }
 
     mutating func messageCreated(_ message: ChatMessage, caseID: String?) -> [Action] {
-        guard self.socketOpen, !self.isAuthorizing else { return [] }
+        guard self.isSocketOpen, !self.isAuthorizing else { return [] }
         // The welcome message came from this client's outbox: part of the thread, not news.
         let isOwnWelcome = self.outgoing.entry(message.id)?.isWelcome == true
         var actions = self.confirmOutbox(message.id)

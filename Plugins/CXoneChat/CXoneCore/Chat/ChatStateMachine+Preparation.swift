@@ -12,25 +12,23 @@ extension ChatStateMachine {
         }
         self.brandID = brandID
         self.channelID = channelID
-        self.step = .configuration
-        return self.enter(.preparing) + [.fetchChannelConfiguration(brandID: brandID, channelID: channelID)]
+        return self.enter(.preparing(.configuration)) + [.fetchChannelConfiguration(brandID: brandID, channelID: channelID)]
     }
 
     /// `disconnect()`: `preparing` goes back to `initial`, `offline` to `prepared`; a connection is
-    /// closed and the chat is `prepared` again. Threads stay known.
+    /// closed and the chat is `prepared` again. Threads stay known. A chat asleep stays asleep.
     package mutating func disconnect() -> [Action] {
-        switch self.state {
+        switch self.connection {
         case .preparing:
-            self.step = .idle
-            return self.enter(.initial)
-        case .offline:
+            return self.enter(.unprepared)
+        case .offline, .checkingAvailability(offline: false):
             return self.enter(.prepared)
-        case .prepared:
-            self.step = .idle
-            return []
-        case .connecting, .connected, .ready, .closed:
+        case .checkingAvailability(offline: true):
+            // As `offline`, the chat is `prepared`; the availability it asked for still decides.
+            return self.enter(.checkingAvailability(offline: false))
+        case .opening, .connected, .waitingToReconnect:
             return self.tearDownConnection() + self.enter(.prepared)
-        default:
+        case .unprepared, .prepared, .asleep:
             return []
         }
     }
@@ -39,22 +37,23 @@ extension ChatStateMachine {
     /// connected session is resumed by ``foreground()``.
     package mutating func background(at now: UnixTime) -> [Action] {
         var actions = self.endPageView(at: now)
-        if [.connecting, .connected, .ready, .closed].contains(self.state) { self.resumeOnForeground = true }
+        let connected = [.connecting, .connected, .ready, .closed].contains(self.state)
         actions += self.disconnect()
+        if connected { self.connection = .asleep }
         return actions
     }
 
     /// The daemon's foreground signal: reconnects a session ``background(at:)`` disconnected.
     package mutating func foreground() -> [Action] {
-        guard self.resumeOnForeground, self.state == .prepared else { return [] }
-        self.resumeOnForeground = false
+        guard self.connection == .asleep else { return [] }
+        self.connection = .prepared
         return (try? self.connect()) ?? []
     }
 
     // MARK: Results
 
     mutating func configurationFetched(_ configuration: ChannelConfiguration) -> [Action] {
-        guard self.state == .preparing, self.step == .configuration, let brandID = self.brandID else { return [] }
+        guard self.connection == .preparing(.configuration), let brandID = self.brandID else { return [] }
         self.channelConfiguration = configuration
         var actions: [Action] = []
         let visitorID =
@@ -73,20 +72,18 @@ extension ChatStateMachine {
                 actions.append(.store(.customerID(id)))
                 return id
             }()
-        self.step = .visitor
+        self.connection = .preparing(.visitor)
         actions.append(.createOrUpdateVisitor(brandID: brandID, visitorID: visitorID, customerID: customerID))
         return actions
     }
 
     mutating func visitorStored() -> [Action] {
-        guard self.state == .preparing, self.step == .visitor else { return [] }
-        self.step = .idle
+        guard self.connection == .preparing(.visitor) else { return [] }
         return self.enter(.prepared)
     }
 
-    mutating func preparationFailed(_ error: ChatError, during step: Step) -> [Action] {
-        guard self.state == .preparing, self.step == step else { return [] }
-        self.step = .idle
-        return self.enter(.initial) + [.report(.error(error))]
+    mutating func preparationFailed(_ error: ChatError, during step: ChatConnection.Preparation) -> [Action] {
+        guard self.connection == .preparing(step) else { return [] }
+        return self.enter(.unprepared) + [.report(.error(error))]
     }
 }

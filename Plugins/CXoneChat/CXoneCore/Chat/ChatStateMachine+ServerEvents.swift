@@ -4,41 +4,48 @@ import AttendantPluginKit
 // Large events (EventInS3), errors from the server and answers that did not come.
 extension ChatStateMachine {
     mutating func eventInS3(url: String) -> [Action] {
-        guard self.socketOpen, self.pendingDownloads.insert(url).inserted else { return [] }
+        guard self.connection.modifyConnected({ $0.downloads.insert(url).inserted }) == true else { return [] }
         return [.download(url: url)]
+    }
+
+    /// Ends the download of a large event's body; false if the open socket did not ask for it. A body
+    /// that comes after its socket is gone belongs to a connection that ended, as its frames would: the
+    /// next connection's recovery brings the thread as it is.
+    mutating func downloadEnded(url: String) -> Bool {
+        self.connection.modifyConnected { $0.downloads.remove(url) != nil } == true
     }
 
     /// The body of a large event, decoded as its origin event, is handled as if it came over the socket.
     mutating func downloaded(url: String, _ event: Input) -> [Action] {
-        guard self.pendingDownloads.remove(url) != nil else { return [] }
+        guard self.downloadEnded(url: url) else { return [] }
         guard event.isServerEvent else { return [] }
         return self.handle(event)
     }
 
     mutating func downloadFailed(url: String, reason: String) -> [Action] {
-        guard self.pendingDownloads.remove(url) != nil else { return [] }
+        guard self.downloadEnded(url: url) else { return [] }
         return [.report(.error(ChatError(.server, "could not download a large chat event from \(CXoneEndpoints.redacted(url)): \(reason)")))]
     }
 
     /// The downloaded body holds an event the machine does not use: the download is done, nothing failed.
     mutating func downloadIgnored(url: String) -> [Action] {
-        self.pendingDownloads.remove(url)
+        _ = self.downloadEnded(url: url)
         return []
     }
 
     /// An operation error or server error: reported, and the flow waiting for an answer moves on.
     mutating func serverFailed(_ error: ChatError) -> [Action] {
         let code = error.serverCode?.lowercased() ?? ""
-        switch self.step {
-        case .authorization(withToken: true) where code.hasSuffix("reconnectfailed"):
+        switch self.connection.connected?.phase {
+        case .authorizing(withToken: true) where code.hasSuffix("reconnectfailed"):
             return self.reauthorize()
-        case .authorization:
+        case .authorizing:
             return self.failConnection(error)
-        case .recovery where code == "recoveringthreadfailed" || code == "recoveringlivechatfailed":
+        case .loading(.recovery) where code == "recoveringthreadfailed" || code == "recoveringlivechatfailed":
             return self.threadRecoveryFailed(threadID: nil)
-        case .recovery, .recoveries, .threadList, .metadata:
+        case .loading:
             return [.report(.error(error))] + self.becomeReady()
-        default:
+        case .ready, .conversationOver, nil:
             return [.report(.error(error))]
         }
     }
@@ -46,14 +53,12 @@ extension ChatStateMachine {
     /// The connection flow's answer did not come within the response timeout.
     mutating func responseMissed() -> [Action] {
         let seconds = Self.seconds(self.configuration.responseTimeout)
-        switch self.step {
-        case .authorization:
-            guard self.socketOpen else { return [] }
-            self.socketOpen = false
+        switch self.connection.connected?.phase {
+        case .authorizing:
             return [.closeSocket] + self.connectionLost(reason: "no answer to authorization within \(seconds)")
-        case .recovery, .recoveries, .threadList, .metadata:
+        case .loading:
             return self.serverFailed(ChatError(.connection, "the chat server did not answer within \(seconds) while loading threads"))
-        default:
+        case .ready, .conversationOver, nil:
             return []
         }
     }

@@ -60,7 +60,7 @@ extension ChatStateMachine {
     /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first time).
     mutating func isUnshown(_ message: ChatMessage, shown: ShownMessages?) -> Bool {
         guard self.activity.firstMeeting(message.id), message.direction == .fromAgent else { return false }
-        if self.recovering { return true }
+        if self.isRecovering { return true }
         guard let shown else { return false }
         return !shown.contains(message)
     }

@@ -39,7 +39,7 @@ extension ChatStateMachine {
         if mode == .liveChat { self.known.replaceAll(with: []) }
         self.known.append(thread)
         self.known.setCustomFields(customFields, ofThread: thread.id)
-        return self.storeThreadIDs() + self.enter(.ready) + [.report(.threadUpdated(thread))]
+        return self.storeThreadIDs() + self.enterPhase(.ready) + [.report(.threadUpdated(thread))]
     }
 
     /// `endConversation()`: EndContact for the thread's case; the thread is `closed` when the case status
@@ -80,17 +80,17 @@ extension ChatStateMachine {
     mutating func loadThreads() -> [Action] {
         switch self.mode ?? .singleThread {
         case .singleThread, .liveChat:
-            self.step = .recovery
             let id = self.threads.first?.id ?? self.persisted.threadIDs.first
-            return [.send(self.recoverCommand(id))] + self.arm(.response, after: self.configuration.responseTimeout)
-        case .multiThread where self.recovering:
+            return self.enterPhase(.loading(.recovery)) + [.send(self.recoverCommand(id))]
+                + self.arm(.response, after: self.configuration.responseTimeout)
+        case .multiThread where self.isRecovering:
             let open = self.threads.filter { $0.state == .ready }.map(\.id)
-            guard !open.isEmpty else { return self.becomeReady() }
-            self.step = .recoveries(Set(open.map { $0.lowercased() }))
-            return open.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
+            let entered = self.enterPhase(.loading(.recoveries(Set(open.map { $0.lowercased() }))))
+            guard !open.isEmpty else { return entered + self.becomeReady() }
+            return entered + open.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
         case .multiThread:
-            self.step = .threadList
-            return [.send(.fetchThreadList)] + self.arm(.response, after: self.configuration.responseTimeout)
+            return self.enterPhase(.loading(.threadList)) + [.send(.fetchThreadList)]
+                + self.arm(.response, after: self.configuration.responseTimeout)
         }
     }
 
@@ -102,17 +102,15 @@ extension ChatStateMachine {
     /// outbox goes out.
     mutating func becomeReady() -> [Action] {
         var actions = self.disarm(.response)
-        self.step = .idle
-        self.reconnectAttempt = 0
-        self.recovering = false
+        self.connection.modifyConnected { $0.recovery = nil }
         let over = self.mode == .liveChat && !self.threads.isEmpty && self.threads.allSatisfy { $0.state == .closed }
-        actions += self.enter(over ? .closed : .ready)
+        actions += self.enterPhase(over ? .conversationOver : .ready)
         actions += self.flushOutbox()
         return actions
     }
 
     mutating func threadRecovered(_ recovered: ChatThread, caseID: String?, agent: Party?) -> [Action] {
-        guard self.socketOpen, !self.isAuthorizing else { return [] }
+        guard self.isSocketOpen, !self.isAuthorizing else { return [] }
         var thread = recovered
         thread.state = recovered.state == .closed ? .closed : .ready
         thread.lastMessages.removeAll(where: Self.isInternalMarker)
@@ -144,12 +142,12 @@ extension ChatStateMachine {
     }
 
     mutating func threadRecoveryFailed(threadID: String?) -> [Action] {
-        switch self.step {
+        switch self.loading {
         case .recovery:
             // No thread to recover (the diagram's "no thread recovery needed"); after a reconnect the known
             // thread is kept.
             var actions: [Action] = []
-            if !self.recovering, !self.threads.isEmpty {
+            if !self.isRecovering, !self.threads.isEmpty {
                 self.known.replaceAll(with: [])
                 actions += self.storeThreadIDs()
             }
@@ -164,24 +162,18 @@ extension ChatStateMachine {
 
     /// One of the recoveries the flow waits for was answered.
     mutating func recoveryAnswered(_ key: String?) -> [Action] {
-        switch self.step {
+        switch self.loading {
         case .recovery:
             return self.becomeReady()
-        case .recoveries(var waiting):
-            self.step = .idle
-            if let key { waiting.remove(key) } else { waiting.removeAll() }
-            guard waiting.isEmpty else {
-                self.step = .recoveries(waiting)
-                return []
-            }
-            return self.becomeReady()
-        default:
+        case .recoveries:
+            return self.connection.modifyConnected({ $0.answered(key) }) == true ? self.becomeReady() : []
+        case .threadList, .metadata, nil:
             return []
         }
     }
 
     mutating func threadListFetched(_ ids: [String]) -> [Action] {
-        guard self.step == .threadList else { return [] }
+        guard self.loading == .threadList else { return [] }
         var actions = self.disarm(.response)
         for id in ids where self.known.index(of: id) == nil {
             let thread = ChatThread(id: id, state: .received)
@@ -191,13 +183,13 @@ extension ChatStateMachine {
         actions += self.storeThreadIDs()
         let waiting = Set(ids.map { $0.lowercased() })
         guard !waiting.isEmpty else { return actions + self.becomeReady() }
-        self.step = .metadata(waiting)
+        self.connection.modifyConnected { $0.phase = .loading(.metadata(waiting)) }
         actions += ids.map { .send(.loadThreadMetadata(threadID: $0)) }
         return actions + self.arm(.response, after: self.configuration.responseTimeout)
     }
 
     mutating func threadMetadataLoaded(_ threadID: String, name: String?, lastMessage: ChatMessage?) -> [Action] {
-        guard self.socketOpen, let index = self.known.index(of: threadID) else { return [] }
+        guard self.isSocketOpen, let index = self.known.index(of: threadID) else { return [] }
         var thread = self.known[index]
         if let name, !name.isEmpty { thread.name = name }
         var actions: [Action] = []
@@ -214,15 +206,8 @@ extension ChatStateMachine {
         if thread.state == .received { thread.state = .loaded }
         self.known[index] = thread
         actions.insert(.report(.threadUpdated(thread)), at: 0)
-        if case .metadata(var waiting) = self.step {
-            // The step lets go of its set first, so removing does not copy it (1000 threads: 1000 copies).
-            self.step = .idle
-            waiting.remove(thread.id.lowercased())
-            if waiting.isEmpty {
-                actions += self.becomeReady()
-            } else {
-                self.step = .metadata(waiting)
-            }
+        if case .metadata = self.loading, self.connection.modifyConnected({ $0.answered(thread.id.lowercased()) }) == true {
+            actions += self.becomeReady()
         }
         return actions
     }
@@ -240,7 +225,7 @@ extension ChatStateMachine {
     mutating func closeThread(at index: Int) -> [Action] {
         self.known[index].state = .closed
         var actions: [Action] = [.report(.threadUpdated(self.known[index]))]
-        if self.mode == .liveChat, self.state == .ready { actions += self.enter(.closed) }
+        if self.mode == .liveChat, self.state == .ready { actions += self.enterPhase(.conversationOver) }
         return actions
     }
 }

@@ -12,7 +12,9 @@ import AttendantPluginKit
 /// nothing.
 ///
 /// States: initial → preparing → prepared → (offline |) connecting → connected → ready (→ closed, live
-/// chat). While connected the machine sends a heartbeat every 10 s and wants a pong within 5 s; a lost
+/// chat), reported from the one ``ChatConnection`` state, which holds what exists only while the socket
+/// is open; the threads (``ChatThreads``), the agent's activity (``ChatActivity``) and the outbox
+/// (``ChatOutbox``) are kept beside it. While connected the machine sends a heartbeat every 10 s and wants a pong within 5 s; a lost
 /// connection is reconnected with backoff `min(1.3^n + rand(0..1), 30)` s, up to 20 tries, after which the
 /// thread is recovered and the outbox is delivered. Messages are persisted in the outbox until the server
 /// confirms them, so each reaches the server once across reconnects and restarts; each message id is
@@ -117,25 +119,9 @@ package struct ChatStateMachine: Sendable {
         case messageRead(ChatMessage)
     }
 
-    /// Where the current flow is waiting.
-    enum Step: Sendable, Hashable {
-        case idle
-        case configuration
-        case visitor
-        case availability
-        case socket
-        case authorization(withToken: Bool)
-        /// Single-thread or live chat: the thread's recovery.
-        case recovery
-        case threadList
-        case metadata(Set<String>)
-        /// Multi-thread after a reconnect: the opened threads' recoveries.
-        case recoveries(Set<String>)
-        /// Waiting for the reconnect timer.
-        case backoff
-    }
-
-    package internal(set) var state: ChatState = .initial
+    /// Where the chat stands with the gateway; what exists only while connected lives in its
+    /// ``ChatConnection/connected(_:)``.
+    var connection = ChatConnection.unprepared
     /// The threads known, with their cases, agents and queue positions.
     var known = ChatThreads()
     /// The channel configuration, once fetched.
@@ -147,29 +133,12 @@ package struct ChatStateMachine: Sendable {
     package internal(set) var configuration: Configuration
     /// The welcome message from FireProactiveAction, until it is sent.
     package internal(set) var welcomeMessage: String?
-    /// Reconnect attempts made since the connection was lost (0 while connected).
-    package internal(set) var reconnectAttempt = 0
-    /// Why the connection was last lost (for the driver's log).
-    package internal(set) var lastLossReason: String?
-
-    var step: Step = .idle
     var random: ChatRandom
     var timers = TimerTable<Timer>()
-    /// The WebSocket is open (between socketOpened and a close).
-    var socketOpen = false
-    /// The socket opened at least once since ``connect()``: a loss is then reconnected.
-    var sessionEstablished = false
-    /// The flow after the socket opened is a reconnect's (recovered agent messages are reported).
-    var recovering = false
-    /// ``background(at:)`` disconnected a session that ``foreground()`` resumes.
-    var resumeOnForeground = false
     /// The agent typing and reading, and the messages met.
     var activity = ChatActivity()
     /// Messages written and not yet confirmed.
     var outgoing: ChatOutbox
-    /// Outbox entries sent on the current connection.
-    var sentOnConnection = ChatOutbox.Sent()
-    var pendingDownloads: Set<String> = []
     var visit: (id: String, active: Bool)?
     var lastPage: (title: String, url: String, at: UnixTime)?
 
@@ -187,6 +156,15 @@ package struct ChatStateMachine: Sendable {
         self.configuration.authorizationCode = code
         self.configuration.codeVerifier = verifier
     }
+
+    /// The chat's state, as reported to the host (``Report/stateChanged(_:)``).
+    package var state: ChatState { self.connection.reported }
+
+    /// Reconnect attempts made since the connection was lost (0 while connected, until it is lost).
+    package var reconnectAttempt: Int { self.connection.recovery?.attempt ?? 0 }
+
+    /// Why the connection was lost, while it is being restored (for the driver's log).
+    package var lastLossReason: String? { self.connection.recovery?.lastLoss }
 
     /// The chat mode, once the channel configuration is known.
     package var mode: ChatMode? { self.channelConfiguration?.mode }
@@ -269,11 +247,35 @@ package struct ChatStateMachine: Sendable {
 
     // MARK: Helpers
 
-    /// Moves to `state`, reporting it if it changed.
-    mutating func enter(_ state: ChatState) -> [Action] {
-        guard state != self.state else { return [] }
-        self.state = state
-        return [.report(.stateChanged(state))]
+    /// Moves to `connection`, reporting the state if it changed.
+    mutating func enter(_ connection: ChatConnection) -> [Action] {
+        let before = self.state
+        self.connection = connection
+        return self.reportState(since: before)
+    }
+
+    /// Moves the open socket's flow to `phase`, reporting the state if it changed.
+    mutating func enterPhase(_ phase: ChatConnection.Phase) -> [Action] {
+        let before = self.state
+        self.connection.modifyConnected { $0.phase = phase }
+        return self.reportState(since: before)
+    }
+
+    /// The state changed since it was `before`: report it.
+    func reportState(since before: ChatState) -> [Action] {
+        self.state == before ? [] : [.report(.stateChanged(self.state))]
+    }
+
+    /// The socket is open.
+    var isSocketOpen: Bool { self.connection.connected != nil }
+
+    /// The connection restores one that was lost (agent messages its recoveries bring are news).
+    var isRecovering: Bool { self.connection.recovery != nil }
+
+    /// What loading the threads waits for, while it does.
+    var loading: ChatConnection.Loading? {
+        if case .loading(let loading) = self.connection.connected?.phase { return loading }
+        return nil
     }
 
     mutating func arm(_ timer: Timer, after duration: Duration) -> [Action] {
