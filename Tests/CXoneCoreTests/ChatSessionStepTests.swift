@@ -28,6 +28,7 @@ import Testing
             case .openLink(let request): "open \(request.url)"
             case .closeLink: "close"
             case .writeLink: "write"
+            case .cancelOperations(let tag): "cancel operations \(tag)"
             case .work(.machine(let action)): "machine \(action)".prefix { $0 != "(" }.description
             case .work(.download(let url, let large)): "download \(url) \(large == nil ? "unknown" : "known")"
             case .write(let write): "keep \(write.key) \(write.value ?? "removed")"
