@@ -30,6 +30,14 @@ public enum ChannelRequest: Sendable, Hashable {
     /// whose `lastMessages` are those older messages, oldest first, empty when there are no more (CXone
     /// LoadMoreMessages; since API 1.13).
     case loadOlderMessages(threadID: String?)
+    /// Fetches one of a message's ``ChatMessage/attachments``, answered as ``ChannelReply/file(_:)`` (since
+    /// API 1.13). The channel keeps the file's address (often a signed URL) to itself; the host stores the
+    /// file where the person asked, under a safe name.
+    case downloadAttachment(threadID: String?, messageID: String, attachmentID: String)
+    /// Sends a file on a thread (nil: the current one), as the vendor's SDK uploads one; a type or a size
+    /// the channel does not take fails with ``ChannelError/Code/invalidArgument`` saying what it takes
+    /// (since API 1.13).
+    case sendFile(threadID: String?, file: ChatFile)
 
     // In-app actions
     case dismiss(actionID: String?)
@@ -56,6 +64,8 @@ public enum ChannelRequest: Sendable, Hashable {
         case .choose: "choose"
         case .markRead: "mark-read"
         case .loadOlderMessages: "load-older-messages"
+        case .downloadAttachment: "download-attachment"
+        case .sendFile: "send-file"
         case .dismiss: "dismiss"
         case .suppress: "suppress"
         case .unsuppress: "unsuppress"
@@ -76,4 +86,20 @@ public enum ChannelReply: Sendable, Hashable {
     case threads([ChatThread])
     /// Plugin-specific key-value results.
     case fields([String: String])
+    /// A file (``ChannelRequest/downloadAttachment(threadID:messageID:attachmentID:)``; since API 1.13).
+    case file(ChatFile)
+}
+
+/// A whole file, to send or as received (since API 1.13).
+public struct ChatFile: Sendable, Hashable {
+    /// The file's name, without folders.
+    public var name: String
+    public var mimeType: String
+    public var bytes: [UInt8]
+
+    public init(name: String, mimeType: String, bytes: [UInt8]) {
+        self.name = name
+        self.mimeType = mimeType
+        self.bytes = bytes
+    }
 }
