@@ -85,3 +85,56 @@ extension ControlClient {
         return record
     }
 }
+
+// Answering from the desktop (issue 33): choices, read receipts, older messages, files.
+extension ControlClient {
+    /// Answers `message` with one of its choices (the choice's id).
+    public func chatChoose(channel: String, thread: String? = nil, message: String, choice: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatChoose, [.string(channel), .string(thread ?? ""), .string(message), .string(choice)])
+    }
+
+    /// Tells the channel the person has seen the thread up to `message` (nil: all of it).
+    public func chatMarkRead(channel: String, thread: String? = nil, message: String? = nil) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatMarkRead, [.string(channel), .string(thread ?? ""), .string(message ?? "")])
+    }
+
+    /// The thread with the page of messages before those given so far as its `lastMessages`.
+    public func chatLoadOlder(channel: String, thread: String? = nil) async throws(ControlClientError) -> ChatThreadRecord {
+        try await self.thread(ControlInterface.Method.chatLoadOlder, [.string(channel), .string(thread ?? "")])
+    }
+
+    /// Has the daemon write an attachment into `file`, a descriptor of a new regular file the caller opened
+    /// for writing; returns what was written (`Name`, `MimeType`, `Size`).
+    public func chatSaveAttachment(
+        channel: String,
+        thread: String? = nil,
+        message: String,
+        attachment: String,
+        into file: Int32
+    ) async throws(ControlClientError) -> (name: String, mimeType: String, size: Int64) {
+        let member = ControlInterface.Method.chatSaveAttachment
+        let reply = try await self.call(
+            member,
+            [.string(channel), .string(thread ?? ""), .string(message), .string(attachment), .unixFD(file)]
+        )
+        guard let saved = reply.first?.stringDictionary, let size = saved["Size"]?.int64 else { throw .malformed(member, reply) }
+        return (saved["Name"]?.string ?? "", saved["MimeType"]?.string ?? "", size)
+    }
+
+    /// Sends the regular file open at `file` as `name`; answers as ``chatSendMessage(channel:thread:text:)``.
+    @discardableResult
+    public func chatSendFile(
+        channel: String,
+        thread: String? = nil,
+        name: String,
+        mimeType: String,
+        from file: Int32
+    ) async throws(ControlClientError) -> [String: String] {
+        let member = ControlInterface.Method.chatSendFile
+        let reply = try await self.call(member, [.string(channel), .string(thread ?? ""), .string(name), .string(mimeType), .unixFD(file)])
+        var result: [String: String] = [:]
+        for (key, value) in reply.first?.stringDictionary ?? [:] { result[key] = value.string }
+        if result["delivery"] == nil { result["delivery"] = "sent" }
+        return result
+    }
+}

@@ -27,6 +27,15 @@ public import Systemd
 /// ChatSendMessage(s channel, s thread, s text) → a{ss} delivery   thread "" = the channel's current thread;
 ///                                                  delivery: sent|queued, message, thread, reason (queued)
 /// ChatEndConversation(s channel, s thread)        thread "" = the channel's current thread
+/// ChatChoose(s channel, s thread, s message, s choice)             answers a message with one of its Choices
+/// ChatMarkRead(s channel, s thread, s message)    the person has seen up to message ("" = all)
+/// ChatLoadOlder(s channel, s thread) → a{sv} thread                its LastMessages: the page before those
+///                                                  given so far, oldest first; none when there are no more
+/// ChatSaveAttachment(s channel, s thread, s message, s attachment, h file) → a{sv} saved
+///                                                  writes the attachment into file (a new regular file the
+///                                                  caller made); saved: Name s, MimeType s, Size x
+/// ChatSendFile(s channel, s thread, s name, s mimeType, h file) → a{ss} delivery
+///                                                  sends what file (a regular file) holds, as ChatSendMessage
 /// ChannelRequest(s channel, s command, a{ss} arguments) → a{ss} fields     a plugin's own request
 ///                                                  (`registration`, `chat-status`, `actions-view`, …)
 /// SetURLHandler(s name)                            the bus name asked ShouldOpenURL before every link a
@@ -71,6 +80,13 @@ public enum ControlInterface {
         public static let chatCreateThread = "ChatCreateThread"
         public static let chatSendMessage = "ChatSendMessage"
         public static let chatEndConversation = "ChatEndConversation"
+        public static let chatChoose = "ChatChoose"
+        public static let chatMarkRead = "ChatMarkRead"
+        public static let chatLoadOlder = "ChatLoadOlder"
+        public static let chatSaveAttachment = "ChatSaveAttachment"
+        public static let chatSendFile = "ChatSendFile"
+        /// The largest file ChatSaveAttachment writes and ChatSendFile reads.
+        public static let largestFile = 64 << 20
         /// A plugin's own request (`registration`, `chat-status`, `pre-chat-form`, …), answered as fields.
         public static let channelRequest = "ChannelRequest"
         /// Registers the bus name that ``URLHandlerInterface`` `ShouldOpenURL` is asked on.

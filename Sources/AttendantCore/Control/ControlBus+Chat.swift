@@ -114,13 +114,13 @@ extension ControlBus {
         if case .custom = request { true } else { false }
     }
 
-    private static func string(_ arguments: [BusValue], _ index: Int) -> String {
+    static func string(_ arguments: [BusValue], _ index: Int) -> String {
         index < arguments.count ? arguments[index].string ?? "" : ""
     }
 
     /// Carries out `request` on the channel the first argument names; the channel's errors become the
     /// API's error names with the channel's message.
-    private static func chat(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> ChannelReply {
+    static func chat(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> ChannelReply {
         let channel = self.string(arguments, 0)
         let supervisor = try self.supervisor(channel, target: target)
         do {
@@ -140,19 +140,31 @@ extension ControlBus {
         }
     }
 
-    private static func thread(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> [BusValue] {
+    static func thread(_ arguments: [BusValue], target: Target, _ request: ChannelRequest) async throws(BusMethodError) -> [BusValue] {
         let reply = try await self.chat(arguments, target: target, request)
         guard case .thread(let thread) = reply else { throw self.unexpected(reply, arguments, request) }
         return [ChatThreadRecord(thread).busValue]
     }
 
     /// A channel that answered with another kind of reply than the request calls for.
-    private static func unexpected(_ reply: ChannelReply, _ arguments: [BusValue], _ request: ChannelRequest) -> BusMethodError {
+    static func unexpected(_ reply: ChannelReply, _ arguments: [BusValue], _ request: ChannelRequest) -> BusMethodError {
         BusMethodError(
             name: ControlError.channelFailed,
             message:
-                "channel \(self.string(arguments, 0)) answered \(request.name) with \(reply) instead of \(request == .listThreads ? "threads" : "a thread"); the plugin is at fault"
+                "channel \(self.string(arguments, 0)) answered \(request.name) with \(reply) instead of \(Self.expected(request)); the plugin is at fault"
         )
+    }
+}
+
+extension ControlBus {
+    /// The reply `request` calls for, for messages.
+    static func expected(_ request: ChannelRequest) -> String {
+        switch request {
+        case .listThreads: "threads"
+        case .downloadAttachment: "a file"
+        case .typing, .custom: "fields"
+        default: "a thread"
+        }
     }
 }
 

@@ -283,7 +283,7 @@ package final class ControlBus: AlertPresenter {
                     linkOpener.setHandler(name)
                     return []
                 },
-            ] + Self.chatMethods(target: target),
+            ] + Self.chatMethods(target: target) + Self.answerMethods(target: target),
             signals: [
                 .init(ControlInterface.Signal.channelEvent, [A("channel", "s"), A("event", "s"), A("details", "a{sv}")]),
                 .init(ControlInterface.Signal.channelStateChanged, [A("channel", "s"), A("state", "s"), A("detail", "s")]),
