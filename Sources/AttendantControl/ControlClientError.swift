@@ -18,6 +18,8 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let refused = Code("refused")
         /// The bus connection failed, or an answer did not have the shape the API promises.
         public static let failed = Code("failed")
+        /// Something on this side failed: a file to read or write.
+        public static let local = Code("local")
     }
 
     public var code: Code

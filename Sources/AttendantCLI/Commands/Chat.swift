@@ -1,5 +1,6 @@
 import ArgumentParser
 import AttendantControl
+import Glibc
 
 /// --channel, shared by the chat commands.
 struct ChatOptions: ParsableArguments {
@@ -62,7 +63,7 @@ extension Attendantctl {
                 """,
             subcommands: [
                 Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self,
-                Nickname.self, PushURL.self, Notice.self, Talk.self,
+                Nickname.self, PushURL.self, Notice.self, Talk.self, Choose.self, Save.self,
             ]
         )
 
@@ -230,17 +231,29 @@ extension Attendantctl {
                     the server only failed to handle it then, in which case it stays and is sent again on \
                     the next connection (the message says which).
 
+                    With --file PATH the file goes first, as the channel's SDK uploads one (CXone: to the \
+                    channel's attachment endpoint, checked against its allowed types and size), then the text \
+                    if there is one; a type or size the channel does not take fails with what it takes. The \
+                    type comes from the file's extension unless --type says it.
+
                     JSON: an object with the keys ok (true), action ("chat-send"), channel, thread (null \
                     when not given: the current thread), text, delivery ("sent" or "queued"), message (the \
-                    message's id, null if the channel gives none), reason (why it is queued, else null).
+                    message's id, null if the channel gives none), reason (why it is queued, else null); with \
+                    --file, file and fileDelivery too.
                     """
             )
 
             @Option(name: .long, help: ArgumentHelp("The thread (default: the one created or opened last).", valueName: "id"))
             var thread: String?
 
+            @Option(name: .long, help: ArgumentHelp("A file to send (a regular file, at most 64 MiB).", valueName: "path"))
+            var file: String?
+
+            @Option(name: .long, help: ArgumentHelp("The file's MIME type (default: from its extension).", valueName: "type"))
+            var type: String?
+
             @Argument(help: ArgumentHelp("The message; several words are joined with spaces.", valueName: "text"))
-            var words: [String]
+            var words: [String] = []
 
             @OptionGroup var chat: ChatOptions
             @OptionGroup var output: OutputOptions
@@ -248,12 +261,46 @@ extension Attendantctl {
             var text: String { self.words.joined(separator: " ") }
 
             func validate() throws {
-                guard !self.text.isEmpty else { throw ValidationError("nothing to send: give the message text") }
+                guard !self.text.isEmpty || self.file != nil else { throw ValidationError("nothing to send: give the message text or --file") }
+                if self.file?.isEmpty == true { throw ValidationError("--file needs a path") }
                 if self.thread?.isEmpty == true { throw ValidationError("--thread needs a thread id") }
             }
 
             func run() async throws {
                 try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
+                    var sentFile: (String, String)? = nil
+                    if let path = self.file {
+                        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                        guard descriptor >= 0 else {
+                            throw ControlClientError(code: .local, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+                        }
+                        defer { close(descriptor) }
+                        let name = String(path.split(separator: "/").last ?? Substring(path))
+                        let fileDelivery = try await client.chatSendFile(
+                            channel: channel,
+                            thread: self.thread,
+                            name: name,
+                            mimeType: self.type ?? SavedFile.mimeType(forName: name),
+                            from: descriptor
+                        )
+                        sentFile = (name, fileDelivery["delivery"] ?? "sent")
+                        guard !self.text.isEmpty else {
+                            let place = "\(self.thread.map { " to \($0)" } ?? "") on \(channel)"
+                            Terminal.out(
+                                self.output.json
+                                    ? done(
+                                        "chat-send",
+                                        channel,
+                                        [
+                                            ("thread", .optional(self.thread, JSON.string)), ("file", .string(name)),
+                                            ("fileDelivery", .string(sentFile!.1)),
+                                        ]
+                                    )
+                                    : "Sent \(name)\(place)."
+                            )
+                            return
+                        }
+                    }
                     let delivery = try await client.chatSendMessage(channel: channel, thread: self.thread, text: self.text)
                     let state = delivery["delivery"] ?? "sent"
                     let reason = delivery["reason"]
@@ -266,7 +313,7 @@ extension Attendantctl {
                                 [
                                     ("thread", .optional(self.thread, JSON.string)), ("text", .string(self.text)), ("delivery", .string(state)),
                                     ("message", .optional(delivery["message"], JSON.string)), ("reason", .optional(reason, JSON.string)),
-                                ]
+                                ] + (sentFile.map { [("file", JSON.string($0.0)), ("fileDelivery", JSON.string($0.1))] } ?? [])
                             )
                             : state == "queued" ? "Queued\(place): \(reason ?? "it is sent once the chat is connected")." : "Sent\(place)."
                     )
