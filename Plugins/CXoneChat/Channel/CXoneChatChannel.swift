@@ -1,5 +1,5 @@
 import AttendantPluginAPI
-import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 import CXoneCore
 import FoundationEssentials
 import Synchronization

@@ -1,5 +1,5 @@
 import AttendantPluginAPI
-import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 import GMSCore
 
 /// A Genesys GMS customer chat over CometD: GMSCore's pure ``GMSChatSession`` keeps the chat and, as a

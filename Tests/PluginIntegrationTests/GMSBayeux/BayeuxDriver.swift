@@ -1,6 +1,6 @@
 import AttendantCore
 import AttendantPluginAPI
-import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 import AttendantPluginTestKit
 import GMSCore
 

@@ -194,7 +194,7 @@ struct TaggedOperations: Sendable {
 extension SessionDriver {
     /// ``concurrently(_:)`` under `tag`: a later step's ``SessionAction/cancelOperations(tagged:)``
     /// cancels its task (a network call sees the cancellation and ends) and drops its step. Since API 1.13.
-    public func concurrently(tag: String, _ operation: @escaping @Sendable () async -> (inout Session) -> [Action]) {
+    @_spi(Experimental) public func concurrently(tag: String, _ operation: @escaping @Sendable () async -> (inout Session) -> [Action]) {
         let serial = self.tagged.withLock { tagged -> UInt64 in
             tagged.next += 1
             tagged.running[tagged.next] = TaggedOperations.Running(tag: tag)

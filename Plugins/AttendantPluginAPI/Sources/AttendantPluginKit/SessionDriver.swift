@@ -18,21 +18,21 @@ public enum SessionAction<Timer: Hashable & Sendable, Work: Sendable>: Sendable 
     /// Open the session's link, a WebSocket on the host's network, closing the one open (since API 1.13).
     /// What it brings reaches the session in order as ``LinkEvent``s, through the `link` handler given to
     /// ``SessionDriver/run(_:link:)``: what arrives on a link let go of never does.
-    case openLink(WebSocketRequest)
+    @_spi(Experimental) case openLink(WebSocketRequest)
     /// Write a text message on the link, in order with the work queued before it; while the link is
     /// opening it waits for it, and without a link it is dropped (since API 1.13).
-    case writeLink([UInt8])
+    @_spi(Experimental) case writeLink([UInt8])
     /// Let go of the link: what was written before still goes out, then it closes, and nothing it brings
     /// afterwards reaches the session; no ``LinkEvent/closed(_:)`` follows (since API 1.13).
-    case closeLink
+    @_spi(Experimental) case closeLink
     /// Cancel the operations started with ``SessionDriver/concurrently(tag:_:)`` under `tag` (a held
     /// long-poll the session gave up on): their tasks are cancelled and their steps dropped (since API 1.13).
-    case cancelOperations(tagged: String)
+    @_spi(Experimental) case cancelOperations(tagged: String)
 }
 
 /// What the session's link (``SessionAction/openLink(_:)``) brings, in order: ``opened`` once the upgrade
 /// succeeded, each message, and at most one ``closed(_:)``, also when the link never opened. Since API 1.13.
-public enum LinkEvent: Sendable, Hashable {
+@_spi(Experimental) public enum LinkEvent: Sendable, Hashable {
     case opened
     /// A text or binary message.
     case message([UInt8])
@@ -66,7 +66,8 @@ public protocol ChannelSession: Sendable {
 /// ``run(_:)`` from the channel's `run()`, beside the operations ``concurrently(_:)`` starts), and the
 /// callers of ``request(_:)``, resumed once the lock is released.
 ///
-/// A chat over a socket also has a link (since API 1.13): the session opens, writes and closes it as
+/// A chat over a socket also has a link (since API 1.13, experimental: `@_spi(Experimental) import
+/// AttendantPluginKit` until a plugin outside this repository needs it): the session opens, writes and closes it as
 /// actions (``SessionAction/openLink(_:)``, ``SessionAction/writeLink(_:)``,
 /// ``SessionAction/closeLink``), and the driver keeps which link is current. What the link brings reaches
 /// the session in order (``LinkEvent``: `opened` first, also for what the server sent before the upgrade
@@ -113,7 +114,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     }
 
     /// How the channel reads what the link brings: a step for the session, or nil to ignore it.
-    public typealias LinkHandler = @Sendable (LinkEvent) -> ((inout Session) -> [Action])?
+    @_spi(Experimental) public typealias LinkHandler = @Sendable (LinkEvent) -> ((inout Session) -> [Action])?
 
     let state = Mutex(State())
     private let timers: ChannelTimers<Session.Timer>
@@ -146,7 +147,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     /// ``run(_:)`` for a session with a link (``SessionAction/openLink(_:)``): `link` turns what it brings
     /// into the session's steps (decoding a message outside the lock), called for one event at a time, in
     /// order. When the channel ends, its link closes. Since API 1.13.
-    public func run(_ carryOut: (Session.Work) async -> Void, link: @escaping LinkHandler) async {
+    @_spi(Experimental) public func run(_ carryOut: (Session.Work) async -> Void, link: @escaping LinkHandler) async {
         self.linkHandler.withLock { $0 = link }
         await withDiscardingTaskGroup { group in
             group.addTask {

@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-package import AttendantPluginKit
+@_spi(Experimental) package import AttendantPluginKit
 
 /// The chat as the channel runs it: the ``ChatStateMachine`` with what lies between it and the host, as
 /// one pure value that the kit's ``SessionDriver`` drives.

@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-package import AttendantPluginKit
+@_spi(Experimental) package import AttendantPluginKit
 
 /// A long-polling batch: the HTTP POST to make, and what the machine needs to hear of its answer.
 package struct BayeuxPost: Sendable {

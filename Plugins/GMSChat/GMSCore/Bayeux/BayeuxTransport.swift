@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-package import AttendantPluginKit
+@_spi(Experimental) package import AttendantPluginKit
 
 /// A Bayeux 1.0 client's transports as pure logic, around its machine (``BayeuxClientStateMachine``): the
 /// component a session holds (``GMSChatSession``) so that its steps return what the kit's driver does.
