@@ -1,0 +1,209 @@
+import DaemonTestSupport
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+/// `attendantctl chat talk` as a person uses it: in a real terminal (a detached tmux session of a fixed
+/// size on a private server), typed into with send-keys and read back with capture-pane, against the real
+/// daemon and its chat channels. Every wait is on what the pane shows.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ChatTalkDaemonTests {
+    /// A tmux server of its own (its socket in a folder of the test, no configuration file), run in the
+    /// foreground as the test's child (`-D`: a daemonised server would keep Foundation's socket and make
+    /// the client that started it look as if it never ended), with one shell in a window of a fixed size.
+    final class Tmux: Sendable {
+        let folder: String
+        let socket: String
+        let environment: [String: String]
+        let server: FixtureProcess
+
+        init(columns: Int = 100, rows: Int = 30, environment extra: [String: String]) async throws {
+            self.folder = try makeTemporaryFolder("talk-tmux")
+            self.socket = self.folder + "/socket"
+            var environment = ProcessInfo.processInfo.environment
+            environment.merge(extra) { $1 }
+            environment.removeValue(forKey: "TMUX")
+            self.environment = environment
+            // FixtureProcess starts it through env --default-signal: the shell and what it runs must not
+            // inherit the test runner's blocked signals (SIGWINCH, SIGTERM, SIGHUP).
+            self.server = try FixtureProcess("tmux", "/usr/bin/tmux", ["-D", "-S", self.socket, "-f", "/dev/null"], environment: environment)
+            // The session's environment is what -e gives, not the server's; the prompt is set in the file
+            // $ENV names, which an interactive sh reads (dash sets root's own over one in the environment).
+            let shellStartup = self.folder + "/shellrc"
+            try "PS1='shell$ '\n".write(toFile: shellStartup, atomically: true, encoding: .utf8)
+            // A client asking before the server listens would start a server of its own.
+            try await eventually("the tmux server's socket") { [socket, server] in FileManager.default.fileExists(atPath: socket) || !server.isRunning
+            }
+            let (status, output) = try await run(
+                "/usr/bin/tmux",
+                ["-S", self.socket, "new-session", "-d", "-x", "\(columns)", "-y", "\(rows)"]
+                    + (extra.merging(["ENV": shellStartup]) { $1 }).sorted { $0.key < $1.key }.flatMap { ["-e", "\($0.key)=\($0.value)"] } + [
+                        "/bin/sh"
+                    ],
+                environment: environment
+            )
+            try #require(status == 0, "tmux did not start a session: \(output)\n\(self.server.report)")
+            try await self.waitFor("the shell's prompt") { $0.contains("shell$") }
+        }
+
+        @discardableResult
+        func tmux(_ arguments: [String]) async throws -> String {
+            let (status, output) = try await run("/usr/bin/tmux", ["-S", self.socket] + arguments, environment: self.environment)
+            guard status == 0 else { throw FixtureError("tmux \(arguments.joined(separator: " ")) failed (\(status)): \(output)") }
+            return output
+        }
+
+        /// Types `text` as it is (no key names).
+        func type(_ text: String) async throws { try await self.tmux(["send-keys", "-l", text]) }
+
+        /// Presses keys by tmux's names (Enter, C-c, PPage, NPage, BSpace).
+        func press(_ keys: String...) async throws { try await self.tmux(["send-keys"] + keys) }
+
+        /// The pane as it shows now, one string per row.
+        func pane() async throws -> [String] {
+            try await self.tmux(["capture-pane", "-p"]).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+
+        /// Waits until the pane satisfies `condition`; the failure shows the pane as it was last.
+        @discardableResult
+        func waitFor(_ what: String, _ condition: (String) -> Bool) async throws -> [String] {
+            var last: [String] = []
+            do {
+                try await eventually(what) {
+                    last = try await self.pane()
+                    return condition(last.joined(separator: "\n"))
+                }
+            } catch {
+                throw FixtureError("\(error); the pane:\n\(last.joined(separator: "\n"))")
+            }
+            return last
+        }
+
+        /// Ends the server and its shell (blocking, bounded; the server is killed if it will not go).
+        func stop() {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+            process.arguments = ["-S", self.socket, "kill-server"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            if (try? process.run()) != nil { process.exitStatus(within: 10) }
+            self.server.process.exitStatus(within: 10)
+            try? FileManager.default.removeItem(atPath: self.folder)
+        }
+
+        deinit { self.stop() }
+    }
+
+    static let loopbackChat = """
+        [[channel]]
+        name = "desk"
+        plugin = "loopback"
+        [channel.loopback]
+        contact-kind = "chat"
+        echo-agent = true
+        contact-interval = "1h"
+        """
+
+    /// The terminal is back in cooked mode with echo: what `stty -a` prints in the pane says so.
+    static func expectSaneTerminal(_ tmux: Tmux) async throws {
+        try await tmux.tmux([
+            "send-keys",
+            "clear; stty -a | tr -s ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo -e isig -e -isig | tr '\\n' ' '; echo :done",
+            "Enter",
+        ])
+        let pane = try await tmux.waitFor("stty's answer") { $0.contains(":done\n") || $0.hasSuffix(":done") }
+        let line = try #require(pane.first { $0.hasSuffix(":done") && !$0.contains("stty") }, "\(pane)")
+        #expect(line == "isig icanon echo :done", "the terminal's modes after the view: \(line)")
+    }
+
+    @Test func theViewShowsTheTranscriptSendsGetsTheAnswerScrollsRedrawsAndLeavesTheTerminalSane() async throws {
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
+        for step in [["prepare"], ["connect"], ["create"]] {
+            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
+            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
+        }
+        // 8 long messages and their 8 echoes, 3 rows each at 100 columns: more than the 27 rows of the
+        // transcript show.
+        let filler = String(repeating: "lorem ipsum ", count: 20)
+        for number in 1...8 {
+            let (status, output) = try await CXoneChatDaemonTests.chat(["send", "message \(number) \(filler)"], bus: bus)
+            try #require(status == 0, "\(output)")
+        }
+        try await eventually("the 8 echoes") {
+            CXoneChatDaemonTests.texts(try await CXoneChatDaemonTests.threads(bus: bus).first).filter { $0.hasPrefix("Echo: ") }.count == 8
+        }
+
+        // Without a terminal it refuses, saying what to use instead.
+        let piped = try await TokenDaemonTests.ctl(["chat", "talk"], bus: bus)
+        #expect(piped.status == 64 && piped.output.contains("chat talk needs a terminal; use chat send / chat open in scripts"), "\(piped)")
+
+        let tmux = try await Tmux(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        try await tmux.type("\(TokenDaemonTests.attendantctl) chat talk")
+        try await tmux.press("Enter")
+        var pane = try await tmux.waitFor("the transcript") { $0.contains("Echo: message 8 ") && $0.contains("Enter sends") }
+        #expect(pane[0].hasPrefix(#" desk · thread thread-1 "Loopback thread 1" · ready"#), "\(pane[0])")
+        #expect(pane[28].hasPrefix("Enter sends · PgUp/PgDn scroll") && pane[29] == ">", "\(pane)")
+        let echo8 = try #require(pane.firstIndex { $0.contains(" Loopback Agent: Echo: message 8 lorem") }, "\(pane)")
+        #expect(pane[echo8].range(of: #"^\d\d:\d\d Loopback"#, options: .regularExpression) != nil, "a local time: \(pane[echo8])")
+        #expect(pane[echo8 + 1].hasPrefix("      lorem ipsum") && pane[echo8 + 1].count <= 100, "wrapped under the text: \(pane)")
+        #expect(!pane.contains { $0.contains("You: message 1 ") }, "the oldest is above the view: \(pane)")
+
+        // Back a page: the oldest message shows, and the status line says there is more below.
+        try await tmux.press("PPage")
+        pane = try await tmux.waitFor("a page back") { $0.contains("more below: PgDn") }
+        #expect(pane.contains { $0.contains("You: message 1 lorem") }, "\(pane)")
+        #expect(!pane.contains { $0.contains("Echo: message 8 ") }, "\(pane)")
+        try await tmux.press("NPage")
+        try await tmux.waitFor("back at the newest") { $0.contains("Echo: message 8 ") && $0.contains("Enter sends") }
+
+        // A reply: what is typed shows on the input line, Enter sends it, the agent's answer follows.
+        try await tmux.type("hello from the terminal")
+        try await tmux.waitFor("the input line") { $0.hasSuffix("> hello from the terminal") || $0.contains("\n> hello from the terminal") }
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("the agent's answer") { $0.contains("Echo: hello from the terminal") }
+        let ours = try #require(pane.firstIndex { $0.hasSuffix(": hello from the terminal") && !$0.contains("Echo") }, "\(pane)")
+        let answer = try #require(pane.firstIndex { $0.hasSuffix("Loopback Agent: Echo: hello from the terminal") }, "\(pane)")
+        #expect(ours < answer && pane[29] == ">", "\(pane)")
+        #expect(!pane[ours].contains("(sending)"), "the daemon answered sent: \(pane[ours])")
+        await #expect(
+            try CXoneChatDaemonTests.threads(bus: bus).first.map(CXoneChatDaemonTests.texts)?.suffix(2) == [
+                "hello from the terminal", "Echo: hello from the terminal",
+            ]
+        )
+
+        // A smaller window: drawn again for its size, the long line wrapped within 40 columns.
+        try await tmux.type("draft")
+        try await tmux.tmux(["resize-window", "-x", "40", "-y", "12"])
+        pane = try await tmux.waitFor("the view redrawn at 40×12") { text in
+            let rows = text.split(separator: "\n", omittingEmptySubsequences: false)
+            return rows.count >= 12 && rows[0].hasPrefix(" desk · thread") && rows[11] == "> draft"
+        }
+        #expect(pane.prefix(12).allSatisfy { $0.count <= 40 }, "\(pane)")
+        #expect(pane[10].hasPrefix("Enter sends"), "\(pane)")
+        let wrapped = try #require(pane.firstIndex { $0.hasSuffix("Loopback Agent: Echo: hello from") }, "wrapped: \(pane)")
+        #expect(pane[wrapped + 1] == "      the terminal", "indented under the text: \(pane)")
+
+        // Ctrl-C leaves: the shell's prompt again, the view's last word, the terminal as it was.
+        try await tmux.press("C-c")
+        try await tmux.waitFor("the shell again") { $0.contains("Left the conversation on desk.\nshell$") }
+        try await Self.expectSaneTerminal(tmux)
+
+        // SIGTERM (systemd, kill) and SIGHUP (the SSH session dropped) leave it sane too.
+        for signal in ["TERM", "HUP"] {
+            try await tmux.tmux(["send-keys", "clear; \(TokenDaemonTests.attendantctl) chat talk; echo exit=$?", "Enter"])
+            try await tmux.waitFor("the view for SIG\(signal)") { $0.contains("Enter sends") }
+            let shell = try await tmux.tmux(["display-message", "-p", "#{pane_pid}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+            // The shell's child, by its id.
+            let (_, child) = try await run("/usr/bin/pgrep", ["-P", shell])
+            let pid = try #require(pid_t(child.trimmingCharacters(in: .whitespacesAndNewlines)), "no child of the shell \(shell): \(child)")
+            kill(pid, signal == "TERM" ? SIGTERM : SIGHUP)
+            try await tmux.waitFor("the shell after SIG\(signal)") { $0.contains("exit=0\nshell$") }
+            try await Self.expectSaneTerminal(tmux)
+        }
+        tmux.stop()
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+}
