@@ -39,7 +39,7 @@ extension GMSChatSession {
     /// there was none).
     package mutating func disconnect(_ id: UInt64, now: UnixTime) -> [Action] {
         self.disconnecting.append(id)
-        let ext: [String: JSONValue] = ["transcriptPosition": .string(String(self.ledger.shown))]
+        let ext: [String: JSONValue] = ["transcriptPosition": .string(String(self.transcript.shown))]
         return self.bayeux(now: now) { $0.disconnect(ext: ext, now: now.elapsed) }
     }
 

@@ -7,20 +7,21 @@ extension GMSChatSession {
     /// Takes rows in any order, hands on the new ones in position order, and persists the new high-water mark.
     mutating func accept(_ rows: [GMSTranscriptEvent], now: UnixTime) -> [Action] {
         guard !rows.isEmpty, let threadID = self.threadID else { return [] }
-        let outcome = self.ledger.accept(rows)
+        let accepted = self.transcript.accept(rows)
         var actions: [Action] = []
-        if outcome.duplicates > 0 { actions.append(.log(.debug, "\(self.prefix): dropped \(outcome.duplicates) transcript rows already shown")) }
-        actions += self.release(outcome.released, threadID: threadID, now: now)
-        if let gap = self.ledger.gap {
-            // CometD does not order deliveries: give the missing rows a moment before asking again.
-            if self.replayAskedFor != gap { actions.append(.setTimer(.gap, after: .seconds(1))) }
-        } else {
-            self.replayAskedFor = nil
-            actions.append(.cancelTimer(.gap))
+        if accepted.duplicates > 0 { actions.append(.log(.debug, "\(self.prefix): dropped \(accepted.duplicates) transcript rows already shown")) }
+        actions += self.release(accepted.released, threadID: threadID, now: now)
+        switch accepted.gap {
+        case .closed: actions.append(.cancelTimer(.gap))
+        // CometD does not order deliveries: give the missing rows a moment before asking again.
+        case .waiting: actions.append(.setTimer(.gap, after: .seconds(1)))
+        case .replaying: break
         }
         return actions
     }
 
+    /// Hands on `rows`, which the transcript released, and persists the position shown, which rose to
+    /// the last of them.
     mutating func release(_ rows: [GMSTranscriptEvent], threadID: String, now: UnixTime) -> [Action] {
         guard !rows.isEmpty else { return [] }
         var actions: [Action] = []
@@ -40,32 +41,28 @@ extension GMSChatSession {
             }
             actions.append(.emit(.messageReceived(message)))
         }
-        if self.ledger.shown > self.storedPosition {
-            self.storedPosition = self.ledger.shown
-            actions.append(Self.store(String(self.ledger.shown), key: StoreKey.position))
-        }
-        return actions
+        return actions + [Self.store(String(self.transcript.shown), key: StoreKey.position)]
     }
 
     /// The rows behind a gap waited: ask for a replay, or, when it was asked for already, go on after it.
     mutating func gapTimerFired(now: UnixTime) -> [Action] {
-        guard let gap = self.ledger.gap, let threadID = self.threadID else { return [] }
-        if self.replayAskedFor == gap {
-            let skipped = self.ledger.skipGap()
-            self.replayAskedFor = nil
+        guard let threadID = self.threadID else { return [] }
+        switch self.transcript.gapWaited() {
+        case .askForReplay?:
+            return [.setTimer(.gap, after: self.settings.networkDelay)] + self.requestNotifications()
+        case .skipped(let gap, let skipped)?:
             let warning = Action.log(.warning, "\(self.prefix): transcript rows from position \(gap) never came, even replayed; going on after them")
             return [warning] + self.release(skipped, threadID: threadID, now: now)
+        case nil:
+            return []
         }
-        self.replayAskedFor = gap
-        return [.setTimer(.gap, after: self.settings.networkDelay)] + self.requestNotifications()
     }
 
     /// Asks GMS for every transcript event after the position shown.
     mutating func requestNotifications() -> [Action] {
         guard let keys = self.keys, keys.secureKey != nil else { return [] }
-        self.notificationsRequest = .inFlight
-        self.replayOnConnect = false
-        return [.work(.requestNotifications(keys, after: self.ledger.shown))]
+        self.transcript.catchUp.asked()
+        return [.work(.requestNotifications(keys, after: self.transcript.shown))]
     }
 
     // MARK: The chat's life
@@ -78,10 +75,8 @@ extension GMSChatSession {
         self.lastError = nil
         self.keys = keys
         self.threadID = threadID
-        self.ledger = TranscriptLedger()
-        self.storedPosition = 0
+        self.transcript.restart()
         self.contactRecorded = false
-        self.replayAskedFor = nil
         return GMSChatKeys.writes(keys).map(Action.write) + [
             Self.store(threadID, key: StoreKey.thread), Self.store("0", key: StoreKey.position),
             Self.store(Phase.active.rawValue, key: StoreKey.phase),

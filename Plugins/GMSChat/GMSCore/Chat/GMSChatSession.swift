@@ -2,16 +2,14 @@ package import AttendantPluginAPI
 package import AttendantPluginKit
 
 /// A GMS customer chat on top of its CometD session, as one pure value that the kit's ``SessionDriver``
-/// drives: the chat's phase and keys, its transcript (a ``TranscriptLedger``: each row shown once, in
-/// position order, the highest position shown persisted whenever it rises), when to ask GMS for the
-/// chat's events again, and the callers waiting for the session's first connect or for the chat to start.
+/// drives: the chat's phase and keys, its transcript (a ``GMSTranscript``: each row shown once, in
+/// position order, the highest position shown persisted whenever it rises, and when to ask GMS for the
+/// chat's events again), and the callers waiting for the session's first connect or for the chat to start.
 /// It holds the CometD session itself, as a component (``BayeuxTransport``, with the Bayeux client's
 /// machine): its POSTs are the session's work, its WebSocket the driver's link, its timers the session's.
 ///
-/// The transcript's gaps: CometD does not order deliveries, so rows behind a missing position wait a
-/// second for it, then the chat's events after the position shown are asked for, and if the gap is still
-/// open a network delay later it is skipped. A session interrupted (events pushed to a dead connection may
-/// be lost) or a new one (a chat is not bound to a new client id by itself) asks for them too.
+/// The chat's events after the position shown are asked for when rows wait behind a gap, when the session
+/// was interrupted, and when it is a new one (a chat is not bound to a new client id by itself).
 package struct GMSChatSession: ChannelSession {
     package typealias Action = SessionAction<Timer, Work>
 
@@ -114,12 +112,6 @@ package struct GMSChatSession: ChannelSession {
         }
     }
 
-    enum RequestState: Sendable {
-        case none
-        case inFlight
-        case failed
-    }
-
     enum Waiting: Sendable {
         case connect(Duration)
         case start(Duration)
@@ -133,17 +125,7 @@ package struct GMSChatSession: ChannelSession {
     package internal(set) var keys: GMSChatKeys?
     /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
     package internal(set) var threadID: String?
-    package internal(set) var ledger: TranscriptLedger
-    var storedPosition: Int
-    /// The gap a replay was asked for; if it is still open when the replay's time is up, it is skipped.
-    var replayAskedFor: Int?
-    /// The last request for the chat's events after the stored position; one that failed is made again
-    /// when the session connects again.
-    var notificationsRequest = RequestState.none
-    /// The session was interrupted since the last request: events pushed to a connection that died may
-    /// be lost (CometD has no delivery guarantee without its ack extension), so the chat's events after
-    /// the stored position are asked for again once a connect succeeds.
-    var replayOnConnect = false
+    package internal(set) var transcript: GMSTranscript
     package var listening = false
     package var background = false
     package internal(set) var connected = false
@@ -170,8 +152,7 @@ package struct GMSChatSession: ChannelSession {
     package init(settings: Settings, transport: BayeuxTransport.Configuration, stored: Stored = Stored()) {
         self.settings = settings
         self.bayeux = BayeuxTransport(configuration: transport)
-        self.ledger = TranscriptLedger(shown: stored.position)
-        self.storedPosition = stored.position
+        self.transcript = GMSTranscript(shown: stored.position)
         let resumable = stored.phase == .active && stored.keys.secureKey != nil && (settings.apiVersion == 2 || stored.keys.serviceID != nil)
         if resumable {
             self.phase = .active
@@ -182,6 +163,9 @@ package struct GMSChatSession: ChannelSession {
     }
 
     var server: String { self.settings.serverDescription }
+
+    /// The rows shown.
+    package var ledger: TranscriptLedger { self.transcript.ledger }
 
     // MARK: The CometD session
 
@@ -207,9 +191,7 @@ package struct GMSChatSession: ChannelSession {
             self.v1Creating = true
             actions.append(.work(.createV1Interaction(serviceID: serviceID)))
         }
-        if self.phase == .active, self.notificationsRequest == .failed || (self.replayOnConnect && self.notificationsRequest == .none) {
-            actions += self.requestNotifications()
-        }
+        if self.phase == .active, self.transcript.catchUp == .owed { actions += self.requestNotifications() }
         return actions
     }
 
@@ -219,10 +201,10 @@ package struct GMSChatSession: ChannelSession {
     /// again once a connect succeeds.
     package mutating func interrupted(_ failure: String) -> [Action] {
         self.connected = false
-        self.replayOnConnect = true
+        self.transcript.catchUp.interrupted()
         self.lastError = failure
         var actions: [Action] = [.log(.notice, "\(self.prefix): the connection to \(self.server) was interrupted: \(failure); reconnecting")]
-        if self.phase == .active, self.notificationsRequest != .inFlight { actions += self.requestNotifications() }
+        if self.phase == .active, !self.transcript.catchUp.isAsking { actions += self.requestNotifications() }
         return actions
     }
 
@@ -351,7 +333,7 @@ package struct GMSChatSession: ChannelSession {
 
     /// The request for the chat's events went out (or failed, and is made again once connected).
     package mutating func notificationsAsked(succeeded: Bool) -> [Action] {
-        if self.notificationsRequest == .inFlight { self.notificationsRequest = succeeded ? .none : .failed }
+        self.transcript.catchUp.answered(succeeded: succeeded)
         return []
     }
 
