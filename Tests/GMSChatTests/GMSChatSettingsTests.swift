@@ -40,6 +40,23 @@ import Testing
         #expect(self.problem(["url": .string("https://g/genesys"), "network-delay": .string("100ms")]) == "network-delay: must be at least 0.5 s")
     }
 
+    @Test func userDataIsATableOfValuesForChatAPIv2() {
+        let url: [String: SettingValue] = ["url": .string("https://g/genesys")]
+        #expect(
+            self.problem(url.merging(["user-data": .table(["Segment": .string("gold"), "TimeZone": .integer(-480), "VIP": .bool(true)])]) { $1 })
+                == nil
+        )
+        #expect(
+            self.problem(url.merging(["user-data": .table(["Nested": .table(["a": .string("b")])])]) { $1 })?
+                .hasSuffix("Nested: expected a string, a number or a boolean") == true
+        )
+        #expect(
+            self.problem(url.merging(["api-version": .integer(1), "user-data": .table(["Segment": .string("gold")])]) { $1 })
+                == "user-data: is sent with chat API v2's requestChat; with api-version = 1 it would reach nobody"
+        )
+        #expect(self.problem(url.merging(["user-data": .string("gold")]) { $1 })?.hasPrefix("user-data: expected a table") == true)
+    }
+
     /// Without a chat, operations say how to start one.
     @Test func operationsWithoutAChatSayHowToStartOne() async throws {
         let channel = try GMSChatPlugin.factory.makeChannel(

@@ -18,6 +18,7 @@ import Testing
             "transport": .string("websocket"),
             "first-name": .string("Grace"),
             "last-name": .string("Hopper"),
+            "user-data": .table(["Segment": .string("gold"), "TimeZone": .integer(-480)]),
         ])
         let channel = try GMSChatPlugin.factory.makeChannel(settings: settings, host: host)
         let running = Task { await channel.run() }
@@ -66,6 +67,10 @@ import Testing
         let data = try #require(requested?["data"] as? [String: Any])
         #expect(data["operation"] as? String == "requestChat")
         #expect(data["firstName"] as? String == "Grace" && data["lastName"] as? String == "Hopper")
+        #expect(
+            data["userData"] as? [String: String] == ["Segment": "gold", "TimeZone": "-480"],
+            "what routing reads, from [channel.gms-chat.user-data]"
+        )
 
         server.push(
             Self.service,

@@ -21,6 +21,18 @@ import Testing
         #expect(GMSCustomer(firstName: "Alice", lastName: "Liddell").displayName == "Alice Liddell")
     }
 
+    @Test func requestChatCarriesTheUserDataRoutingReads() {
+        let data = GMSChatV2Operation.requestChat(GMSCustomer(nickname: "Al", userData: ["Segment": "gold", "TimeZone": "-480"]))
+        guard case .object(let fields) = data else {
+            Issue.record("requestChat is not an object: \(data)")
+            return
+        }
+        #expect(fields["userData"] == .object(["Segment": .string("gold"), "TimeZone": .string("-480")]))
+        // None configured: no userData at all.
+        guard case .object(let plain) = GMSChatV2Operation.requestChat(GMSCustomer(nickname: "Al")) else { return }
+        #expect(plain["userData"] == nil)
+    }
+
     @Test func aV2OperationCarriesTheChatsKeysAndNeedsASecureKey() {
         let keys = GMSChatKeys(secureKey: "s3", chatID: "c1", userID: "u7", alias: "117")
         let send = GMSChatV2Operation.operation("sendMessage", keys: keys, fields: ["message": "Hi"])

@@ -20,6 +20,7 @@ struct GMSChatConfiguration: Sendable {
     var lastName: String?
     var email: String?
     var subject: String?
+    var userData: [String: String] = [:]
     /// v1: the `gms_user` header on every request, CometD's included.
     var gmsUser: String
     /// `listen()` starts a chat when there is none; off, `attendantctl chat connect` (or the first
@@ -67,6 +68,22 @@ struct GMSChatConfiguration: Sendable {
         }
         self.email = try settings.string("email")
         self.subject = try settings.string("subject")
+        // [channel.gms-chat.user-data]: requestChat's userData, each value a string (numbers and booleans
+        // are written as TOML writes them). Only chat API v2's requestChat carries it.
+        if let table = try settings.table("user-data") {
+            for key in table.unknownKeys {
+                guard let value = try? table.string(key) ?? nil else {
+                    let number = (try? table.integer(key)).flatMap { $0.map(String.init) } ?? (try? table.bool(key)).flatMap { $0.map(String.init) }
+                    guard let number else { throw table.error(key, "expected a string, a number or a boolean") }
+                    self.userData[key] = number
+                    continue
+                }
+                self.userData[key] = value
+            }
+            if version == 1, !self.userData.isEmpty {
+                throw settings.error("user-data", "is sent with chat API v2's requestChat; with api-version = 1 it would reach nobody")
+            }
+        }
         self.gmsUser = try settings.string("gms-user") ?? channelName
         guard !self.gmsUser.isEmpty else { throw settings.error("gms-user", "must not be empty") }
         self.autoStart = try settings.bool("auto-start") ?? false
@@ -86,6 +103,13 @@ struct GMSChatConfiguration: Sendable {
     /// Who the customer is to GMS (its display name: the nickname, else first and last name, else
     /// "Customer").
     var customer: GMSCustomer {
-        GMSCustomer(nickname: self.nickname, firstName: self.firstName, lastName: self.lastName, email: self.email, subject: self.subject)
+        GMSCustomer(
+            nickname: self.nickname,
+            firstName: self.firstName,
+            lastName: self.lastName,
+            email: self.email,
+            subject: self.subject,
+            userData: self.userData
+        )
     }
 }

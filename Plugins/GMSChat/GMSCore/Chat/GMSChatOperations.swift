@@ -7,13 +7,24 @@ package struct GMSCustomer: Sendable, Hashable {
     package var lastName: String?
     package var email: String?
     package var subject: String?
+    /// `requestChat`'s `userData`: key-value pairs the contact centre's routing and the agent's desktop
+    /// read (gms-cometd.md §2), sent as strings.
+    package var userData: [String: String]
 
-    package init(nickname: String? = nil, firstName: String? = nil, lastName: String? = nil, email: String? = nil, subject: String? = nil) {
+    package init(
+        nickname: String? = nil,
+        firstName: String? = nil,
+        lastName: String? = nil,
+        email: String? = nil,
+        subject: String? = nil,
+        userData: [String: String] = [:]
+    ) {
         self.nickname = nickname
         self.firstName = firstName
         self.lastName = lastName
         self.email = email
         self.subject = subject
+        self.userData = userData
     }
 
     /// The name GMS shows the agent: the nickname, else first and last name, else "Customer".
@@ -40,6 +51,7 @@ package enum GMSChatV2Operation {
         }
         if let subject = customer.subject { data["subject"] = .string(subject) }
         if let email = customer.email { data["emailAddress"] = .string(email) }
+        if !customer.userData.isEmpty { data["userData"] = .object(customer.userData.mapValues(JSONValue.string)) }
         return .object(data)
     }
 
