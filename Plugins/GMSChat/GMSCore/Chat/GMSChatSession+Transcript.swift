@@ -101,16 +101,17 @@ extension GMSChatSession {
 
     /// The callers waiting for a start hear `error`.
     mutating func failStart(_ error: ChannelError) -> [Action] {
-        self.reply(to: { !$0.isConnect }, .failure(error))
+        self.replyToStart(.failure(error))
     }
 
-    /// The waiting callers `which` selects hear `outcome`.
-    mutating func reply(to which: (Waiting) -> Bool, _ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
-        var actions: [Action] = []
-        for (id, waiting) in self.waiting.sorted(by: { $0.key < $1.key }) where which(waiting) {
-            self.waiting[id] = nil
-            actions += [.cancelTimer(.request(id)), .replied(id, outcome)]
-        }
-        return actions
+    /// The callers waiting for the chat to start hear `outcome`.
+    mutating func replyToStart(_ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
+        defer { self.waitingForStart = [:] }
+        return self.reply(to: self.waitingForStart.keys.sorted(), outcome)
+    }
+
+    /// The waiting callers `ids`, whose deadlines end, hear `outcome`.
+    func reply(to ids: [UInt64], _ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
+        ids.flatMap { id -> [Action] in [.cancelTimer(.request(id)), .replied(id, outcome)] }
     }
 }

@@ -112,15 +112,6 @@ package struct GMSChatSession: ChannelSession {
         }
     }
 
-    enum Waiting: Sendable {
-        case connect(Duration)
-        case start(Duration)
-
-        var isConnect: Bool {
-            if case .connect = self { true } else { false }
-        }
-    }
-
     package internal(set) var phase = Phase.none
     package internal(set) var keys: GMSChatKeys?
     /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
@@ -128,14 +119,16 @@ package struct GMSChatSession: ChannelSession {
     package internal(set) var transcript: GMSTranscript
     package var listening = false
     package var background = false
-    package internal(set) var connected = false
+    /// Whether the CometD session's latest connect succeeded, with the callers of `listen()` waiting for one.
+    package internal(set) var connection = GMSChatConnection.connecting(waiting: [:])
     var contactRecorded = false
     /// v1: the chat interaction is being created (after the first connect, as GMS's clients do).
     var v1Creating = false
     package internal(set) var lastError: String?
     package internal(set) var eventsRejected = 0
     package internal(set) var eventsIgnored = 0
-    var waiting: [UInt64: Waiting] = [:]
+    /// Callers waiting for the chat to start, by request id, each with its timeout.
+    var waitingForStart: [UInt64: Duration] = [:]
     /// The CometD session.
     package internal(set) var bayeux: BayeuxTransport
     /// Callers waiting for a publish's answer, by the publish's id, with what a failure calls it.
@@ -183,10 +176,10 @@ package struct GMSChatSession: ChannelSession {
 
     /// A connect succeeded (over `connectionType`).
     package mutating func connected(over connectionType: String) -> [Action] {
-        self.connected = true
+        let waiting = self.connection.connect()
         self.lastError = nil
         var actions: [Action] = [.log(.info, "\(self.prefix): connected to \(self.server) over \(connectionType)")]
-        actions += self.reply(to: { $0.isConnect }, .success(.done))
+        actions += self.reply(to: waiting, .success(.done))
         if self.settings.apiVersion == 1, self.phase == .starting, let serviceID = self.keys?.serviceID, !self.v1Creating {
             self.v1Creating = true
             actions.append(.work(.createV1Interaction(serviceID: serviceID)))
@@ -200,7 +193,7 @@ package struct GMSChatSession: ChannelSession {
     /// while a new connect may be held by the server for its whole timeout. If it fails too, it is made
     /// again once a connect succeeds.
     package mutating func interrupted(_ failure: String) -> [Action] {
-        self.connected = false
+        self.connection.interrupt()
         self.transcript.catchUp.interrupted()
         self.lastError = failure
         var actions: [Action] = [.log(.notice, "\(self.prefix): the connection to \(self.server) was interrupted: \(failure); reconnecting")]
@@ -215,11 +208,11 @@ package struct GMSChatSession: ChannelSession {
     /// The session ended: disconnected (nil), or stopped by the server. A listening channel that did not
     /// ask for it has stopped listening.
     package mutating func stopped(_ failure: String?) -> [Action] {
-        self.connected = false
+        let waiting = self.connection.stop()
         let report = failure != nil && self.listening && !self.background
         if report { self.listening = false }
         let error = ChannelError(.transient, "\(self.prefix): \(self.server) ended the session: \(failure ?? "disconnected")")
-        return self.reply(to: { $0.isConnect }, .failure(error)) + (report ? [.emit(.stoppedListening(error))] : [])
+        return self.reply(to: waiting, .failure(error)) + (report ? [.emit(.stoppedListening(error))] : [])
     }
 
     // MARK: Deliveries
@@ -249,7 +242,7 @@ package struct GMSChatSession: ChannelSession {
         var actions: [Action] = []
         if self.phase == .starting, let secureKey = reply.secureKey {
             actions += self.begin(GMSChatKeys(secureKey: secureKey, chatID: reply.chatID, userID: reply.userID, alias: reply.alias))
-            actions += self.reply(to: { !$0.isConnect }, .success(.done))
+            actions += self.replyToStart(.success(.done))
         } else if let key = reply.secureKey, let ours = self.keys?.secureKey, key != ours {
             return [.log(.debug, "\(self.prefix): ignored an event of another chat")]
         } else if let keys = self.keys {
@@ -283,8 +276,7 @@ package struct GMSChatSession: ChannelSession {
 
     /// A `listen()` waiting as request `id` for the first successful connect, for at most `timeout`.
     package mutating func awaitConnect(_ id: UInt64, timeout: Duration) -> [Action] {
-        if self.connected { return [.replied(id, .success(.done))] }
-        self.waiting[id] = .connect(timeout)
+        guard self.connection.wait(id, timeout: timeout) else { return [.replied(id, .success(.done))] }
         return [.setTimer(.request(id), after: timeout)]
     }
 
@@ -298,14 +290,14 @@ package struct GMSChatSession: ChannelSession {
         case .starting:
             break
         case .none, .ended:
-            guard self.connected || self.listening else {
+            guard self.connection.isConnected || self.listening else {
                 throw ChannelError(.illegalState, "\(self.prefix): not connected to \(self.server) yet")
             }
             self.phase = .starting
             self.v1Creating = false
             actions.append(.work(.requestChat))
         }
-        self.waiting[id] = .start(timeout)
+        self.waitingForStart[id] = timeout
         return actions + [.setTimer(.request(id), after: timeout)]
     }
 
@@ -320,7 +312,7 @@ package struct GMSChatSession: ChannelSession {
     package mutating func v1ServiceMade(_ serviceID: String) -> [Action] {
         guard self.phase == .starting else { return [] }
         self.keys = GMSChatKeys(serviceID: serviceID)
-        guard self.connected, !self.v1Creating else { return [] }
+        guard self.connection.isConnected, !self.v1Creating else { return [] }
         self.v1Creating = true
         return [.work(.createV1Interaction(serviceID: serviceID))]
     }
@@ -328,7 +320,7 @@ package struct GMSChatSession: ChannelSession {
     /// v1: the chat interaction was created, with its keys and first rows.
     package mutating func v1Created(_ keys: GMSChatKeys, _ event: GMSChatV1Event, now: UnixTime) -> [Action] {
         guard self.phase == .starting else { return [] }
-        return self.begin(keys) + self.accept(event.rows, now: now) + self.reply(to: { !$0.isConnect }, .success(.done))
+        return self.begin(keys) + self.accept(event.rows, now: now) + self.replyToStart(.success(.done))
     }
 
     /// The request for the chat's events went out (or failed, and is made again once connected).
@@ -338,7 +330,8 @@ package struct GMSChatSession: ChannelSession {
     }
 
     package mutating func forgetRequest(_ id: UInt64) {
-        self.waiting[id] = nil
+        self.connection.forget(id)
+        self.waitingForStart[id] = nil
         self.publishes = self.publishes.filter { $0.value.request != id }
         self.disconnecting.removeAll { $0 == id }
     }
@@ -350,17 +343,14 @@ package struct GMSChatSession: ChannelSession {
         case .bayeux(let id):
             return self.bayeux(now: now) { $0.timerFired(id, now: now.elapsed) }
         case .request(let id):
-            switch self.waiting.removeValue(forKey: id) {
-            case .connect(let timeout)?:
+            if let timeout = self.connection.timeOut(id) {
                 return [.replied(id, .failure(ChannelError(.transient, "\(self.prefix): no connect to \(self.server) succeeded within \(timeout)")))]
-            case .start(let timeout)?:
-                // A start that does not come fails every caller waiting for it.
-                if self.phase == .starting { self.phase = .none }
-                let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not start the chat within \(timeout)")
-                return [.replied(id, .failure(error))] + self.failStart(error)
-            case nil:
-                return []
             }
+            guard let timeout = self.waitingForStart.removeValue(forKey: id) else { return [] }
+            // A start that does not come fails every caller waiting for it.
+            if self.phase == .starting { self.phase = .none }
+            let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not start the chat within \(timeout)")
+            return [.replied(id, .failure(error))] + self.failStart(error)
         }
     }
 
@@ -381,8 +371,8 @@ package struct GMSChatSession: ChannelSession {
         var fields: [String: String] = [
             "chat": self.phase.rawValue,
             "state": self.phase == .active
-                ? ChatState.ready.rawValue : (self.connected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
-            "connected": self.connected ? "yes" : "no",
+                ? ChatState.ready.rawValue : (self.connection.isConnected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
+            "connected": self.connection.isConnected ? "yes" : "no",
             "background": self.background ? "yes" : "no",
             "transcript-position": String(self.ledger.shown),
             "events-rejected": String(self.eventsRejected),
