@@ -22,7 +22,8 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `contact-kind`: `call`, `chat` or `action` (default `call`); with `chat` the channel also answers
 ///   the chat requests from an in-memory chat (see ``LoopbackChat``);
 /// - `echo-agent`: with `contact-kind = "chat"`, a scripted agent answers every message sent, a second
-///   later on the host's clock, with "Echo: " and the text (default false);
+///   later on the host's clock, with "Echo: " and the text, and `menu`, `file` and `idle` with quick
+///   replies, a file and the inactivity prompt (see ``LoopbackAgent``; default false);
 /// - `listen-failures`: the first this many attempts to listen fail (default 0), with the error class
 ///   `listen-failure`: `transient`, `authentication` or `configuration` (default `transient`), to show
 ///   the daemon's recovery, sign-in and health reporting without a real server;
@@ -33,7 +34,9 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// a contact now; `drop` (argument `reason`) reports that the channel stopped listening; `report`
 /// returns what the host told the channel. With `contact-kind = "chat"`: `prepare`, `connect`,
 /// `view-page`, `list-threads`, `create-thread` (custom field `name` names the thread), `open-thread`,
-/// `send-message` and `end-conversation`, in the order a chat allows (`.illegalState` otherwise).
+/// `send-message`, `end-conversation`, `choose`, `mark-read`, `load-older-messages`,
+/// `download-attachment`, `send-file`, `idle` (argument `thread`: the inactivity prompt now) and
+/// `chat-status`, in the order a chat allows (`.illegalState` otherwise).
 public final class LoopbackPluginFactory: ChannelPluginFactory {
     public let name = "loopback"
     public let kind = ChannelKind.voice

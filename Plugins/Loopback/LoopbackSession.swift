@@ -12,8 +12,9 @@ package import AttendantPluginKit
 /// - Listening: ``listen(_:nextContact:)`` fails on purpose for the first `listen-failures` attempts;
 ///   then the session listens, and with `contact-interval` the ``Timer/tick`` rings a contact each time.
 /// - Contacts ring until `accept`, `decline` or their ``Timer/ringTimeout(contactID:)`` (missed).
-/// - Chat requests go to ``LoopbackChat``; with `echo-agent`, each message sent arms an
-///   ``Timer/echo(messageID:)``, whose firing is the scripted agent's answer.
+/// - Chat requests go to ``LoopbackChat``; with `echo-agent`, each message sent (a choice and a file
+///   too) arms an ``Timer/echo(messageID:)``, whose firing is the scripted agent's answer
+///   (``LoopbackAgent``).
 /// - ``stop()`` cancels every timer, so nothing rings or answers after a stop; with `stop-delay` it leaves
 ///   the worker ``Work/linger(_:)`` for that long.
 package struct LoopbackSession: ChannelSession {
