@@ -198,7 +198,7 @@ import Testing
         #expect(session.stopped("again").isEmpty, "once")
 
         var background = try Self.active()
-        background.background = true
+        _ = background.enterBackground()
         #expect(background.stopped("402::Unknown client").isEmpty)
 
         // A caller waiting for the first connect hears why it will not come.

@@ -22,16 +22,14 @@ extension GMSChatChannel {
 
     /// Says goodbye with the transcript position, as in the background: the chat stays for the next start.
     func stopListening() async {
-        _ = self.driver.withSession { $0.listening = false }
+        _ = self.driver.withSession { $0.stopListening() }
         await self.disconnect()
         await self.driver.stop(failing: ChannelError(.transient, "\(self.prefix): the channel is stopping")) { _ in [] }
     }
 
     /// The Bayeux client reconnects by itself; the keep-alive reports a session the server stopped.
     func keepAlive() async throws {
-        let (background, listening) = self.driver.withSession { ($0.background, $0.listening) } ?? (false, false)
-        guard !background else { return }
-        guard listening else {
+        guard self.driver.withSession({ $0.presence.sessionIsOver }) == false else {
             throw ChannelError(.transient, "\(self.prefix): the session with \(self.serverDescription) is over")
         }
     }
@@ -41,11 +39,7 @@ extension GMSChatChannel {
     /// GMS for everything after that position.
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
         if applicationState == .background {
-            let wasListening = self.driver.withSession { session -> Bool in
-                session.background = true
-                return session.listening
-            }
-            guard wasListening == true else { return }
+            guard self.driver.withSession({ $0.enterBackground() }) == true else { return }
             let position = self.driver.withSession { $0.ledger.shown } ?? 0
             self.host.logger.info(
                 "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(position)"
@@ -54,11 +48,7 @@ extension GMSChatChannel {
             await self.driver.drain()
             return
         }
-        let resume = self.driver.withSession { session -> Bool in
-            defer { session.background = false }
-            return session.background && session.listening
-        }
-        guard resume == true else { return }
+        guard self.driver.withSession({ $0.enterForeground() }) == true else { return }
         self.host.logger.info("\(self.prefix): back in the foreground: a new session with \(self.serverDescription)")
         let now = self.host.now()
         self.driver.step { $0.startSession(now: now) }

@@ -9,7 +9,7 @@ extension GMSChatSession {
     /// `listen()`: the chat's channel subscribed (v2 its service's, v1 `/_genesys`), a CometD session
     /// started unless one runs, and request `id` waiting for its first connect, for at most `timeout`.
     package mutating func listen(_ id: UInt64, timeout: Duration, now: UnixTime) -> [Action] {
-        self.background = false
+        _ = self.presence.enterForeground()
         let channel = self.settings.apiVersion == 1 ? GMSChatInbound.genesysChannel : GMSChatInbound.serviceChannel(self.settings.service)
         let actions = self.bayeux(now: now) { $0.subscribe(channel) + $0.start(now: now.elapsed) }
         return actions + self.awaitConnect(id, timeout: timeout)

@@ -117,8 +117,8 @@ package struct GMSChatSession: ChannelSession {
     /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
     package internal(set) var threadID: String?
     package internal(set) var transcript: GMSTranscript
-    package var listening = false
-    package var background = false
+    /// Whether the channel listens, in the foreground or the background.
+    package internal(set) var presence = GMSChatPresence.idle
     /// Whether the CometD session's latest connect succeeded, with the callers of `listen()` waiting for one.
     package internal(set) var connection = GMSChatConnection.connecting(waiting: [:])
     var contactRecorded = false
@@ -164,9 +164,28 @@ package struct GMSChatSession: ChannelSession {
 
     /// `listen()` connected: the channel listens, and earlier errors are over.
     package mutating func listened() {
-        self.listening = true
+        self.presence.listened()
         self.lastError = nil
     }
+
+    /// The host stops the channel (which then says goodbye).
+    package mutating func stopListening() {
+        self.presence.stopListening()
+    }
+
+    /// The host went to the background: true if the channel listens, and so says goodbye.
+    package mutating func enterBackground() -> Bool {
+        self.presence.enterBackground()
+    }
+
+    /// The host is back in the foreground: true if the channel listened in the background, and so starts
+    /// a new session (``startSession(now:)``).
+    package mutating func enterForeground() -> Bool {
+        self.presence.enterForeground()
+    }
+
+    /// Whether the channel listens.
+    package var listening: Bool { self.presence.isListening }
 
     /// A new session: ask for everything after the stored position.
     package mutating func handshook() -> [Action] {
@@ -209,8 +228,7 @@ package struct GMSChatSession: ChannelSession {
     /// ask for it has stopped listening.
     package mutating func stopped(_ failure: String?) -> [Action] {
         let waiting = self.connection.stop()
-        let report = failure != nil && self.listening && !self.background
-        if report { self.listening = false }
+        let report = failure != nil && self.presence.serverEnded()
         let error = ChannelError(.transient, "\(self.prefix): \(self.server) ended the session: \(failure ?? "disconnected")")
         return self.reply(to: waiting, .failure(error)) + (report ? [.emit(.stoppedListening(error))] : [])
     }
@@ -373,7 +391,7 @@ package struct GMSChatSession: ChannelSession {
             "state": self.phase == .active
                 ? ChatState.ready.rawValue : (self.connection.isConnected ? ChatState.connected.rawValue : ChatState.connecting.rawValue),
             "connected": self.connection.isConnected ? "yes" : "no",
-            "background": self.background ? "yes" : "no",
+            "background": self.presence.isInBackground ? "yes" : "no",
             "transcript-position": String(self.ledger.shown),
             "events-rejected": String(self.eventsRejected),
             "events-ignored": String(self.eventsIgnored),
