@@ -2,9 +2,12 @@ package import AttendantPluginAPI
 package import AttendantPluginKit
 
 /// A GMS customer chat on top of its CometD session, as one pure value that the kit's ``SessionDriver``
-/// drives: the chat's phase and keys, its transcript (a ``GMSTranscript``: each row shown once, in
-/// position order, the highest position shown persisted whenever it rises, and when to ask GMS for the
-/// chat's events again), and the callers waiting for the session's first connect or for the chat to start.
+/// drives, composed of smaller states named for what they hold: the chat (``GMSChat``: its start with
+/// the callers waiting for it, its keys, thread and contact), its transcript (``GMSTranscript``: each row
+/// shown once, in position order, the highest position shown persisted whenever it rises, and when to ask
+/// GMS for the chat's events again), whether the channel listens in the foreground or the background
+/// (``GMSChatPresence``), and whether the session is connected, with the callers of `listen()` waiting
+/// until it is (``GMSChatConnection``).
 /// It holds the CometD session itself, as a component (``BayeuxTransport``, with the Bayeux client's
 /// machine): its POSTs are the session's work, its WebSocket the driver's link, its timers the session's.
 ///
@@ -13,14 +16,7 @@ package import AttendantPluginKit
 package struct GMSChatSession: ChannelSession {
     package typealias Action = SessionAction<Timer, Work>
 
-    package enum Phase: String, Sendable {
-        /// No chat: one starts with `chat connect`, the first `chat send`, or `auto-start`.
-        case none
-        case starting
-        case active
-        /// GMS said the chat is over.
-        case ended
-    }
+    package typealias Phase = GMSChat.Phase
 
     package enum Timer: Hashable, Sendable {
         /// Rows wait behind a missing position: ask for a replay, then give the gap up.
@@ -112,23 +108,17 @@ package struct GMSChatSession: ChannelSession {
         }
     }
 
-    package internal(set) var phase = Phase.none
-    package internal(set) var keys: GMSChatKeys?
-    /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
-    package internal(set) var threadID: String?
+    /// The chat: none, starting (with the callers waiting), active (with its keys and thread), or ended.
+    package internal(set) var chat = GMSChat.none(lastThread: nil)
+    /// The rows shown, and what to ask GMS for again.
     package internal(set) var transcript: GMSTranscript
     /// Whether the channel listens, in the foreground or the background.
     package internal(set) var presence = GMSChatPresence.idle
     /// Whether the CometD session's latest connect succeeded, with the callers of `listen()` waiting for one.
     package internal(set) var connection = GMSChatConnection.connecting(waiting: [:])
-    var contactRecorded = false
-    /// v1: the chat interaction is being created (after the first connect, as GMS's clients do).
-    var v1Creating = false
     package internal(set) var lastError: String?
     package internal(set) var eventsRejected = 0
     package internal(set) var eventsIgnored = 0
-    /// Callers waiting for the chat to start, by request id, each with its timeout.
-    var waitingForStart: [UInt64: Duration] = [:]
     /// The CometD session.
     package internal(set) var bayeux: BayeuxTransport
     /// Callers waiting for a publish's answer, by the publish's id, with what a failure calls it.
@@ -140,20 +130,26 @@ package struct GMSChatSession: ChannelSession {
     package static let prefix = "gms-chat"
     var prefix: String { Self.prefix }
 
-    /// The session for what was stored: a chat kept with its keys (v2 needs the secure key, v1 its
-    /// service as well) resumes after the position shown. Its CometD session is reached as `transport` says.
+    /// The session for what was stored: a chat kept with its thread and keys (v2 needs the secure key, v1
+    /// its service as well) resumes after the position shown. Its CometD session is reached as `transport` says.
     package init(settings: Settings, transport: BayeuxTransport.Configuration, stored: Stored = Stored()) {
         self.settings = settings
         self.bayeux = BayeuxTransport(configuration: transport)
         self.transcript = GMSTranscript(shown: stored.position)
         let resumable = stored.phase == .active && stored.keys.secureKey != nil && (settings.apiVersion == 2 || stored.keys.serviceID != nil)
-        if resumable {
-            self.phase = .active
-            self.keys = stored.keys
-            self.threadID = stored.threadID
-            self.contactRecorded = true
+        if resumable, let thread = stored.threadID {
+            self.chat = .active(GMSChat.Active(keys: stored.keys, thread: thread, contact: .recorded))
         }
     }
+
+    /// The chat's phase.
+    package var phase: Phase { self.chat.phase }
+
+    /// The active chat's keys.
+    package var keys: GMSChatKeys? { self.chat.active?.keys }
+
+    /// The chat's id for the host (contacts, alerts, D-Bus): a local one, since GMS's are secrets.
+    package var threadID: String? { self.chat.thread }
 
     var server: String { self.settings.serverDescription }
 
@@ -189,7 +185,7 @@ package struct GMSChatSession: ChannelSession {
 
     /// A new session: ask for everything after the stored position.
     package mutating func handshook() -> [Action] {
-        guard self.phase == .active, self.keys != nil else { return [] }
+        guard self.phase == .active else { return [] }
         return self.requestNotifications()
     }
 
@@ -199,10 +195,7 @@ package struct GMSChatSession: ChannelSession {
         self.lastError = nil
         var actions: [Action] = [.log(.info, "\(self.prefix): connected to \(self.server) over \(connectionType)")]
         actions += self.reply(to: waiting, .success(.done))
-        if self.settings.apiVersion == 1, self.phase == .starting, let serviceID = self.keys?.serviceID, !self.v1Creating {
-            self.v1Creating = true
-            actions.append(.work(.createV1Interaction(serviceID: serviceID)))
-        }
+        if let serviceID = self.chat.connected() { actions.append(.work(.createV1Interaction(serviceID: serviceID))) }
         if self.phase == .active, self.transcript.catchUp == .owed { actions += self.requestNotifications() }
         return actions
     }
@@ -252,15 +245,14 @@ package struct GMSChatSession: ChannelSession {
             self.lastError = "GMS refused an operation: \(reason)"
             let refused = Action.log(.warning, "\(self.prefix): \(self.server) refused an operation: \(reason)")
             if self.phase == .starting {
-                self.phase = .none
-                return [refused] + self.failStart(ChannelError(.server, "\(self.prefix): \(self.server) did not start the chat: \(reason)"))
+                return [refused] + self.startFailed(ChannelError(.server, "\(self.prefix): \(self.server) did not start the chat: \(reason)"))
             }
             return [refused] + (reply.chatEnded ? self.end() : [])
         }
         var actions: [Action] = []
         if self.phase == .starting, let secureKey = reply.secureKey {
-            actions += self.begin(GMSChatKeys(secureKey: secureKey, chatID: reply.chatID, userID: reply.userID, alias: reply.alias))
-            actions += self.replyToStart(.success(.done))
+            let (began, waiting) = self.begin(GMSChatKeys(secureKey: secureKey, chatID: reply.chatID, userID: reply.userID, alias: reply.alias))
+            actions += began + self.reply(to: waiting, .success(.done))
         } else if let key = reply.secureKey, let ours = self.keys?.secureKey, key != ours {
             return [.log(.debug, "\(self.prefix): ignored an event of another chat")]
         } else if let keys = self.keys {
@@ -273,7 +265,7 @@ package struct GMSChatSession: ChannelSession {
                 serviceID: keys.serviceID
             )
             if updated != keys {
-                self.keys = updated
+                self.chat.modifyActive { $0.keys = updated }
                 actions += GMSChatKeys.writes(updated).map(Action.write)
             }
         }
@@ -298,47 +290,9 @@ package struct GMSChatSession: ChannelSession {
         return [.setTimer(.request(id), after: timeout)]
     }
 
-    /// Starts a chat unless one is active or starting, and has request `id` wait until GMS gave its keys,
-    /// for at most `timeout`.
-    package mutating func startChat(_ id: UInt64, timeout: Duration) throws(ChannelError) -> [Action] {
-        var actions: [Action] = []
-        switch self.phase {
-        case .active:
-            return [.replied(id, .success(.done))]
-        case .starting:
-            break
-        case .none, .ended:
-            guard self.connection.isConnected || self.listening else {
-                throw ChannelError(.illegalState, "\(self.prefix): not connected to \(self.server) yet")
-            }
-            self.phase = .starting
-            self.v1Creating = false
-            actions.append(.work(.requestChat))
-        }
-        self.waitingForStart[id] = timeout
-        return actions + [.setTimer(.request(id), after: timeout)]
-    }
-
-    /// Asking for the chat, or creating it (v1), failed: every caller waiting for it hears `error`.
-    package mutating func startFailed(_ error: ChannelError) -> [Action] {
-        if self.phase == .starting { self.phase = .none }
-        self.v1Creating = false
-        return self.failStart(error)
-    }
-
-    /// v1: `request-chat` made the chat's service; the interaction is created once connected.
-    package mutating func v1ServiceMade(_ serviceID: String) -> [Action] {
-        guard self.phase == .starting else { return [] }
-        self.keys = GMSChatKeys(serviceID: serviceID)
-        guard self.connection.isConnected, !self.v1Creating else { return [] }
-        self.v1Creating = true
-        return [.work(.createV1Interaction(serviceID: serviceID))]
-    }
-
-    /// v1: the chat interaction was created, with its keys and first rows.
-    package mutating func v1Created(_ keys: GMSChatKeys, _ event: GMSChatV1Event, now: UnixTime) -> [Action] {
-        guard self.phase == .starting else { return [] }
-        return self.begin(keys) + self.accept(event.rows, now: now) + self.replyToStart(.success(.done))
+    /// The waiting callers `ids`, whose deadlines end, hear `outcome`.
+    func reply(to ids: [UInt64], _ outcome: Result<ChannelReply, ChannelError>) -> [Action] {
+        ids.flatMap { id -> [Action] in [.cancelTimer(.request(id)), .replied(id, outcome)] }
     }
 
     /// The request for the chat's events went out (or failed, and is made again once connected).
@@ -349,7 +303,7 @@ package struct GMSChatSession: ChannelSession {
 
     package mutating func forgetRequest(_ id: UInt64) {
         self.connection.forget(id)
-        self.waitingForStart[id] = nil
+        self.chat.forget(id)
         self.publishes = self.publishes.filter { $0.value.request != id }
         self.disconnecting.removeAll { $0 == id }
     }
@@ -364,11 +318,10 @@ package struct GMSChatSession: ChannelSession {
             if let timeout = self.connection.timeOut(id) {
                 return [.replied(id, .failure(ChannelError(.transient, "\(self.prefix): no connect to \(self.server) succeeded within \(timeout)")))]
             }
-            guard let timeout = self.waitingForStart.removeValue(forKey: id) else { return [] }
+            guard let timeout = self.chat.timeOut(id) else { return [] }
             // A start that does not come fails every caller waiting for it.
-            if self.phase == .starting { self.phase = .none }
             let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not start the chat within \(timeout)")
-            return [.replied(id, .failure(error))] + self.failStart(error)
+            return [.replied(id, .failure(error))] + self.startFailed(error)
         }
     }
 
