@@ -81,6 +81,8 @@ extension CXoneChatChannel {
         case .listThreads: return .threads(self.driver.withSession { $0.machine.threads } ?? [])
         case .status: return .fields(self.statusFields())
         case .preChatForm: return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
+        case .choose(let choice):
+            return try await self.driver.request { session, id throws(ChannelError) in try session.choose(choice, id: id) }
         }
     }
 

@@ -14,9 +14,15 @@ extension CXoneChatChannel {
         case .download(let url, let large):
             self.driver.concurrently {
                 let body = await Self.outcome { () async throws(ChatError) in try await self.rest.download(url) }
-                let (input, ignored) = ChatWireInput.downloaded(url: url, body, large: large, limits: self.configuration.limits, now: self.host.now())
+                let (input, ignored, messages) = ChatWireInput.downloadedEvent(
+                    url: url,
+                    body,
+                    large: large,
+                    limits: self.configuration.limits,
+                    now: self.host.now()
+                )
                 if let ignored { self.host.logger.debug("\(self.prefix): ignored \(ignored)") }
-                return { $0.downloaded(url: url, input) }
+                return { $0.downloaded(url: url, input, messages: messages) }
             }
         }
     }

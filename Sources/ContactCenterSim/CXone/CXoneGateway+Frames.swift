@@ -103,6 +103,9 @@ extension CXoneGateway {
                 }
             }
             self.store(frame, message, on: connection)
+            if self.expiresSession(message), let thread = self.thread(message.threadId), !thread.contact.isClosed {
+                self.endContact(frame, threadId: thread.id, contactId: thread.contact.id, on: connection)
+            }
         case .sendOutbound(let message):
             // The welcome message: the client sends it, but it is the brand's, outbound like an agent's.
             self.store(frame, message, direction: .outbound, on: connection)

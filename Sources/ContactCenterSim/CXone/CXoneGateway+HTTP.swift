@@ -118,6 +118,17 @@ extension CXoneGateway {
             } catch {
                 return .error(404, "\(error)")
             }
+        case ("POST", "rich"):
+            // A rich message or the inactivity popup from the agent (CXoneGateway+Rich).
+            guard let thread = request.query["thread"], let kind = request.query["kind"] else {
+                return .error(400, "missing parameters: /control/cxone/rich?thread=ID&kind=\(Self.richKinds.joined(separator: "|"))")
+            }
+            do {
+                let message = try self.agentOffers(threadID: thread, kind: kind)
+                return .json(["ok": true, "message_id": message.id, "thread_id": message.threadId])
+            } catch {
+                return .error(404, "\(error)")
+            }
         case ("POST", "push"):
             // The body, as it is, as one text frame to every client socket (for bad-input tests).
             let count = self.pushRaw(request.body)
@@ -196,6 +207,9 @@ extension CXoneGateway {
                 "text": message.text ?? "",
             ]
             if let agent = message.agent?.displayName { object["agent"] = agent }
+            if message.contentType != "TEXT" { object["type"] = message.contentType }
+            if let postback = message.content["postback"]?.string { object["postback"] = postback }
+            if message.content["parameters"]?["isInactivityPopupAnswer"] == .bool(true) { object["inactivity_popup_answer"] = true }
             return object
         }
         return [

@@ -130,6 +130,13 @@ package final class CXoneGateway: Sendable {
     /// its `createdAt` (seconds since 1970; the real gateway's have whole seconds), else now.
     @discardableResult
     package func agentSays(threadID: String, text: String, at: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage {
+        try self.agentSends(threadID: threadID, content: CXoneGatewayMessage.textContent(text), at: at)
+    }
+
+    /// The agent writes `content` (a `messageContent`) with `attachments` in a thread, as ``agentSays(threadID:text:at:)``.
+    @discardableResult
+    func agentSends(threadID: String, content: GMSJSON, attachments: [GMSJSON] = [], at: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage
+    {
         let date = Date(timeIntervalSince1970: at ?? self.now())
         let result: (CXoneGatewayMessage, CXoneGatewayThread, [CXoneGatewayConnection])? = self.state.withLock { state in
             guard var thread = state.threads[SimCXoneID.key(threadID)] else { return nil }
@@ -139,8 +146,8 @@ package final class CXoneGateway: Sendable {
                 createdAt: date,
                 direction: .outbound,
                 agent: self.settings.agent,
-                content: CXoneGatewayMessage.textContent(text),
-                attachments: []
+                content: content,
+                attachments: attachments
             )
             thread.messages.append(message)
             state.threads[SimCXoneID.key(thread.id)] = thread

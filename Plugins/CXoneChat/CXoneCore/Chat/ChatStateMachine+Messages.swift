@@ -8,7 +8,9 @@ extension ChatStateMachine {
     /// (``Action/persistOutbox(_:)``) and leaves it when its MessageCreated arrives. While the connection
     /// is being restored, or while the desktop sleeps (``isAsleep``), the messages wait in the outbox and
     /// go out once the chat is ready again.
-    package mutating func sendMessage(threadID: String, text: String, at now: UnixTime) throws(ChatError) -> [Action] {
+    /// `answer`: the message answers a choice (``Command/sendAnswer(threadID:messageID:text:_:)``); as the SDK
+    /// sends it, it goes out like any message, after the welcome message of a new thread.
+    package mutating func sendMessage(threadID: String, text: String, answer: Answer? = nil, at now: UnixTime) throws(ChatError) -> [Action] {
         guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
@@ -25,7 +27,9 @@ extension ChatStateMachine {
             entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: welcome, isWelcome: true, writtenAt: now))
         }
         let fields = thread.state == .pending ? self.known.takeCustomFields(ofThread: thread.id) : [:]
-        entries.append(OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now))
+        entries.append(
+            OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now, answer: answer)
+        )
         var actions: [Action] = []
         for entry in entries {
             self.outgoing.add(entry)
@@ -51,6 +55,9 @@ extension ChatStateMachine {
         self.connection.modifyConnected { $0.sent.insert(entry.messageID) }
         if entry.isWelcome {
             return [.send(.sendOutbound(threadID: entry.threadID, messageID: entry.messageID, text: entry.text))]
+        }
+        if let answer = entry.answer {
+            return [.send(.sendAnswer(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, answer))]
         }
         return [.send(.sendMessage(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, customFields: entry.customFields))]
     }

@@ -156,6 +156,9 @@ extension ChatStateMachine {
         /// Contact custom fields (the pre-chat form's answers), sent with a new thread's first message.
         package var customFields: [String: String]
         package var writtenAt: UnixTime
+        /// The answer to a rich message or an inactivity popup this message is (its text is the chosen
+        /// button's); nil for a message the user wrote.
+        package var answer: Answer?
 
         package init(
             messageID: String,
@@ -163,7 +166,8 @@ extension ChatStateMachine {
             text: String,
             isWelcome: Bool = false,
             customFields: [String: String] = [:],
-            writtenAt: UnixTime
+            writtenAt: UnixTime,
+            answer: Answer? = nil
         ) {
             self.messageID = messageID
             self.threadID = threadID
@@ -171,6 +175,20 @@ extension ChatStateMachine {
             self.isWelcome = isWelcome
             self.customFields = customFields
             self.writtenAt = writtenAt
+            self.answer = answer
+        }
+    }
+
+    /// What makes a message an answer to a choice the agent side offered: the chosen button's postback
+    /// (`OutboundMessage(text:postback:)`), and for an inactivity popup the SDK's
+    /// `isInactivityPopupAnswer` parameter (`ProactiveActionService.trigger(_:)`).
+    package struct Answer: Sendable, Hashable {
+        package var postback: String
+        package var isInactivityPopupAnswer: Bool
+
+        package init(postback: String, isInactivityPopupAnswer: Bool = false) {
+            self.postback = postback
+            self.isInactivityPopupAnswer = isInactivityPopupAnswer
         }
     }
 
@@ -188,6 +206,8 @@ extension ChatStateMachine {
         case loadThreadMetadata(threadID: String)
         /// SendMessage; `customFields` go with a new thread's first message.
         case sendMessage(threadID: String, messageID: String, text: String, customFields: [String: String])
+        /// SendMessage answering a choice: the chosen button's text with its postback.
+        case sendAnswer(threadID: String, messageID: String, text: String, Answer)
         /// SendOutbound: the welcome message, before the user's first message.
         case sendOutbound(threadID: String, messageID: String, text: String)
         /// EndContact for the thread's case (contact).

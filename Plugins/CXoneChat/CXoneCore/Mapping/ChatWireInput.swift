@@ -69,18 +69,31 @@ package enum ChatWireInput {
         limits: CXoneWireLimits,
         now: UnixTime
     ) -> (input: ChatStateMachine.Input, ignored: String?) {
-        guard let large else { return (.downloadFailed(url: url, reason: "the notice of the event is gone"), nil) }
+        let downloaded = Self.downloadedEvent(url: url, body, large: large, limits: limits, now: now)
+        return (downloaded.input, downloaded.ignored)
+    }
+
+    /// ``downloaded(url:_:large:limits:now:)``, with the messages the event brings (for the session's
+    /// ``ChatMessageExtras``).
+    package static func downloadedEvent(
+        url: String,
+        _ body: Result<[UInt8], ChatError>,
+        large: CXoneWire.EventInS3?,
+        limits: CXoneWireLimits,
+        now: UnixTime
+    ) -> (input: ChatStateMachine.Input, ignored: String?, messages: [CXoneWire.Message]) {
+        guard let large else { return (.downloadFailed(url: url, reason: "the notice of the event is gone"), nil, []) }
         let origin: CXoneInbound
         do {
             origin = try large.decodeOrigin(try body.get(), limits: limits)
         } catch let error as ChatError {
-            return (.downloadFailed(url: url, reason: error.message), nil)
+            return (.downloadFailed(url: url, reason: error.message), nil, [])
         } catch {
-            return (.downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)"), nil)
+            return (.downloadFailed(url: url, reason: "its \(large.originEventType) body is not valid: \(error)"), nil, [])
         }
         let (input, ignored) = Self.input(for: origin, now: now)
-        guard let input else { return (.downloadIgnored(url: url), "a large \(large.originEventType) event: \(ignored ?? "not used")") }
-        return (.downloaded(url: url, input), nil)
+        guard let input else { return (.downloadIgnored(url: url), "a large \(large.originEventType) event: \(ignored ?? "not used")", []) }
+        return (.downloaded(url: url, input), nil, origin.receivedEvent.map(Self.messages(in:)) ?? [])
     }
 
     /// The input for one received event.
@@ -193,15 +206,20 @@ package enum ChatWireInput {
             direction = .fromAgent
             sender = message.authorUser.map(Self.party) ?? Party(displayName: "Agent", address: "")
         }
-        let text = message.messageContent.text ?? message.messageContent.fallbackText ?? "(\(message.messageContent.type.lowercased()) message)"
+        let rich = Self.offer(message.messageContent)
+        let text =
+            rich?.text ?? message.messageContent.text ?? message.messageContent.fallbackText
+            ?? "(\(message.messageContent.type.lowercased()) message)"
         var mapped = ChatMessage(
             id: Self.id(message.idOnExternalPlatform),
             threadID: Self.id(message.threadIdOnExternalPlatform),
+            kind: rich?.kind ?? .message,
             direction: direction,
             sender: sender,
             text: text,
             sentAt: UnixTime(secondsSince1970: message.createdAt.timeIntervalSince1970)
         )
+        mapped.choices = rich?.choices.map(\.choice) ?? []
         // The customer's message with a read receipt (`userStatistics.readAt`): the agent read it.
         if direction == .toAgent, let read = message.userStatistics?.readAt {
             mapped.readByAgentAt = UnixTime(secondsSince1970: read.timeIntervalSince1970)

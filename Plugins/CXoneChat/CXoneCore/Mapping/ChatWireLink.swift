@@ -26,7 +26,7 @@ package struct ChatWireLink: Sendable {
         eventID: CXoneID = .random()
     ) throws -> [UInt8] {
         switch command {
-        case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound:
+        case .loadThreadMetadata, .recoverThread, .recoverLivechat, .sendMessage, .sendOutbound, .sendAnswer:
             self.requests[eventID] = ChatWireOutput.request(for: command)
         default:
             break

@@ -68,6 +68,16 @@ package enum ChatWireOutput {
                     accessToken: context.accessToken.map(CXoneSecret.init)
                 )
             )
+        case .sendAnswer(let threadID, let messageID, let text, let answer):
+            destination = CXoneID(threadID)
+            event = .sendMessage(
+                CXoneWire.SendMessage(
+                    thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
+                    messageContent: .answer(text, postback: answer.postback, isInactivityPopupAnswer: answer.isInactivityPopupAnswer),
+                    idOnExternalPlatform: CXoneID(messageID),
+                    accessToken: context.accessToken.map(CXoneSecret.init)
+                )
+            )
         case .sendOutbound(let threadID, let messageID, let text):
             destination = CXoneID(threadID)
             event = .sendOutbound(
@@ -112,7 +122,7 @@ package enum ChatWireOutput {
         switch command {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
-        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _):
+        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _), .sendAnswer(let id, let messageID, _, _):
             ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)

@@ -10,6 +10,27 @@ package enum ChatCommand {
     case status
     /// `pre-chat-form`: the form's fields.
     case preChatForm
+    /// Answers a message with one of its choices: the session knows what each sends (``ChatSession/choose(_:id:)``).
+    case choose(Choose)
+
+    /// A choice to answer with, and how the answer is sent.
+    package struct Choose: Sendable {
+        package var threadID: String?
+        package var messageID: String
+        package var choiceID: String
+        package var now: UnixTime
+        package var timeout: Duration
+        package var gateway: String
+
+        package init(threadID: String?, messageID: String, choiceID: String, now: UnixTime, timeout: Duration, gateway: String) {
+            self.threadID = threadID
+            self.messageID = messageID
+            self.choiceID = choiceID
+            self.now = now
+            self.timeout = timeout
+            self.gateway = gateway
+        }
+    }
 
     /// What the configuration says about the operations.
     package struct Settings: Sendable {
@@ -58,13 +79,17 @@ package enum ChatCommand {
             var arguments = ["state": started ? "started" : "stopped"]
             arguments["thread"] = threadID
             self = .operation(try .typing(arguments))
+        case .choose(let threadID, let messageID, let choiceID):
+            self = .choose(
+                Choose(threadID: threadID, messageID: messageID, choiceID: choiceID, now: now, timeout: timeout, gateway: settings.gatewayDescription)
+            )
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
         case .custom("chat-status", _): self = .status
         case .custom("pre-chat-form", _): self = .preChatForm
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

@@ -162,6 +162,7 @@ package struct ChatOperation {
     package static func sendMessage(
         _ text: String,
         to threadID: String?,
+        answer: ChatStateMachine.Answer? = nil,
         at now: UnixTime,
         timeout: Duration,
         gateway: String
@@ -187,7 +188,7 @@ package struct ChatOperation {
                 }
             }
             guard let target else { throw ChatError(.invalidThread, "there is no chat thread to send to; create a thread first") }
-            actions += try machine.sendMessage(threadID: target, text: text, at: now)
+            actions += try machine.sendMessage(threadID: target, text: text, answer: answer, at: now)
             guard let messageID = machine.outbox.last?.messageID else {
                 throw ChatError(.invalidThread, "the message to thread \(target) did not reach the outbox")
             }

@@ -74,6 +74,8 @@ package struct ChatSession: ChannelSession {
     /// Frames that could not be decoded (the channel decodes outside the lock and counts them here).
     package var framesRejected = 0
     var link = ChatWireLink()
+    /// What the messages met carry beside what the host sees: their choices' answers, their files' addresses.
+    package private(set) var extras = ChatMessageExtras()
     var requests: [UInt64: Request] = [:]
     let settings: Settings
 
@@ -127,6 +129,7 @@ package struct ChatSession: ChannelSession {
     /// A frame from the socket, decoded: matched to the request it answers and handed to the machine.
     package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
+        for message in inbound.receivedEvent.map(ChatWireInput.messages(in:)) ?? [] { self.note(message) }
         let (meaning, ignored) = self.link.receive(inbound, now: now)
         var actions: [Action] = []
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
@@ -140,9 +143,15 @@ package struct ChatSession: ChannelSession {
     }
 
     /// The large event at `url` was downloaded (or not): `input` says what came of it.
-    package mutating func downloaded(url: String, _ input: ChatStateMachine.Input) -> [Action] {
+    package mutating func downloaded(url: String, _ input: ChatStateMachine.Input, messages: [CXoneWire.Message] = []) -> [Action] {
+        for message in messages { self.note(message) }
         self.link.downloaded(url)
         return self.apply(self.machine.handle(input))
+    }
+
+    /// Keeps what a message carries beside what the host sees.
+    mutating func note(_ message: CXoneWire.Message) {
+        self.extras.note(ChatWireInput.id(message.idOnExternalPlatform), ChatWireInput.extras(of: message))
     }
 
     // MARK: Operations
@@ -161,6 +170,49 @@ package struct ChatSession: ChannelSession {
         self.requests[id] = Request(pending: pending, timeout: operation.timeout)
         let deadline = operation.timeout.map { [Action.setTimer(.request(id), after: $0)] } ?? []
         return deadline + self.apply(pending.actions)
+    }
+
+    /// `choose`: sends the answer a message's choice stands for (its button's text and postback), as
+    /// request `id`, replying as a sent message does. A choice the session does not know (of a message
+    /// older than the messages kept, or never offered), or a link to open, is an invalid argument.
+    package mutating func choose(_ request: ChatCommand.Choose, id: UInt64) throws(ChannelError) -> [Action] {
+        guard let message = self.extras.message(request.messageID), !message.choices.isEmpty else {
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): message \(request.messageID) offers no choices here (the channel keeps those of its latest \(self.extras.limit) messages)"
+            )
+        }
+        if let threadID = request.threadID, !ChatStateMachine.sameID(threadID, message.threadID) {
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): message \(request.messageID) is not in thread \(threadID) but in \(message.threadID)"
+            )
+        }
+        guard
+            let choice = message.choices[request.choiceID]
+                ?? message.choices.first(where: { ChatStateMachine.sameID($0.key, request.choiceID) })?.value
+        else {
+            let offered = message.choices.keys.sorted().joined(separator: ", ")
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): message \(request.messageID) offers no choice \(request.choiceID); it offers \(offered)"
+            )
+        }
+        if let url = choice.url {
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): choice \(request.choiceID) of message \(request.messageID) is a link to open (\(CXoneEndpoints.redacted(url))), not an answer"
+            )
+        }
+        let operation = try ChatOperation.sendMessage(
+            choice.text,
+            to: message.threadID,
+            answer: choice.answer,
+            at: request.now,
+            timeout: request.timeout,
+            gateway: request.gateway
+        )
+        return try self.begin(operation, id: id)
     }
 
     package mutating func forgetRequest(_ id: UInt64) {

@@ -113,6 +113,9 @@ package enum ChatStorage {
         var isWelcome: Bool
         var customFields: [String: String]
         var writtenAt: Double
+        /// An answer's postback and whether it answers an inactivity popup (absent in older records).
+        var postback: String?
+        var isInactivityPopupAnswer: Bool?
 
         package init(_ entry: ChatStateMachine.OutboxEntry) {
             self.messageID = entry.messageID
@@ -121,6 +124,8 @@ package enum ChatStorage {
             self.isWelcome = entry.isWelcome
             self.customFields = entry.customFields
             self.writtenAt = entry.writtenAt.secondsSince1970
+            self.postback = entry.answer?.postback
+            self.isInactivityPopupAnswer = entry.answer.map(\.isInactivityPopupAnswer)
         }
 
         package var key: String { self.messageID.lowercased() }
@@ -132,7 +137,8 @@ package enum ChatStorage {
                 text: self.text,
                 isWelcome: self.isWelcome,
                 customFields: self.customFields,
-                writtenAt: UnixTime(secondsSince1970: self.writtenAt)
+                writtenAt: UnixTime(secondsSince1970: self.writtenAt),
+                answer: self.postback.map { ChatStateMachine.Answer(postback: $0, isInactivityPopupAnswer: self.isInactivityPopupAnswer ?? false) }
             )
         }
     }
