@@ -110,50 +110,26 @@ extension Attendantctl.Chat {
                     )
                 }
                 let folder = self.to ?? SavedFile.downloadFolder(environment: ProcessInfo.processInfo.environment)
-                let (path, descriptor) = try Self.create(in: folder, name: SavedFile.safeName(attachment.name))
-                do throws(ControlClientError) {
-                    let saved = try await client.chatSaveAttachment(
+                let (path, saved) = try await SavedFile.receive(into: folder, name: SavedFile.safeName(attachment.name)) {
+                    descriptor throws(ControlClientError) in
+                    try await client.chatSaveAttachment(
                         channel: channel,
                         thread: thread?.id,
                         message: self.message,
                         attachment: attachment.id,
                         into: descriptor
                     )
-                    close(descriptor)
-                    Terminal.out(
-                        self.output.json
-                            ? JSON.object([
-                                ("ok", .bool(true)), ("action", .string("chat-save")), ("channel", .string(channel)),
-                                ("message", .string(self.message)), ("attachment", .string(attachment.id)), ("path", .string(path)),
-                                ("mimeType", .string(saved.mimeType)), ("size", .int(saved.size)),
-                            ]).text
-                            : "Saved \(path) (\(saved.mimeType), \(saved.size) bytes)."
-                    )
-                } catch {
-                    // Nothing half-written is left behind.
-                    close(descriptor)
-                    unlink(path)
-                    throw error
                 }
+                Terminal.out(
+                    self.output.json
+                        ? JSON.object([
+                            ("ok", .bool(true)), ("action", .string("chat-save")), ("channel", .string(channel)),
+                            ("message", .string(self.message)), ("attachment", .string(attachment.id)), ("path", .string(path)),
+                            ("mimeType", .string(saved.mimeType)), ("size", .int(saved.size)),
+                        ]).text
+                        : "Saved \(path) (\(saved.mimeType), \(saved.size) bytes)."
+                )
             }
-        }
-
-        /// A new file `name` (or the first free variant) in `folder`, made if missing; never one that exists.
-        static func create(in folder: String, name: String) throws(ControlClientError) -> (String, Int32) {
-            if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
-                throw ControlClientError(code: .local, message: "cannot make the folder \(folder): \(String(cString: strerror(errno)))")
-            }
-            for _ in 0..<100 {
-                let free = SavedFile.freeName(name) { access(folder + "/" + $0, F_OK) == 0 }
-                let path = folder + "/" + free
-                let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-                if descriptor >= 0 { return (path, descriptor) }
-                // Taken meanwhile: the next free name.
-                guard errno == EEXIST else {
-                    throw ControlClientError(code: .local, message: "cannot create \(path): \(String(cString: strerror(errno)))")
-                }
-            }
-            throw ControlClientError(code: .local, message: "cannot find a free name for \(name) in \(folder)")
         }
     }
 }

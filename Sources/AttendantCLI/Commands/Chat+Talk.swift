@@ -16,7 +16,15 @@ extension Attendantctl.Chat {
 
                 Keys: Enter sends; Backspace, Delete, Left, Right, Home (Ctrl-A), End (Ctrl-E), Ctrl-U \
                 (erase to the start), Ctrl-W (erase a word) edit; PgUp/PgDn (Up/Down: a row) scroll back \
-                through what is loaded; Ctrl-L redraws; Ctrl-D on an empty line, Ctrl-C or /quit leave.
+                through what is loaded, and PgUp at its top loads the older messages before it, until \
+                the start of the conversation; Ctrl-L redraws; Ctrl-D on an empty line, Ctrl-C or /quit \
+                leave.
+
+                Commands: /1 … /9 or /choose N answer with choice N of the latest message that offers \
+                choices (shown under it as [1] Billing  [2] Orders …; a link shows its URL); /save [N] \
+                saves the latest file that came (shown as [file] NAME (TYPE, SIZE)) into the download \
+                folder, as chat save does; /send PATH sends a file; /help lists them; // starts a \
+                message with /. The newest agent's message on the screen is marked read as it shows.
 
                 Needs a terminal on standard input and output (xterm, tmux, screen, the Linux console, \
                 over SSH too); it uses the alternate screen and plain ANSI sequences, and puts the \

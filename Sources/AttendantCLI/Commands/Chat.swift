@@ -270,12 +270,8 @@ extension Attendantctl {
                 try await self.chat.run(json: self.output.json) { client, channel throws(ControlClientError) in
                     var sentFile: (String, String)? = nil
                     if let path = self.file {
-                        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-                        guard descriptor >= 0 else {
-                            throw ControlClientError(code: .local, message: "cannot read \(path): \(String(cString: strerror(errno)))")
-                        }
+                        let (name, descriptor) = try SavedFile.openToSend(path)
                         defer { close(descriptor) }
-                        let name = String(path.split(separator: "/").last ?? Substring(path))
                         let fileDelivery = try await client.chatSendFile(
                             channel: channel,
                             thread: self.thread,

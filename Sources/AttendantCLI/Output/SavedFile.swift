@@ -1,4 +1,6 @@
+import AttendantControl
 import Foundation
+import Glibc
 
 /// Where a received file goes, under what name: the sender's name is not a path to trust.
 enum SavedFile {
@@ -34,6 +36,53 @@ enum SavedFile {
             if !exists(candidate) { return candidate }
         }
         return name
+    }
+
+    /// Receives a file into a new file for `name` in `folder` (made if missing): `write` fills it through
+    /// its descriptor, which is closed afterwards. It is the first free variant of the name (``freeName(_:exists:)``)
+    /// and never a file that exists; when `write` fails, nothing half-written is left.
+    static func receive<Written>(
+        into folder: String,
+        name: String,
+        _ write: (Int32) async throws(ControlClientError) -> Written
+    ) async throws(ControlClientError) -> (path: String, written: Written) {
+        let (path, descriptor) = try Self.create(in: folder, name: name)
+        do throws(ControlClientError) {
+            let written = try await write(descriptor)
+            close(descriptor)
+            return (path, written)
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// A new file `name` (or the first free variant) in `folder`, made if missing; never one that exists.
+    static func create(in folder: String, name: String) throws(ControlClientError) -> (String, Int32) {
+        if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
+            throw ControlClientError(code: .local, message: "cannot make the folder \(folder): \(String(cString: strerror(errno)))")
+        }
+        for _ in 0..<100 {
+            let free = Self.freeName(name) { access(folder + "/" + $0, F_OK) == 0 }
+            let path = folder + "/" + free
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+            if descriptor >= 0 { return (path, descriptor) }
+            // Taken meanwhile: the next free name.
+            guard errno == EEXIST else {
+                throw ControlClientError(code: .local, message: "cannot create \(path): \(String(cString: strerror(errno)))")
+            }
+        }
+        throw ControlClientError(code: .local, message: "cannot find a free name for \(name) in \(folder)")
+    }
+
+    /// The file at `path` opened to send, with its name (the path's last part); the caller closes it.
+    static func openToSend(_ path: String) throws(ControlClientError) -> (name: String, descriptor: Int32) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw ControlClientError(code: .local, message: "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
+        return (String(path.split(separator: "/").last ?? Substring(path)), descriptor)
     }
 
     /// The XDG download folder: `XDG_DOWNLOAD_DIR` of `user-dirs.dirs` (xdg-user-dirs), else ~/Downloads.

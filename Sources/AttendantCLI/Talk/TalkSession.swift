@@ -20,7 +20,7 @@ struct TalkSession {
         case busClosed
     }
 
-    private enum Event: Sendable {
+    enum Event: Sendable {
         case input([UInt8])
         case inputEnded
         case signal(ControlSignal)
@@ -31,6 +31,14 @@ struct TalkSession {
         case sent(String, Result<[String: String], ControlClientError>)
         case typingRefused(ControlClientError)
         case reopened(ChatThreadRecord)
+        /// A choice's label, and the channel's refusal if it refused.
+        case chose(String, ControlClientError?)
+        case readRefused(ControlClientError)
+        case older(Result<ChatThreadRecord, ControlClientError>)
+        /// The attachment's name, and where it was saved.
+        case saved(String, Result<(path: String, mimeType: String, size: Int64), ControlClientError>)
+        /// The path as typed, and what was sent.
+        case fileSent(String, Result<(name: String, mimeType: String, size: Int64, message: String?), ControlClientError>)
     }
 
     /// The thread the view shows: the one named, else the channel's only open thread, else none (what is
@@ -95,6 +103,7 @@ struct TalkSession {
 
             var decoder = KeyDecoder()
             guard RawTerminal.draw(view.frame()) else { return .hungUp }
+            if let receipt = view.readReceipt() { self.carryOut(receipt, in: &group, sink: sink) }
             for await event in events {
                 var actions: [TalkView.Action] = []
                 var draw = true
@@ -146,33 +155,33 @@ struct TalkSession {
                 case .reopened(let record):
                     for message in record.lastMessages { view.message(message) }
                     view.threadUpdated(id: record.id, name: record.name, state: record.state)
+                case .chose(let label, let error):
+                    view.chooseAnswered(label: label, error: error?.message, time: LocalTime.now())
+                case .readRefused(let error):
+                    view.readRefused(unsupported: error.name == ControlError.unsupported)
+                    draw = false
+                case .older(.success(let record)):
+                    view.olderLoaded(record.lastMessages)
+                case .older(.failure(let error)):
+                    view.olderFailed(error.message, unsupported: error.name == ControlError.unsupported, time: LocalTime.now())
+                case .saved(_, .success(let saved)):
+                    view.saved(path: saved.path, mimeType: saved.mimeType, size: saved.size, time: LocalTime.now())
+                case .saved(let name, .failure(let error)):
+                    view.notSaved(name: name, error: error.message, time: LocalTime.now())
+                case .fileSent(_, .success(let sent)):
+                    view.fileSent(name: sent.name, mimeType: sent.mimeType, size: sent.size, message: sent.message, time: LocalTime.now())
+                case .fileSent(let path, .failure(let error)):
+                    view.fileNotSent(path: path, error: error.message, time: LocalTime.now())
                 }
                 for action in actions {
-                    switch action {
-                    case .quit:
-                        return .left
-                    case .send(let text, let thread):
-                        group.addTask { [client, channel] in
-                            do throws(ControlClientError) {
-                                let delivery = try await client.chatSendMessage(channel: channel, thread: thread, text: text)
-                                sink.yield(.sent(text, .success(delivery)))
-                            } catch {
-                                sink.yield(.sent(text, .failure(error)))
-                            }
-                        }
-                    case .typing(let started, let thread):
-                        var arguments = ["state": started ? "started" : "stopped"]
-                        if let thread { arguments["thread"] = thread }
-                        group.addTask { [client, channel, arguments] in
-                            do throws(ControlClientError) {
-                                _ = try await client.channelRequest(channel: channel, command: "chat-typing", arguments: arguments)
-                            } catch {
-                                sink.yield(.typingRefused(error))
-                            }
-                        }
-                    }
+                    if case .quit = action { return .left }
+                    self.carryOut(action, in: &group, sink: sink)
                 }
-                if draw, !RawTerminal.draw(view.frame()) { return .hungUp }
+                if draw {
+                    // What is on the screen now has been seen.
+                    if let receipt = view.readReceipt() { self.carryOut(receipt, in: &group, sink: sink) }
+                    if !RawTerminal.draw(view.frame()) { return .hungUp }
+                }
             }
             return .busClosed
         }
@@ -184,17 +193,19 @@ struct TalkSession {
         case .channelEvent(let channel, let event, let details) where channel == self.channel:
             switch event {
             case "message-received":
-                view.message(
-                    ChatMessageRecord(
-                        id: details["ID"]?.string ?? "",
-                        threadID: details["ThreadID"]?.string ?? "",
-                        kind: details["Kind"]?.string ?? "message",
-                        direction: details["Direction"]?.string ?? "",
-                        sender: details["Sender"]?.string ?? "",
-                        text: details["Text"]?.string ?? "",
-                        sentAt: details["SentAt"]?.int64 ?? LocalTime.now()
-                    )
+                var message = ChatMessageRecord(
+                    id: details["ID"]?.string ?? "",
+                    threadID: details["ThreadID"]?.string ?? "",
+                    kind: details["Kind"]?.string ?? "message",
+                    direction: details["Direction"]?.string ?? "",
+                    sender: details["Sender"]?.string ?? "",
+                    text: details["Text"]?.string ?? "",
+                    sentAt: details["SentAt"]?.int64 ?? LocalTime.now()
                 )
+                // The same encoding as a thread's messages (ChatMessageRecord).
+                message.choices = details["Choices"]?.elements.map { $0.compactMap(ChatChoiceRecord.init) }
+                message.attachments = details["Attachments"]?.elements.map { $0.compactMap(ChatAttachmentRecord.init) }
+                view.message(message)
                 return true
             case "thread-updated":
                 view.threadUpdated(id: details["ThreadID"]?.string ?? "", name: details["Name"]?.string ?? "", state: details["State"]?.string ?? "")

@@ -1,34 +1,13 @@
 import AttendantControl
 
 /// The conversation view's state and rules: the transcript of one thread, the agent's typing, the input
-/// line, the scroll position and when to tell the agent that the person types. It takes keys, messages,
-/// sizes and ticks, returns ``Action``s for the session to carry out, and draws itself as a ``Frame``.
+/// line, the scroll position and when to tell the agent that the person types; the commands of the input
+/// line (``TalkCommand``: choices, files), which messages the person has seen, and the older pages asked
+/// for at the top. It takes keys, messages, sizes, ticks and the answers to its requests, returns
+/// ``Action``s for the session to carry out, and draws itself as a ``Frame`` (`TalkView+Drawing.swift`).
 /// No I/O, no clock of its own: tested without a terminal.
 struct TalkView: Sendable {
     typealias Instant = ContinuousClock.Instant
-
-    struct Size: Sendable, Hashable {
-        var rows: Int
-        var columns: Int
-    }
-
-    /// What the session does for the view.
-    enum Action: Sendable, Hashable {
-        /// Send the text to the thread (nil: the channel's current thread).
-        case send(String, thread: String?)
-        /// Tell the agent the person started or stopped typing.
-        case typing(started: Bool, thread: String?)
-        /// Leave: restore the terminal and exit.
-        case quit
-    }
-
-    /// The screen: one string per row (plain text with SGR styles, never wider than the terminal) and
-    /// where the cursor goes (0-based).
-    struct Frame: Sendable, Hashable {
-        var rows: [String]
-        var cursorRow: Int
-        var cursorColumn: Int
-    }
 
     let channel: String
     /// How a message's time reads (`HH:MM`, with the date for another day).
@@ -48,6 +27,11 @@ struct TalkView: Sendable {
     private(set) var typing = TypingLimiter()
     /// Cleared when the channel answers that it takes no typing events.
     private(set) var typingSupported = true
+    private(set) var history = History.more
+    /// The newest agent's message the channel was told the person has seen.
+    private(set) var readUpTo: String?
+    /// Cleared when the channel answers that it takes no read receipts.
+    private(set) var readSupported = true
     private var localMessages = 0
 
     init(channel: String, thread: ChatThreadRecord?, size: Size, clock: @escaping @Sendable (Int64) -> String) {
@@ -77,9 +61,9 @@ struct TalkView: Sendable {
         case .end: self.editor.end()
         case .eraseToStart: self.editor.eraseToStart()
         case .eraseWord: self.editor.eraseWord()
-        case .pageUp: self.scroll(by: self.pageRows)
+        case .pageUp: return self.back(by: self.pageRows)
         case .pageDown: self.scroll(by: -self.pageRows)
-        case .up: self.scroll(by: 1)
+        case .up: return self.back(by: 1)
         case .down: self.scroll(by: -1)
         case .redraw: break
         case .interrupt: return self.leave(now: now)
@@ -89,7 +73,8 @@ struct TalkView: Sendable {
         case .enter: return self.enter(now: now, time: time)
         }
         guard self.editor.text != before else { return [] }
-        return self.typingActions(self.typing.edited(at: now, empty: self.editor.isEmpty))
+        // A command is no typing for the agent to see.
+        return self.typingActions(self.typing.edited(at: now, empty: self.editor.isEmpty || self.editor.text.hasPrefix("/")))
     }
 
     /// A message of the channel (from its `message-received` event); another thread's is ignored. The
@@ -130,21 +115,90 @@ struct TalkView: Sendable {
     /// input line so it can be sent again.
     mutating func sendAnswered(text: String, delivery: String?, message: String? = nil, reason: String?, error: String?, time: Int64) {
         guard let error else {
-            if let index = self.entries.firstIndex(where: { $0.pending && $0.text == text }) {
-                self.entries[index].pending = false
-                // The channel's id, so its own copy of the message replaces this one.
-                if let message, !message.isEmpty { self.entries[index].id = message }
-            }
+            self.delivered(text, message: message)
             if delivery == "queued" { self.status = "Queued: \(reason ?? "it goes out once the chat is connected again")." }
             return
         }
-        if let index = self.entries.lastIndex(where: { $0.pending && $0.text == text }) {
-            let rows = self.rows(of: [self.entries[index]])
-            self.entries.remove(at: index)
-            if self.scrollBack > 0 { self.scrollBack = max(0, self.scrollBack - rows) }
-        }
+        self.removePending(text)
         self.problem("Not sent: \(error)", time: time)
         if self.editor.isEmpty { self.editor = LineEditor(text) }
+    }
+
+    /// What became of a choice: its label stays as ours, or goes with the channel's refusal.
+    mutating func chooseAnswered(label: String, error: String?, time: Int64) {
+        guard let error else { return self.delivered(label, message: nil) }
+        self.removePending(label)
+        self.problem("Not chosen: \(label): \(error)", time: time)
+    }
+
+    /// The channel refused a read receipt: with `unsupported`, no more are sent.
+    mutating func readRefused(unsupported: Bool) {
+        if unsupported { self.readSupported = false }
+    }
+
+    /// The page of older messages came: put before those shown, the view a page further back; an empty
+    /// page is the start of the conversation.
+    mutating func olderLoaded(_ messages: [ChatMessageRecord]) {
+        guard !messages.isEmpty else {
+            self.history = .complete("This is the start of the conversation.")
+            self.status = "This is the start of the conversation."
+            return
+        }
+        self.history = .more
+        let known = Set(self.entries.map(\.id))
+        let older = messages.filter { message in
+            (message.threadID.isEmpty || message.threadID == self.threadID) && !known.contains(message.id)
+                && message.kind != "typing-started" && message.kind != "typing-stopped"
+        }
+        self.entries.insert(contentsOf: older.map(TalkEntry.init), at: 0)
+        self.renumber()
+        self.scroll(by: self.pageRows)
+        self.status = older.count == 1 ? "1 older message loaded." : "\(older.count) older messages loaded."
+    }
+
+    /// Asking for older messages failed: a channel that cannot load them is not asked again.
+    mutating func olderFailed(_ error: String, unsupported: Bool, time: Int64) {
+        if unsupported {
+            self.history = .complete("\(self.channel) cannot load older messages.")
+            self.status = "\(self.channel) cannot load older messages."
+        } else {
+            self.history = .more
+            self.problem("Older messages not loaded: \(error)", time: time)
+        }
+    }
+
+    /// A file was saved: said in the transcript, with where it is.
+    mutating func saved(path: String, mimeType: String, size: Int64, time: Int64) {
+        self.note("Saved \(path) (\(mimeType.isEmpty ? "application/octet-stream" : mimeType), \(TranscriptLayout.size(size)))", time: time)
+    }
+
+    mutating func notSaved(name: String, error: String, time: Int64) {
+        self.problem("Not saved: \(name): \(error)", time: time)
+    }
+
+    /// A file was sent: shown as ours, with the channel's id of its message when it gives one.
+    mutating func fileSent(name: String, mimeType: String, size: Int64, message: String?, time: Int64) {
+        self.localMessages += 1
+        var entry = TalkEntry(id: message ?? "local-\(self.localMessages)", time: time, sender: "You", text: "", style: .ours)
+        entry.local = message == nil
+        entry.attachments = [ChatAttachmentRecord(id: "", name: name, mimeType: mimeType, size: size)]
+        self.status = nil
+        self.append(entry)
+    }
+
+    mutating func fileNotSent(path: String, error: String, time: Int64) {
+        self.problem("Not sent: \(path): \(error)", time: time)
+    }
+
+    /// What the channel should be told the person has seen: the newest agent's message on the screen, when
+    /// it is newer than the last one told. Nil when there is nothing new, or the channel takes no receipts.
+    mutating func readReceipt() -> Action? {
+        guard self.readSupported, let thread = self.threadID else { return nil }
+        let shown = self.shownLines().map(\.entry).filter { self.entries[$0].style == .theirs }
+        guard let newest = shown.max() else { return nil }
+        if let read = self.readUpTo, let told = self.entries.firstIndex(where: { $0.id == read }), told >= newest { return nil }
+        self.readUpTo = self.entries[newest].id
+        return .markRead(message: self.entries[newest].id, thread: thread)
     }
 
     /// The channel refused a typing event: with `unsupported`, no more are sent.
@@ -169,61 +223,112 @@ struct TalkView: Sendable {
         self.status = state == "listening" ? "\(self.channel) is listening." : "\(self.channel) is \(state)\(detail.isEmpty ? "" : ": " + detail)."
     }
 
-    // MARK: Drawing
-
-    /// Rows of the transcript area: the screen less the header, the status line and the input line.
-    var transcriptRows: Int { max(0, self.size.rows - 3) }
-
-    private var pageRows: Int { max(1, self.transcriptRows - 1) }
-
-    func frame() -> Frame {
-        let width = max(1, self.size.columns)
-        var rows: [String] = []
-        guard self.size.rows >= 2 else {
-            let input = self.editor.visible(width: max(1, width - 2))
-            return Frame(rows: ["> " + input.text], cursorRow: 0, cursorColumn: min(width - 1, 2 + input.cursorColumn))
-        }
-        rows.append(Self.styled(self.header, width: width, sgr: "7"))
-        let lines = TranscriptLayout.lines(self.entries, width: width, clock: self.clock)
-        let height = self.transcriptRows
-        let end = max(0, lines.count - self.scrollBack)
-        let start = max(0, end - height)
-        let shown = lines[start..<end]
-        rows.append(contentsOf: Array(repeating: "", count: height - shown.count))
-        for line in shown { rows.append(Self.styled(line, width: width)) }
-        if self.size.rows >= 3 {
-            rows.append(Self.styled(self.statusLine, width: width, sgr: self.scrollBack > 0 || self.agentTyping != nil ? "1" : "2"))
-        }
-        let input = self.editor.visible(width: max(1, width - 2))
-        rows.append("> " + input.text)
-        return Frame(rows: rows, cursorRow: rows.count - 1, cursorColumn: min(width - 1, 2 + input.cursorColumn))
-    }
-
-    var header: String {
-        let thread = self.threadTitle.map { "thread \($0)" } ?? "no thread yet: what you send starts one"
-        return " \(self.channel) · \(thread)\(self.threadState.map { " · \($0)" } ?? "")"
-    }
-
-    var statusLine: String {
-        if self.scrollBack > 0 { return "-- \(self.scrollBack) more below: PgDn --" }
-        if let who = self.agentTyping { return "\(who) is typing…" }
-        if let status = self.status { return status }
-        return "Enter sends · PgUp/PgDn scroll · Ctrl-D, Ctrl-C or /quit leaves"
-    }
-
     // MARK: Helpers
 
     private mutating func enter(now: Instant, time: Int64) -> [Action] {
-        let text = self.editor.text
+        var text = self.editor.text
         let trimmed = text.trimmingSpaces
-        if trimmed == "/quit" || trimmed == "/exit" { return self.leave(now: now) }
         guard !trimmed.isEmpty else { return [] }
+        if let command = TalkCommand(trimmed) {
+            guard case .message(let message) = command else {
+                if command == .quit { return self.leave(now: now) }
+                _ = self.editor.take()
+                return self.typingActions(self.typing.sent(at: now)) + self.run(command, time: time)
+            }
+            text = message
+        }
         _ = self.editor.take()
         let stop = self.typingActions(self.typing.sent(at: now))
+        self.addPending(text, time: time)
+        return stop + [.send(text, thread: self.threadID)]
+    }
+
+    private mutating func run(_ command: TalkCommand, time: Int64) -> [Action] {
+        switch command {
+        case .quit, .message: return []
+        case .help: self.status = TalkCommand.list
+        case .invalid(let words): self.status = words
+        case .choose(let number): return self.choose(number, time: time)
+        case .save(let number): return self.save(number)
+        case .sendFile(let path):
+            self.status = "Sending \(path)…"
+            return [.sendFile(path: path, thread: self.threadID)]
+        }
+        return []
+    }
+
+    /// Choice `number` of the latest message that offers choices; a link's URL is shown, not chosen.
+    private mutating func choose(_ number: Int, time: Int64) -> [Action] {
+        guard let offering = self.entries.last(where: { !$0.choices.isEmpty }) else {
+            self.status = "No message offers choices to answer with."
+            return []
+        }
+        guard number <= offering.choices.count else {
+            self.status = "Choose 1 to \(offering.choices.count): /1 … /\(offering.choices.count)."
+            return []
+        }
+        let choice = offering.choices[number - 1]
+        if let url = choice.url {
+            self.status = "\(TextWidth.printable(choice.label)) is a link: \(TextWidth.printable(url))"
+            return []
+        }
+        self.addPending(choice.label, time: time)
+        return [.choose(message: offering.id, choice: choice.id, label: choice.label, thread: self.threadID)]
+    }
+
+    /// File `number` of the latest message from the other side that came with files.
+    private mutating func save(_ number: Int) -> [Action] {
+        guard let message = self.entries.last(where: { !$0.attachments.isEmpty && $0.style != .ours }) else {
+            self.status = "No file came to save."
+            return []
+        }
+        guard number <= message.attachments.count else {
+            self.status = "The latest message has \(message.attachments.count) files: /save 1 … /save \(message.attachments.count)."
+            return []
+        }
+        let attachment = message.attachments[number - 1]
+        self.status = "Saving \(TextWidth.printable(attachment.name))…"
+        return [.save(message: message.id, attachment: attachment, thread: self.threadID)]
+    }
+
+    /// Ours, shown at once as sending; the view follows the newest.
+    private mutating func addPending(_ text: String, time: Int64) {
         self.localMessages += 1
         self.scrollBack = 0
         self.append(TalkEntry(id: "local-\(self.localMessages)", time: time, sender: "You", text: text, style: .ours, pending: true))
-        return stop + [.send(text, thread: self.threadID)]
+    }
+
+    private mutating func delivered(_ text: String, message: String?) {
+        guard let index = self.entries.firstIndex(where: { $0.pending && $0.text == text }) else { return }
+        self.entries[index].pending = false
+        // The channel's id, so its own copy of the message replaces this one.
+        if let message, !message.isEmpty { self.entries[index].id = message }
+    }
+
+    private mutating func removePending(_ text: String) {
+        guard let index = self.entries.lastIndex(where: { $0.pending && $0.text == text }) else { return }
+        let rows = self.rows(of: [self.entries[index]])
+        self.entries.remove(at: index)
+        if self.scrollBack > 0 { self.scrollBack = max(0, self.scrollBack - rows) }
+    }
+
+    /// PgUp or Up: back through what is loaded; at its top, the page before it is asked for.
+    private mutating func back(by rows: Int) -> [Action] {
+        let atTop = self.scrollBack >= max(0, self.rows(of: self.entries) - self.transcriptRows)
+        self.scroll(by: rows)
+        guard atTop else { return [] }
+        switch self.history {
+        case .more:
+            guard self.threadID != nil else { return [] }
+            self.history = .loading
+            self.status = "Loading older messages…"
+            return [.loadOlder(thread: self.threadID)]
+        case .loading:
+            self.status = "Loading older messages…"
+        case .complete(let why):
+            self.status = why
+        }
+        return []
     }
 
     private mutating func leave(now: Instant) -> [Action] {
@@ -242,12 +347,12 @@ struct TalkView: Sendable {
         if let index = self.entries.firstIndex(where: { $0.id == message.id }) {
             if self.entries[index].pending { entry.pending = true }
             self.entries[index] = entry
-            return
+            return self.renumber()
         }
         if entry.style == .ours, let index = self.entries.firstIndex(where: { $0.local && $0.text == message.text }) {
             if entry.sender.isEmpty { entry.sender = self.entries[index].sender }
             self.entries[index] = entry
-            return
+            return self.renumber()
         }
         self.append(entry)
     }
@@ -255,7 +360,16 @@ struct TalkView: Sendable {
     /// Appends an entry; while scrolled back, the view stays where it is.
     private mutating func append(_ entry: TalkEntry) {
         self.entries.append(entry)
+        if !entry.choices.isEmpty { self.renumber() }
         if self.scrollBack > 0 { self.scrollBack += self.rows(of: [entry]) }
+    }
+
+    /// Numbers the choices of the latest message that offers any: those `/1`…`/9` answer.
+    private mutating func renumber() {
+        let latest = self.entries.lastIndex { !$0.choices.isEmpty }
+        for index in self.entries.indices where self.entries[index].numbered != (index == latest) {
+            self.entries[index].numbered = index == latest
+        }
     }
 
     private func rows(of entries: [TalkEntry]) -> Int {
@@ -266,22 +380,6 @@ struct TalkView: Sendable {
         let total = self.rows(of: self.entries)
         let most = max(0, total - self.transcriptRows)
         self.scrollBack = min(most, max(0, self.scrollBack + rows))
-    }
-
-    private static func styled(_ line: TranscriptLine, width: Int) -> String {
-        let text = TextWidth.prefix(line.text, width: width)
-        switch line.style {
-        case .ours: return "\u{1B}[1m" + text + "\u{1B}[0m"
-        case .theirs: return text
-        case .notice: return "\u{1B}[2m" + text + "\u{1B}[0m"
-        case .problem: return "\u{1B}[31m" + text + "\u{1B}[0m"
-        }
-    }
-
-    private static func styled(_ text: String, width: Int, sgr: String) -> String {
-        let shown = TextWidth.prefix(TextWidth.printable(text), width: width)
-        let pad = sgr == "7" ? String(repeating: " ", count: max(0, width - TextWidth.of(shown))) : ""
-        return "\u{1B}[\(sgr)m" + shown + pad + "\u{1B}[0m"
     }
 }
 

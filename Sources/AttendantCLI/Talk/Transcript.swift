@@ -24,12 +24,20 @@ struct TalkEntry: Sendable, Hashable {
     var pending = false
     /// Ours as this view wrote it down, until the channel reports its own copy (matched by id or text).
     var local = false
+    /// The answers the message offers, shown under it as buttons.
+    var choices: [ChatChoiceRecord] = []
+    /// Whether its choices are the ones `/1`…`/9` answer (the latest message that offers any): numbered.
+    var numbered = false
+    /// The files that came with it, shown under it.
+    var attachments: [ChatAttachmentRecord] = []
 
     /// A message of the thread as the view shows it: its kind decides notices from messages.
     init(_ message: ChatMessageRecord) {
         self.id = message.id
         self.time = message.sentAt
         self.text = message.text
+        self.choices = message.choices ?? []
+        self.attachments = message.attachments ?? []
         let isMessage = message.kind == "message" || message.kind.isEmpty
         switch (isMessage, message.direction) {
         case (true, "to-agent"):
@@ -74,15 +82,19 @@ struct TranscriptLine: Sendable, Hashable {
     var style: TalkEntry.Style
     /// Whether the row starts an entry (its time and sender are on it).
     var first: Bool
+    /// The place of its entry in the entries laid out.
+    var entry = 0
 }
 
 /// Lays the transcript out for a width: `HH:MM Sender: text` (the date too for another day), notices as
 /// `HH:MM -- text`, wrapped at spaces (a word longer than the line is cut) with the continuation rows
-/// indented under the text. No I/O; the clock is given.
+/// indented under the text. A message's choices follow as buttons (`[1] Billing  [2] Orders`, numbered
+/// when `/1`…`/9` answer them; a link with its URL), and its files as `[file] NAME (TYPE, SIZE)`. No I/O;
+/// the clock is given.
 enum TranscriptLayout {
     static func lines(_ entries: [TalkEntry], width: Int, clock: (Int64) -> String) -> [TranscriptLine] {
         var result: [TranscriptLine] = []
-        for entry in entries {
+        for (number, entry) in entries.enumerated() {
             let stamp = clock(entry.time)
             let head: String
             switch entry.style {
@@ -91,13 +103,56 @@ enum TranscriptLayout {
             case .problem: head = "\(stamp) !! "
             }
             let indent = width >= 24 ? TextWidth.of(stamp) + 1 : 0
-            let body = entry.text + (entry.pending ? " (sending)" : "")
-            let rows = self.wrap(head + body, width: width, indent: indent)
+            let pad = String(repeating: " ", count: indent < width / 2 ? indent : 0)
+            var extras = self.attachments(entry.attachments) + self.buttons(entry.choices, numbered: entry.numbered, width: width - pad.count)
+            // A message that is only a file shows the file on its first row.
+            let text = entry.text.isEmpty && !extras.isEmpty ? extras.removeFirst() : entry.text
+            let body = text + (entry.pending ? " (sending)" : "")
+            var rows = self.wrap(head + body, width: width, indent: indent)
+            for extra in extras {
+                rows += self.wrap(extra, width: width - pad.count, indent: 0).map { pad + $0 }
+            }
             for (index, row) in rows.enumerated() {
-                result.append(TranscriptLine(text: row, style: entry.style, first: index == 0))
+                result.append(TranscriptLine(text: row, style: entry.style, first: index == 0, entry: number))
             }
         }
         return result
+    }
+
+    /// The choices as rows of buttons at most `width` wide (a button wider than that gets a row of its own).
+    static func buttons(_ choices: [ChatChoiceRecord], numbered: Bool, width: Int) -> [String] {
+        var rows: [String] = []
+        var row = ""
+        for (index, choice) in choices.enumerated() {
+            let label = TextWidth.printable(choice.label)
+            var button = numbered ? "[\(index + 1)] \(label)" : "[\(label)]"
+            if let url = choice.url { button += " <\(TextWidth.printable(url))>" }
+            if row.isEmpty {
+                row = button
+            } else if TextWidth.of(row) + 2 + TextWidth.of(button) <= width {
+                row += "  " + button
+            } else {
+                rows.append(row)
+                row = button
+            }
+        }
+        return row.isEmpty ? rows : rows + [row]
+    }
+
+    /// `[file] NAME (TYPE, SIZE)` for each file; numbered (`[file 2]`, as `/save 2` names it) when several.
+    static func attachments(_ attachments: [ChatAttachmentRecord]) -> [String] {
+        attachments.enumerated().map { index, file in
+            let tag = attachments.count > 1 ? "[file \(index + 1)]" : "[file]"
+            let type = file.mimeType.isEmpty ? "application/octet-stream" : file.mimeType
+            return "\(tag) \(TextWidth.printable(file.name)) (\(type)\(file.size.map { ", " + Self.size($0) } ?? ""))"
+        }
+    }
+
+    /// A file's size for people: bytes, KiB or MiB.
+    static func size(_ bytes: Int64) -> String {
+        if bytes < 1024 { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        if bytes < 1 << 20 { return "\((bytes + 512) / 1024) KiB" }
+        return "\((bytes + (1 << 19)) >> 20) MiB"
     }
 
     /// `text` in rows of at most `width` columns; rows after the first start with `indent` spaces. Each
