@@ -206,4 +206,116 @@ import Testing
         tmux.stop()
         await CXoneChatDaemonTests.stop(daemon)
     }
+
+    /// Answering from the desktop in the view, on the Loopback chat's echo agent: older messages loaded at
+    /// the top, read receipts as messages show, quick replies chosen with /2, a file saved with /save into
+    /// the download folder, a file sent with /send, and the inactivity prompt's "End the chat".
+    @Test func theViewLoadsOlderMessagesMarksReadChoosesSavesAndSendsFiles() async throws {
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
+        for step in [["prepare"], ["connect"], ["create"]] {
+            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
+            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
+        }
+        // 12 messages and their 12 echoes: the thread gives its last 20, and 4 are older.
+        for number in 1...12 {
+            let (status, output) = try await CXoneChatDaemonTests.chat(["send", "older \(number)"], bus: bus)
+            try #require(status == 0, "\(output)")
+        }
+        try await eventually("the 12 echoes") {
+            CXoneChatDaemonTests.texts(try await CXoneChatDaemonTests.threads(bus: bus).first).filter { $0.hasPrefix("Echo: ") }.count == 12
+        }
+        /// The id of the thread's last message whose text is `text`.
+        func id(of text: String) async throws -> String? {
+            let thread = try await CXoneChatDaemonTests.threads(bus: bus).first
+            return (thread?["lastMessages"] as? [[String: Any]])?.last { $0["text"] as? String == text }?["id"] as? String
+        }
+        func readMark() async throws -> String? { try await CXoneChatDaemonTests.status(bus: bus)["read.thread-1"] }
+        let newest = try #require(try await id(of: "Echo: older 12"))
+
+        // The download folder is the one user-dirs.dirs names (xdg-user-dirs), in the view's environment.
+        let home = try makeTemporaryFolder("talk-home")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        let downloads = home + "/Downloads here"
+        try FileManager.default.createDirectory(atPath: home + "/config", withIntermediateDirectories: true)
+        try "XDG_DOWNLOAD_DIR=\"$HOME/Downloads here\"\n".write(toFile: home + "/config/user-dirs.dirs", atomically: true, encoding: .utf8)
+        let tmux = try await Tmux(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address, "HOME": home, "XDG_CONFIG_HOME": home + "/config"])
+        try await tmux.type("\(TokenDaemonTests.attendantctl) chat talk")
+        try await tmux.press("Enter")
+        var pane = try await tmux.waitFor("the transcript") { $0.contains("Echo: older 12") && $0.contains("Enter sends") }
+        // The echoes come a second after each message, so the order of the 24 is the daemon's: counted.
+        func messages(_ pane: [String]) -> [String] { pane.filter { $0.contains(": older ") || $0.contains(": Echo: older ") } }
+        let given = messages(pane)
+        #expect(given.count == 20, "the last 20: \(pane)")
+        // What shows is seen: the channel is told, with the newest agent's message.
+        try await eventually("the read mark on \(newest)") { try await readMark() == newest }
+
+        // PgUp at the top of what is loaded asks for the page before it, until a page comes back empty.
+        try await tmux.press("PPage")
+        pane = try await tmux.waitFor("the older page") { $0.contains("4 older messages loaded.") }
+        let loaded = messages(pane)
+        #expect(loaded.count == 24 && Array(loaded.suffix(20)) == given, "4 put before the 20: \(pane)")
+        let all = (1...12).flatMap { ["You: older \($0)", "Loopback Agent: Echo: older \($0)"] }
+        #expect(Set(loaded.map { String($0.split(separator: " ", maxSplits: 1)[1]) }) == Set(all), "\(pane)")
+        try await tmux.press("PPage")
+        try await tmux.waitFor("the start") { $0.contains("This is the start of the conversation.") }
+
+        // Quick replies: numbered buttons under the message, /2 answers with the label, the agent echoes it.
+        try await tmux.type("menu")
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("the menu's buttons") {
+            $0.contains("      [1] Billing  [2] Orders  [3] Other  [4] Help centre <https://help.example.org/loopback>")
+        }
+        #expect(pane.contains { $0.hasSuffix("Loopback Agent: What can I help you with?") }, "\(pane)")
+        try await tmux.type("/2")
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("the choice and its echo") { $0.contains("Loopback Agent: Echo: Orders") }
+        let chosen = try #require(pane.firstIndex { $0.hasSuffix("You: Orders") }, "\(pane)")
+        let echoed = try #require(pane.firstIndex { $0.hasSuffix("Loopback Agent: Echo: Orders") }, "\(pane)")
+        #expect(chosen < echoed && pane[29] == ">", "\(pane)")
+        let echo = try #require(try await id(of: "Echo: Orders"))
+        try await eventually("the read mark on \(echo)") { try await readMark() == echo }
+
+        // A file from the agent: shown with its type and size, /save puts it in the download folder.
+        try await tmux.type("file")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("the file") { $0.contains("      [file] loopback-notes.txt (text/plain, 67 bytes)") }
+        try await tmux.type("/save")
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("saved") { $0.contains("-- Saved ") }
+        let saved = downloads + "/loopback-notes.txt"
+        #expect(pane.contains { $0.contains("-- Saved \(saved) (text/plain, 67 bytes)") }, "\(pane)")
+        #expect(try String(contentsOfFile: saved, encoding: .utf8) == "Notes from the Loopback agent.\nThis file came with a chat message.\n")
+
+        // attendantctl chat save takes the same file (its message from chat open --json) into another folder.
+        let message = try #require(try await id(of: "Here is the file you asked for."))
+        let elsewhere = home + "/elsewhere"
+        let cli = try await CXoneChatDaemonTests.chat(["save", message, "--to", elsewhere], bus: bus)
+        #expect(cli.status == 0 && cli.output.contains("Saved \(elsewhere)/loopback-notes.txt (text/plain, 67 bytes)."), "\(cli)")
+        #expect(FileManager.default.contents(atPath: elsewhere + "/loopback-notes.txt") == FileManager.default.contents(atPath: saved))
+
+        // A file sent: ours with its file, and the agent's answer.
+        try "hello".write(toFile: home + "/hello.txt", atomically: true, encoding: .utf8)
+        try await tmux.type("/send ~/hello.txt")
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("the agent got it") { $0.contains("Loopback Agent: Got hello.txt (5 bytes)") }
+        #expect(pane.contains { $0.hasSuffix("You: [file] hello.txt (text/plain, 5 bytes)") }, "\(pane)")
+
+        // The inactivity prompt: "End the chat" closes the thread.
+        try await tmux.type("idle")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("the prompt") {
+            $0.contains("-- Are you still there? The chat closes soon.") && $0.contains("[1] I'm here  [2] End the chat")
+        }
+        try await tmux.type("/2")
+        try await tmux.press("Enter")
+        pane = try await tmux.waitFor("the thread closed") { $0.contains("The conversation is closed.") }
+        #expect(pane[0].contains(" · closed"), "\(pane[0])")
+
+        try await tmux.press("C-c")
+        try await tmux.waitFor("the shell again") { $0.contains("Left the conversation on desk.\nshell$") }
+        tmux.stop()
+        await CXoneChatDaemonTests.stop(daemon)
+    }
 }
