@@ -1,38 +1,38 @@
-/// The cookie jar of an ``InMemoryNetwork``: the daemon's (attendantd's `CookieJar`, the subset of
-/// RFC 6265 a contact-centre API needs), so a protocol that depends on its cookies (a load balancer's
-/// session, GMS long-polling's `BAYEUX_BROWSER`) behaves on the test kit as it does in the daemon.
-/// InMemoryNetworkConformanceTests send the same requests through both networks and compare what the
-/// server was sent.
+/// A channel's cookies: the subset of RFC 6265 a contact-centre API needs.
 ///
 /// Kept: `name=value`, `Domain` (host-only when absent; a domain the request's host is not in is
 /// refused), `Path` (the request's directory when absent), `Max-Age` (before `Expires`), `Expires`,
-/// `Secure` (sent over https only). Not kept: the public-suffix list (a `Domain` must contain a dot or be
-/// the host itself), `SameSite` and `HttpOnly`, and the limits of section 6.1 beyond ``maximumCount``.
-/// Pure: the time is a parameter.
-struct InMemoryCookieJar: Sendable {
-    struct Cookie: Sendable, Hashable {
-        var name: String
-        var value: String
+/// `Secure` (sent over https and wss only). Not kept: the public-suffix list (a `Domain` must contain a
+/// dot or be the host itself), `SameSite` and `HttpOnly` (no browser here), and the cookie limits of
+/// section 6.1 beyond ``maximumCount``. Pure: the time is a parameter.
+///
+/// One jar for the daemon's network (attendantd's `HostNetwork`) and the test kit's (`InMemoryNetwork`),
+/// so a protocol that depends on its cookies (a load balancer's session, GMS long-polling's
+/// `BAYEUX_BROWSER`) behaves in a plugin's tests as in the daemon.
+public struct CookieJar: Sendable {
+    public struct Cookie: Sendable, Hashable {
+        public var name: String
+        public var value: String
         /// Lower case, without a leading dot.
-        var domain: String
+        public var domain: String
         /// Only the exact host, not its subdomains (no `Domain` attribute).
-        var hostOnly: Bool
-        var path: String
+        public var hostOnly: Bool
+        public var path: String
         /// Seconds since 1970; nil for a session cookie (kept while the jar lives).
-        var expires: Double?
-        var secure: Bool
+        public var expires: Double?
+        public var secure: Bool
     }
 
     /// Where a request goes, as the jar sees it.
-    struct Target: Sendable, Hashable {
+    public struct Target: Sendable, Hashable {
         /// Lower case.
-        var host: String
-        var path: String
+        public var host: String
+        public var path: String
         /// https or wss.
-        var secure: Bool
+        public var secure: Bool
 
         /// nil for a URL that is not absolute http(s) or ws(s).
-        init?(url: String) {
+        public init?(url: String) {
             guard let schemeEnd = url.firstRange(of: "://") else { return nil }
             let scheme = url[..<schemeEnd.lowerBound].lowercased()
             guard ["http", "https", "ws", "wss"].contains(scheme) else { return nil }
@@ -57,13 +57,15 @@ struct InMemoryCookieJar: Sendable {
     }
 
     /// More than this and the cookies closest to expiry go first.
-    static let maximumCount = 300
+    public static let maximumCount = 300
 
-    private(set) var cookies: [Cookie] = []
+    public private(set) var cookies: [Cookie] = []
+
+    public init() {}
 
     /// Keeps the cookie of one `Set-Cookie` value (or removes it, when it has expired); ignores one that
     /// does not parse or whose domain the target's host is not in.
-    mutating func store(_ header: String, from target: Target, now: Double) {
+    public mutating func store(_ header: String, from target: Target, now: Double) {
         guard let cookie = Self.parse(header, from: target, now: now) else { return }
         self.cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
         if let expires = cookie.expires, expires <= now { return }
@@ -76,7 +78,7 @@ struct InMemoryCookieJar: Sendable {
     }
 
     /// The `Cookie` header for a request: longer paths first (section 5.4); nil when no cookie applies.
-    func header(for target: Target, now: Double) -> String? {
+    public func header(for target: Target, now: Double) -> String? {
         let matching = self.cookies.filter { cookie in
             if let expires = cookie.expires, expires <= now { return false }
             if cookie.secure && !target.secure { return false }
@@ -94,7 +96,7 @@ struct InMemoryCookieJar: Sendable {
 
     // MARK: Parsing (section 5.2)
 
-    static func parse(_ header: String, from target: Target, now: Double) -> Cookie? {
+    public static func parse(_ header: String, from target: Target, now: Double) -> Cookie? {
         var parts = header.split(separator: ";", omittingEmptySubsequences: false)
         guard !parts.isEmpty else { return nil }
         let pair = parts.removeFirst()
@@ -151,7 +153,7 @@ struct InMemoryCookieJar: Sendable {
     }
 
     /// Section 5.1.3: the host is the domain, or ends with "." + domain and is a name, not an IP address.
-    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+    public static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
         guard host.hasSuffix("." + domain) else { return false }
         let isIPv4 = host.split(separator: ".").allSatisfy { !$0.isEmpty && $0.allSatisfy(\.isNumber) }
@@ -159,7 +161,7 @@ struct InMemoryCookieJar: Sendable {
     }
 
     /// Section 5.1.4.
-    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+    public static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
         guard requestPath.hasPrefix(cookiePath) else { return false }
         if cookiePath.hasSuffix("/") { return true }
@@ -167,13 +169,13 @@ struct InMemoryCookieJar: Sendable {
     }
 
     /// Section 5.1.4: the request path up to its last "/", or "/".
-    static func defaultPath(_ path: String) -> String {
+    public static func defaultPath(_ path: String) -> String {
         guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
         return String(path[..<last])
     }
 
     /// Section 5.1.1, in its common forms: "Sun, 06 Nov 1994 08:49:37 GMT" and "Sunday, 06-Nov-94 08:49:37 GMT".
-    static func httpDate(_ text: String) -> Double? {
+    public static func httpDate(_ text: String) -> Double? {
         let tokens = text.split { " ,-\t".contains($0) }
         var time: (Int, Int, Int)?
         var day: Int?
