@@ -85,6 +85,8 @@ let package = Package(
                 "Systemd",
                 "AttendantControl",
                 pluginAPI,
+                // The channels' cookie jar, shared with the test kit's network.
+                .product(name: "AttendantCookies", package: "AttendantPluginAPI"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -283,6 +285,7 @@ let package = Package(
                 "AttendantCore",
                 pluginAPI,
                 .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+                .product(name: "AttendantCookies", package: "AttendantPluginAPI"),
                 // Real HTTP and WebSocket servers on loopback for the url token source and HostNetwork.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -20,6 +20,8 @@ let package = Package(
         // The API and the plugin support kit: one shared library, one copy of each in the process.
         .library(name: "AttendantPluginAPI", type: .dynamic, targets: ["AttendantPluginAPI", "AttendantPluginKit"]),
         .library(name: "AttendantPluginTestKit", targets: ["AttendantPluginTestKit"]),
+        // The cookie jar both networks keep (the daemon's and the test kit's): static, outside the API.
+        .library(name: "AttendantCookies", targets: ["AttendantCookies"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2")
@@ -40,8 +42,9 @@ let package = Package(
         ),
         .target(
             name: "AttendantPluginTestKit",
-            dependencies: ["AttendantPluginAPI"],
+            dependencies: ["AttendantPluginAPI", "AttendantCookies"],
             swiftSettings: strictness
         ),
+        .target(name: "AttendantCookies", swiftSettings: strictness),
     ]
 )

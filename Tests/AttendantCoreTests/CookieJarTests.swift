@@ -1,3 +1,4 @@
+import AttendantCookies
 import Testing
 
 @testable import AttendantCore

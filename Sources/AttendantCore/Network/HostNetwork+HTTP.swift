@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import AttendantCookies
 package import AttendantPluginAPI
 import Glibc
 import NIOCore

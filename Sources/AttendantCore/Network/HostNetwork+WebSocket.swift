@@ -1,3 +1,4 @@
+import AttendantCookies
 package import AttendantPluginAPI
 import HTTPTypes
 import NIOCore

@@ -1,4 +1,5 @@
 package import AsyncHTTPClient
+import AttendantCookies
 package import AttendantPluginAPI
 import Dispatch
 import NIOCore

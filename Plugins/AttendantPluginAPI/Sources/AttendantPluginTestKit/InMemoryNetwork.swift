@@ -1,3 +1,4 @@
+import AttendantCookies
 public import AttendantPluginAPI
 import Glibc
 import Synchronization
@@ -82,7 +83,7 @@ public final class InMemoryNetwork: ChannelNetwork {
     }
 
     private let state = Mutex(State())
-    private let cookies = Mutex(InMemoryCookieJar())
+    private let cookies = Mutex(CookieJar())
     /// Seconds since 1970 by the network's clock, for cookie expiry.
     private let wallTime: @Sendable () -> Double
     /// The clock of the requests' and sockets' time limits.
@@ -228,7 +229,7 @@ public final class InMemoryNetwork: ChannelNetwork {
         guard Self.hostPart(of: request.url, schemes: ["http", "https"]) != nil else {
             throw NetworkError(.invalidRequest, "\(what): not an absolute http:// or https:// URL")
         }
-        let target = request.usesCookies ? InMemoryCookieJar.Target(url: request.url) : nil
+        let target = request.usesCookies ? CookieJar.Target(url: request.url) : nil
         if let target, let jar = self.cookies.withLock({ $0.header(for: target, now: self.wallTime()) }) {
             // As the daemon sends it: one Cookie header, the channel's own first.
             let own = request.headers.first { $0.name.lowercased() == "cookie" }?.value
