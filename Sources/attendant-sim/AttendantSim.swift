@@ -187,6 +187,14 @@ struct AttendantSim: AsyncParsableCommand {
     )
     var cxoneGreeting: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "After the greeting, the CXone agent offers choices of this kind: quick-replies, list-picker, rich-link or inactivity-popup.",
+            valueName: "kind"
+        )
+    )
+    var cxoneGreetingOffer: String?
+
     @Option(help: ArgumentHelp("GMS chat service name (the v2 channel /service/chatV2/NAME; others are served too).", valueName: "name"))
     var gmsService: String = "customer-support"
 
@@ -225,6 +233,12 @@ struct AttendantSim: AsyncParsableCommand {
             throw ValidationError("ports must be between 0 and 65535")
         }
         guard !self.cxoneChannel.isEmpty else { throw ValidationError("--cxone-channel must not be empty") }
+        if let kind = self.cxoneGreetingOffer, !CXoneGateway.richKinds.contains(kind) {
+            throw ValidationError("--cxone-greeting-offer is one of \(CXoneGateway.richKinds.joined(separator: ", ")), not \"\(kind)\"")
+        }
+        if self.cxoneGreetingOffer != nil, self.cxoneGreeting == nil {
+            throw ValidationError("--cxone-greeting-offer follows the greeting: give --cxone-greeting too")
+        }
         guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
         guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
         if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
@@ -256,6 +270,7 @@ struct AttendantSim: AsyncParsableCommand {
         )
         if self.cxonePreChatForm { configuration.cxone.preContactForm = CXoneGatewaySettings.samplePreChatForm }
         configuration.cxone.greeting = self.cxoneGreeting
+        configuration.cxone.greetingOffer = self.cxoneGreetingOffer
         configuration.gms = GMSServerSettings(
             serviceName: self.gmsService,
             agentNickname: self.gmsAgentName,

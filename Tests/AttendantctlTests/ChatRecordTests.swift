@@ -1,3 +1,4 @@
+import AttendantCLI
 import AttendantControl
 import Foundation
 import Systemd
@@ -31,5 +32,24 @@ import Testing
         #expect(ChatMessageRecord(plain.busValue)?.choices == nil)
         let json = String(decoding: try JSONEncoder().encode(plain), as: UTF8.self)
         #expect(!json.contains("choices") && !json.contains("attachments"), "\(json)")
+    }
+}
+
+/// How `chat open` and `--json` show a message's choices and files.
+@Suite struct ChatRecordOutputTests {
+    @Test func choicesAndFilesShowWithTheCommandsThatUseThem() {
+        let json = ChatRecordTests.offer.json.text
+        #expect(
+            json.contains(#""choices":[{"id":"yes","label":"Yes, please"},{"id":"docs","label":"Read the docs","url":"https://example.test/docs"}]"#),
+            "\(json)"
+        )
+        #expect(json.hasSuffix(#""attachments":[{"id":"a1","name":"invoice.pdf","mimeType":"application/pdf","size":48213}]}"#), "\(json)")
+        let lines = ChatRecordTests.offer.lines
+        #expect(lines.count == 3)
+        #expect(lines[1] == "    choices (chat choose m3 ID): yes=Yes, please, docs=Read the docs <https://example.test/docs>")
+        #expect(lines[2] == "    file a1 (chat save m3 a1): invoice.pdf (application/pdf, 48213 bytes)")
+        let plain = ChatMessageRecord(id: "m1", threadID: "t1", direction: "to-agent", sender: "You", text: "Hello", sentAt: 1_763_800_000)
+        #expect(plain.lines == [plain.line])
+        #expect(!plain.json.text.contains("choices"))
     }
 }

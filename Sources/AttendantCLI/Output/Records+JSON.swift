@@ -81,7 +81,8 @@ extension ChatThreadRecord {
 
 extension ChatMessageRecord {
     /// `{"id","threadID","kind","direction","sender","senderAddress","text","sentAt"}`, and `readByAgentAt`
-    /// when the agent read it.
+    /// when the agent read it, `choices` (`[{"id","label","url"?}]`) when it offers answers, `attachments`
+    /// (`[{"id","name","mimeType","size"?}]`) when files came with it.
     public var json: JSON {
         var fields: [(String, JSON)] = [
             ("id", .string(self.id)),
@@ -94,6 +95,35 @@ extension ChatMessageRecord {
             ("sentAt", .int(self.sentAt)),
         ]
         if let read = self.readByAgentAt { fields.append(("readByAgentAt", .int(read))) }
+        if let choices = self.choices {
+            fields.append(
+                (
+                    "choices",
+                    .array(
+                        choices.map { choice in
+                            .object(
+                                [("id", .string(choice.id)), ("label", .string(choice.label))] + (choice.url.map { [("url", JSON.string($0))] } ?? [])
+                            )
+                        }
+                    )
+                )
+            )
+        }
+        if let attachments = self.attachments {
+            fields.append(
+                (
+                    "attachments",
+                    .array(
+                        attachments.map { file in
+                            .object(
+                                [("id", .string(file.id)), ("name", .string(file.name)), ("mimeType", .string(file.mimeType))]
+                                    + (file.size.map { [("size", JSON.int($0))] } ?? [])
+                            )
+                        }
+                    )
+                )
+            )
+        }
         return .object(fields)
     }
 }

@@ -84,7 +84,8 @@ extension ChatThreadRecord {
         var state = self.state
         if let agent = self.assignedAgent { state += ", agent \(agent)" }
         if let position = self.positionInQueue { state += ", number \(position) in the queue" }
-        return ["Thread \(self.title) on \(channel): \(state)"] + (self.lastMessages.isEmpty ? ["No messages yet."] : self.lastMessages.map(\.line))
+        return ["Thread \(self.title) on \(channel): \(state)"]
+            + (self.lastMessages.isEmpty ? ["No messages yet."] : self.lastMessages.flatMap(\.lines))
     }
 
     public static func table(_ threads: [ChatThreadRecord], channel: String) -> [String] {
@@ -107,6 +108,21 @@ extension ChatMessageRecord {
 
     /// `2026-11-22 10:00:00  Ann Lee: Hello`
     public var line: String { LocalTime.format(self.sentAt) + "  " + self.summary }
+
+    /// ``line``, then a line for its choices (`chat choose MESSAGE ID`) and one per file (`chat save MESSAGE
+    /// ID`), indented.
+    public var lines: [String] {
+        var lines = [self.line]
+        if let choices = self.choices, !choices.isEmpty {
+            let listed = choices.map { choice in "\(choice.id)=\(choice.label)" + (choice.url.map { " <\($0)>" } ?? "") }
+            lines.append(Table.oneLine("    choices (chat choose \(self.id) ID): " + listed.joined(separator: ", ")))
+        }
+        for file in self.attachments ?? [] {
+            let size = file.size.map { ", \($0) bytes" } ?? ""
+            lines.append(Table.oneLine("    file \(file.id) (chat save \(self.id) \(file.id)): \(file.name) (\(file.mimeType)\(size))"))
+        }
+        return lines
+    }
 }
 
 extension ControlSignal {

@@ -29,7 +29,8 @@ extension CXoneGateway {
             Task { [weak self] in
                 try? await Task.sleep(for: delay)
                 guard let self, !self.threads.contains(where: { SimCXoneID.same($0.customerId, customer) }) else { return }
-                _ = try? self.agentOpensThread(customerID: customer, text: greeting)
+                guard let opened = try? self.agentOpensThread(customerID: customer, text: greeting) else { return }
+                if let kind = self.settings.greetingOffer { _ = try? self.agentOffers(threadID: opened.threadId, kind: kind) }
             }
         }
         if let welcome = self.settings.welcomeMessage {

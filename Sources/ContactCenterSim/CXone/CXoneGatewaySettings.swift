@@ -28,6 +28,9 @@ package struct CXoneGatewaySettings: Sendable {
     /// no thread authorizes.
     package var greeting: String?
     package var greetingDelay: Duration = .seconds(2)
+    /// When set (one of ``CXoneGateway/richKinds``), the greeting is followed by a rich message of this kind:
+    /// the demo's quick replies.
+    package var greetingOffer: String?
     /// Pushed events whose frame is larger than this go out as EventInS3 (the real gateway's 128 KB).
     package var eventInS3Threshold: Int = 128 * 1024
     /// `expiresIn` of the access tokens the gateway issues with OAuth on.
