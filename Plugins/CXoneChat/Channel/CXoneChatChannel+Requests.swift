@@ -83,6 +83,17 @@ extension CXoneChatChannel {
         case .preChatForm: return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
         case .choose(let choice):
             return try await self.driver.request { session, id throws(ChannelError) in try session.choose(choice, id: id) }
+        case .downloadAttachment(let threadID, let messageID, let attachmentID):
+            let found = self.driver.withSession { session in
+                Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }
+            }
+            guard let file = try found?.get() else { throw ChannelError(.illegalState, "\(self.prefix): the chat is not loaded yet") }
+            do throws(ChatError) {
+                let bytes = try await self.rest.downloadAttachment(file.url, limit: self.configuration.maximumAttachmentSize)
+                return .file(ChatFile(name: file.name, mimeType: file.mimeType, bytes: bytes))
+            } catch {
+                throw error.channelError()
+            }
         }
     }
 

@@ -24,6 +24,9 @@ struct CXoneChatConfiguration: Sendable {
     var requestTimeout: Duration = .seconds(10)
     /// The largest frame or downloaded event body accepted.
     var limits = CXoneWireLimits()
+    /// The largest attachment fetched (`max-attachment-size`, bytes): 25 MiB, at most 64 MiB (what the
+    /// daemon saves).
+    var maximumAttachmentSize = 25 << 20
 
     /// The SDK version the channel reports in AuthorizeCustomer and the socket URL.
     static let sdkVersion = "attendant-1.0.0"
@@ -104,6 +107,12 @@ struct CXoneChatConfiguration: Sendable {
         if let attempts = try settings.integer("reconnect-attempts") {
             guard attempts >= 1 else { throw settings.error("reconnect-attempts", "must be at least 1") }
             self.machine.maximumReconnectAttempts = attempts
+        }
+        if let size = try settings.integer("max-attachment-size") {
+            guard (1...(64 << 20)).contains(size) else {
+                throw settings.error("max-attachment-size", "must be a number of bytes from 1 to 67108864 (64 MiB), not \(size)")
+            }
+            self.maximumAttachmentSize = size
         }
         if let backoff = try settings.duration("max-backoff") {
             guard backoff >= .seconds(1) else { throw settings.error("max-backoff", "must be at least 1 s") }

@@ -27,7 +27,8 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `code-verifier`: the PKCE code verifier; with OAuth the channel's token is the authorization code;
 /// - `page-title`, `page-url`: a page view reported once prepared;
 /// - `heartbeat-interval` (10 s), `pong-timeout` (5 s), `response-timeout` (10 s), `reconnect-attempts`
-///   (20), `max-backoff` (30 s): the SDK's timings.
+///   (20), `max-backoff` (30 s): the SDK's timings;
+/// - `max-attachment-size` (25 MiB): the largest attachment fetched, in bytes.
 ///
 /// Requests: `prepare`, `connect`, `view-page`, `list-threads`, `create-thread`, `open-thread`,
 /// `send-message`, `end-conversation`, and the custom `chat-status` and `pre-chat-form` (as fields).

@@ -58,15 +58,36 @@ struct CXoneREST: Sendable {
         try await self.call("GET", url, what: "a large chat event")
     }
 
+    /// `GET` a message's attachment (its URL as the message brought it, often pre-signed: never shown
+    /// with its query), `limit` bytes at most (`max-attachment-size`).
+    func downloadAttachment(_ url: String, limit: Int) async throws(ChatError) -> [UInt8] {
+        try await self.call(
+            "GET",
+            url,
+            what: "an attachment",
+            accept: "*/*",
+            limit: limit,
+            tooLarge: "the attachment is larger than max-attachment-size"
+        )
+    }
+
     // MARK: HTTP
 
-    private func call(_ method: String, _ url: String, body: [UInt8]? = nil, what: String) async throws(ChatError) -> [UInt8] {
-        var headers = [NetworkHeader("Accept", "application/json")]
+    private func call(
+        _ method: String,
+        _ url: String,
+        body: [UInt8]? = nil,
+        what: String,
+        accept: String = "application/json",
+        limit: Int? = nil,
+        tooLarge: String? = nil
+    ) async throws(ChatError) -> [UInt8] {
+        var headers = [NetworkHeader("Accept", accept)]
         if body != nil { headers.append(NetworkHeader("Content-Type", "application/json")) }
         let verb = method == "GET" ? "fetch" : "send"
         let shown = CXoneEndpoints.redacted(url)
         // One byte over the frame limit, as a frame's own check counts it.
-        let limit = self.limits.maxFrameSize + 1
+        let limit = limit ?? self.limits.maxFrameSize + 1
         // No cookies: the gateway's REST calls carry their identities in the path, as the mobile SDK's do.
         let request = NetworkRequest(
             method: method,
@@ -82,7 +103,10 @@ struct CXoneREST: Sendable {
             response = try await self.network.send(request)
         } catch {
             if error.kind == .tooLarge {
-                throw ChatError(.server, "could not \(verb) \(what): \(method) \(shown) answered more than \(limit) bytes")
+                throw ChatError(
+                    .server,
+                    "could not \(verb) \(what): \(method) \(shown) answered more than \(limit) bytes\(tooLarge.map { " (\($0))" } ?? "")"
+                )
             }
             // The host's message names the request the same way: "GET https://…/path failed: …".
             throw ChatError(.server, "could not \(verb) \(what): \(error.message)")

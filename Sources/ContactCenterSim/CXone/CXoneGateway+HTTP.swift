@@ -24,6 +24,8 @@ extension CXoneGateway {
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
             (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: segments[5], isEvent: segments.count == 7)
+        case ("GET", 2, "files"):
+            return self.fileReply(id: segments[1], signature: request.query["signature"])
         case ("GET", 2, "s3"):
             if self.hasFault(.failingEventInS3) { return .error(500, "EventInS3 storage is failing (injected fault)") }
             guard let body = self.s3Object(segments[1]) else { return .error(404, "no stored event \(segments[1])") }
@@ -129,6 +131,23 @@ extension CXoneGateway {
             } catch {
                 return .error(404, "\(error)")
             }
+        case ("POST", "file"):
+            // The agent sends a file: the body, under `name` and `type`, with an optional `text`.
+            guard let thread = request.query["thread"], let name = request.query["name"] else {
+                return .error(400, "missing parameters: /control/cxone/file?thread=ID&name=NAME[&type=MIME][&text=TEXT] with the file as the body")
+            }
+            do {
+                let message = try self.agentSendsFile(
+                    threadID: thread,
+                    name: name,
+                    mimeType: request.query["type"] ?? "application/octet-stream",
+                    bytes: request.body,
+                    text: request.query["text"] ?? ""
+                )
+                return .json(["ok": true, "message_id": message.id, "thread_id": message.threadId])
+            } catch {
+                return .error(404, "\(error)")
+            }
         case ("POST", "push"):
             // The body, as it is, as one text frame to every client socket (for bad-input tests).
             let count = self.pushRaw(request.body)
@@ -167,6 +186,7 @@ extension CXoneGateway {
                 "received": self.receivedEventTypes,
                 "customers": self.customerIDs,
                 "contact_fields": self.contactFields,
+                "file_downloads": self.state.withLock { $0.fileDownloads },
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")

@@ -45,6 +45,10 @@ package final class CXoneGateway: Sendable {
         var contactFields: [String: [String: String]] = [:]
         /// Every client event type received, in order (for tests).
         var receivedEventTypes: [String] = []
+        /// Files the agent attached, by id, with the signature their URL carries (CXoneGateway+Files).
+        var files: [String: (bytes: [UInt8], signature: String)] = [:]
+        /// Attachment downloads answered (for tests).
+        var fileDownloads = 0
     }
 
     init(settings: CXoneGatewaySettings, now: @escaping @Sendable () -> Double, httpBase: @escaping @Sendable () -> String) {

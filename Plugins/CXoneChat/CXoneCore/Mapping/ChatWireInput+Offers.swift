@@ -66,6 +66,9 @@ extension ChatWireInput {
         for item in Self.offer(message.messageContent)?.choices ?? [] {
             extras.choices[item.choice.id] = item.sends
         }
+        for file in Self.files(of: message) {
+            extras.files[file.shown.id] = file.kept
+        }
         return extras
     }
 

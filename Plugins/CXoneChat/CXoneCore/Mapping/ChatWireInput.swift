@@ -220,6 +220,7 @@ package enum ChatWireInput {
             sentAt: UnixTime(secondsSince1970: message.createdAt.timeIntervalSince1970)
         )
         mapped.choices = rich?.choices.map(\.choice) ?? []
+        mapped.attachments = Self.files(of: message).map(\.shown)
         // The customer's message with a read receipt (`userStatistics.readAt`): the agent read it.
         if direction == .toAgent, let read = message.userStatistics?.readAt {
             mapped.readByAgentAt = UnixTime(secondsSince1970: read.timeIntervalSince1970)

@@ -12,6 +12,8 @@ package enum ChatCommand {
     case preChatForm
     /// Answers a message with one of its choices: the session knows what each sends (``ChatSession/choose(_:id:)``).
     case choose(Choose)
+    /// Fetches one of a message's files: the session knows where it is (``ChatSession/attachment(threadID:messageID:attachmentID:)``).
+    case downloadAttachment(threadID: String?, messageID: String, attachmentID: String)
 
     /// A choice to answer with, and how the answer is sent.
     package struct Choose: Sendable {
@@ -83,13 +85,15 @@ package enum ChatCommand {
             self = .choose(
                 Choose(threadID: threadID, messageID: messageID, choiceID: choiceID, now: now, timeout: timeout, gateway: settings.gatewayDescription)
             )
+        case .downloadAttachment(let threadID, let messageID, let attachmentID):
+            self = .downloadAttachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID)
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
         case .custom("chat-status", _): self = .status
         case .custom("pre-chat-form", _): self = .preChatForm
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, download-attachment, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

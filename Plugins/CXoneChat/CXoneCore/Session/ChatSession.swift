@@ -215,6 +215,25 @@ package struct ChatSession: ChannelSession {
         return try self.begin(operation, id: id)
     }
 
+    /// Where one of a message's files is, as its message brought it; a file the session does not know (of
+    /// a message older than the messages kept, or never sent) is an invalid argument.
+    package func attachment(threadID: String?, messageID: String, attachmentID: String) throws(ChannelError) -> ChatMessageExtras.File {
+        guard let message = self.extras.message(messageID), !message.files.isEmpty else {
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): message \(messageID) has no attachments here (the channel keeps those of its latest \(self.extras.limit) messages)"
+            )
+        }
+        if let threadID, !ChatStateMachine.sameID(threadID, message.threadID) {
+            throw ChannelError(.invalidArgument, "\(self.prefix): message \(messageID) is not in thread \(threadID) but in \(message.threadID)")
+        }
+        guard let file = message.files[attachmentID] else {
+            let listed = message.files.keys.sorted().joined(separator: ", ")
+            throw ChannelError(.invalidArgument, "\(self.prefix): message \(messageID) has no attachment \(attachmentID); it has \(listed)")
+        }
+        return file
+    }
+
     package mutating func forgetRequest(_ id: UInt64) {
         self.requests[id] = nil
     }

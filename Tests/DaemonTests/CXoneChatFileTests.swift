@@ -1,0 +1,57 @@
+import DaemonTestSupport
+import Foundation
+import Glibc
+import TestSupport
+import Testing
+
+// Files an agent sends, through the real daemon, plugin and simulator: `attendantctl chat save` fetches
+// them through the channel (the host's network), up to max-attachment-size, and the address's signature
+// is never logged.
+extension CXoneChatDaemonTests {
+    static func json(_ text: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] ?? [:]
+    }
+
+    @Test func anAgentsFileIsSavedThroughTheChannelUpToMaxAttachmentSize() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus, extra: "max-attachment-size = 4096")
+        await #expect(try Self.chat(["send", "Send me the invoice"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let thread = try #require(try await Self.gatewayThreads(simulator).first?["id"] as? String)
+
+        let content = String((0..<3000).map { Character(Unicode.Scalar(UInt8(65 + $0 % 26))) })
+        let sent = try Self.json(
+            try await simulator.control("POST", "/control/cxone/file?thread=\(thread)&name=invoice.pdf&type=application/pdf&text=Here", body: content)
+        )
+        let message = try #require(sent["message_id"] as? String).lowercased()
+        try await eventually("the file's message in the thread") {
+            try await Self.threads(bus: bus).first.map { ($0["lastMessages"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == message } }
+                == true
+        }
+        let folder = scratch.path + "/saved"
+        let saved = try await Self.chat(["save", message, "--to", folder], bus: bus)
+        #expect(saved.status == 0, "\(saved.output)\n\(daemon.stderr.suffix(2000))")
+        #expect(saved.output.contains("Saved \(folder)/invoice.pdf (application/pdf, 3000 bytes)."), "\(saved.output)")
+        #expect(FileManager.default.contents(atPath: folder + "/invoice.pdf").map { String(decoding: $0, as: UTF8.self) } == content)
+        await #expect(try simulator.controlJSON("GET", "/control/cxone/status")["file_downloads"] as? Int == 1)
+
+        // Larger than max-attachment-size: refused, nothing saved.
+        let big = try Self.json(
+            try await simulator.control("POST", "/control/cxone/file?thread=\(thread)&name=big.bin", body: String(repeating: "x", count: 5000))
+        )
+        let bigID = try #require(big["message_id"] as? String).lowercased()
+        try await eventually("the big file's message in the thread") {
+            try await Self.threads(bus: bus).first.map { ($0["lastMessages"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == bigID } }
+                == true
+        }
+        let refused = try await Self.chat(["save", bigID, "--to", folder], bus: bus)
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("answered more than 4096 bytes (the attachment is larger than max-attachment-size)"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/big.bin"))
+        #expect(!daemon.stderr.contains("signature="), "the signed address is never logged with its query")
+        await Self.stop(daemon)
+    }
+}
