@@ -95,4 +95,20 @@ extension CXoneChatDaemonTests {
         #expect(answer["inactivity_popup_answer"] as? Bool == true)
         await Self.stop(daemon)
     }
+
+    @Test func markReadOverTheBusSendsMessageSeenByCustomer() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "Hello"], bus: bus).status == 0)
+        try await eventually("the thread ready") { try await Self.threads(bus: bus).first?["state"] as? String == "ready" }
+        await #expect(try Self.receivedEvents(simulator).filter { $0 == "MessageSeenByCustomer" }.isEmpty)
+        _ = try await Self.busctl(bus, "ChatMarkRead", "sss", ["chat", "", ""])
+        try await eventually("MessageSeenByCustomer at the gateway") {
+            try await Self.receivedEvents(simulator).filter { $0 == "MessageSeenByCustomer" }.count == 1
+        }
+        await Self.stop(daemon)
+    }
 }

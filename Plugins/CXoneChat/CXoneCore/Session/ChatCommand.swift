@@ -85,6 +85,7 @@ package enum ChatCommand {
             self = .choose(
                 Choose(threadID: threadID, messageID: messageID, choiceID: choiceID, now: now, timeout: timeout, gateway: settings.gatewayDescription)
             )
+        case .markRead(let threadID, _): self = .operation(.markRead(threadID))
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             self = .downloadAttachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID)
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
@@ -93,7 +94,7 @@ package enum ChatCommand {
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, download-attachment, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, download-attachment, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

@@ -135,6 +135,21 @@ package struct ChatOperation {
         }
     }
 
+    /// `markRead`: MessageSeenByCustomer for `threadID`, or the working thread. CXone marks a whole thread
+    /// seen (the SDK's `ChatThreadService.markRead()`), so the messages up to the newest are; as the SDK,
+    /// nothing goes out while the chat is not ready or for a thread that is pending or closed.
+    package static func markRead(_ threadID: String?) -> ChatOperation {
+        .immediate { machine, current throws(ChatError) in
+            guard let thread = threadID ?? machine.workingThread(current: current) else {
+                throw ChatError(.invalidThread, "there is no chat thread to mark read; create or open one first")
+            }
+            guard machine.thread(thread) != nil else {
+                throw ChatError(.invalidThread, "there is no chat thread \(thread); list the threads to see which exist")
+            }
+            return (machine.markRead(threadID: thread), .done)
+        }
+    }
+
     /// `chat-typing`: `state` started or stopped, in `thread` or the working thread.
     package static func typing(_ arguments: [String: String]) throws(ChannelError) -> ChatOperation {
         let state = arguments["state"] ?? "started"
