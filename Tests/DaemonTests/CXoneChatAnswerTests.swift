@@ -112,3 +112,39 @@ extension CXoneChatDaemonTests {
         await Self.stop(daemon)
     }
 }
+
+extension CXoneChatDaemonTests {
+    /// The texts of the thread a `busctl` ChatLoadOlder answered, in order.
+    static func pageTexts(_ json: String) throws -> [String] {
+        let answer = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] ?? [:]
+        let thread = (answer["data"] as? [Any])?.first as? [String: Any] ?? [:]
+        let messages = (thread["LastMessages"] as? [String: Any])?["data"] as? [[String: Any]] ?? []
+        return messages.compactMap { ($0["Text"] as? [String: Any])?["data"] as? String }
+    }
+
+    @Test func olderMessagesArePagedWithTheScrollTokenUntilThereAreNoMore() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "One"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let thread = try #require(try await Self.gatewayThreads(simulator).first?["id"] as? String)
+        for text in ["Two", "Three", "Four", "Five"] {
+            _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(thread)&text=\(text)")
+        }
+        try await eventually("the agent's messages in the thread") { await Self.texts(try Self.threads(bus: bus).first).last == "Five" }
+
+        // The gateway recovers two messages at a time: the thread opened again holds the latest two and a
+        // scroll token; each ChatLoadOlder gives the page before, oldest first, then nothing.
+        _ = try await simulator.control("POST", "/control/cxone/page-size?messages=2")
+        let opened = try await Self.chat(["open", thread.lowercased()], bus: bus)
+        #expect(opened.status == 0, "\(opened.output)")
+        var pages: [[String]] = []
+        for _ in 0..<3 { pages.append(try Self.pageTexts(try await Self.busctl(bus, "ChatLoadOlder", "ss", ["chat", ""]))) }
+        #expect(pages == [["Two", "Three"], ["One"], []], "\(pages)")
+        await #expect(try Self.receivedEvents(simulator).filter { $0 == "LoadMoreMessages" }.count == 2)
+        await Self.stop(daemon)
+    }
+}

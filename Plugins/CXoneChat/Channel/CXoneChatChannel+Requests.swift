@@ -83,6 +83,10 @@ extension CXoneChatChannel {
         case .preChatForm: return .fields(self.driver.withSession { $0.machine.preChatFormFields } ?? [:])
         case .choose(let choice):
             return try await self.driver.request { session, id throws(ChannelError) in try session.choose(choice, id: id) }
+        case .loadOlder(let threadID, let timeout):
+            return try await self.driver.request { session, id throws(ChannelError) in
+                try session.loadOlder(threadID: threadID, timeout: timeout, id: id)
+            }
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             let found = self.driver.withSession { session in
                 Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }

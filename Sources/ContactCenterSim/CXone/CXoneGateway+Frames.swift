@@ -78,11 +78,15 @@ extension CXoneGateway {
             guard let thread = self.recoverable(threadId, customer: customer) else {
                 return self.fail(frame, live ? "RecoveringLivechatFailed" : "RecoveringThreadFailed", "no thread to recover", on: connection)
             }
+            // The latest page of messages, with the token for the page before it (LoadMoreMessages).
+            let size = self.state.withLock { $0.pageSize } ?? thread.messages.count
+            let start = max(0, thread.messages.count - size)
             var recovered: GMSJSON = [
                 "contact": thread.contactJSON,
-                "messages": .array(thread.messages.map(\.json)),
+                "messages": .array(thread.messages[start...].map(\.json)),
                 "thread": thread.json(channelId: self.settings.channelId),
             ]
+            if start > 0 { recovered["messagesScrollToken"] = .string("page-\(start)") }
             if thread.messages.contains(where: { $0.direction == .outbound }) { recovered["inboxAssignee"] = self.settings.agent.json }
             self.answer(frame, live ? "LivechatRecovered" : "ThreadRecovered", recovered, on: connection)
         case .fetchThreadList:
@@ -113,8 +117,22 @@ extension CXoneGateway {
             self.endContact(frame, threadId: threadId, contactId: contactId, on: connection)
         case .storeVisitorEvents(let events):
             self.state.withLock { $0.analyticsEvents += events }
+        case .loadMoreMessages(let threadId, let token):
+            // `page-N`: the messages before the Nth, a page of them, and the token for the page before.
+            guard let thread = self.recoverable(threadId, customer: customer), token.hasPrefix("page-"),
+                let end = Int(token.dropFirst("page-".count)), (0...thread.messages.count).contains(end)
+            else {
+                return self.fail(frame, "LoadMoreMessagesFailed", "no page \(token) in thread \(threadId)", on: connection)
+            }
+            let start = max(0, end - (self.state.withLock { $0.pageSize } ?? end))
+            self.answer(
+                frame,
+                "MoreMessagesLoaded",
+                ["messages": .array(thread.messages[start..<end].map(\.json)), "scrollToken": .string(start > 0 ? "page-\(start)" : "")],
+                on: connection
+            )
         case .other:
-            break  // typing, seen, custom fields, more messages: accepted, not modelled
+            break  // typing, seen, custom fields: accepted, not modelled
         }
     }
 }

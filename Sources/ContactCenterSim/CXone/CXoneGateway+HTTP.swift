@@ -148,6 +148,13 @@ extension CXoneGateway {
             } catch {
                 return .error(404, "\(error)")
             }
+        case ("POST", "page-size"):
+            // How many messages RecoverThread and LoadMoreMessages give (0: all).
+            guard let size = request.query["messages"].flatMap(Int.init), size >= 0 else {
+                return .error(400, "missing parameter: /control/cxone/page-size?messages=N (0: all)")
+            }
+            self.state.withLock { $0.pageSize = size == 0 ? nil : size }
+            return .json(["ok": true])
         case ("POST", "push"):
             // The body, as it is, as one text frame to every client socket (for bad-input tests).
             let count = self.pushRaw(request.body)

@@ -49,6 +49,8 @@ package final class CXoneGateway: Sendable {
         var files: [String: (bytes: [UInt8], signature: String)] = [:]
         /// Attachment downloads answered (for tests).
         var fileDownloads = 0
+        /// How many messages RecoverThread and LoadMoreMessages give at most (nil: all of them).
+        var pageSize: Int?
     }
 
     init(settings: CXoneGatewaySettings, now: @escaping @Sendable () -> Double, httpBase: @escaping @Sendable () -> String) {

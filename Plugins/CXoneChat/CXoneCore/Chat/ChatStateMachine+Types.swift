@@ -218,6 +218,9 @@ extension ChatStateMachine {
         case senderTyping(threadID: String, started: Bool)
         /// MessageSeenByCustomer: the thread's messages were shown to the customer.
         case messageSeenByCustomer(threadID: String)
+        /// LoadMoreMessages: the page of the thread's messages before `oldestMessageAt`, with the scroll
+        /// token the last page (ThreadRecovered's `messagesScrollToken`, MoreMessagesLoaded's `scrollToken`) gave.
+        case loadMoreMessages(threadID: String, scrollToken: String, oldestMessageAt: UnixTime)
     }
 
     /// A web-analytics event (`POST .../visitors/{visitorId}/events`).

@@ -145,7 +145,9 @@ package enum ChatWireInput {
             var message = Self.message(read.message)
             if message.readByAgentAt == nil { message.readByAgentAt = now }
             return (.messageRead(message), nil)
-        case .tokenRefreshed, .moreMessagesLoaded:
+        case .moreMessagesLoaded:
+            return (nil, nil)  // the session answers the request (ChatSession+Older)
+        case .tokenRefreshed:
             return (nil, "\(event.eventType) (not used yet)")
         case .unknown(let eventType):
             return (nil, "an event of unknown type \(eventType)")

@@ -98,6 +98,15 @@ package enum ChatWireOutput {
         case .messageSeenByCustomer(let threadID):
             destination = CXoneID(threadID)
             event = .messageSeenByCustomer(CXoneWire.ThreadData(threadId: CXoneID(threadID)))
+        case .loadMoreMessages(let threadID, let scrollToken, let oldest):
+            destination = CXoneID(threadID)
+            event = .loadMoreMessages(
+                CXoneWire.LoadMoreMessages(
+                    scrollToken: scrollToken,
+                    thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
+                    oldestMessageDatetime: Date(timeIntervalSince1970: oldest.secondsSince1970)
+                )
+            )
         }
         let customer = CXoneWire.CustomerIdentity(
             idOnExternalPlatform: CXoneID(context.customer.id),
@@ -126,7 +135,7 @@ package enum ChatWireOutput {
             ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
-        case .senderTyping(let id, _), .messageSeenByCustomer(let id): ChatWireInput.Request(threadID: id)
+        case .senderTyping(let id, _), .messageSeenByCustomer(let id), .loadMoreMessages(let id, _, _): ChatWireInput.Request(threadID: id)
         }
     }
 }

@@ -14,6 +14,8 @@ package enum ChatCommand {
     case choose(Choose)
     /// Fetches one of a message's files: the session knows where it is (``ChatSession/attachment(threadID:messageID:attachmentID:)``).
     case downloadAttachment(threadID: String?, messageID: String, attachmentID: String)
+    /// The page of a thread's messages before those given (``ChatSession/loadOlder(threadID:timeout:id:)``).
+    case loadOlder(threadID: String?, timeout: Duration)
 
     /// A choice to answer with, and how the answer is sent.
     package struct Choose: Sendable {
@@ -86,6 +88,7 @@ package enum ChatCommand {
                 Choose(threadID: threadID, messageID: messageID, choiceID: choiceID, now: now, timeout: timeout, gateway: settings.gatewayDescription)
             )
         case .markRead(let threadID, _): self = .operation(.markRead(threadID))
+        case .loadOlderMessages(let threadID): self = .loadOlder(threadID: threadID, timeout: timeout)
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             self = .downloadAttachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID)
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
@@ -94,7 +97,7 @@ package enum ChatCommand {
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, download-attachment, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, load-older-messages, download-attachment, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

@@ -77,6 +77,11 @@ package struct ChatSession: ChannelSession {
     /// What the messages met carry beside what the host sees: their choices' answers, their files' addresses.
     package private(set) var extras = ChatMessageExtras()
     var requests: [UInt64: Request] = [:]
+    /// Per thread (lower-cased id), where its older messages start: the scroll token and the oldest
+    /// message's time (ChatSession+Older).
+    var pages: [String: OlderPage] = [:]
+    /// LoadMoreMessages sent, by `eventId`: the thread and the request waiting for the page.
+    var olderRequests: [CXoneID: (threadID: String, request: UInt64)] = [:]
     let settings: Settings
 
     package init(machine: ChatStateMachine, contacts: ChatContactHistory, settings: Settings) {
@@ -130,6 +135,7 @@ package struct ChatSession: ChannelSession {
     package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
         for message in inbound.receivedEvent.map(ChatWireInput.messages(in:)) ?? [] { self.note(message) }
+        let older = self.olderPage(inbound)
         let (meaning, ignored) = self.link.receive(inbound, now: now)
         var actions: [Action] = []
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
@@ -139,7 +145,7 @@ package struct ChatSession: ChannelSession {
             actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
         case .nothing: break
         }
-        return actions
+        return actions + older
     }
 
     /// The large event at `url` was downloaded (or not): `input` says what came of it.
@@ -313,7 +319,7 @@ package struct ChatSession: ChannelSession {
     }
 
     /// The frame for `command`, with the current identities, to write on the current socket.
-    mutating func frame(for command: ChatStateMachine.Command) -> Action {
+    mutating func frame(for command: ChatStateMachine.Command, eventID: CXoneID = .random()) -> Action {
         guard
             let context = ChatWireOutput.Context(
                 machine: self.machine,
@@ -323,7 +329,7 @@ package struct ChatSession: ChannelSession {
             )
         else { return .log(.error, "\(self.prefix): could not send a frame before the chat is prepared") }
         do {
-            return .writeLink(try self.link.frame(for: command, context: context))
+            return .writeLink(try self.link.frame(for: command, context: context, eventID: eventID))
         } catch {
             return .log(.error, "\(self.prefix): could not encode a frame: \(error)")
         }

@@ -19,12 +19,14 @@ enum SimCXoneClientEvent: Sendable, Hashable {
     case endContact(threadId: String, contactId: String)
     /// `{"visitorEvents": [analytics event, …]}`.
     case storeVisitorEvents([CXoneGatewayAnalyticsEvent])
-    /// Typing, seen, custom fields, more messages, or a type the gateway does not know: accepted.
+    /// `{"scrollToken", "thread": {"idOnExternalPlatform"}, "oldestMessageDatetime"}`.
+    case loadMoreMessages(threadId: String, scrollToken: String)
+    /// Typing, seen, custom fields, or a type the gateway does not know: accepted.
     case other(eventType: String)
 
     /// Event types whose data must name a thread even though the gateway only accepts them.
     private static let threadEvents: Set<String> = [
-        "MessageSeenByCustomer", "SenderTypingStarted", "SenderTypingEnded", "LoadMoreMessages", "SetContactCustomFields",
+        "MessageSeenByCustomer", "SenderTypingStarted", "SenderTypingEnded", "SetContactCustomFields",
     ]
 
     static func read(_ frame: SimCXoneClientFrame) throws(SimCXoneWireError) -> SimCXoneClientEvent {
@@ -51,6 +53,8 @@ enum SimCXoneClientEvent: Sendable, Hashable {
         case "LoadThreadMetadata": return .loadThreadMetadata(threadId: try thread())
         case "SendMessage": return .sendMessage(try SimCXoneSentMessage.read(data, eventType: type))
         case "SendOutbound": return .sendOutbound(try SimCXoneSentMessage.read(data, eventType: type))
+        case "LoadMoreMessages":
+            return .loadMoreMessages(threadId: try thread(), scrollToken: try required(data["scrollToken"], "scrollToken"))
         case "EndContact": return .endContact(threadId: try thread(), contactId: try required(data["contact"]?["id"], "contact.id"))
         case "StoreVisitorEvents":
             guard let events = data["visitorEvents"]?.array else { throw SimCXoneWireError("\(type): data.visitorEvents is not an array") }
