@@ -40,6 +40,7 @@ import Testing
             case .work(.requestNotifications(_, let position)): "ask after \(position)"
             case .work(.requestChat): "request chat"
             case .work(.createV1Interaction(let serviceID)): "create \(serviceID)"
+            case .work(.fetchRows(_, let from)): "fetch from \(from)"
             case .write(let write) where write.key == GMSChatSession.StoreKey.position: "store position \(write.value ?? "nil")"
             // The keys in a few words: the secure key (the other four go with it).
             case .write(let write) where write.place == .secrets:
@@ -48,6 +49,8 @@ import Testing
             case .setTimer(.gap, let delay): "gap in \(delay.components.seconds) s"
             case .setTimer(.request(let id), _): "deadline \(id)"
             case .cancelTimer(.gap): "cancel gap"
+            case .setTimer(.historyFetch, _): "history fetch timer"
+            case .cancelTimer(.historyFetch): "end history fetch timer"
             case .cancelTimer(.request(let id)): "end deadline \(id)"
             case .emit(.messageReceived(let message)): "message \(message.text)"
             case .emit(let event): "emit \(event)".prefix { $0 != "(" }.description
@@ -222,13 +225,13 @@ import Testing
             ]
         )
         #expect(session.phase == .ended && session.keys == nil)
-        #expect(session.threads.map(\.state) == [.closed])
+        #expect(session.listThreads().map(\.state) == [.closed])
     }
 
     @Test func aStoredChatResumesOnlyWithTheKeysItsAPIVersionNeeds() {
         let keys = GMSChatKeys(secureKey: "key-1", chatID: "chat-1")
-        let v2 = Self.session(stored: .init(position: 12, threadID: "gms-old", phase: .active, keys: keys))
-        #expect(v2.phase == .active && v2.ledger.shown == 12 && v2.threads.map(\.id) == ["gms-old"])
+        var v2 = Self.session(stored: .init(position: 12, threadID: "gms-old", phase: .active, keys: keys))
+        #expect(v2.phase == .active && v2.ledger.shown == 12 && v2.listThreads().map(\.id) == ["gms-old"])
         let v1 = Self.session(apiVersion: 1, stored: .init(position: 12, threadID: "gms-old", phase: .active, keys: keys))
         #expect(v1.phase == .none, "v1 needs the chat's service too")
         #expect(v1.ledger.shown == 12, "the position shown is kept all the same")

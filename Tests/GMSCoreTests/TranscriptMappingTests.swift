@@ -18,7 +18,7 @@ import Testing
         ("Message", ChatMessage.Kind.message), ("Message.Text", .message), ("ParticipantJoined", .joined), ("Notice.Joined", .joined),
         ("ParticipantLeft", .left), ("Notice.Left", .left), ("TypingStarted", .typingStarted), ("Notice.TypingStarted", .typingStarted),
         ("TypingStopped", .typingStopped), ("Notice.TypingStopped", .typingStopped), ("PushUrl", .pushURL), ("Notice.PushUrl", .pushURL),
-        ("CustomNotice", .custom), ("Notice.Custom", .custom), ("IdleAlert", .idleAlert), ("IdleClose", .idleAlert), ("FileUploaded", .custom),
+        ("CustomNotice", .custom), ("Notice.Custom", .custom), ("IdleAlert", .idleAlert), ("IdleClose", .idleAlert), ("FileUploaded", .message),
     ])
     func mapsEveryEventTypeOfBothVersions(type: String, kind: ChatMessage.Kind) {
         #expect(Self.row(type, party: "Agent").kind == kind)

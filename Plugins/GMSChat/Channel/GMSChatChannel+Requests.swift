@@ -70,7 +70,15 @@ extension GMSChatChannel {
             try await self.startChat()
             return .done
         case .listThreads:
-            return .threads(self.driver.withSession { $0.threads } ?? [])
+            return .threads(self.driver.withSession { $0.listThreads() } ?? [])
+        case .openThread(let threadID):
+            return try await self.driver.request { session, id throws(ChannelError) in try session.openThread(id, threadID: threadID) }
+        case .loadOlder(let threadID):
+            return try await self.driver.request { session, id throws(ChannelError) in try session.loadOlderMessages(id, threadID: threadID) }
+        case .download(let messageID, let attachmentID):
+            return try await self.download(messageID: messageID, attachmentID: attachmentID)
+        case .sendFile(let file):
+            return try await self.sendFile(file)
         case .status:
             return .fields(self.statusFields())
         case .operate(let operation):

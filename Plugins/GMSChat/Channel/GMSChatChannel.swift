@@ -84,6 +84,11 @@ final class GMSChatChannel: Channel {
                 let succeeded = await self.requestNotifications(keys, after: position)
                 return { $0.notificationsAsked(succeeded: succeeded) }
             }
+        case .fetchRows(let keys, let from):
+            self.driver.concurrently {
+                let succeeded = await self.requestNotifications(keys, after: from - 1)
+                return { $0.historyFetchAsked(succeeded: succeeded) }
+            }
         case .requestChat:
             self.driver.concurrently {
                 do throws(ChannelError) {

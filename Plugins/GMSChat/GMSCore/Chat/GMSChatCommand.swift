@@ -6,6 +6,14 @@ package enum GMSChatCommand: Sendable, Hashable {
     /// `prepare` and `connect`: starts a chat unless one is active.
     case start
     case listThreads
+    /// `open-thread`: the chat's thread with its last messages.
+    case openThread(String)
+    /// `load-older-messages`: the page before those given.
+    case loadOlder(String?)
+    /// `download-attachment`: a file of a message (v2 `fileDownload`).
+    case download(messageID: String, attachmentID: String)
+    /// `send-file` (v2 `fileGetLimits`, then `fileUpload`).
+    case sendFile(ChatFile)
     /// `chat-status`: the session's and the Bayeux client's fields.
     case status
     /// An operation of the chat, with the chat's keys.
@@ -18,6 +26,16 @@ package enum GMSChatCommand: Sendable, Hashable {
             self = .start
         case .listThreads:
             self = .listThreads
+        case .openThread(let threadID):
+            self = .openThread(threadID)
+        case .loadOlderMessages(let threadID):
+            self = .loadOlder(threadID)
+        case .downloadAttachment(_, let messageID, let attachmentID):
+            try Self.filesNeedV2(apiVersion)
+            self = .download(messageID: messageID, attachmentID: attachmentID)
+        case .sendFile(_, let file):
+            try Self.filesNeedV2(apiVersion)
+            self = .sendFile(file)
         case .sendMessage(_, let text):
             self = .operate(GMSChatOperation(v2: "sendMessage", v1: "send", fields: ["message": text], reply: .done, startsChat: true))
         case .typing(_, let started):
@@ -37,7 +55,7 @@ package enum GMSChatCommand: Sendable, Hashable {
         default:
             throw ChannelError(
                 .unsupported,
-                "\(GMSChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
+                "\(GMSChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, list-threads, open-thread, load-older-messages, download-attachment, send-file, send-message, typing, end-conversation, chat-status, chat-nickname, chat-push-url and chat-notice"
             )
         }
     }
@@ -55,6 +73,13 @@ package enum GMSChatCommand: Sendable, Hashable {
             throw ChannelError(.illegalState, "\(GMSChatSession.prefix): \(what) needs \(fields.keys.sorted().joined(separator: " and "))")
         }
         return .operate(GMSChatOperation(v2: name, v1: name, fields: fields, reply: .fields(["operation": name])))
+    }
+
+    /// Files are chat API v2's (its HTTP file management); v1 has no file operations for the customer.
+    static func filesNeedV2(_ apiVersion: Int) throws(ChannelError) {
+        guard apiVersion == 2 else {
+            throw ChannelError(.unsupported, "\(GMSChatSession.prefix): GMS chat API v1 has no file operations; files need api-version = 2")
+        }
     }
 
     static func typing(_ started: Bool) -> GMSChatCommand {

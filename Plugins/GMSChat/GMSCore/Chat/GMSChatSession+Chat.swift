@@ -44,6 +44,7 @@ extension GMSChatSession {
         let waiting = self.chat.began(keys, thread: threadID)
         self.lastError = nil
         self.transcript.restart()
+        self.history = GMSChatHistory()
         let actions: [Action] =
             GMSChatKeys.writes(keys).map(Action.write) + [
                 Self.store(threadID, key: StoreKey.thread), Self.store("0", key: StoreKey.position),

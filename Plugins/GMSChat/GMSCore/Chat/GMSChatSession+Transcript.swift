@@ -6,8 +6,8 @@ extension GMSChatSession {
     /// Takes rows in any order, hands on the new ones in position order, and persists the new high-water mark.
     mutating func accept(_ rows: [GMSTranscriptEvent], now: UnixTime) -> [Action] {
         guard !rows.isEmpty, let threadID = self.chat.active?.thread else { return [] }
+        var actions = self.holdReplayed(rows, threadID: threadID, now: now)
         let accepted = self.transcript.accept(rows)
-        var actions: [Action] = []
         if accepted.duplicates > 0 { actions.append(.log(.debug, "\(self.prefix): dropped \(accepted.duplicates) transcript rows already shown")) }
         actions += self.release(accepted.released, threadID: threadID, now: now)
         switch accepted.gap {
@@ -26,6 +26,7 @@ extension GMSChatSession {
         var actions: [Action] = []
         for row in rows {
             let message = row.chatMessage(threadID: threadID, receivedAt: now)
+            self.history.hold(message)
             if message.direction == .fromAgent, self.chat.active?.contact == .awaitingAgent {
                 self.chat.modifyActive { $0.contact = .recorded }
                 var contact = Contact(

@@ -25,6 +25,8 @@ package struct GMSChatSession: ChannelSession {
         case request(UInt64)
         /// The Bayeux client's.
         case bayeux(TimerID<BayeuxClientStateMachine.TimerKind>)
+        /// Rows fetched for the thread's history did not come in time: the callers hear what is held.
+        case historyFetch
     }
 
     /// What the channel does with GMS and the store, in the order the session asked.
@@ -41,6 +43,9 @@ package struct GMSChatSession: ChannelSession {
         /// A long-polling batch: POST it beside the other work, and answer with ``posted(_:_:now:)``
         /// (unless the session no longer ``BayeuxTransport/wants(_:)`` it when its turn comes).
         case post(BayeuxPost)
+        /// Fetch the thread's older rows: v2 `requestNotifications` from `from` (GMS re-sends every row
+        /// from there); answer with ``historyFetchAsked(succeeded:)``.
+        case fetchRows(GMSChatKeys, from: Int)
     }
 
     /// Where the chat's state is kept in the channel's store.
@@ -119,6 +124,10 @@ package struct GMSChatSession: ChannelSession {
     package internal(set) var lastError: String?
     package internal(set) var eventsRejected = 0
     package internal(set) var eventsIgnored = 0
+    /// The chat's messages for reading the thread back.
+    package internal(set) var history: GMSChatHistory
+    /// A fetch of older rows under way: the position it asked from, and the callers waiting for it.
+    var historyFetch: GMSChatHistoryFetch?
     /// The CometD session.
     package internal(set) var bayeux: BayeuxTransport
     /// Callers waiting for a publish's answer, by the publish's id, with what a failure calls it.
@@ -136,6 +145,7 @@ package struct GMSChatSession: ChannelSession {
         self.settings = settings
         self.bayeux = BayeuxTransport(configuration: transport)
         self.transcript = GMSTranscript(shown: stored.position)
+        self.history = GMSChatHistory(shown: stored.position)
         let resumable = stored.phase == .active && stored.keys.secureKey != nil && (settings.apiVersion == 2 || stored.keys.serviceID != nil)
         if resumable, let thread = stored.threadID {
             self.chat = .active(GMSChat.Active(keys: stored.keys, thread: thread, contact: .recorded))
@@ -306,6 +316,7 @@ package struct GMSChatSession: ChannelSession {
         self.chat.forget(id)
         self.publishes = self.publishes.filter { $0.value.request != id }
         self.disconnecting.removeAll { $0 == id }
+        self.historyFetch?.waiting[id] = nil
     }
 
     package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
@@ -314,6 +325,8 @@ package struct GMSChatSession: ChannelSession {
             return self.gapTimerFired(now: now)
         case .bayeux(let id):
             return self.bayeux(now: now) { $0.timerFired(id, now: now.elapsed) }
+        case .historyFetch:
+            return self.historyFetchEnded()
         case .request(let id):
             if let timeout = self.connection.timeOut(id) {
                 return [.replied(id, .failure(ChannelError(.transient, "\(self.prefix): no connect to \(self.server) succeeded within \(timeout)")))]
@@ -331,10 +344,10 @@ package struct GMSChatSession: ChannelSession {
         ChatThread(id: id, name: "Chat with \(self.settings.service)", state: state)
     }
 
-    /// `list-threads`: the chat's thread, if it had one.
-    package var threads: [ChatThread] {
-        guard let threadID = self.threadID else { return [] }
-        return [self.thread(threadID, self.phase == .active ? .ready : .closed)]
+    /// The chat's thread, if it had one, without messages.
+    var bareThread: ChatThread? {
+        guard let threadID = self.threadID else { return nil }
+        return self.thread(threadID, self.phase == .active ? .ready : .closed)
     }
 
     /// The chat's part of `chat status`.

@@ -14,6 +14,8 @@ extension GMSTranscriptEvent {
         case "Notice.PushUrl": .pushURL
         case "Notice.Custom": .custom
         case "IdleAlert", "IdleClose", "Notice.IdleAlert", "Notice.IdleClose": .idleAlert
+        // A file is a message with an attachment, as the other chats show one.
+        case "FileUploaded": .message
         default: .custom
         }
     }
@@ -40,6 +42,9 @@ extension GMSTranscriptEvent {
             sentAt: sentAt
         )
         message.transcriptPosition = self.position
+        if let file = self.file {
+            message.attachments = [ChatAttachment(id: file.id, name: file.name, mimeType: file.mimeType, size: file.size)]
+        }
         return message
     }
 }

@@ -94,6 +94,7 @@ package struct GMSChatV2Reply: Sendable, Hashable {
         // The text of a push URL is the URL; of a nickname change, the new name.
         let text = object["text"]?.stringValue ?? object["pushUrl"]?.stringValue ?? object["nickname"]?.stringValue ?? ""
         let utc = object["utcTime"]?.numberValue.flatMap { $0.isFinite && abs($0) < 1e16 ? Int64($0) : nil }
-        return GMSTranscriptEvent(position: index, type: GMSEventType(type), party: party, text: text, utcMilliseconds: utc)
+        let file = type == "FileUploaded" ? GMSChatFile(userData: object["userData"]) : nil
+        return GMSTranscriptEvent(position: index, type: GMSEventType(type), party: party, text: text, utcMilliseconds: utc, file: file)
     }
 }

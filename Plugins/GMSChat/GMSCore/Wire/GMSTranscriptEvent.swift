@@ -1,5 +1,5 @@
 #if canImport(AttendantPluginKit)
-import AttendantPluginKit
+package import AttendantPluginKit
 #endif
 
 /// One row of a GMS chat transcript, from either API version, with its position in the transcript.
@@ -15,13 +15,47 @@ package struct GMSTranscriptEvent: Sendable, Hashable {
     package var text: String
     /// Epoch milliseconds (v2 `utcTime`); nil when the event has no time of its own.
     package var utcMilliseconds: Int64?
+    /// v2 `FileUploaded`: the file, from the row's `userData`.
+    package var file: GMSChatFile?
 
-    package init(position: Int, type: GMSEventType, party: GMSParty, text: String, utcMilliseconds: Int64? = nil) {
+    package init(position: Int, type: GMSEventType, party: GMSParty, text: String, utcMilliseconds: Int64? = nil, file: GMSChatFile? = nil) {
         self.position = position
         self.type = type
         self.party = party
         self.text = text
         self.utcMilliseconds = utcMilliseconds
+        self.file = file
+    }
+}
+
+/// A file a v2 `FileUploaded` row announces. gms-cometd.md §2 names the type (C1 `ChatV2MessageType`) but
+/// not its fields; the row's `userData` is read with the hyphenated keys GMS uses for the file limits
+/// (`upload-max-file-size`…, C2 `HttpResponse.java`): `file-id`, `file-name`, `file-size`, `file-type`
+/// (decided; see the plugin's README). A row without a `file-id` carries no file the customer can fetch.
+package struct GMSChatFile: Sendable, Hashable {
+    /// What `fileDownload` takes (`…/file/<id>/download`).
+    package var id: String
+    package var name: String
+    package var mimeType: String
+    package var size: Int?
+
+    package init(id: String, name: String, mimeType: String, size: Int? = nil) {
+        self.id = id
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
+    }
+
+    /// The file in a row's `userData`; nil without a `file-id`.
+    package init?(userData: JSONValue?) {
+        guard let id = userData?["file-id"]?.stringValue ?? userData?["file-id"]?.looseInteger.map(String.init), !id.isEmpty else { return nil }
+        let name = userData?["file-name"]?.stringValue ?? ""
+        self.init(
+            id: id,
+            name: name.isEmpty ? "file-\(id)" : name,
+            mimeType: userData?["file-type"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 } ?? "application/octet-stream",
+            size: userData?["file-size"]?.looseInteger
+        )
     }
 }
 
