@@ -15,6 +15,12 @@ extension GMSChatChannel {
             Result { () throws(ChannelError) in try session.attachment(messageID: messageID, attachmentID: attachmentID) }
         }
         guard let (attachment, keys) = try found?.get() else { throw self.noChat }
+        if let size = attachment.size, size > Self.downloadLimit {
+            throw ChannelError(
+                .invalidArgument,
+                "\(self.prefix): \(attachment.name) has \(size) bytes, more than the \(Self.downloadLimit) bytes (64 MiB) attendant downloads"
+            )
+        }
         guard let operation = GMSChatFileOperation.download(service: self.configuration.service, keys: keys, fileID: attachment.id) else {
             throw self.noChat
         }

@@ -23,6 +23,13 @@ extension GMSChatServer {
         try self.agentActs(chatID, [RowEntry(kind: .customNotice, party: .agent, text: text)])
     }
 
+    /// The agent sends a file (a v2 `FileUploaded` row whose `userData` names it); its id.
+    package func agentSendsFile(name: String, mimeType: String, bytes: [UInt8], chatID: String? = nil) throws(SimulatorError) -> String {
+        let file = GMSChatFile(id: GMSIdentifiers.random(12), name: name, mimeType: mimeType, bytes: bytes)
+        try self.agentActs(chatID, [RowEntry(kind: .fileUploaded, party: .agent, text: name, file: file)])
+        return file.id
+    }
+
     /// The agent leaves (ParticipantLeft / Notice.Left); the chat stays open until ``endChat(chatID:)``.
     package func agentLeaves(chatID: String? = nil) throws(SimulatorError) {
         try self.agentActs(chatID, [RowEntry(kind: .left, party: .agent)], joinFirst: false) { $0.agentLeft = true }

@@ -29,6 +29,22 @@ extension GMSChatServer {
                     return .error(400, "missing text parameter: /control/gms/notice?text=TEXT[&chat=ID]")
                 }
                 try self.agentCustomNotice(text, chatID: chat)
+            case ("POST", "file"):
+                guard let name = request.query["name"], !name.isEmpty else {
+                    return .error(
+                        400,
+                        "missing name parameter: /control/gms/file?name=NAME[&type=MIME][&size=BYTES][&chat=ID] with the file as the body"
+                    )
+                }
+                // size=N: a file of N bytes, for one larger than a test wants to post.
+                let bytes = request.query["size"].flatMap(Int.init).map { [UInt8](repeating: 0x61, count: $0) } ?? request.body
+                let id = try self.agentSendsFile(
+                    name: name,
+                    mimeType: request.query["type"] ?? "application/octet-stream",
+                    bytes: bytes,
+                    chatID: chat
+                )
+                return .json(["ok": true, "file_id": id])
             case ("POST", "leave"):
                 try self.agentLeaves(chatID: chat)
             case ("POST", "end"):
@@ -84,6 +100,12 @@ extension GMSChatServer {
                     [
                         "index": .int(row.index), "type": .string(row.v2Type), "party": .string(row.party.rawValue),
                         "nickname": .string(row.nickname), "text": .string(row.text), "utc_time": .int(row.utcTime),
+                        "file": row.file.map { file in
+                            [
+                                "id": .string(file.id), "name": .string(file.name), "type": .string(file.mimeType),
+                                "size": .int(file.bytes.count), "text": .string(String(decoding: file.bytes, as: UTF8.self)),
+                            ]
+                        } ?? .null,
                     ]
                 }
             ),

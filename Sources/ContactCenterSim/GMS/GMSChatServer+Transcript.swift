@@ -16,6 +16,7 @@ extension GMSChatServer {
         var party: GMSParty
         var text: String = ""
         var nickname: String?
+        var file: GMSChatFile?
     }
 
     /// Appends rows (each gets the next index) and pushes them live to the chat's customer, unless the
@@ -32,7 +33,8 @@ extension GMSChatServer {
                 party: entry.party,
                 nickname: nickname,
                 text: entry.text,
-                utcTime: self.nowMilliseconds
+                utcTime: self.nowMilliseconds,
+                file: entry.file
             )
             chat.rows.append(row)
             rows.append(row)

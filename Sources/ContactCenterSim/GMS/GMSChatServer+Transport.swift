@@ -15,6 +15,7 @@ extension GMSChatServer {
             return await self.longPoll(request)
         }
         if request.path.hasPrefix(Self.v1Prefix) { return self.v1Route(request) }
+        if request.path.hasPrefix(Self.v2FilePrefix) { return self.v2FileRoute(request) }
         return .error(404, "no GMS endpoint \(request.method) \(request.path): CometD is \(Self.cometdPath), Chat API v1 is under \(Self.v1Prefix)")
     }
 

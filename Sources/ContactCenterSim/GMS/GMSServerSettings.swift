@@ -23,6 +23,12 @@ package struct GMSServerSettings: Sendable {
     /// Off, WebSocket upgrades on the CometD path are refused (as behind a proxy that does not pass them)
     /// and the handshake offers long-polling only.
     package var webSocket: Bool = true
+    /// What `fileGetLimits` answers: the file name extensions taken (`upload-file-types`), the largest
+    /// file (`upload-max-file-size`), how many files and bytes a chat may upload.
+    package var uploadFileTypes: [String] = ["jpeg", "jpg", "pdf", "png", "txt", "zip"]
+    package var uploadMaxFileSize: Int = 1 << 20
+    package var uploadMaxFiles: Int = 5
+    package var uploadMaxTotalSize: Int = 5 << 20
 
     package init(
         serviceName: String = "customer-support",

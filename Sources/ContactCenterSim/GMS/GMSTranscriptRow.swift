@@ -22,7 +22,7 @@ package enum GMSParty: String, Sendable, Hashable {
 /// 1): v2's `index`, and v1's position (an event's `transcriptPosition` is its last row's index).
 package struct GMSTranscriptRow: Sendable, Hashable {
     package enum Kind: String, Sendable, Hashable {
-        case message, joined, left, typingStarted, typingStopped, pushURL, customNotice, nicknameUpdated
+        case message, joined, left, typingStarted, typingStopped, pushURL, customNotice, nicknameUpdated, fileUploaded
     }
 
     package var index: Int
@@ -32,6 +32,8 @@ package struct GMSTranscriptRow: Sendable, Hashable {
     package var text: String
     /// Milliseconds since 1970.
     package var utcTime: Int
+    /// `FileUploaded`: the file, announced in the row's `userData`.
+    package var file: GMSChatFile? = nil
 
     /// v2 `messages[].type`.
     var v2Type: String {
@@ -44,6 +46,7 @@ package struct GMSTranscriptRow: Sendable, Hashable {
         case .pushURL: "PushUrl"
         case .customNotice: "CustomNotice"
         case .nicknameUpdated: "NicknameUpdated"
+        case .fileUploaded: "FileUploaded"
         }
     }
 
@@ -57,7 +60,7 @@ package struct GMSTranscriptRow: Sendable, Hashable {
         case .typingStopped: "Notice.TypingStopped"
         case .pushURL: "Notice.PushUrl"
         case .customNotice: "Notice.Custom"
-        case .nicknameUpdated: nil
+        case .nicknameUpdated, .fileUploaded: nil
         }
     }
 
@@ -81,6 +84,12 @@ package struct GMSTranscriptRow: Sendable, Hashable {
             "utcTime": .int(self.utcTime),
         ]
         if !self.text.isEmpty { object["text"] = .string(self.text) }
+        if let file = self.file {
+            object["userData"] = [
+                "file-id": .string(file.id), "file-name": .string(file.name), "file-size": .string(String(file.bytes.count)),
+                "file-type": .string(file.mimeType),
+            ]
+        }
         return .object(object)
     }
 
@@ -91,4 +100,12 @@ package struct GMSTranscriptRow: Sendable, Hashable {
         let offset = max(0, (self.utcTime - startedAt) / 1000)
         return [.string(type), .string(self.nickname), .string(self.v1Text), .string(String(offset)), .string(self.party.v1Type)]
     }
+}
+
+/// A file in a v2 chat, sent by the agent or uploaded by the customer (`fileUpload`).
+package struct GMSChatFile: Sendable, Hashable {
+    package var id: String
+    package var name: String
+    package var mimeType: String
+    package var bytes: [UInt8]
 }
