@@ -31,7 +31,9 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `network-delay` (10 s): added to the server's hold for a connect's time limit, and every other request's.
 ///
 /// Requests: `prepare`/`connect` (start a chat), `send-message`, `typing`, `end-conversation`,
-/// `list-threads`, and the custom `chat-status` (as fields).
+/// `list-threads` and `open-thread` (the thread with its last 20 messages), `load-older-messages`,
+/// v2's `download-attachment` and `send-file` (GMS's HTTP file management), and the custom `chat-status`
+/// (as fields).
 public final class GMSChatPluginFactory: ChannelPluginFactory {
     public let name = "gms-chat"
     public let kind = ChannelKind.chat
