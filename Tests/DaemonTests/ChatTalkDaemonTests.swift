@@ -105,11 +105,13 @@ import Testing
         contact-interval = "1h"
         """
 
-    /// The terminal is back in cooked mode with echo: what `stty -a` prints in the pane says so.
+    /// The terminal is back in cooked mode with echo: what `stty -a` prints in the pane says so. The marker
+    /// is typed as `:do''ne`, so only the shell's output reads `:done`: in a narrow pane the typed command
+    /// wraps, and a wrapped piece of it once ended in `:done` and was taken for the answer.
     static func expectSaneTerminal(_ tmux: Tmux) async throws {
         try await tmux.tmux([
             "send-keys",
-            "clear; stty -a | tr -s ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo -e isig -e -isig | tr '\\n' ' '; echo :done",
+            "clear; stty -a | tr -s ' ;' '\\n\\n' | grep -x -e icanon -e -icanon -e echo -e -echo -e isig -e -isig | tr '\\n' ' '; echo :do''ne",
             "Enter",
         ])
         let pane = try await tmux.waitFor("stty's answer") { $0.contains(":done\n") || $0.hasSuffix(":done") }
