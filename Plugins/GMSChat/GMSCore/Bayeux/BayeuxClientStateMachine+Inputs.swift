@@ -14,8 +14,7 @@ extension BayeuxClientStateMachine {
     /// The connect's request failed at the transport (connection refused or reset, HTTP error, closed
     /// socket) or was abandoned at its deadline.
     package mutating func connectFailed(_ failure: BayeuxFailure, now: Duration) -> [Action] {
-        guard self.connectInFlight != nil else { return [] }
-        self.connectInFlight = nil
+        guard self.endConnect() != nil else { return [] }
         var actions = self.cancel(.connectDeadline)
         actions += self.interrupted(failure)
         return actions + self.retryConnect(now: now)
@@ -25,7 +24,7 @@ extension BayeuxClientStateMachine {
     /// other messages, or with something that is not Bayeux): that connect is over. A connect sent since is
     /// not touched.
     package mutating func connectFailed(id: String, _ failure: BayeuxFailure, now: Duration) -> [Action] {
-        guard self.connectInFlight == id else { return [] }
+        guard self.outstandingConnect == id else { return [] }
         return self.connectFailed(failure, now: now)
     }
 
@@ -57,13 +56,13 @@ extension BayeuxClientStateMachine {
             guard case .waitingToHandshake = self.phase else { return [] }
             return self.handshake()
         case .connect:
-            guard case .session = self.phase, self.connectInFlight == nil else { return [] }
+            guard let session = self.session, session.outstandingConnect == nil else { return [] }
             if self.serverForgotClient(now: now) {
                 return self.rehandshake(after: .zero, because: BayeuxFailure("no connect reached the server within its maxInterval"))
             }
             return self.sendConnect()
         case .connectDeadline:
-            guard self.connectInFlight != nil else { return [] }
+            guard self.outstandingConnect != nil else { return [] }
             return [.abandonConnect] + self.connectFailed(.timedOut, now: now)
         case .reply(let messageID):
             return self.fail(id: messageID, .timedOut, now: now)
@@ -82,7 +81,7 @@ extension BayeuxClientStateMachine {
             guard case .handshaking(let pending) = self.phase, pending == id else { return [.note("stale handshake reply \(id)")] }
             return self.handshakeReplied(message, now: now)
         case "/meta/connect":
-            guard self.connectInFlight == id else { return [.note("stale connect reply \(id)")] }
+            guard self.outstandingConnect == id else { return [.note("stale connect reply \(id)")] }
             return self.connectReplied(message, now: now)
         case "/meta/disconnect":
             guard case .disconnecting(let pending) = self.phase, pending == id else { return [.note("stale disconnect reply \(id)")] }
@@ -124,10 +123,7 @@ extension BayeuxClientStateMachine {
             self.connectionType = .longPolling
             actions.append(.useConnectionType(.longPolling))
         }
-        self.phase = .session
-        self.clientID = clientID
-        self.handshakeAt = now
-        self.lastContact = now
+        self.phase = .session(Session(clientID: clientID, handshakeAt: now))
         self.failures = 0
         actions.append(.handshook(clientID: clientID))
         actions += self.sendConnect(first: true)
@@ -145,7 +141,7 @@ extension BayeuxClientStateMachine {
     }
 
     private mutating func connectReplied(_ message: BayeuxMessage, now: Duration) -> [Action] {
-        self.connectInFlight = nil
+        _ = self.endConnect()
         var actions = self.cancel(.connectDeadline)
         actions += self.adopt(message.advice)
         guard message.successful == true else {
@@ -159,12 +155,8 @@ extension BayeuxClientStateMachine {
                 return actions + self.interrupted(failure) + self.retryConnect(now: now)
             }
         }
-        self.lastContact = now
         self.failures = 0
-        if !self.connected {
-            self.connected = true
-            actions.append(.connected)
-        }
+        if self.modifySession({ $0.connectSucceeded(now: now) }) == true { actions.append(.connected) }
         switch self.advice.reconnect {
         case .handshake?:
             return actions + self.rehandshake(after: self.advice.interval ?? .zero, because: BayeuxFailure("the server advised a new handshake"))

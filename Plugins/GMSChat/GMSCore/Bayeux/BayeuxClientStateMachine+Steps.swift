@@ -12,14 +12,9 @@ extension BayeuxClientStateMachine {
         var actions = self.cancel(.handshake)
         actions += self.cancel(.connect)
         actions += self.cancel(.connectDeadline)
-        if self.connectInFlight != nil {
-            self.connectInFlight = nil
-            actions.append(.abandonConnect)
-        }
+        actions += self.abandonOutstandingConnect()
         let id = self.makeID()
         self.phase = .handshaking(id: id)
-        self.clientID = nil
-        self.connected = false
         var message = BayeuxMessage(channel: "/meta/handshake", id: id, ext: self.configuration.handshakeExt)
         message.version = "1.0"
         message.minimumVersion = "1.0"
@@ -33,7 +28,7 @@ extension BayeuxClientStateMachine {
     }
 
     mutating func sendConnect(first: Bool = false) -> [Action] {
-        guard let clientID = self.clientID else { return [] }
+        guard let clientID = self.session?.clientID else { return [] }
         let id = self.makeID()
         var message = BayeuxMessage(channel: "/meta/connect", id: id, clientID: clientID)
         message.connectionType = self.connectionType.rawValue
@@ -44,7 +39,7 @@ extension BayeuxClientStateMachine {
             message.advice = BayeuxAdvice(timeout: .zero)
             hold = .zero
         }
-        self.connectInFlight = id
+        self.modifySession { $0.sent(connect: id) }
         var actions: [Action] = [.send([message], on: .connect)]
         // A server that holds the first connect anyway (Faye does) still answers within its timeout.
         actions += self.arm(.connectDeadline, after: max(hold, self.advice.timeout ?? .zero) + self.configuration.networkDelay)
@@ -52,7 +47,7 @@ extension BayeuxClientStateMachine {
     }
 
     mutating func sendSubscribe(_ channels: [String]) -> [Action] {
-        guard let clientID = self.clientID else { return [] }
+        guard let clientID = self.session?.clientID else { return [] }
         var actions: [Action] = []
         var messages: [BayeuxMessage] = []
         for channel in channels {
@@ -86,8 +81,7 @@ extension BayeuxClientStateMachine {
 
     /// Whether the server has had no connect for longer than it keeps a client.
     func serverForgotClient(now: Duration) -> Bool {
-        guard let lastContact = self.lastContact, let maxInterval = self.advice.maxInterval else { return false }
-        return now - lastContact > maxInterval
+        self.session?.serverForgotClient(now: now, maxInterval: self.advice.maxInterval) ?? false
     }
 
     mutating func rehandshake(after delay: Duration, because failure: BayeuxFailure) -> [Action] {
@@ -100,11 +94,7 @@ extension BayeuxClientStateMachine {
         var actions = self.interrupted(failure)
         actions += self.cancel(.connect)
         actions += self.cancel(.connectDeadline)
-        if self.connectInFlight != nil {
-            self.connectInFlight = nil
-            actions.append(.abandonConnect)
-        }
-        self.clientID = nil
+        actions += self.abandonOutstandingConnect()
         if delay <= .zero { return actions + self.handshake() }
         self.phase = .waitingToHandshake
         return actions + self.arm(.handshake, after: delay)
@@ -112,7 +102,6 @@ extension BayeuxClientStateMachine {
 
     mutating func waitToHandshake() -> [Action] {
         self.phase = .waitingToHandshake
-        self.clientID = nil
         return self.arm(.handshake, after: max(self.advice.interval ?? .zero, self.nextBackoff()))
     }
 
@@ -129,8 +118,7 @@ extension BayeuxClientStateMachine {
     }
 
     mutating func interrupted(_ failure: BayeuxFailure) -> [Action] {
-        let wasConnected = self.connected
-        self.connected = false
+        let wasConnected = self.modifySession { $0.interrupt() } ?? false
         return wasConnected || self.failures == 0 ? [.connectionInterrupted(failure)] : []
     }
 
@@ -138,14 +126,9 @@ extension BayeuxClientStateMachine {
     /// request still waiting hears (by default the same).
     mutating func stop(_ failure: BayeuxFailure?, requests: BayeuxFailure? = nil) -> [Action] {
         var actions = self.stopTimers()
-        if self.connectInFlight != nil {
-            self.connectInFlight = nil
-            actions.append(.abandonConnect)
-        }
+        actions += self.abandonOutstandingConnect()
         actions += self.failAll(requests ?? failure ?? .disconnected)
         self.phase = .stopped
-        self.clientID = nil
-        self.connected = false
         return actions + [.stopped(failure)]
     }
 

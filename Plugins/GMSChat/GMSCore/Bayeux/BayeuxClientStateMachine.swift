@@ -105,11 +105,12 @@ package struct BayeuxClientStateMachine: Sendable {
         }
     }
 
+    /// One state; what exists only in a session (its client id, its connect) lives in ``Session``.
     enum Phase: Sendable, Hashable {
         case idle
         case waitingToHandshake
         case handshaking(id: String)
-        case session
+        case session(Session)
         case disconnecting(id: String)
         case stopped
     }
@@ -123,18 +124,13 @@ package struct BayeuxClientStateMachine: Sendable {
     let configuration: Configuration
     var phase: Phase = .idle
     var connectionType: BayeuxConnectionType
-    var clientID: String?
-    var handshakeAt: Duration?
     var advice: BayeuxAdvice
-    var connectInFlight: String?
-    /// Whether the latest connect succeeded (false from the handshake until the first one does).
-    var connected = false
     /// Consecutive failures of the current kind of attempt, for the backoff.
     var failures = 0
-    /// When the server last heard a connect end well: past `maxInterval` it has forgotten the client.
-    var lastContact: Duration?
     var nextMessageID: UInt64 = 0
     var subscriptions: [String] = []
+    // Requests outlive a session: a publish waits for one in `queued`, and replies are awaited while
+    // disconnecting.
     var inFlight: [String: Request] = [:]
     var queued: [BayeuxMessage] = []
     var timers = TimerTable<TimerKind>()
@@ -149,17 +145,17 @@ package struct BayeuxClientStateMachine: Sendable {
 
     package var status: Status {
         Status(
-            clientID: self.clientID,
-            handshakeAt: self.handshakeAt,
+            clientID: self.session?.clientID,
+            handshakeAt: self.session?.handshakeAt,
             connectionType: self.connectionType,
             advice: self.advice,
-            connected: self.connected,
+            connected: self.session?.connected ?? false,
             failures: self.failures
         )
     }
 
     /// The id of the `/meta/connect` waiting for its answer, if one is.
-    package var outstandingConnect: String? { self.connectInFlight }
+    package var outstandingConnect: String? { self.session?.outstandingConnect }
 
     /// The deadline the driver gives the outstanding connect's request: the server's hold plus the
     /// network's delay (HTTP timeouts above `advice.timeout`).
@@ -190,7 +186,6 @@ package struct BayeuxClientStateMachine: Sendable {
     package mutating func subscribe(_ channel: String) -> [Action] {
         guard !self.subscriptions.contains(channel) else { return [] }
         self.subscriptions.append(channel)
-        guard case .session = self.phase, self.clientID != nil else { return [] }
         return self.sendSubscribe([channel])
     }
 
@@ -199,7 +194,7 @@ package struct BayeuxClientStateMachine: Sendable {
     package mutating func unsubscribe(_ channel: String) -> [Action] {
         guard let index = self.subscriptions.firstIndex(of: channel) else { return [] }
         self.subscriptions.remove(at: index)
-        guard case .session = self.phase, let clientID = self.clientID else { return [] }
+        guard let clientID = self.session?.clientID else { return [] }
         let id = self.makeID()
         var message = BayeuxMessage(channel: "/meta/unsubscribe", id: id, clientID: clientID)
         message.subscription = [channel]
@@ -213,7 +208,7 @@ package struct BayeuxClientStateMachine: Sendable {
         let id = self.makeID()
         let message = BayeuxMessage(channel: channel, id: id, data: data, ext: ext)
         self.inFlight[id] = .publish
-        guard case .session = self.phase, let clientID = self.clientID else {
+        guard let clientID = self.session?.clientID else {
             self.queued.append(message)
             return (id, [])
         }
@@ -227,19 +222,14 @@ package struct BayeuxClientStateMachine: Sendable {
     package mutating func disconnect(ext: [String: JSONValue]? = nil, now: Duration) -> [Action] {
         var actions = self.stopSessionTimers()
         actions += self.failQueued(.disconnected)
-        guard case .session = self.phase, let clientID = self.clientID else {
+        guard let clientID = self.session?.clientID else {
             self.phase = .stopped
-            self.clientID = nil
-            self.connected = false
             return actions + [.stopped(nil)]
         }
         let id = self.makeID()
         let message = BayeuxMessage(channel: "/meta/disconnect", id: id, clientID: clientID, ext: ext)
+        // The session ends here. The server ends the held connect itself; its answer no longer matters.
         self.phase = .disconnecting(id: id)
-        self.clientID = nil
-        self.connected = false
-        // The server ends the held connect itself; its answer no longer matters.
-        self.connectInFlight = nil
         actions += self.sendControl([message], deadline: min(self.configuration.disconnectDelay, self.configuration.networkDelay))
         return actions
     }
