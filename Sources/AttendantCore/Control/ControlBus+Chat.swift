@@ -9,14 +9,6 @@ extension ControlBus {
     static func chatMethods(target: Target) -> [BusObject.Method] {
         typealias A = BusObject.Argument
         let m = ControlInterface.Method.self
-        func method(
-            _ name: String,
-            _ inputs: [A],
-            _ outputs: [A] = [],
-            _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]
-        ) -> BusObject.Method {
-            BusObject.Method(name, inputs: [A("channel", "s")] + inputs, outputs: outputs, handler: handle)
-        }
         return [
             method(m.chatPrepare, []) { arguments throws(BusMethodError) in
                 _ = try await Self.chat(arguments, target: target, .prepare)
@@ -92,6 +84,16 @@ extension ControlBus {
                 return [.dictionary(key: "s", value: "s", entries)]
             },
         ]
+    }
+
+    /// A chat method: its first argument names the channel, `inputs` follow.
+    static func method(
+        _ name: String,
+        _ inputs: [BusObject.Argument],
+        _ outputs: [BusObject.Argument] = [],
+        _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]
+    ) -> BusObject.Method {
+        BusObject.Method(name, inputs: [BusObject.Argument("channel", "s")] + inputs, outputs: outputs, handler: handle)
     }
 
     /// A plugin's request by name. `chat-typing` (`state` started or stopped, `thread`) is the API's

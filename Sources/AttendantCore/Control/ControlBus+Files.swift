@@ -11,13 +11,14 @@ extension ControlBus {
     static func answerMethods(target: Target) -> [BusObject.Method] {
         typealias A = BusObject.Argument
         let m = ControlInterface.Method.self
+        // Each names the channel, then the thread ("": the channel's current one).
         func method(
             _ name: String,
             _ inputs: [A],
             _ outputs: [A] = [],
             _ handle: @escaping @Sendable ([BusValue]) async throws(BusMethodError) -> [BusValue]
         ) -> BusObject.Method {
-            BusObject.Method(name, inputs: [A("channel", "s"), A("thread", "s")] + inputs, outputs: outputs, handler: handle)
+            Self.method(name, [A("thread", "s")] + inputs, outputs, handle)
         }
         return [
             method(m.chatChoose, [A("message", "s"), A("choice", "s")]) { arguments throws(BusMethodError) in
