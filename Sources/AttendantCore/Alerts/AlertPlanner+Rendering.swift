@@ -78,7 +78,7 @@ extension AlertPlanner {
         }
         // The agent's (or a bot's) latest message, when it offers answers: they are the first buttons, and
         // an "are you still there?" prompt is urgent, as the chat expires unanswered (field.md, CXone 3.1).
-        let offer = thread.transcript.last.flatMap { $0.direction != .toAgent && !$0.choices.isEmpty ? $0 : nil }
+        let offer = thread.offer
         var notification = DesktopNotification(
             summary: NotificationText.line(title),
             body: self.body(lines),

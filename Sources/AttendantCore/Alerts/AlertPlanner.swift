@@ -213,8 +213,7 @@ package struct AlertPlanner: Sendable {
             }
             // A choice the last message offered: it answers that message.
             guard actionKey.hasPrefix(Self.choiceActionPrefix), let index = Int(actionKey.dropFirst(Self.choiceActionPrefix.count)),
-                let offer = self.threads[key]?.transcript.last, offer.direction != .toAgent, offer.choices.indices.contains(index),
-                index < Self.choiceButtons
+                let offer = self.threads[key]?.offer, offer.choices.indices.contains(index), index < Self.choiceButtons
             else { return nil }
             return AlertRoute(channel: key.channel, key: key, request: Self.chooseRequest, message: offer.id, choice: offer.choices[index].id)
         case .missedCall, .signIn:
@@ -377,4 +376,10 @@ struct ThreadRecord: Sendable {
     var windowEnd: Duration?
     /// An update waits for ``windowEnd``.
     var held = false
+
+    /// The latest message, when it is the agent's (or a bot's) and offers choices: what the notification's
+    /// choice buttons answer.
+    var offer: ChatMessage? {
+        self.transcript.last.flatMap { $0.direction != .toAgent && !$0.choices.isEmpty ? $0 : nil }
+    }
 }
