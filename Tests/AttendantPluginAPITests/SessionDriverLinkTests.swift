@@ -202,6 +202,58 @@ import Testing
         try await rig.heard(["other answered"])
     }
 
+    @Test func anHTTPCallsOutcomeIsReadIntoTheSessionsNextStep() async throws {
+        let rig = Rig()
+        let url = "https://chat.example.com/config"
+        rig.host.inMemoryNetwork.answer("GET", url, with: NetworkResponse(status: 200, reason: "OK", body: Array("blue".utf8)))
+        rig.host.inMemoryNetwork.answer("GET", url + "/gone", with: .failure(NetworkError(.connection, "GET \(url)/gone failed: refused")))
+        for path in ["", "/gone"] {
+            rig.driver.send(NetworkRequest(method: "GET", url: url + path)) { outcome in
+                let heard: String
+                switch outcome {
+                case .success(let response): heard = "\(response.status) \(String(decoding: response.body, as: UTF8.self))"
+                case .failure(let error): heard = error.message
+                }
+                return {
+                    $0.heard.append(heard)
+                    return []
+                }
+            }
+        }
+        try await eventually("both answers were heard") { rig.heard.count == 2 }
+        #expect(Set(rig.heard) == ["200 blue", "GET \(url)/gone failed: refused"])
+    }
+
+    @Test func aTaggedHTTPCallIsCancelledWithItsTagAndNeverSteps() async throws {
+        let network = InMemoryNetwork()
+        let ended = Recorder<String>()
+        network.handleRequests { _ in
+            try? await Task.sleep(for: .seconds(3600))
+            ended.add("held call ended, cancelled: \(Task.isCancelled)")
+            return NetworkResponse(status: 200, reason: "OK", body: [])
+        }
+        let after = "https://chat.example.com/after"
+        network.answer("GET", after, with: NetworkResponse(status: 204, reason: "No Content"))
+        let rig = Rig(network: network)
+        rig.driver.send(NetworkRequest(method: "POST", url: "https://chat.example.com/connect", timeout: .seconds(7200)), tag: "held") { _ in
+            {
+                $0.heard.append("held answered")
+                return []
+            }
+        }
+        try await eventually("the call reached the network") { network.requests.count == 1 }
+        rig.step([.cancelOperations(tagged: "held")])
+        #expect(try await ended.next() == "held call ended, cancelled: true")
+        rig.driver.send(NetworkRequest(method: "GET", url: after)) { outcome in
+            let status = (try? outcome.get())?.status
+            return {
+                $0.heard.append("after: \(status.map(String.init) ?? "failed")")
+                return []
+            }
+        }
+        try await rig.heard(["after: 204"])
+    }
+
     @Test func aTaggedOperationCancelledBeforeItStartsNeverSteps() async throws {
         let host = InMemoryChannelHost()
         let driver = SessionDriver<Chatter>(host: host, prefix: "toy")

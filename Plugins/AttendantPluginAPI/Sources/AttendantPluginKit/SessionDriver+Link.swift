@@ -190,6 +190,40 @@ struct TaggedOperations: Sendable {
     var next: UInt64 = 0
 }
 
+// The session's HTTP calls.
+extension SessionDriver {
+    /// Sends `request` on the host's network beside the worker, as ``concurrently(_:)`` runs an operation
+    /// (under `tag`, as ``concurrently(tag:_:)``, when given). `read` turns the outcome into the session's
+    /// next step outside the lock, where a plugin decodes the answer, as ``LinkHandler`` does for the link.
+    /// Since API 1.13.
+    ///
+    /// ```swift
+    /// case .fetch(let call):
+    ///     self.driver.send(call.request) { outcome in
+    ///         let input = call.read(outcome)
+    ///         return { $0.answered(input) }
+    ///     }
+    /// ```
+    @_spi(Experimental) public func send(
+        _ request: NetworkRequest,
+        tag: String? = nil,
+        then read: @escaping @Sendable (Result<NetworkResponse, NetworkError>) -> (inout Session) -> [Action]
+    ) {
+        let operation: @Sendable () async -> (inout Session) -> [Action] = {
+            do throws(NetworkError) {
+                return read(.success(try await self.host.network.send(request)))
+            } catch {
+                return read(.failure(error))
+            }
+        }
+        if let tag {
+            self.concurrently(tag: tag, operation)
+        } else {
+            self.concurrently(operation)
+        }
+    }
+}
+
 // Operations that a step may cancel.
 extension SessionDriver {
     /// ``concurrently(_:)`` under `tag`: a later step's ``SessionAction/cancelOperations(tagged:)``
