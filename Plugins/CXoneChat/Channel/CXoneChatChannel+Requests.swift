@@ -92,8 +92,9 @@ extension CXoneChatChannel {
                 Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }
             }
             guard let file = try found?.get() else { throw ChannelError(.illegalState, "\(self.prefix): the chat is not loaded yet") }
+            let call = ChatCall.attachment(file.url, limit: self.configuration.maximumAttachmentSize, settings: self.settings)
             do throws(ChatError) {
-                let bytes = try await self.rest.downloadAttachment(file.url, limit: self.configuration.maximumAttachmentSize)
+                let bytes = try call.body(await self.send(call)).get()
                 return .file(ChatFile(name: file.name, mimeType: file.mimeType, bytes: bytes))
             } catch {
                 throw error.channelError()

@@ -29,15 +29,7 @@ extension CXoneChatChannel {
         if !stored.outbox.isEmpty {
             self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
         }
-        let settings = ChatSession.Settings(
-            endpoints: self.configuration.endpoints,
-            firstName: self.configuration.firstName,
-            lastName: self.configuration.lastName,
-            sdkVersion: CXoneChatConfiguration.sdkVersion,
-            gatewayDescription: self.configuration.gatewayDescription,
-            maximumMessageSize: self.configuration.limits.maxFrameSize * 4
-        )
-        self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: settings))
+        self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: self.settings))
     }
 
     func persist(_ entry: ChatStateMachine.OutboxEntry) async {

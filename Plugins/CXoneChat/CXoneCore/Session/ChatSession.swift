@@ -39,6 +39,10 @@ package struct ChatSession: ChannelSession {
         package var gatewayDescription: String
         /// The largest message the socket takes (a larger one ends it).
         package var maximumMessageSize: Int
+        /// How long a REST call (``ChatCall``) may take, connecting included.
+        package var requestTimeout: Duration
+        /// What frames and REST bodies may be.
+        package var limits: CXoneWireLimits
 
         package init(
             endpoints: CXoneEndpoints,
@@ -46,14 +50,17 @@ package struct ChatSession: ChannelSession {
             lastName: String?,
             sdkVersion: String,
             gatewayDescription: String,
-            maximumMessageSize: Int = CXoneWireLimits().maxFrameSize * 4
+            requestTimeout: Duration = .seconds(10),
+            limits: CXoneWireLimits = CXoneWireLimits()
         ) {
             self.endpoints = endpoints
             self.firstName = firstName
             self.lastName = lastName
             self.sdkVersion = sdkVersion
             self.gatewayDescription = gatewayDescription
-            self.maximumMessageSize = maximumMessageSize
+            self.maximumMessageSize = limits.maxFrameSize * 4
+            self.requestTimeout = requestTimeout
+            self.limits = limits
         }
     }
 
