@@ -38,7 +38,7 @@ extension GMSChatChannel {
         else { throw self.noChat }
         let limits: GMSChatFileLimits
         do {
-            limits = try GMSChatFileLimits(reply: try self.answer(try await self.send(limitsOperation), of: limitsOperation))
+            limits = try GMSChatFileLimits(reply: try self.http.answer(try await self.send(limitsOperation), of: limitsOperation))
         } catch let error as GMSDecodeError {
             throw ChannelError(.server, "\(self.prefix): \(self.serverDescription) answered fileGetLimits without limits: \(error)")
         }
@@ -56,7 +56,7 @@ extension GMSChatChannel {
                 boundary: boundary
             )
         else { throw self.noChat }
-        _ = try self.answer(try await self.send(upload), of: upload)
+        _ = try self.http.answer(try await self.send(upload), of: upload)
         return .done
     }
 
@@ -64,51 +64,8 @@ extension GMSChatChannel {
         ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
     }
 
-    /// POSTs `operation`; a 2xx answer, or the failure naming the operation and what GMS said.
-    func send(_ operation: GMSChatFileOperation, maximumResponseSize: Int = 4 << 20) async throws(ChannelError) -> NetworkResponse {
-        let request = NetworkRequest(
-            method: "POST",
-            url: self.configuration.baseURL + operation.path,
-            headers: [NetworkHeader("Content-Type", operation.contentType)],
-            body: operation.body,
-            timeout: self.configuration.machine.networkDelay * 3,
-            maximumResponseSize: maximumResponseSize
-        )
-        let response: NetworkResponse
-        do {
-            response = try await self.host.network.send(request)
-        } catch {
-            if error.kind == .tooLarge {
-                throw ChannelError(
-                    .invalidArgument,
-                    "\(self.prefix): \(operation.what) from \(self.serverDescription) brought more than \(maximumResponseSize) bytes, more than attendant takes"
-                )
-            }
-            throw ChannelError(.transient, "\(self.prefix): \(operation.what) at \(self.serverDescription) failed: \(error.message)")
-        }
-        guard (200..<300).contains(response.status) else {
-            let reason = (try? GMSChatV1Form.answer(status: response.status, body: response.body)).flatMap { result -> String? in
-                if case .failure(let refusal) = result { return refusal.reason }
-                return nil
-            }
-            throw ChannelError(
-                (500..<600).contains(response.status) ? .transient : .server,
-                "\(self.prefix): \(self.serverDescription) refused \(operation.what): \(reason ?? "HTTP \(response.status)")"
-            )
-        }
-        return response
-    }
-
-    /// A JSON answer whose `statusCode` is 0 (or absent), or the failure with GMS's `errors`.
-    func answer(_ response: NetworkResponse, of operation: GMSChatFileOperation) throws(ChannelError) -> [String: JSONValue] {
-        guard case .success(let object) = GMSChatV1Form.answer(status: response.status, body: response.body) else {
-            throw ChannelError(.server, "\(self.prefix): \(self.serverDescription) answered \(operation.what) with something that is not a GMS reply")
-        }
-        let reply = try? GMSChatV2Reply(decoding: .object(object))
-        if let reply, reply.statusCode != 0 {
-            let reason = reply.errors.isEmpty ? "status \(reply.statusCode)" : reply.errors.joined(separator: "; ")
-            throw ChannelError(.server, "\(self.prefix): \(self.serverDescription) refused \(operation.what): \(reason)")
-        }
-        return object
+    /// POSTs `operation`: a 2xx answer, or the failure naming the operation and what GMS said.
+    func send(_ operation: GMSChatFileOperation, maximumResponseSize limit: Int = 4 << 20) async throws(ChannelError) -> NetworkResponse {
+        try self.http.response(await self.send(self.http.request(operation, maximumResponseSize: limit)), of: operation, limit: limit).get()
     }
 }

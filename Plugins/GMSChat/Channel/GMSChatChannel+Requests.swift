@@ -103,7 +103,8 @@ extension GMSChatChannel {
             try await self.publish(data, what: "\(operation.v2) to")
         } else {
             guard let serviceID = keys?.serviceID else { throw noChat }
-            if let event = try await self.v1.operate(operation.v1, serviceID: serviceID, fields: operation.fields) { self.received(event) }
+            let reply = try await self.post(.operation(operation.v1, serviceID: serviceID, fields: operation.fields))
+            if let event = try? GMSChatV1Form.event(reply, serviceID: serviceID) { self.received(event) }
         }
     }
 

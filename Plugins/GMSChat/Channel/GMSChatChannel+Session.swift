@@ -17,7 +17,7 @@ extension GMSChatChannel {
         do throws(ChannelError) {
             if self.configuration.apiVersion == 1 {
                 guard let serviceID = keys.serviceID else { return false }
-                self.received(try await self.v1.refresh(serviceID: serviceID, after: position))
+                self.received(try self.http.refreshed(try await self.post(.refresh(serviceID: serviceID, after: position)), serviceID: serviceID))
             } else {
                 guard let data = GMSChatV2Operation.requestNotifications(keys: keys, after: position) else { return false }
                 try await self.publish(data, what: "asking for the chat's events after position \(position) from")

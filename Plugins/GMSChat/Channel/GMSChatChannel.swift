@@ -16,7 +16,8 @@ import GMSCore
 /// a start or a publish, the WebSocket (the driver's link, whose batches ``read(_:)`` decodes outside the
 /// lock), and one ordered worker (run by ``run()`` for the channel's life) for the writes to the store and
 /// the secrets and the events for the host. This class does the session's work: long-polling's POSTs and
-/// v1's HTTP operations (``GMSChatV1Client``), each run beside the worker with its outcome fed back.
+/// v1's HTTP operations (made and read by GMSCore's ``GMSChatHTTP``), each run beside the worker with its
+/// outcome fed back.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -25,8 +26,8 @@ final class GMSChatChannel: Channel {
     let driver: SessionDriver<Session>
     /// Where the CometD server is, and how its batches are read.
     let bayeux: BayeuxTransport.Configuration
-    /// v1's HTTP operations.
-    let v1: GMSChatV1Client
+    /// v1's HTTP operations and v2's file calls.
+    let http: GMSChatHTTP
 
     init(configuration: GMSChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
@@ -36,7 +37,12 @@ final class GMSChatChannel: Channel {
         bayeux.machine = configuration.machine
         if configuration.apiVersion == 1 { bayeux.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
         self.bayeux = bayeux
-        self.v1 = GMSChatV1Client(network: host.network, configuration: configuration)
+        self.http = GMSChatHTTP(
+            baseURL: configuration.baseURL,
+            gmsUser: configuration.gmsUser,
+            serverDescription: configuration.serverDescription,
+            networkDelay: configuration.machine.networkDelay
+        )
     }
 
     func run() async {
@@ -96,7 +102,8 @@ final class GMSChatChannel: Channel {
                         try await self.publish(GMSChatV2Operation.requestChat(self.configuration.customer), what: "requesting a chat from")
                         return { _ in [] }
                     }
-                    let serviceID = try await self.v1.requestChat()
+                    let form = GMSChatV1Form.requestChat(service: self.configuration.service, subject: self.configuration.customer.subject)
+                    let serviceID = try self.http.serviceID(try await self.post(form))
                     return { $0.v1ServiceMade(serviceID) }
                 } catch {
                     return { $0.startFailed(error) }
@@ -105,7 +112,8 @@ final class GMSChatChannel: Channel {
         case .createV1Interaction(let serviceID):
             self.driver.concurrently {
                 do throws(ChannelError) {
-                    let (keys, event) = try await self.v1.createInteraction(serviceID: serviceID)
+                    let form = GMSChatV1Form.createInteraction(serviceID: serviceID, customer: self.configuration.customer)
+                    let (keys, event) = try self.http.created(try await self.post(form), serviceID: serviceID)
                     let now = self.host.now()
                     return { $0.v1Created(keys, event, now: now) }
                 } catch {
@@ -113,6 +121,20 @@ final class GMSChatChannel: Channel {
                 }
             }
         }
+    }
+
+    /// Sends `request` on the host's network.
+    func send(_ request: NetworkRequest) async -> Result<NetworkResponse, NetworkError> {
+        do throws(NetworkError) {
+            return .success(try await self.host.network.send(request))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// POSTs a v1 form: the JSON object GMS answered.
+    func post(_ form: GMSChatV1Form) async throws(ChannelError) -> [String: JSONValue] {
+        try self.http.read(await self.send(self.http.request(form)), of: form).get()
     }
 
     /// Publishes a v2 operation on the chat's service channel, and returns once GMS acknowledged it.
