@@ -94,6 +94,48 @@ import Testing
         #expect(failed.first?.hasPrefix("warning cxone-chat: could not send a PageView analytics event: POST") == true, "\(failed)")
         #expect(call.step(Self.answer(202, "Accepted", ""), now: Self.now)(&session).isEmpty)
     }
+
+    @Test func aFileIsUploadedAsTheSDKDoesAndARefusalSaysWhatTheChannelTakes() throws {
+        let file = ChatFile(name: "receipt.png", mimeType: "image/png", bytes: [1, 2, 3])
+        let call = try ChatCall.upload(file, brandID: 1386, channelID: "chat_1", settings: Self.settings).get()
+        #expect(call.request.method == "POST")
+        #expect(call.request.url == "https://chat.example.com/1.0/brand/1386/channel/chat_1/attachment")
+        let body = String(decoding: try #require(call.request.body), as: UTF8.self)
+        #expect(
+            body.contains(#""content":"AQID""#) && body.contains(#""fileName":"receipt.png""#) && body.contains(#""mimeType":"image/png""#),
+            "\(body)"
+        )
+
+        let kept = try call.uploaded(Self.answer(200, "OK", #"{"fileUrl": "https://files.example.com/f-1"}"#)).get()
+        #expect(kept == ChatStateMachine.SentFile(url: "https://files.example.com/f-1", name: "receipt.png", mimeType: "image/png"))
+
+        // The SDK's AttachmentUploadFailResponseDTO, with a 2xx status.
+        let refusal =
+            #"{"allowedFileSize": "5", "allowedFileTypes": [{"mimeType": "application/pdf", "description": "PDF"}], "isAttachmentsEnabled": true}"#
+        #expect(
+            call.uploaded(Self.answer(200, "OK", refusal)).failure?.message
+                == "cxone-chat: wss://gateway refused receipt.png: it takes application/pdf, at most 5 MB each"
+        )
+        #expect(call.uploaded(Self.answer(200, "OK", "{}")).failure?.code == .server)
+        #expect(call.uploaded(Self.answer(413, "Payload Too Large", "")).failure?.code == .server)
+    }
+
+    @Test func theChannelsRestrictionsAreCheckedAsTheSDKChecksThemSizeFirst() {
+        let restrictions = ChatStateMachine.FileRestrictions(isEnabled: true, maximumMegabytes: 1, mimeTypes: ["image/*", "application/pdf"])
+        #expect(restrictions.refusal(name: "a.png", mimeType: "image/png", size: 1 << 20) == nil)
+        #expect(restrictions.refusal(name: "a.pdf", mimeType: "Application/PDF; name=a.pdf", size: 10) == nil)
+        #expect(
+            restrictions.refusal(name: "a.png", mimeType: "image/png", size: (1 << 20) + 1)
+                == "a.png has 1048577 bytes; the channel takes files of at most 1 MB"
+        )
+        #expect(
+            restrictions.refusal(name: "a.txt", mimeType: "text/plain", size: 10)
+                == "a.txt is of type text/plain; the channel takes image/*, application/pdf"
+        )
+        #expect(restrictions.refusal(name: "a.txt", mimeType: "imagery/x", size: 10) != nil, "a wildcard covers its own type only")
+        let off = ChatStateMachine.FileRestrictions(isEnabled: false, maximumMegabytes: 1, mimeTypes: ["image/*"])
+        #expect(off.refusal(name: "a.png", mimeType: "image/png", size: 1) == "the channel does not take attachments")
+    }
 }
 
 extension Result {

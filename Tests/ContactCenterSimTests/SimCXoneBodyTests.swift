@@ -185,7 +185,16 @@ import Testing
                 ]),
             ]
         )
-        let configuration = CXoneChannelConfiguration(isLiveChat: true, preContactForm: form, settings: .init(isProactiveChatEnabled: true))
+        let files = CXoneChannelConfiguration.FileRestrictions(
+            allowedFileSize: 10,
+            allowedFileTypes: ["image/*", "application/pdf", "text/plain"].map { .init(mimeType: $0, description: $0) },
+            isAttachmentsEnabled: true
+        )
+        let configuration = CXoneChannelConfiguration(
+            isLiveChat: true,
+            preContactForm: form,
+            settings: .init(isProactiveChatEnabled: true, fileRestrictions: files)
+        )
         #expect(Self.text(settings.channelConfiguration.encoded) == Self.text(try configuration.encoded()))
         #expect(Self.text(SimCXoneREST.availability(isOnline: false).encoded) == Self.text(try CXoneAvailability(isOnline: false).encoded()))
         #expect(

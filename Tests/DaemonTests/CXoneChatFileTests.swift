@@ -54,4 +54,52 @@ extension CXoneChatDaemonTests {
         #expect(!daemon.stderr.contains("signature="), "the signed address is never logged with its query")
         await Self.stop(daemon)
     }
+
+    @Test func aFileIsUploadedAndSentAsAMessageAndOneTheChannelDoesNotTakeIsRefused() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "I have the receipt"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+
+        // Uploaded to …/attachment as the SDK does, then sent as a message that carries it.
+        let receipt = scratch.path + "/receipt.txt"
+        try Data("Paid 42 EUR\n".utf8).write(to: URL(fileURLWithPath: receipt))
+        let sent = try await Self.chat(["send", "--file", receipt], bus: bus)
+        #expect(sent.status == 0, "\(sent.output)\n\(daemon.stderr.suffix(2000))")
+        var carried: [String: Any] = [:]
+        try await eventually("the message with the file at the gateway") {
+            let messages = try await Self.gatewayThreads(simulator).first?["messages"] as? [[String: Any]] ?? []
+            carried = (messages.last?["attachments"] as? [[String: Any]])?.first ?? [:]
+            return !carried.isEmpty
+        }
+        #expect(carried["name"] as? String == "receipt.txt")
+        #expect(carried["type"] as? String == "text/plain")
+        let url = try #require((carried["url"] as? String).flatMap(URLComponents.init(string:)))
+        let body = try await simulator.control("GET", url.path + "?" + (url.query ?? ""))
+        #expect(body == "Paid 42 EUR\n", "the agent gets the file's bytes")
+        let uploads = try await simulator.controlJSON("GET", "/control/cxone/status")["uploads"] as? [[String: Any]] ?? []
+        #expect(uploads.count == 1 && uploads.first?["size"] as? Int == 12, "\(uploads)")
+
+        // A type the channel does not take (the configuration's fileRestrictions) is refused before any upload.
+        let program = scratch.path + "/run.exe"
+        try Data([0x4D, 0x5A]).write(to: URL(fileURLWithPath: program))
+        let forbidden = try await Self.chat(["send", "--file", program], bus: bus)
+        #expect(forbidden.status != 0)
+        #expect(
+            forbidden.output.contains("run.exe is of type application/octet-stream; the channel takes image/*, application/pdf, text/plain"),
+            "\(forbidden.output)"
+        )
+        // Larger than the channel's 10 MB.
+        let large = scratch.path + "/scan.pdf"
+        try Data(count: 10 * 1024 * 1024 + 1).write(to: URL(fileURLWithPath: large))
+        let tooLarge = try await Self.chat(["send", "--file", large], bus: bus)
+        #expect(tooLarge.status != 0)
+        #expect(tooLarge.output.contains("scan.pdf has 10485761 bytes; the channel takes files of at most 10 MB"), "\(tooLarge.output)")
+        let after = try await simulator.controlJSON("GET", "/control/cxone/status")["uploads"] as? [[String: Any]] ?? []
+        #expect(after.count == 1, "nothing refused was uploaded: \(after)")
+        await Self.stop(daemon)
+    }
 }

@@ -87,6 +87,8 @@ extension CXoneChatChannel {
             return try await self.driver.request { session, id throws(ChannelError) in
                 try session.loadOlder(threadID: threadID, timeout: timeout, id: id)
             }
+        case .sendFile(let threadID, let file):
+            return try await self.send(file, to: threadID)
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             let found = self.driver.withSession { session in
                 Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }
@@ -100,6 +102,26 @@ extension CXoneChatChannel {
                 throw error.channelError()
             }
         }
+    }
+
+    /// `send-file`: refused with what the channel takes when its restrictions say it would not take the
+    /// file, else uploaded and sent as a message that carries it, replying as a sent message does.
+    func send(_ file: ChatFile, to threadID: String?) async throws -> ChannelReply {
+        // Without restrictions in the channel's configuration, the server decides.
+        guard let configuration = self.driver.withSession({ $0.machine.channelConfiguration }) ?? nil else {
+            throw ChannelError(.illegalState, "\(self.prefix): the channel's configuration is not loaded yet: connect first")
+        }
+        if let refusal = configuration.fileRestrictions?.refusal(name: file.name, mimeType: file.mimeType, size: file.bytes.count) {
+            throw ChannelError(.invalidArgument, "\(self.prefix): \(refusal)")
+        }
+        let call = try ChatCall.upload(file, brandID: self.configuration.brandID, channelID: self.configuration.channelID, settings: self.settings)
+            .mapError { $0.channelError() }.get()
+        let sent = try call.uploaded(await self.send(call)).get()
+        let now = self.host.now()
+        let gateway = self.configuration.gatewayDescription
+        return try await self.run(
+            .sendMessage("", to: threadID, attachments: [sent], at: now, timeout: self.commands.responseTimeout, gateway: gateway)
+        )
     }
 
     func statusFields() -> [String: String] {

@@ -21,6 +21,8 @@ extension CXoneGateway {
                 self.state.withLock { $0.availabilityRequests += 1 }
                 return SimCXoneREST.availability(isOnline: self.isOnline).reply()
             }
+        case ("POST", 7, "chat") where segments[1] == "1.0" && segments[2] == "brand" && segments[4] == "channel" && segments[6] == "attachment":
+            return self.channelReply(brand: segments[3], channel: segments[5], endpoint: "attachment") { self.uploadReply(request.body) }
         case (_, 6, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors",
             (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: segments[5], isEvent: segments.count == 7)
@@ -194,6 +196,7 @@ extension CXoneGateway {
                 "customers": self.customerIDs,
                 "contact_fields": self.contactFields,
                 "file_downloads": self.state.withLock { $0.fileDownloads },
+                "uploads": self.uploads.map { ["name": $0.name, "type": $0.mimeType, "size": $0.bytes.count] as [String: any Sendable] },
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")
@@ -237,6 +240,11 @@ extension CXoneGateway {
             if message.contentType != "TEXT" { object["type"] = message.contentType }
             if let postback = message.content["postback"]?.string { object["postback"] = postback }
             if message.content["parameters"]?["isInactivityPopupAnswer"] == .bool(true) { object["inactivity_popup_answer"] = true }
+            if !message.attachments.isEmpty {
+                object["attachments"] = message.attachments.map { file -> [String: any Sendable] in
+                    ["name": file["fileName"]?.string ?? "", "type": file["mimeType"]?.string ?? "", "url": file["url"]?.string ?? ""]
+                }
+            }
             return object
         }
         return [

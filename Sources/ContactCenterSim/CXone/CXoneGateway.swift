@@ -49,6 +49,8 @@ package final class CXoneGateway: Sendable {
         var files: [String: (bytes: [UInt8], signature: String)] = [:]
         /// Attachment downloads answered (for tests).
         var fileDownloads = 0
+        /// Files the customer uploaded, in order (for tests).
+        var uploads: [CXoneGatewayUpload] = []
         /// How many messages RecoverThread and LoadMoreMessages give at most (nil: all of them).
         var pageSize: Int?
     }

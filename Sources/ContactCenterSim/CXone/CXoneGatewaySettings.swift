@@ -35,6 +35,8 @@ package struct CXoneGatewaySettings: Sendable {
     package var eventInS3Threshold: Int = 128 * 1024
     /// `expiresIn` of the access tokens the gateway issues with OAuth on.
     package var accessTokenLifetime: Int = 3600
+    /// `settings.fileRestrictions`: what the `/attachment` upload takes.
+    package var fileRestrictions = CXoneGatewayFileRestrictions()
 
     package init(
         brandId: Int = 1386,
@@ -85,6 +87,7 @@ package struct CXoneGatewaySettings: Sendable {
                 "hasMultipleThreadsPerEndUser": .bool(self.hasMultipleThreadsPerEndUser),
                 "isProactiveChatEnabled": .bool(self.welcomeMessage != nil),
                 "features": [:],
+                "fileRestrictions": self.fileRestrictions.json,
             ],
         ]
         if let preContactForm { body["preContactForm"] = preContactForm.json }

@@ -10,7 +10,13 @@ extension ChatStateMachine {
     /// go out once the chat is ready again.
     /// `answer`: the message answers a choice (``Command/sendAnswer(threadID:messageID:text:_:)``); as the SDK
     /// sends it, it goes out like any message, after the welcome message of a new thread.
-    package mutating func sendMessage(threadID: String, text: String, answer: Answer? = nil, at now: UnixTime) throws(ChatError) -> [Action] {
+    package mutating func sendMessage(
+        threadID: String,
+        text: String,
+        answer: Answer? = nil,
+        attachments: [SentFile] = [],
+        at now: UnixTime
+    ) throws(ChatError) -> [Action] {
         guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
@@ -28,7 +34,15 @@ extension ChatStateMachine {
         }
         let fields = thread.state == .pending ? self.known.takeCustomFields(ofThread: thread.id) : [:]
         entries.append(
-            OutboxEntry(messageID: self.random.uuid(), threadID: thread.id, text: text, customFields: fields, writtenAt: now, answer: answer)
+            OutboxEntry(
+                messageID: self.random.uuid(),
+                threadID: thread.id,
+                text: text,
+                customFields: fields,
+                writtenAt: now,
+                answer: answer,
+                attachments: attachments
+            )
         )
         var actions: [Action] = []
         for entry in entries {
@@ -58,6 +72,19 @@ extension ChatStateMachine {
         }
         if let answer = entry.answer {
             return [.send(.sendAnswer(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, answer))]
+        }
+        if !entry.attachments.isEmpty {
+            return [
+                .send(
+                    .sendFiles(
+                        threadID: entry.threadID,
+                        messageID: entry.messageID,
+                        text: entry.text,
+                        customFields: entry.customFields,
+                        entry.attachments
+                    )
+                )
+            ]
         }
         return [.send(.sendMessage(threadID: entry.threadID, messageID: entry.messageID, text: entry.text, customFields: entry.customFields))]
     }

@@ -40,8 +40,17 @@ extension ChatStateMachine {
         package var multiThread: Bool
         /// The pre-chat form to show before a thread is created, if the channel has one.
         package var preContactForm: PreChatForm?
+        /// `settings.fileRestrictions`: what files a message may carry; nil when the channel says nothing.
+        package var fileRestrictions: FileRestrictions?
 
-        package init(isLiveChat: Bool = false, isAuthorizationEnabled: Bool = false, multiThread: Bool = false, preContactForm: PreChatForm? = nil) {
+        package init(
+            isLiveChat: Bool = false,
+            isAuthorizationEnabled: Bool = false,
+            multiThread: Bool = false,
+            preContactForm: PreChatForm? = nil,
+            fileRestrictions: FileRestrictions? = nil
+        ) {
+            self.fileRestrictions = fileRestrictions
             self.isLiveChat = isLiveChat
             self.isAuthorizationEnabled = isAuthorizationEnabled
             self.multiThread = multiThread
@@ -159,6 +168,8 @@ extension ChatStateMachine {
         /// The answer to a rich message or an inactivity popup this message is (its text is the chosen
         /// button's); nil for a message the user wrote.
         package var answer: Answer?
+        /// Files uploaded for the message, which it carries.
+        package var attachments: [SentFile]
 
         package init(
             messageID: String,
@@ -167,8 +178,10 @@ extension ChatStateMachine {
             isWelcome: Bool = false,
             customFields: [String: String] = [:],
             writtenAt: UnixTime,
-            answer: Answer? = nil
+            answer: Answer? = nil,
+            attachments: [SentFile] = []
         ) {
+            self.attachments = attachments
             self.messageID = messageID
             self.threadID = threadID
             self.text = text
@@ -206,6 +219,8 @@ extension ChatStateMachine {
         case loadThreadMetadata(threadID: String)
         /// SendMessage; `customFields` go with a new thread's first message.
         case sendMessage(threadID: String, messageID: String, text: String, customFields: [String: String])
+        /// SendMessage with files uploaded before (their text may be empty).
+        case sendFiles(threadID: String, messageID: String, text: String, customFields: [String: String], [SentFile])
         /// SendMessage answering a choice: the chosen button's text with its postback.
         case sendAnswer(threadID: String, messageID: String, text: String, Answer)
         /// SendOutbound: the welcome message, before the user's first message.

@@ -57,17 +57,11 @@ package enum ChatWireOutput {
         case .loadThreadMetadata(let threadID):
             event = .loadThreadMetadata(CXoneWire.ThreadData(threadId: CXoneID(threadID)))
         case .sendMessage(let threadID, let messageID, let text, let customFields):
+            event = Self.sendMessage(threadID: threadID, messageID: messageID, text: text, customFields: customFields, [], context: context)
             destination = CXoneID(threadID)
-            let fields = customFields.sorted { $0.key < $1.key }.map { CXoneWire.CustomField(ident: $0.key, value: $0.value) }
-            event = .sendMessage(
-                CXoneWire.SendMessage(
-                    thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
-                    messageContent: .text(text),
-                    idOnExternalPlatform: CXoneID(messageID),
-                    contact: CXoneWire.CustomFields(customFields: fields),
-                    accessToken: context.accessToken.map(CXoneSecret.init)
-                )
-            )
+        case .sendFiles(let threadID, let messageID, let text, let customFields, let attachments):
+            event = Self.sendMessage(threadID: threadID, messageID: messageID, text: text, customFields: customFields, attachments, context: context)
+            destination = CXoneID(threadID)
         case .sendAnswer(let threadID, let messageID, let text, let answer):
             destination = CXoneID(threadID)
             event = .sendMessage(
@@ -126,12 +120,36 @@ package enum ChatWireOutput {
         )
     }
 
+    /// SendMessage: the text, the new thread's custom fields, and the files uploaded for it, each as the
+    /// SDK's AttachmentDTO (the upload's `fileUrl`, a friendly name, the type, the file's name).
+    static func sendMessage(
+        threadID: String,
+        messageID: String,
+        text: String,
+        customFields: [String: String],
+        _ attachments: [ChatStateMachine.SentFile],
+        context: Context
+    ) -> CXoneSentEvent {
+        let fields = customFields.sorted { $0.key < $1.key }.map { CXoneWire.CustomField(ident: $0.key, value: $0.value) }
+        return .sendMessage(
+            CXoneWire.SendMessage(
+                thread: CXoneWire.ThreadReference(idOnExternalPlatform: CXoneID(threadID)),
+                messageContent: .text(text),
+                idOnExternalPlatform: CXoneID(messageID),
+                contact: CXoneWire.CustomFields(customFields: fields),
+                attachments: attachments.map { CXoneWire.Attachment(url: $0.url, friendlyName: $0.name, mimeType: $0.mimeType, fileName: $0.name) },
+                accessToken: context.accessToken.map(CXoneSecret.init)
+            )
+        )
+    }
+
     /// The thread a command is about, for matching its answer (ThreadMetadataLoaded names none).
     package static func request(for command: ChatStateMachine.Command) -> ChatWireInput.Request {
         switch command {
         case .recoverThread(let id), .recoverLivechat(let id): ChatWireInput.Request(threadID: id)
         case .loadThreadMetadata(let id): ChatWireInput.Request(threadID: id)
-        case .sendMessage(let id, let messageID, _, _), .sendOutbound(let id, let messageID, _), .sendAnswer(let id, let messageID, _, _):
+        case .sendMessage(let id, let messageID, _, _), .sendFiles(let id, let messageID, _, _, _), .sendOutbound(let id, let messageID, _),
+            .sendAnswer(let id, let messageID, _, _):
             ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
         case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)

@@ -24,10 +24,12 @@ package struct ChatCall: Sendable {
         /// The body of the large event at `url` (its notice, if the socket's link still has it).
         case largeEvent(url: String, CXoneWire.EventInS3?)
         case attachment
+        /// A file for a message (its name and type).
+        case upload(name: String, mimeType: String)
     }
 
     package let purpose: Purpose
-    package let request: NetworkRequest
+    package private(set) var request: NetworkRequest
     /// "the channel configuration", "an attachment": what a failure says could not be fetched or sent.
     let what: String
     /// Why a body may not be as large as it came: "the attachment is larger than max-attachment-size".
@@ -131,6 +133,63 @@ package struct ChatCall: Sendable {
         )
     }
 
+    /// `POST …/attachment` of `file`, as the SDK uploads one, once the channel's restrictions said it takes
+    /// it (the SDK checks before it uploads, and so does the channel; the server may still refuse).
+    package static func upload(_ file: ChatFile, brandID: Int, channelID: String, settings: ChatSession.Settings) -> Result<ChatCall, ChatError> {
+        let url = settings.endpoints.attachment(brandId: brandID, channelId: channelID)
+        let body = CXoneAttachmentUpload(bytes: file.bytes, fileName: file.name, mimeType: file.mimeType)
+        return Result { () throws(ChatError) in
+            var call = ChatCall(
+                .upload(name: file.name, mimeType: file.mimeType),
+                "POST",
+                url,
+                body: try Self.encoded(body),
+                what: "\(file.name) (\(file.bytes.count) bytes)",
+                settings: settings
+            )
+            // An upload takes longer than a question: a minute at least.
+            call.request.timeout = max(settings.requestTimeout, .seconds(60))
+            return call
+        }
+    }
+
+    /// The uploaded file as a message carries it: where the gateway keeps it. A refusal (the SDK's
+    /// AttachmentUploadFailResponseDTO, with a 2xx status) is an invalid argument that says what the
+    /// channel takes.
+    package func uploaded(_ outcome: Result<NetworkResponse, NetworkError>) -> Result<ChatStateMachine.SentFile, ChannelError> {
+        guard case .upload(let name, let mimeType) = self.purpose else {
+            return .failure(ChannelError(.illegalState, "\(ChatSession.prefix): \(self.what) is not an upload"))
+        }
+        let body: [UInt8]
+        switch self.body(outcome) {
+        case .success(let bytes): body = bytes
+        case .failure(let error): return .failure(error.channelError())
+        }
+        if let uploaded = try? CXoneAttachmentUploaded.decode(body, limits: self.settings.limits) {
+            return .success(ChatStateMachine.SentFile(url: uploaded.fileUrl, name: name, mimeType: mimeType))
+        }
+        if let refused = try? CXoneAttachmentRefused.decode(body, limits: self.settings.limits) {
+            let takes = Self.restrictions(refused.restrictions)
+            let types = takes.mimeTypes.isEmpty ? "no file types" : takes.mimeTypes.joined(separator: ", ")
+            let why = takes.isEnabled ? "it takes \(types), at most \(takes.maximumMegabytes) MB each" : "it takes no attachments"
+            return .failure(ChannelError(.invalidArgument, "\(ChatSession.prefix): \(self.settings.gatewayDescription) refused \(name): \(why)"))
+        }
+        return .failure(
+            ChannelError(
+                .server,
+                "\(ChatSession.prefix): the answer to uploading \(name) to \(CXoneEndpoints.redacted(self.request.url)) has no fileUrl"
+            )
+        )
+    }
+
+    static func restrictions(_ wire: CXoneChannelConfiguration.FileRestrictions) -> ChatStateMachine.FileRestrictions {
+        ChatStateMachine.FileRestrictions(
+            isEnabled: wire.isAttachmentsEnabled,
+            maximumMegabytes: wire.allowedFileSize,
+            mimeTypes: wire.allowedFileTypes.map(\.mimeType)
+        )
+    }
+
     // MARK: Reading the answer
 
     /// What the call's outcome does to the session, read outside the lock: the machine's input, or, for
@@ -145,7 +204,7 @@ package struct ChatCall: Sendable {
             input = .availability(body.flatMap(self.availability))
         case .visitor:
             input = .visitor(body.map { _ in () })
-        case .analytics, .attachment:
+        case .analytics, .attachment, .upload:
             guard case .failure(let error) = body else { return { _ in [] } }
             let warning = "\(ChatSession.prefix): \(error.message)"
             return { _ in [.log(.warning, warning)] }
@@ -198,7 +257,8 @@ package struct ChatCall: Sendable {
                 isLiveChat: configuration.isLiveChat,
                 isAuthorizationEnabled: configuration.isAuthorizationEnabled,
                 multiThread: configuration.settings.hasMultipleThreadsPerEndUser,
-                preContactForm: configuration.preContactForm.map(Self.form)
+                preContactForm: configuration.preContactForm.map(Self.form),
+                fileRestrictions: configuration.settings.fileRestrictions.map(Self.restrictions)
             )
         )
     }

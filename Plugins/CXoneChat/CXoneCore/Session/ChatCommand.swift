@@ -16,6 +16,9 @@ package enum ChatCommand {
     case downloadAttachment(threadID: String?, messageID: String, attachmentID: String)
     /// The page of a thread's messages before those given (``ChatSession/loadOlder(threadID:timeout:id:)``).
     case loadOlder(threadID: String?, timeout: Duration)
+    /// Uploads a file and sends it as a message (``ChatCall/upload(_:brandID:channelID:settings:)``), once
+    /// the channel's restrictions say it takes it.
+    case sendFile(threadID: String?, ChatFile)
 
     /// A choice to answer with, and how the answer is sent.
     package struct Choose: Sendable {
@@ -91,13 +94,14 @@ package enum ChatCommand {
         case .loadOlderMessages(let threadID): self = .loadOlder(threadID: threadID, timeout: timeout)
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             self = .downloadAttachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID)
+        case .sendFile(let threadID, let file): self = .sendFile(threadID: threadID, file)
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
         case .custom("chat-status", _): self = .status
         case .custom("pre-chat-form", _): self = .preChatForm
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, load-older-messages, download-attachment, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, load-older-messages, download-attachment, send-file, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

@@ -178,11 +178,12 @@ package struct ChatOperation {
         _ text: String,
         to threadID: String?,
         answer: ChatStateMachine.Answer? = nil,
+        attachments: [ChatStateMachine.SentFile] = [],
         at now: UnixTime,
         timeout: Duration,
         gateway: String
     ) throws(ChannelError) -> ChatOperation {
-        guard !text.isEmpty else { throw ChannelError(.illegalState, "cxone-chat: the message is empty") }
+        guard !text.isEmpty || !attachments.isEmpty else { throw ChannelError(.illegalState, "cxone-chat: the message is empty") }
         return ChatOperation(timeout: timeout) { machine, current throws(ChatError) in
             var actions: [ChatStateMachine.Action] = []
             var target = threadID
@@ -203,7 +204,7 @@ package struct ChatOperation {
                 }
             }
             guard let target else { throw ChatError(.invalidThread, "there is no chat thread to send to; create a thread first") }
-            actions += try machine.sendMessage(threadID: target, text: text, answer: answer, at: now)
+            actions += try machine.sendMessage(threadID: target, text: text, answer: answer, attachments: attachments, at: now)
             guard let messageID = machine.outbox.last?.messageID else {
                 throw ChatError(.invalidThread, "the message to thread \(target) did not reach the outbox")
             }

@@ -116,8 +116,11 @@ package enum ChatStorage {
         /// An answer's postback and whether it answers an inactivity popup (absent in older records).
         var postback: String?
         var isInactivityPopupAnswer: Bool?
+        /// The files the message carries (absent in older records).
+        var attachments: [ChatStateMachine.SentFile]?
 
         package init(_ entry: ChatStateMachine.OutboxEntry) {
+            self.attachments = entry.attachments.isEmpty ? nil : entry.attachments
             self.messageID = entry.messageID
             self.threadID = entry.threadID
             self.text = entry.text
@@ -138,7 +141,8 @@ package enum ChatStorage {
                 isWelcome: self.isWelcome,
                 customFields: self.customFields,
                 writtenAt: UnixTime(secondsSince1970: self.writtenAt),
-                answer: self.postback.map { ChatStateMachine.Answer(postback: $0, isInactivityPopupAnswer: self.isInactivityPopupAnswer ?? false) }
+                answer: self.postback.map { ChatStateMachine.Answer(postback: $0, isInactivityPopupAnswer: self.isInactivityPopupAnswer ?? false) },
+                attachments: self.attachments ?? []
             )
         }
     }

@@ -47,6 +47,11 @@ package struct CXoneEndpoints: Sendable, Hashable {
         "\(self.chat)/1.0/brand/\(brandId)/channel/\(Self.escaped(channelId))"
     }
 
+    /// `{chat}/1.0/brand/{brandId}/channel/{channelId}/attachment` (POST a file for a message).
+    package func attachment(brandId: Int, channelId: String) -> String {
+        self.channelConfiguration(brandId: brandId, channelId: channelId) + "/attachment"
+    }
+
     /// `{chat}/1.0/brand/{brandId}/channel/{channelId}/availability`
     package func availability(brandId: Int, channelId: String) -> String {
         self.channelConfiguration(brandId: brandId, channelId: channelId) + "/availability"
