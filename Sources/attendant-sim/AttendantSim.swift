@@ -176,6 +176,14 @@ struct AttendantSim: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A CXone welcome message, sent after each AuthorizeCustomer.", valueName: "text"))
     var cxoneWelcome: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The lifetime of the access tokens the CXone channel issues with --cxone-oauth (expiresIn); RefreshToken answers a new one.",
+            valueName: "seconds"
+        )
+    )
+    var cxoneTokenLifetime = 3600
+
     @Flag(help: "The CXone channel announces a pre-chat form (email, required; topic: billing, delivery or other).")
     var cxonePreChatForm = false
 
@@ -240,6 +248,7 @@ struct AttendantSim: AsyncParsableCommand {
             throw ValidationError("--cxone-greeting-offer follows the greeting: give --cxone-greeting too")
         }
         guard self.tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be a positive number of seconds") }
+        guard self.cxoneTokenLifetime > 0 else { throw ValidationError("--cxone-token-lifetime must be a positive number of seconds") }
         guard self.ringEvery > 0 else { throw ValidationError("--ring-every must be positive") }
         if let cancelAfter, cancelAfter <= 0 { throw ValidationError("--cancel-after must be positive") }
         guard !self.gmsService.isEmpty, !self.gmsService.contains("/") else {
@@ -270,6 +279,7 @@ struct AttendantSim: AsyncParsableCommand {
         )
         if self.cxonePreChatForm { configuration.cxone.preContactForm = CXoneGatewaySettings.samplePreChatForm }
         configuration.cxone.greeting = self.cxoneGreeting
+        configuration.cxone.accessTokenLifetime = self.cxoneTokenLifetime
         configuration.cxone.greetingOffer = self.cxoneGreetingOffer
         configuration.gms = GMSServerSettings(
             serviceName: self.gmsService,

@@ -1,4 +1,4 @@
-import AttendantPluginAPI
+package import AttendantPluginAPI
 import AttendantPluginKit
 
 // The "open chat" diagram (availability, WebSocket, OAuth) and the connection's reliability: heartbeat,
@@ -89,6 +89,22 @@ extension ChatStateMachine {
     mutating func customerReconnected() -> [Action] {
         guard self.isAuthorizing else { return [] }
         return self.disarm(.response) + self.loadThreads()
+    }
+
+    /// The customer's access token, kept in the secrets (OAuth channels have one).
+    package var accessToken: ChannelToken? { self.persisted.accessToken }
+
+    /// RefreshToken with the current token (nil without one, or off the socket).
+    package mutating func refreshToken() -> [Action] {
+        guard let token = self.persisted.accessToken, self.connection.connected != nil, !self.isAuthorizing else { return [] }
+        return [.send(.refreshToken(token: token.value))]
+    }
+
+    /// TokenRefreshed: the new token replaces the old one, here and in the secrets.
+    mutating func tokenRefreshed(_ token: ChannelToken) -> [Action] {
+        guard self.persisted.accessToken != nil else { return [] }
+        self.persisted.accessToken = token
+        return [.store(.accessToken(token))]
     }
 
     /// The stored token was refused: forget it and authorize afresh.

@@ -69,7 +69,7 @@ extension ChatStateMachine.Input {
     /// REST answers, socket state and EventInS3 itself are not.
     package var isServerEvent: Bool {
         switch self {
-        case .authorized, .reconnected, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
+        case .authorized, .reconnected, .tokenRefreshed, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
             .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
             .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
             return true

@@ -211,6 +211,8 @@ extension ChatStateMachine {
         case authorizeCustomer(code: String?, verifier: String?)
         /// ReconnectCustomer with the stored access token.
         case reconnectCustomer(token: String)
+        /// RefreshToken: a new access token for the current one, before it expires.
+        case refreshToken(token: String)
         /// RecoverThread; `nil` asks the server for the customer's thread.
         case recoverThread(threadID: String?)
         /// RecoverLivechat; `nil` asks the server for the customer's live chat.

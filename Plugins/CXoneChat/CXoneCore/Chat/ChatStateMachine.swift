@@ -80,6 +80,8 @@ package struct ChatStateMachine: Sendable {
         case socketClosed(reason: String)
         /// ConsumerAuthorized: the customer identity and, with OAuth, the access token.
         case authorized(CustomerIdentity, accessToken: ChannelToken?)
+        /// TokenRefreshed: the customer's new access token.
+        case tokenRefreshed(ChannelToken)
         /// ConsumerReconnected.
         case reconnected
         /// ThreadRecovered or LivechatRecovered: the thread with its latest messages, its case (contact) id
@@ -208,6 +210,7 @@ package struct ChatStateMachine: Sendable {
         case .socketClosed(let reason): return self.socketClosed(reason: reason)
         case .authorized(let identity, let token): return self.authorized(identity, accessToken: token)
         case .reconnected: return self.customerReconnected()
+        case .tokenRefreshed(let token): return self.tokenRefreshed(token)
         case .threadRecovered(let thread, let caseID, let agent): return self.threadRecovered(thread, caseID: caseID, agent: agent)
         case .threadRecoveryFailed(let threadID): return self.threadRecoveryFailed(threadID: threadID)
         case .threadListFetched(let ids): return self.threadListFetched(ids)

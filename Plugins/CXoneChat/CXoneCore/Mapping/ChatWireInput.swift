@@ -147,8 +147,8 @@ package enum ChatWireInput {
             return (.messageRead(message), nil)
         case .moreMessagesLoaded:
             return (nil, nil)  // the session answers the request (ChatSession+Older)
-        case .tokenRefreshed:
-            return (nil, "\(event.eventType) (not used yet)")
+        case .tokenRefreshed(let refreshed):
+            return (.tokenRefreshed(Self.token(refreshed.accessToken, now: now)), nil)
         case .unknown(let eventType):
             return (nil, "an event of unknown type \(eventType)")
         }

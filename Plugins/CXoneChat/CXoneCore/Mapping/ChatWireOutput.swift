@@ -48,6 +48,9 @@ package enum ChatWireOutput {
             )
         case .reconnectCustomer(let token):
             event = .reconnectCustomer(CXoneWire.TokenData(token: CXoneSecret(token)))
+        case .refreshToken(let token):
+            // `{"accessToken": {"token"}}`, the SDK's RefreshTokenPayloadDataDTO.
+            event = .refreshToken(CXoneWire.TokenData(token: CXoneSecret(token)))
         case .recoverThread(let threadID):
             event = .recoverThread(threadID.map { CXoneWire.ThreadData(threadId: CXoneID($0)) })
         case .recoverLivechat(let threadID):
@@ -152,7 +155,7 @@ package enum ChatWireOutput {
             .sendAnswer(let id, let messageID, _, _):
             ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
-        case .authorizeCustomer, .reconnectCustomer, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
+        case .authorizeCustomer, .reconnectCustomer, .refreshToken, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
         case .senderTyping(let id, _), .messageSeenByCustomer(let id), .loadMoreMessages(let id, _, _): ChatWireInput.Request(threadID: id)
         }
     }
