@@ -1,35 +1,34 @@
 import AttendantPluginAPI
 import AttendantPluginKit
 import CXoneCore
-import Synchronization
 
-// What the chat keeps across restarts (CXoneCore's ``ChatStorage`` decides where and in what form): ids and
-// thread marks in the channel's store, unconfirmed messages in its outbox, the customer's access token in
-// its secrets (never in the state database).
+// What the chat keeps across restarts (CXoneCore's ``ChatStorage`` decides where and in what form, and
+// ``ChatSession/loaded(_:configuration:settings:)`` what the session is of it): ids and thread marks in the
+// channel's store, unconfirmed messages in its outbox, the customer's access token in its secrets (never
+// in the state database). Here are only the reads and writes.
 extension CXoneChatChannel {
-    /// Makes the machine from what is stored, once.
+    /// Makes the session from what is stored, once.
     func loadIfNeeded() async throws {
         guard !self.driver.isLoaded else { return }
-        var (stored, contacts): (ChatStateMachine.StoredValues, ChatContactHistory)
+        let values: [String: String]
+        let (entries, unreadable): ([ChatStorage.OutboxRecord], [Int64])
         do {
-            (stored, contacts) = ChatStorage.read(try await self.host.store.allValues())
-            let (entries, unreadable) = try await self.outbox.load()
-            for id in unreadable { self.host.logger.warning("\(self.prefix): dropped an outbox entry that cannot be read (id \(id))") }
+            values = try await self.host.store.allValues()
+            (entries, unreadable) = try await self.outbox.load()
             try await self.outbox.discard(unreadable)
-            stored.outbox = entries.map(\.entry)
         } catch {
             throw ChannelError(.transient, "\(self.prefix): cannot read the channel's state: \(error)")
         }
+        let secret: Result<String?, any Error>
         do {
-            stored.accessToken = try await self.host.secrets.secret(forKey: ChatStorage.Key.accessToken).flatMap(ChatStorage.accessToken(fromSecret:))
+            secret = .success(try await self.host.secrets.secret(forKey: ChatStorage.Key.accessToken))
         } catch {
-            self.host.logger.warning("\(self.prefix): cannot read the stored access token (\(error)); the customer is authorized afresh")
+            secret = .failure(error)
         }
-        let machine = ChatStateMachine(stored: stored, configuration: self.configuration.machine)
-        if !stored.outbox.isEmpty {
-            self.host.logger.info("\(self.prefix): \(stored.outbox.count) message(s) wait in the outbox from before; they go out once connected")
-        }
-        self.driver.load(ChatSession(machine: machine, contacts: contacts, settings: self.settings))
+        let stored = ChatSession.Stored(values: values, outbox: entries, unreadable: unreadable, secret: secret)
+        let (session, log) = ChatSession.loaded(stored, configuration: self.configuration.machine, settings: self.settings)
+        for line in log { self.host.logger.log(level: line.level, "\(line.message)") }
+        self.driver.load(session)
     }
 
     func persist(_ entry: ChatStateMachine.OutboxEntry) async {

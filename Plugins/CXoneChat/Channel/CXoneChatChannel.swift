@@ -1,19 +1,18 @@
 import AttendantPluginAPI
 @_spi(Experimental) import AttendantPluginKit
 import CXoneCore
-import FoundationEssentials
-import Synchronization
 
 /// A CXone customer chat: the mobile SDK's chat session, on the gateway's WebSocket and REST endpoints.
 ///
-/// Everything protocol-shaped is decided by CXoneCore's pure ``ChatSession`` (the ``ChatStateMachine``,
-/// the socket's frames, the REST calls and how their answers read (``ChatCall``), the user's operations
-/// and what the host hears), and the kit's ``SessionDriver`` runs it: the lock, the timers on the host's
-/// clock (so tests compress time), the socket (the kit's link, whose frames ``read(_:)`` decodes), the REST
-/// calls (sent beside the worker, their answers read outside the lock), the callers of operations, and one
-/// ordered worker, which ``run()`` runs for the channel's life. This class carries out what only it can, in
-/// that order: the outbox (a message is committed to the state database before its frame is written) and
-/// the analytics events (one after the other, so the server sees a visit before its page views).
+/// Everything protocol-shaped is decided by CXoneCore's pure ``ChatSession``: the ``ChatStateMachine``,
+/// the socket's frames, the REST calls (``ChatCall``: each request, and how its answer or failure reads,
+/// with analytics one at a time in the machine's order), the user's operations and what the host hears.
+/// The kit's ``SessionDriver`` runs it: the lock, the timers on the host's clock (so tests compress time),
+/// the socket (the kit's link, whose frames ``read(_:)`` decodes), the REST calls (sent beside the worker,
+/// their answers read outside the lock), the callers of operations, and one ordered worker, which
+/// ``run()`` runs for the channel's life. This class is the host's side only: it reads what is stored,
+/// keeps the outbox in that worker's order (a message is committed to the state database before its frame
+/// is written), and sends the session's calls.
 final class CXoneChatChannel: Channel {
     let configuration: CXoneChatConfiguration
     let host: any ChannelHost
@@ -21,7 +20,6 @@ final class CXoneChatChannel: Channel {
     let driver: SessionDriver<ChatSession>
     /// Messages the gateway has not confirmed, by message id (lower case), across restarts.
     let outbox: Outbox<ChatStorage.OutboxRecord>
-    let analytics = OrderedWorker<ChatCall>()
     /// What the configuration says about the user's operations.
     let commands: ChatCommand.Settings
 
@@ -50,40 +48,30 @@ final class CXoneChatChannel: Channel {
 
     var prefix: String { ChatSession.prefix }
 
-    /// The worker, for as long as the host keeps the channel, and beside it the analytics events, one
-    /// after the other.
+    /// The worker, for as long as the host keeps the channel.
     func run() async {
-        async let analytics: Void = self.analytics.run { call in
-            self.driver.step(call.step(await self.send(call), now: self.host.now()))
-        }
         await self.driver.run({ work in await self.carryOut(work) }, link: { self.read($0) })
-        self.analytics.finish()
-        await analytics
     }
 
-    /// The session's work, in order: its REST calls go out beside the worker (analytics in their own
-    /// queue), the outbox is kept here.
+    /// The session's work, in order: the outbox is kept here, a call goes out beside the worker and its
+    /// outcome is the session's next step.
     func carryOut(_ work: ChatSession.Work) async {
-        let call: ChatCall
         switch work {
         case .machine(.persistOutbox(let entry)):
-            return await self.persist(entry)
+            await self.persist(entry)
         case .machine(.removeFromOutbox(let messageID)):
-            return await self.removeFromOutbox(messageID)
-        case .machine(let action):
-            switch ChatCall.making(action, settings: self.settings) {
-            case .success(let made) where made.isAnalytics: return self.analytics.enqueue(made)
-            case .success(let made): call = made
-            case .failure(let error): return self.host.logger.warning("\(self.prefix): \(error.message)")
-            case nil: return
+            await self.removeFromOutbox(messageID)
+        default:
+            switch work.call(self.settings) {
+            case .success(let call)?: self.driver.send(call.request) { outcome in call.read(outcome, now: self.host.now()) }
+            case .failure(let error)?: self.driver.step { $0.unsent(work, error) }
+            case nil: break
             }
-        case .download(let url, let notice):
-            call = ChatCall.largeEvent(url, notice, settings: self.settings)
         }
-        self.driver.send(call.request) { outcome in call.step(outcome, now: self.host.now()) }
     }
 
-    /// Sends `call` and waits for its outcome (the calls the session waits for go through the driver).
+    /// Sends `call` and waits for its outcome (for a caller who waits: the session's calls go through the
+    /// driver).
     func send(_ call: ChatCall) async -> Result<NetworkResponse, NetworkError> {
         do throws(NetworkError) {
             return .success(try await self.host.network.send(call.request))

@@ -89,6 +89,8 @@ package struct ChatSession: ChannelSession {
     var pages: [String: OlderPage] = [:]
     /// LoadMoreMessages sent, by `eventId`: the thread and the request waiting for the page.
     var olderRequests: [CXoneID: (threadID: String, request: UInt64)] = [:]
+    /// The analytics event on the network and those waiting behind it (ChatSession+Calls).
+    var analytics = AnalyticsQueue.idle
     let settings: Settings
 
     package init(machine: ChatStateMachine, contacts: ChatContactHistory, settings: Settings) {
@@ -289,7 +291,10 @@ package struct ChatSession: ChannelSession {
                 } catch {
                     out.append(.log(.error, "\(self.prefix): could not encode the chat's \(ChatStorage.name(of: value)) to keep it: \(error)"))
                 }
-            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .persistOutbox, .removeFromOutbox:
+            case .sendAnalytics:
+                // One at a time, in order (ChatSession+Calls).
+                if let event = self.analytics.add(action) { out.append(.work(.machine(event))) }
+            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .persistOutbox, .removeFromOutbox:
                 out.append(.work(.machine(action)))
             }
         }
