@@ -59,7 +59,7 @@ import Testing
     @Test func aFailedAnalyticsEventIsAWarningAndTheNextGoesAllTheSame() throws {
         var (session, viewed) = try Self.viewing()
         let visit = try #require(try Self.calls(viewed).first)
-        let read = visit.read(Self.answer(500, "Internal Server Error", "down"), now: Self.now)(&session)
+        let read = visit.step(Self.answer(500, "Internal Server Error", "down"), now: Self.now)(&session)
         let words = Self.words(read)
         #expect(words.first?.hasPrefix("warning cxone-chat: could not send a VisitorVisit analytics event: POST https://") == true, "\(words)")
         #expect(words.first?.hasSuffix("answered 500 Internal Server Error (down)") == true, "\(words)")
@@ -67,7 +67,7 @@ import Testing
         #expect(retried.count == 1 && Self.event(retried[0]).contains("\"PageView\""), "not retried, the next goes: \(words)")
 
         // A transport failure reads the same way; an answer is no warning.
-        let failed = retried[0].read(.failure(NetworkError(.connection, "POST https://x/events failed: refused")), now: Self.now)(&session)
+        let failed = retried[0].step(.failure(NetworkError(.connection, "POST https://x/events failed: refused")), now: Self.now)(&session)
         #expect(Self.words(failed) == ["warning cxone-chat: could not send a PageView analytics event: POST https://x/events failed: refused"])
         #expect(session.analyticsAnswered(nil).isEmpty, "nothing waits")
     }
@@ -78,7 +78,7 @@ import Testing
         let fetch = try #require(try Self.calls(begun).first)
         #expect(fetch.request.method == "GET" && fetch.request.url.hasSuffix("/channel/\(ChatDriver.channelID)"))
         let url = fetch.request.url
-        let refused = Self.words(fetch.read(Self.answer(503, "Service Unavailable", "busy"), now: Self.now)(&session))
+        let refused = Self.words(fetch.step(Self.answer(503, "Service Unavailable", "busy"), now: Self.now)(&session))
         #expect(
             refused.contains("failed 1 cxone-chat: could not fetch the channel configuration: GET \(url) answered 503 Service Unavailable (busy)"),
             "\(refused)"
@@ -88,18 +88,18 @@ import Testing
         let again = try session.begin(.prepare(brandID: ChatDriver.brandID, channelID: ChatDriver.channelID, timeout: .seconds(30)), id: 2)
         let retry = try #require(try Self.calls(again).first)
         let body = #"{"error": {"errorCode": "SdkVersionNotSupported", "errorMessage": "too old"}}"#
-        let words = Self.words(retry.read(Self.answer(400, "Bad Request", body), now: Self.now)(&session))
+        let words = Self.words(retry.step(Self.answer(400, "Bad Request", body), now: Self.now)(&session))
         let expected =
             "failed 2 cxone-chat: could not fetch the channel configuration: GET \(url) answered 400 Bad Request SdkVersionNotSupported: too old; the chat server does not accept this client's SDK version (test-1): update Attendant"
         #expect(words.contains(expected), "\(words)")
 
         // An answer goes on to the visitor.
         let third = try session.begin(.prepare(brandID: ChatDriver.brandID, channelID: ChatDriver.channelID, timeout: .seconds(30)), id: 3)
-        let fetched = try #require(try Self.calls(third).first).read(Self.answer(200, "OK", Self.configuration), now: Self.now)(&session)
+        let fetched = try #require(try Self.calls(third).first).step(Self.answer(200, "OK", Self.configuration), now: Self.now)(&session)
         let visitor = try #require(try Self.calls(fetched).first, "\(Self.words(fetched))")
         #expect(visitor.request.method == "PUT" && visitor.request.url.contains("/visitors/"), "\(Self.words(fetched))")
         let stored = Self.words(
-            visitor.read(.failure(NetworkError(.connection, "PUT \(visitor.request.url) failed: reset")), now: Self.now)(&session)
+            visitor.step(.failure(NetworkError(.connection, "PUT \(visitor.request.url) failed: reset")), now: Self.now)(&session)
         )
         #expect(stored.contains("failed 3 cxone-chat: could not send the visitor: PUT \(visitor.request.url) failed: reset"), "\(stored)")
     }
@@ -118,7 +118,7 @@ import Testing
         #expect(error.message == "could not fetch a large chat event: GET https://s3.example/e1.json?… answered more than \(limit) bytes")
         // Without its notice (the socket it came on is gone), the body is not read.
         var session = ChatSessionStepTests.session()
-        #expect(Self.words(call.read(Self.answer(200, "OK", "{}"), now: Self.now)(&session)).isEmpty)
+        #expect(Self.words(call.step(Self.answer(200, "OK", "{}"), now: Self.now)(&session)).isEmpty)
         #expect(ChatSession.Work.machine(.removeFromOutbox(messageID: "m-1")).call(ChatSessionStepTests.settings) == nil, "not a call")
     }
 

@@ -63,7 +63,7 @@ final class CXoneChatChannel: Channel {
             await self.removeFromOutbox(messageID)
         default:
             switch work.call(self.settings) {
-            case .success(let call)?: self.driver.send(call.request) { outcome in call.read(outcome, now: self.host.now()) }
+            case .success(let call)?: self.driver.send(call.request) { outcome in call.step(outcome, now: self.host.now()) }
             case .failure(let error)?: self.driver.step { $0.unsent(work, error) }
             case nil: break
             }

@@ -193,7 +193,7 @@ package struct ChatCall: Sendable {
     // MARK: Reading the answer
 
     /// What the call's outcome does to the session, read outside the lock: the machine's input, or, for
-    /// analytics, a warning when it failed.
+    /// analytics, the next event (and a warning when it failed).
     package func step(_ outcome: Result<NetworkResponse, NetworkError>, now: UnixTime) -> (inout ChatSession) -> [ChatSession.Action] {
         let body = self.body(outcome)
         let input: ChatStateMachine.Input
@@ -204,7 +204,12 @@ package struct ChatCall: Sendable {
             input = .availability(body.flatMap(self.availability))
         case .visitor:
             input = .visitor(body.map { _ in () })
-        case .analytics, .attachment, .upload:
+        case .analytics:
+            // The next event goes, after a failure too (a warning, not retried: ChatSession+Calls).
+            var failure: ChatError?
+            if case .failure(let error) = body { failure = error }
+            return { [failure] session in session.analyticsAnswered(failure) }
+        case .attachment, .upload:
             guard case .failure(let error) = body else { return { _ in [] } }
             let warning = "\(ChatSession.prefix): \(error.message)"
             return { _ in [.log(.warning, warning)] }

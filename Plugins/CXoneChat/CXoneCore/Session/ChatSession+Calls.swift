@@ -2,13 +2,13 @@ package import AttendantPluginAPI
 @_spi(Experimental) package import AttendantPluginKit
 
 // The session's REST calls (``ChatCall``) as the channel carries them out: the call for a piece of work,
-// the step its outcome makes, and the analytics events one at a time.
+// a call that cannot be made, and the analytics events one at a time.
 //
 // Analytics go out in the machine's order, one on the network at a time: the next is the work of the step
-// that reads the previous one's answer (``analyticsAnswered(_:)``), so the server sees a visit before its
-// page views without a queue of the channel's own, and the order is a pure value the tests can see. They
-// are best effort, as the SDK sends them: a failure is a warning in the log and never retried, and the
-// next event goes all the same.
+// that reads the previous one's answer (``analyticsAnswered(_:)``, from ``ChatCall/step(_:now:)``), so
+// the server sees a visit before its page views without a queue of the channel's own, and the order is a
+// pure value the tests can see. They are best effort, as the SDK sends them: a failure is a warning in
+// the log and never retried, and the next event goes all the same.
 extension ChatSession {
     /// Analytics events while one is on the network: the events that wait behind it, oldest first.
     enum AnalyticsQueue: Sendable {
@@ -65,17 +65,5 @@ extension ChatSession.Work {
         case .machine(let action): ChatCall.making(action, settings: settings)
         case .download(let url, let notice): .success(ChatCall.largeEvent(url, notice, settings: settings))
         }
-    }
-}
-
-extension ChatCall {
-    /// The session's next step for the call's `outcome`, decoded here, outside the lock: the machine's
-    /// input, a large event's messages, or, for an analytics event, the next event (and a warning when it
-    /// failed).
-    package func read(_ outcome: Result<NetworkResponse, NetworkError>, now: UnixTime) -> (inout ChatSession) -> [ChatSession.Action] {
-        guard self.isAnalytics else { return self.step(outcome, now: now) }
-        var failure: ChatError?
-        if case .failure(let error) = self.body(outcome) { failure = error }
-        return { [failure] session in session.analyticsAnswered(failure) }
     }
 }
