@@ -18,6 +18,8 @@ package struct ChatSession: ChannelSession {
         case machine(ChatTimerID)
         /// An operation's deadline.
         case request(UInt64)
+        /// Time to refresh the customer's access token (RefreshToken), before it expires.
+        case refreshToken
     }
 
     /// What the channel does on the host's network and store, in the order the session asked.
@@ -89,6 +91,8 @@ package struct ChatSession: ChannelSession {
     var pages: [String: OlderPage] = [:]
     /// LoadMoreMessages sent, by `eventId`: the thread and the request waiting for the page.
     var olderRequests: [CXoneID: (threadID: String, request: UInt64)] = [:]
+    /// The access token the refresh timer is set for.
+    var refreshing: String?
     /// The analytics event on the network and those waiting behind it (ChatSession+Calls).
     var analytics = AnalyticsQueue.idle
     let settings: Settings
@@ -114,6 +118,8 @@ package struct ChatSession: ChannelSession {
         switch timer {
         case .machine(let id):
             return self.apply(self.machine.timerFired(id))
+        case .refreshToken:
+            return self.apply(self.machine.refreshToken())
         case .request(let id):
             guard let request = self.requests.removeValue(forKey: id) else { return [] }
             if let timedOut = request.pending.timedOut { return [.replied(id, timedOut(self.machine))] }
@@ -154,7 +160,21 @@ package struct ChatSession: ChannelSession {
             actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
         case .nothing: break
         }
-        return actions + older
+        return actions + older + self.refreshLater(now: now)
+    }
+
+    /// Sets the refresh timer for a new access token (OAuth channels get one when the customer is
+    /// authorized, and a new one with each TokenRefreshed): a tenth of its life before it expires, and at
+    /// least a minute before. The mobile SDK refreshes only once a token has expired, when it next sends
+    /// (`SocketServiceImpl.send`, `ConnectionService.refreshToken`); refreshing before means a reconnect
+    /// never meets an expired token. A refresh that fails leaves the old token, which the next
+    /// ReconnectCustomer finds refused: the customer is then authorized afresh.
+    mutating func refreshLater(now: UnixTime) -> [Action] {
+        guard let token = self.machine.accessToken, token.value != self.refreshing, let expiresAt = token.expiresAt else { return [] }
+        self.refreshing = token.value
+        let remaining = expiresAt.secondsSince1970 - now.secondsSince1970
+        let delay = max(1, remaining - max(60, remaining / 10))
+        return [.setTimer(.refreshToken, after: .milliseconds(Int64(delay * 1000)))]
     }
 
     /// The large event at `url` was downloaded (or not): `input` says what came of it.
