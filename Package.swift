@@ -489,6 +489,13 @@ let benchmarkTargets: [Target] = [
         path: "Benchmarks/InviteLatency",
         swiftSettings: strictness
     ),
+    // 10,000 supervisor machines on one simulated clock through an outage and a mass resume (issue 34).
+    .executableTarget(
+        name: "attendant-fleet-model",
+        dependencies: ["AttendantCore", "SIPCore", pluginAPI],
+        path: "Benchmarks/FleetModel",
+        swiftSettings: strictness
+    ),
     .executableTarget(
         name: "attendant-cxone-dispatch",
         dependencies: ["CXoneCore", pluginAPI],

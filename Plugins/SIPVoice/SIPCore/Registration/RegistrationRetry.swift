@@ -1,13 +1,21 @@
 package import AttendantPluginAPI
 
 /// When to try a registrar again after a failure. The registrar's `Retry-After` (RFC 3261 sections 20.33
-/// and 21.5.4) is the earliest next try. A registrar that does not answer at all (no response, 408, ICMP
-/// unreachable, a refused connection, a binding that lapsed) is probed every 2-4 s, so that it is used
-/// within seconds of coming back while costing it one REGISTER (or connection attempt) per probe. Other
-/// transient failures (5xx without `Retry-After`) leave the delay to the host's backoff.
+/// and 21.5.4) is the earliest next try, and the try comes at a random time up to as long again after it.
+/// A registrar that does not answer at all (no response, 408, ICMP unreachable, a refused connection, a
+/// binding that lapsed) is probed every 2-4 s for its first minute or so of silence, so that it is used
+/// within seconds of coming back from a short outage while costing it one REGISTER (or connection attempt)
+/// per probe; after that the probes slow down, doubling to one every 1-2 minutes, so that a fleet of
+/// desks does not flood a registrar that is down for long, nor bury it when it comes back
+/// (Benchmarks/README.md, "Fleet model"). Other transient failures (5xx without `Retry-After`) leave the
+/// delay to the host's backoff.
 package struct RegistrationRetry: Sendable {
-    /// The longest wait between probes of a registrar that does not answer.
+    /// The longest wait between the first minute's probes of a registrar that does not answer.
     package static let probeCeiling = 4.0
+    /// The probes at most `probeCeiling` apart (about a minute of them), before they slow down.
+    package static let quickProbes = 16
+    /// The longest wait between later probes.
+    package static let slowProbeCeiling = 120.0
 
     /// Failures in a row of a registrar that does not answer, since the last registration.
     package private(set) var probes = 0
@@ -17,13 +25,23 @@ package struct RegistrationRetry: Sendable {
     /// The delay to hand the host with a transient failure (``ChannelError/retryAfter``); nil leaves it
     /// to the host's backoff. `statusCode` is nil when nothing answered.
     package mutating func delay(statusCode: Int?, retryAfter: UInt32?, using random: inout some RandomNumberGenerator) -> Duration? {
-        if let retryAfter { return .seconds(Int64(retryAfter)) }
+        if let retryAfter {
+            // At least what the registrar asked, and up to as long again: every desk it turned away with the
+            // same Retry-After would otherwise come back in the same second, and be turned away again
+            // (Benchmarks/FleetModel: 10,000 desks waiting exactly 60 s took 49 minutes to register again,
+            // spread they took as long as without Retry-After).
+            let seconds = Double(retryAfter) * Double.random(in: 1...2, using: &random)
+            return .milliseconds(Int64(seconds * 1000))
+        }
         guard statusCode == nil || statusCode == 408 else { return nil }
         self.probes += 1
+        // 0.5, 1, 2, 4, 4, … s for the quick probes, then 8, 16, … up to the slow ceiling; each wait is half
+        // to all of its ceiling.
         var ceiling = 0.5
-        for _ in 1..<min(self.probes, 8) { ceiling *= 2 }
-        let seconds = min(Self.probeCeiling, ceiling) * Double.random(in: 0.5...1, using: &random)
-        return .milliseconds(Int64(seconds * 1000))
+        for _ in 1..<min(self.probes, 4) { ceiling *= 2 }
+        for _ in Self.quickProbes..<max(self.probes, Self.quickProbes) where ceiling < Self.slowProbeCeiling { ceiling *= 2 }
+        let seconds = min(ceiling, self.probes > Self.quickProbes ? Self.slowProbeCeiling : Self.probeCeiling)
+        return .milliseconds(Int64(seconds * Double.random(in: 0.5...1, using: &random) * 1000))
     }
 
     /// The registrar answered and registered: probing starts again from the shortest wait.
