@@ -9,9 +9,32 @@ import Testing
         var random = SeededGenerator(seed: 9)
         let waited = try #require(retry.delay(statusCode: 503, retryAfter: 20, using: &random))
         #expect(waited >= .seconds(20) && waited < .seconds(40), "never sooner than asked: \(waited)")
-        #expect(retry.delay(statusCode: 503, retryAfter: nil, using: &random) == nil)
-        #expect(retry.delay(statusCode: 500, retryAfter: nil, using: &random) == nil)
+        #expect(retry.delay(statusCode: 404, retryAfter: nil, using: &random) == nil, "not a server error: the host's backoff")
         #expect(retry.probes == 0)
+    }
+
+    /// A registrar that answers 5xx without Retry-After is up but refusing: waits of up to 30 s, doubling
+    /// to up to 5 minutes, at random, so a turned-away fleet spreads out (Benchmarks/FleetModel: the
+    /// retries after a mass resume peaked at 10.9 × their mean with the host's 1-s backoff, 2.1 × now).
+    @Test func aServerErrorWithoutRetryAfterIsRetriedWithinAWideningRandomWait() throws {
+        var random = SeededGenerator(seed: 13)
+        var first: Set<Int64> = []
+        for _ in 0..<100 {
+            var retry = RegistrationRetry()
+            let delay = try #require(retry.delay(statusCode: 503, retryAfter: nil, using: &random))
+            #expect(delay <= .seconds(30))
+            first.insert(delay.components.seconds)
+        }
+        #expect(first.count > 20, "spread over the 30 s: \(first.count) distinct seconds")
+        var retry = RegistrationRetry()
+        let ceilings: [Duration] = [.seconds(30), .seconds(60), .seconds(120), .seconds(240), .seconds(300), .seconds(300)]
+        for ceiling in ceilings {
+            let delay = try #require(retry.delay(statusCode: 500, retryAfter: nil, using: &random))
+            #expect(delay <= ceiling, "\(delay) within \(ceiling)")
+        }
+        #expect(retry.refusals == 6)
+        retry.registered()
+        #expect(retry.refusals == 0)
     }
 
     /// A fleet refused by an overloaded registrar with the same Retry-After must not come back in the same

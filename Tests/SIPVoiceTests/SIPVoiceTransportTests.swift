@@ -183,12 +183,13 @@ import Testing
         #expect(waited >= .seconds(20) && waited <= .seconds(40), "never sooner, spread up to as long again: \(waited)")
         #expect(error?.message.contains("503 Service Unavailable") == true, "\(String(describing: error))")
 
-        // Without Retry-After a 5xx leaves the delay to the host's backoff.
+        // Without Retry-After a 5xx is retried within 30 s, at random (RegistrationRetry.refusalBackoff).
         let again = Task { try await rig.channel.listen() }
         let second = try await rig.peer.receiveRequest(.register)
         rig.peer.respond(second, 500)
         let plain = await #expect(throws: ChannelError.self) { try await again.value }
-        #expect(plain?.retryAfter == nil)
+        let refused = try #require(plain?.retryAfter)
+        #expect(refused <= .seconds(30), "\(refused)")
     }
 
     @Test func aRegistrarThatIsGoneIsProbedWithinSeconds() async throws {
