@@ -170,12 +170,18 @@ import Testing
         #expect(view.entries.map(\.text) == ["Hi there"] && view.entries[0].pending)
         view.sendAnswered(text: "Hi there", delivery: "sent", message: "srv-1", reason: nil, error: nil, time: 0)
         #expect(!view.entries[0].pending)
-        view.message(ChatMessageRecord(id: "srv-1", threadID: "t1", direction: "to-agent", sender: "Grace", text: "Hi there", sentAt: 0))
+        view.message(
+            ChatMessageRecord(id: "srv-1", threadID: "t1", direction: "to-agent", sender: "Grace", text: "Hi there", sentAt: 0),
+            now: Self.at(0)
+        )
         #expect(view.entries.count == 1 && view.entries[0].sender == "Grace")
         // Without an id in the answer, the copy with the same text replaces ours.
         _ = Self.type("Again", into: &view, at: 10)
         _ = view.key(.enter, now: Self.at(11), time: 0)
-        view.message(ChatMessageRecord(id: "srv-2", threadID: "t1", direction: "to-agent", sender: "Grace", text: "Again", sentAt: 0))
+        view.message(
+            ChatMessageRecord(id: "srv-2", threadID: "t1", direction: "to-agent", sender: "Grace", text: "Again", sentAt: 0),
+            now: Self.at(0)
+        )
         #expect(view.entries.map(\.id) == ["srv-1", "srv-2"] && !view.entries[1].pending)
         // Blank lines are not sent.
         _ = Self.type("   ", into: &view, at: 20)
@@ -196,18 +202,35 @@ import Testing
 
     @Test func theAgentsTypingShowsOnTheStatusLineOursAndOtherThreadsDoNot() {
         var view = Self.view()
-        view.message(Self.agent("", id: "n1", kind: "typing-started"))
+        view.message(Self.agent("", id: "n1", kind: "typing-started"), now: Self.at(0))
         #expect(view.statusLine == "Ada is typing…")
         #expect(view.entries.isEmpty, "typing is no line of the transcript")
-        view.message(Self.agent("", id: "n2", kind: "typing-stopped"))
+        view.message(Self.agent("", id: "n2", kind: "typing-stopped"), now: Self.at(0))
         #expect(view.statusLine.hasPrefix("Enter sends"))
-        view.message(ChatMessageRecord(id: "n3", threadID: "t1", kind: "typing-started", direction: "to-agent", sender: "Grace", text: "", sentAt: 0))
+        view.message(
+            ChatMessageRecord(id: "n3", threadID: "t1", kind: "typing-started", direction: "to-agent", sender: "Grace", text: "", sentAt: 0),
+            now: Self.at(0)
+        )
         #expect(view.statusLine.hasPrefix("Enter sends"), "our own typing, echoed by the server")
-        view.message(Self.agent("", id: "n4", kind: "typing-started"))
-        view.message(Self.agent("Here you go", id: "m5"))
+        view.message(Self.agent("", id: "n4", kind: "typing-started"), now: Self.at(0))
+        view.message(Self.agent("Here you go", id: "m5"), now: Self.at(0))
         #expect(view.statusLine.hasPrefix("Enter sends"), "a message ends the typing")
-        view.message(Self.agent("elsewhere", id: "m6", thread: "t2"))
+        view.message(Self.agent("elsewhere", id: "m6", thread: "t2"), now: Self.at(0))
         #expect(view.entries.map(\.id) == ["m5"])
+    }
+
+    /// A typing-started whose typing-stopped never comes (the agent closed the tab, the event was lost in a
+    /// reconnect) is over 10 s after the last typing event; a new typing-started keeps it shown.
+    @Test func theAgentsTypingEndsTenSecondsAfterTheLastTypingEvent() {
+        var view = Self.view()
+        view.message(Self.agent("", id: "n1", kind: "typing-started"), now: Self.at(0))
+        #expect(view.tick(now: Self.at(9.75)).isEmpty && view.statusLine == "Ada is typing…")
+        view.message(Self.agent("", id: "n2", kind: "typing-started"), now: Self.at(8))
+        _ = view.tick(now: Self.at(17.75))
+        #expect(view.statusLine == "Ada is typing…", "10 s from the last typing event, not the first")
+        _ = view.tick(now: Self.at(18))
+        #expect(view.statusLine.hasPrefix("Enter sends"), "no stopped came: over after 10 s")
+        #expect(view.agentTyping == nil)
     }
 
     @Test func pageUpScrollsBackWithinWhatIsLoadedAndNewMessagesKeepTheViewInPlace() {
@@ -218,7 +241,7 @@ import Testing
         #expect(view.scrollBack == 6)
         #expect(view.frame().rows[7].contains("message 14"))
         #expect(view.statusLine == "-- 6 more below: PgDn --")
-        view.message(Self.agent("message 21", id: "m21"))
+        view.message(Self.agent("message 21", id: "m21"), now: Self.at(0))
         #expect(view.frame().rows[7].contains("message 14"), "the view stays on what is read")
         for _ in 0..<10 { _ = view.key(.pageUp, now: Self.at(0), time: 0) }
         #expect(view.frame().rows[1].contains("message 1") && view.scrollBack == 14, "no further than the first message")
@@ -246,7 +269,7 @@ import Testing
         view.typingRefused(unsupported: true)
         _ = view.key(.backspace, now: Self.at(1), time: 0)
         #expect(Self.type("y", into: &view, at: 10).isEmpty)
-        view.message(Self.agent("Welcome", id: "w1", thread: "new"))
+        view.message(Self.agent("Welcome", id: "w1", thread: "new"), now: Self.at(0))
         #expect(view.threadID == "new" && view.entries.map(\.text) == ["Welcome"])
     }
 
@@ -302,7 +325,7 @@ import Testing
         #expect(Self.enter("/9", into: &view).isEmpty && view.statusLine == "Choose 1 to 4: /1 … /4.")
 
         // A newer offering takes the numbers; the older one's buttons stay, unnumbered.
-        view.message(Self.offering("Are you still there?", id: "m2", choices: [ChatChoiceRecord(id: "yes", label: "I'm here")]))
+        view.message(Self.offering("Are you still there?", id: "m2", choices: [ChatChoiceRecord(id: "yes", label: "I'm here")]), now: Self.at(0))
         let rows = view.frame().rows
         #expect(rows.contains { $0.contains("      [Billing]  [Orders]  [Other]  [Help centre] <https://help.example.org/x>") }, "\(rows)")
         #expect(rows.contains { $0.contains("      [1] I'm here") })
@@ -332,7 +355,7 @@ import Testing
         #expect(view.frame().rows.contains { $0.contains("10:00 -- Saved /home/grace/Downloads/notes (1).txt (text/plain, 67 bytes)") })
 
         // A message of files only: the first on its first row, each numbered; /save N takes file N.
-        view.message(two)
+        view.message(two, now: Self.at(0))
         let rows = view.frame().rows
         #expect(rows.contains { $0.contains("10:00 Ada: [file 1] scan.pdf (application/pdf, 2 MiB)") }, "\(rows)")
         #expect(rows.contains { $0.contains("      [file 2] bell .png (image/png)") }, "\(rows)")
@@ -360,24 +383,24 @@ import Testing
         var view = Self.view(messages: (1...20).map { Self.agent("message \($0)", id: "m\($0)") })
         #expect(view.readReceipt() == .markRead(message: "m20", thread: "t1"))
         #expect(view.readReceipt() == nil, "told once")
-        view.message(Self.agent("message 21", id: "m21"))
+        view.message(Self.agent("message 21", id: "m21"), now: Self.at(0))
         #expect(view.readReceipt() == .markRead(message: "m21", thread: "t1"))
         _ = Self.enter("mine", into: &view)
         #expect(view.readReceipt() == nil, "ours is not read by us")
         // Scrolled back, what arrives is not on the screen: not read until it shows.
         _ = view.key(.pageUp, now: Self.at(0), time: 0)
-        view.message(Self.agent("message 22", id: "m22"))
+        view.message(Self.agent("message 22", id: "m22"), now: Self.at(0))
         #expect(view.readReceipt() == nil)
         for _ in 0..<5 { _ = view.key(.pageDown, now: Self.at(0), time: 0) }
         #expect(view.readReceipt() == .markRead(message: "m22", thread: "t1"))
         view.readRefused(unsupported: true)
-        view.message(Self.agent("message 23", id: "m23"))
+        view.message(Self.agent("message 23", id: "m23"), now: Self.at(0))
         #expect(view.readReceipt() == nil, "a channel without read receipts is not asked again")
 
         var another = Self.view(messages: [Self.agent("hi", id: "m1")])
         _ = another.readReceipt()
         another.readRefused(unsupported: false)
-        another.message(Self.agent("again", id: "m2"))
+        another.message(Self.agent("again", id: "m2"), now: Self.at(0))
         #expect(another.readReceipt() == .markRead(message: "m2", thread: "t1"), "another failure does not stop them")
     }
 

@@ -136,8 +136,9 @@ struct TalkSession {
                     default: actions += [.quit]
                     }
                 case .tick:
+                    let typing = view.agentTyping
                     actions += view.tick(now: .now)
-                    draw = !actions.isEmpty
+                    draw = !actions.isEmpty || view.agentTyping != typing
                 case .sent(let text, .success(let delivery)):
                     view.sendAnswered(
                         text: text,
@@ -153,7 +154,7 @@ struct TalkSession {
                     view.typingRefused(unsupported: error.name == ControlError.unsupported)
                     draw = false
                 case .reopened(let record):
-                    for message in record.lastMessages { view.message(message) }
+                    for message in record.lastMessages { view.message(message, now: .now) }
                     view.threadUpdated(id: record.id, name: record.name, state: record.state)
                 case .chose(let label, let error):
                     view.chooseAnswered(label: label, error: error?.message, time: LocalTime.now())
@@ -205,7 +206,7 @@ struct TalkSession {
                 // The same encoding as a thread's messages (ChatMessageRecord).
                 message.choices = details["Choices"]?.elements.map { $0.compactMap(ChatChoiceRecord.init) }
                 message.attachments = details["Attachments"]?.elements.map { $0.compactMap(ChatAttachmentRecord.init) }
-                view.message(message)
+                view.message(message, now: .now)
                 return true
             case "thread-updated":
                 view.threadUpdated(id: details["ThreadID"]?.string ?? "", name: details["Name"]?.string ?? "", state: details["State"]?.string ?? "")

@@ -19,6 +19,9 @@ struct TalkView: Sendable {
     private(set) var entries: [TalkEntry] = []
     /// Who is typing on the other side, while someone is.
     private(set) var agentTyping: String?
+    /// When the last typing event of the other side came: ``agentTypingTimeout`` after it, the typing is
+    /// over even if no `typing-stopped` came.
+    private var agentTypingSince: Instant?
     /// A passing word for the status line (what happened last), cleared by the next key.
     private(set) var status: String?
     private(set) var editor = LineEditor()
@@ -77,18 +80,30 @@ struct TalkView: Sendable {
         return self.typingActions(self.typing.edited(at: now, empty: self.editor.isEmpty || self.editor.text.hasPrefix("/")))
     }
 
-    /// A message of the channel (from its `message-received` event); another thread's is ignored. The
-    /// first message of a view without a thread names the thread.
-    mutating func message(_ message: ChatMessageRecord) {
+    /// How long the other side's typing shows after its last typing event when no `typing-stopped` comes
+    /// (the agent's window closed, the event was lost in a reconnect). Neither vendor states one: the CXone
+    /// SDK passes SenderTypingStarted/Ended to the app as they come (`CXoneChatDelegate.onAgentTyping`,
+    /// iOS SDK 3.3.1, `ChatThreadListService.processAgentTypingEvent`, with no timer) and GMS's chat API v2
+    /// sends `TypingStarted`/`TypingStopped` rows. 10 s is our choice.
+    static let agentTypingTimeout = Duration.seconds(10)
+
+    /// A message of the channel (from its `message-received` event) at `now`; another thread's is ignored.
+    /// The first message of a view without a thread names the thread.
+    mutating func message(_ message: ChatMessageRecord, now: Instant) {
         if self.threadID == nil, !message.threadID.isEmpty { self.threadID = message.threadID }
         guard message.threadID.isEmpty || message.threadID == self.threadID else { return }
         switch message.kind {
         case "typing-started", "typing-stopped":
             // Our own typing comes back from some servers (GMS echoes the customer's rows): not shown.
             guard message.direction != "to-agent" else { return }
-            self.agentTyping = message.kind == "typing-started" ? (message.sender.isEmpty ? "The agent" : message.sender) : nil
+            let started = message.kind == "typing-started"
+            self.agentTyping = started ? (message.sender.isEmpty ? "The agent" : message.sender) : nil
+            self.agentTypingSince = started ? now : nil
         default:
-            if message.direction != "to-agent" { self.agentTyping = nil }
+            if message.direction != "to-agent" {
+                self.agentTyping = nil
+                self.agentTypingSince = nil
+            }
             self.add(message)
         }
     }
@@ -107,8 +122,13 @@ struct TalkView: Sendable {
         self.scroll(by: 0)
     }
 
+    /// Time passed: our typing may be due to be told, the agent's may be over (``agentTypingTimeout``).
     mutating func tick(now: Instant) -> [Action] {
-        self.typingActions(self.typing.tick(at: now))
+        if let since = self.agentTypingSince, now - since >= Self.agentTypingTimeout {
+            self.agentTyping = nil
+            self.agentTypingSince = nil
+        }
+        return self.typingActions(self.typing.tick(at: now))
     }
 
     /// What became of a message sent: queued (`reason`), or refused; refused text goes back into an empty
