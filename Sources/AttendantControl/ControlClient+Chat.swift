@@ -98,6 +98,11 @@ extension ControlClient {
         _ = try await self.call(ControlInterface.Method.chatMarkRead, [.string(channel), .string(thread ?? ""), .string(message ?? "")])
     }
 
+    /// E-mails the thread's transcript (nil: the current thread) to `email`, where the channel allows it.
+    public func chatSendTranscript(channel: String, thread: String? = nil, email: String) async throws(ControlClientError) {
+        _ = try await self.call(ControlInterface.Method.chatSendTranscript, [.string(channel), .string(thread ?? ""), .string(email)])
+    }
+
     /// The thread with the page of messages before those given so far as its `lastMessages`.
     public func chatLoadOlder(channel: String, thread: String? = nil) async throws(ControlClientError) -> ChatThreadRecord {
         try await self.thread(ControlInterface.Method.chatLoadOlder, [.string(channel), .string(thread ?? "")])

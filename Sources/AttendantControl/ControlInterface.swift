@@ -36,6 +36,7 @@ public import Systemd
 ///                                                  caller made); saved: Name s, MimeType s, Size x
 /// ChatSendFile(s channel, s thread, s name, s mimeType, h file) → a{ss} delivery
 ///                                                  sends what file (a regular file) holds, as ChatSendMessage
+/// ChatSendTranscript(s channel, s thread, s email) e-mails the thread's transcript, where the channel allows it
 /// ChannelRequest(s channel, s command, a{ss} arguments) → a{ss} fields     a plugin's own request
 ///                                                  (`registration`, `chat-status`, `actions-view`, …)
 /// SetURLHandler(s name)                            the bus name asked ShouldOpenURL before every link a
@@ -85,6 +86,7 @@ public enum ControlInterface {
         public static let chatLoadOlder = "ChatLoadOlder"
         public static let chatSaveAttachment = "ChatSaveAttachment"
         public static let chatSendFile = "ChatSendFile"
+        public static let chatSendTranscript = "ChatSendTranscript"
         /// The largest file ChatSaveAttachment writes and ChatSendFile reads.
         public static let largestFile = 64 << 20
         /// A plugin's own request (`registration`, `chat-status`, `pre-chat-form`, …), answered as fields.

@@ -39,6 +39,8 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/cxone/agent?thread=ID&text=TEXT[&size=BYTES][&at=UNIX-SECONDS]
                    (customer=ID instead of thread: the agent opens a new thread;
                    size pads the text, over 128 KB it goes out as EventInS3)
+              POST /control/cxone/agent-read?thread=ID  the agent reads the customer's messages
+                                             (MessageSeenChanged with userStatistics)
               POST /control/cxone/s3         park the request body at /s3/ID; answers its url
               POST /control/cxone/push       the request body, as is, as one text frame
                                              to every client socket
@@ -53,7 +55,8 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/cxone/drop       close every client socket
               GET  /control/cxone/threads    threads with their messages
               GET  /control/cxone/status     connections, online, down, visitors, analytics,
-                                             received event types, connected customers
+                                             received event types, connected customers,
+                                             uploads, transcripts sent (SendTranscript)
 
             GMS chat server (Genesys Mobile Services), on the same HTTP port:
               POST /genesys/cometd[/TYPE]    Bayeux 1.0 long-polling (JSON array, or the form
@@ -184,6 +187,9 @@ struct AttendantSim: AsyncParsableCommand {
     )
     var cxoneTokenLifetime = 3600
 
+    @Flag(help: "The CXone channel does not allow transcripts (liveChatAllowTranscript false): SendTranscript is refused.")
+    var cxoneNoTranscript = false
+
     @Flag(help: "The CXone channel announces a pre-chat form (email, required; topic: billing, delivery or other).")
     var cxonePreChatForm = false
 
@@ -280,6 +286,7 @@ struct AttendantSim: AsyncParsableCommand {
         if self.cxonePreChatForm { configuration.cxone.preContactForm = CXoneGatewaySettings.samplePreChatForm }
         configuration.cxone.greeting = self.cxoneGreeting
         configuration.cxone.accessTokenLifetime = self.cxoneTokenLifetime
+        configuration.cxone.allowsTranscript = !self.cxoneNoTranscript
         configuration.cxone.greetingOffer = self.cxoneGreetingOffer
         configuration.gms = GMSServerSettings(
             serviceName: self.gmsService,

@@ -136,8 +136,8 @@ import Testing
             try CXoneInbound.decode(pushed.bytes)
                 == .event(eventId: "1", createdAt: CXoneTimestamp.parse("2024-05-01T12:00:00Z"), event: .unknown(eventType: "SomethingNew"))
         )
-        let postback = #"{"eventId":"2","postback":{"eventType":"TranscriptSent","data":null}}"#
-        #expect(try CXoneInbound.decode(postback.bytes) == .postback(eventId: "2", event: .unknown(eventType: "TranscriptSent")))
+        let postback = #"{"eventId":"2","postback":{"eventType":"ThreadArchived","data":null}}"#
+        #expect(try CXoneInbound.decode(postback.bytes) == .postback(eventId: "2", event: .unknown(eventType: "ThreadArchived")))
     }
 
     /// One value of every received event type, as the simulator would send it.
@@ -215,6 +215,8 @@ import Testing
             .setPositionInQueue(.init(consumerContact: .init(id: "C-1"), positionInQueue: 3)),
             .caseInboxAssigneeChanged(.init(contact: .init(id: "C-1"), inboxAssignee: agent)),
             .messageReadChanged(.init(brand: .init(id: 1), message: message)),
+            .messageSeenChanged(.init(message: message)),
+            .transcriptSent,
             .unknown(eventType: "SomethingNew"),
         ]
     }

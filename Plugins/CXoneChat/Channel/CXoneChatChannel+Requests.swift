@@ -89,6 +89,10 @@ extension CXoneChatChannel {
             }
         case .sendFile(let threadID, let file):
             return try await self.send(file, to: threadID)
+        case .sendTranscript(let threadID, let email, let timeout):
+            return try await self.driver.request { session, id throws(ChannelError) in
+                try session.sendTranscript(threadID: threadID, email: email, timeout: timeout, id: id)
+            }
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             let found = self.driver.withSession { session in
                 Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }

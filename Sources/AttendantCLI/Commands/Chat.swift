@@ -62,7 +62,7 @@ extension Attendantctl {
                 """,
             subcommands: [
                 Prepare.self, Connect.self, View.self, Threads.self, Open.self, Create.self, Send.self, End.self, Status.self, Form.self, Typing.self,
-                Nickname.self, PushURL.self, Notice.self, Talk.self, Choose.self, Save.self,
+                Nickname.self, PushURL.self, Notice.self, Talk.self, Choose.self, Save.self, Transcript.self,
             ]
         )
 

@@ -39,6 +39,14 @@ extension ControlBus {
                 )
                 return []
             },
+            method(m.chatSendTranscript, [A("email", "s")]) { arguments throws(BusMethodError) in
+                _ = try await Self.chat(
+                    arguments,
+                    target: target,
+                    .sendTranscript(threadID: Self.thread(arguments), email: Self.string(arguments, 2))
+                )
+                return []
+            },
             method(m.chatLoadOlder, [], [A("thread", "a{sv}")]) { arguments throws(BusMethodError) in
                 try await Self.thread(arguments, target: target, .loadOlderMessages(threadID: Self.thread(arguments)))
             },

@@ -131,6 +131,8 @@ extension CXoneGateway {
                 ["messages": .array(thread.messages[start..<end].map(\.json)), "scrollToken": .string(start > 0 ? "page-\(start)" : "")],
                 on: connection
             )
+        case .sendTranscript(let contactId, let recipients):
+            self.sendTranscript(frame, contactId: contactId, recipients: recipients, on: connection)
         case .other:
             break  // typing, seen, custom fields: accepted, not modelled
         }

@@ -150,6 +150,15 @@ extension CXoneGateway {
             } catch {
                 return .error(404, "\(error)")
             }
+        case ("POST", "agent-read"):
+            // The agent reads the thread: MessageSeenChanged for the customer's newest unread message.
+            guard let thread = request.query["thread"] else { return .error(400, "missing parameter: /control/cxone/agent-read?thread=ID") }
+            do {
+                let message = try self.agentReads(threadID: thread)
+                return .json(["ok": true, "message_id": message?.id ?? ""])
+            } catch {
+                return .error(404, "\(error)")
+            }
         case ("POST", "page-size"):
             // How many messages RecoverThread and LoadMoreMessages give (0: all).
             guard let size = request.query["messages"].flatMap(Int.init), size >= 0 else {
@@ -197,6 +206,9 @@ extension CXoneGateway {
                 "contact_fields": self.contactFields,
                 "file_downloads": self.state.withLock { $0.fileDownloads },
                 "uploads": self.uploads.map { ["name": $0.name, "type": $0.mimeType, "size": $0.bytes.count] as [String: any Sendable] },
+                "transcripts": self.transcripts.map {
+                    ["thread": $0.threadId, "contact": $0.contactId, "to": $0.recipients, "messages": $0.messages] as [String: any Sendable]
+                },
             ])
         default:
             return .error(404, "no endpoint \(request.method) \(request.path); see attendant-sim --help")

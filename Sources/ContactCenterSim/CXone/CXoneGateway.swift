@@ -51,6 +51,8 @@ package final class CXoneGateway: Sendable {
         var fileDownloads = 0
         /// Files the customer uploaded, in order (for tests).
         var uploads: [CXoneGatewayUpload] = []
+        /// Transcripts sent (SendTranscript answered with TranscriptSent).
+        var transcripts: [CXoneGatewayTranscript] = []
         /// How many messages RecoverThread and LoadMoreMessages give at most (nil: all of them).
         var pageSize: Int?
     }

@@ -37,6 +37,9 @@ package struct CXoneGatewaySettings: Sendable {
     package var accessTokenLifetime: Int = 3600
     /// `settings.fileRestrictions`: what the `/attachment` upload takes.
     package var fileRestrictions = CXoneGatewayFileRestrictions()
+    /// `settings.liveChatAllowTranscript`: SendTranscript is answered with TranscriptSent, else refused
+    /// with SendingTranscriptFailed.
+    package var allowsTranscript = true
 
     package init(
         brandId: Int = 1386,
@@ -77,7 +80,8 @@ package struct CXoneGatewaySettings: Sendable {
     )
 
     /// The channel configuration body these settings describe: `{"isLiveChat", "isAuthorizationEnabled",
-    /// "preContactForm"?, "settings": {"hasMultipleThreadsPerEndUser", "isProactiveChatEnabled", "features"}}`.
+    /// "preContactForm"?, "settings": {"hasMultipleThreadsPerEndUser", "isProactiveChatEnabled", "features",
+    /// "fileRestrictions", "liveChatAllowTranscript"}}`.
     /// No feature toggles are listed: the SDK counts an absent toggle as on.
     var channelConfiguration: GMSJSON {
         var body: GMSJSON = [
@@ -88,6 +92,7 @@ package struct CXoneGatewaySettings: Sendable {
                 "isProactiveChatEnabled": .bool(self.welcomeMessage != nil),
                 "features": [:],
                 "fileRestrictions": self.fileRestrictions.json,
+                "liveChatAllowTranscript": .bool(self.allowsTranscript),
             ],
         ]
         if let preContactForm { body["preContactForm"] = preContactForm.json }

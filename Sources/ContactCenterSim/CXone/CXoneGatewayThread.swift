@@ -50,6 +50,8 @@ package struct CXoneGatewayMessage: Sendable, Hashable {
     var attachments: [GMSJSON]
     /// `authorEndUserIdentity` of the customer's messages: the frame's customer identity.
     var customer: SimCXoneCustomer?
+    /// When the agent read the customer's message (`userStatistics.seenAt` and `readAt`).
+    package var seenByAgentAt: Date?
 
     /// `messageContent.type`, e.g. `TEXT`.
     package var contentType: String { self.content["type"]?.string ?? "" }

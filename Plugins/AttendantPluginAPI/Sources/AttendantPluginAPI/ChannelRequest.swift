@@ -38,6 +38,10 @@ public enum ChannelRequest: Sendable, Hashable {
     /// the channel does not take fails with ``ChannelError/Code/invalidArgument`` saying what it takes
     /// (since API 1.13).
     case sendFile(threadID: String?, file: ChatFile)
+    /// E-mails the thread's transcript (nil: the current thread) to `email`, where the channel allows it
+    /// (CXone SendTranscript; since API 1.13). A channel that does not allow it fails with
+    /// ``ChannelError/Code/unsupported``, an address it does not take with ``ChannelError/Code/invalidArgument``.
+    case sendTranscript(threadID: String?, email: String)
 
     // In-app actions
     case dismiss(actionID: String?)
@@ -66,6 +70,7 @@ public enum ChannelRequest: Sendable, Hashable {
         case .loadOlderMessages: "load-older-messages"
         case .downloadAttachment: "download-attachment"
         case .sendFile: "send-file"
+        case .sendTranscript: "send-transcript"
         case .dismiss: "dismiss"
         case .suppress: "suppress"
         case .unsuppress: "unsuppress"

@@ -42,6 +42,9 @@ extension ChatStateMachine {
         package var preContactForm: PreChatForm?
         /// `settings.fileRestrictions`: what files a message may carry; nil when the channel says nothing.
         package var fileRestrictions: FileRestrictions?
+        /// `settings.liveChatAllowTranscript`: SendTranscript is allowed (for every chat mode, as the SDK's
+        /// `ChannelSettingsDTO.isSendTranscriptEnabled` reads it; off when absent).
+        package var allowsTranscript = false
 
         package init(
             isLiveChat: Bool = false,
@@ -238,6 +241,8 @@ extension ChatStateMachine {
         /// LoadMoreMessages: the page of the thread's messages before `oldestMessageAt`, with the scroll
         /// token the last page (ThreadRecovered's `messagesScrollToken`, MoreMessagesLoaded's `scrollToken`) gave.
         case loadMoreMessages(threadID: String, scrollToken: String, oldestMessageAt: UnixTime)
+        /// SendTranscript: the transcript of the thread whose case (contact) is `caseID`, e-mailed to `email`.
+        case sendTranscript(caseID: String, email: String)
     }
 
     /// A web-analytics event (`POST .../visitors/{visitorId}/events`).

@@ -145,6 +145,20 @@ package enum ChatWireInput {
             var message = Self.message(read.message)
             if message.readByAgentAt == nil { message.readByAgentAt = now }
             return (.messageRead(message), nil)
+        case .messageSeenChanged(let seen):
+            // The message with its seen statistics, which the SDK merges into its thread
+            // (`ChatThreadListService.processMessageSeenChangedEvent`): the customer's message with the
+            // agent's (`userStatistics`) is one the agent has seen. The agent's message seen by the customer
+            // (`customerStatistics`, e.g. on another device) changes nothing the host shows.
+            let message = Self.message(seen.message)
+            guard message.direction == .toAgent, let statistics = seen.message.userStatistics, let at = statistics.readAt ?? statistics.seenAt else {
+                return (nil, "MessageSeenChanged of a message the agent has not seen")
+            }
+            var read = message
+            read.readByAgentAt = UnixTime(secondsSince1970: at.timeIntervalSince1970)
+            return (.messageRead(read), nil)
+        case .transcriptSent:
+            return (nil, nil)  // the session answers the request (ChatSession+Transcript)
         case .moreMessagesLoaded:
             return (nil, nil)  // the session answers the request (ChatSession+Older)
         case .tokenRefreshed(let refreshed):

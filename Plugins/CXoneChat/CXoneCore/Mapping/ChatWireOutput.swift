@@ -104,6 +104,8 @@ package enum ChatWireOutput {
                     oldestMessageDatetime: Date(timeIntervalSince1970: oldest.secondsSince1970)
                 )
             )
+        case .sendTranscript(let caseID, let email):
+            event = .sendTranscript(CXoneWire.SendTranscript(contactId: CXoneID(caseID), email: email))
         }
         let customer = CXoneWire.CustomerIdentity(
             idOnExternalPlatform: CXoneID(context.customer.id),
@@ -155,7 +157,8 @@ package enum ChatWireOutput {
             .sendAnswer(let id, let messageID, _, _):
             ChatWireInput.Request(threadID: id, messageID: messageID)
         case .endContact(let id, _): ChatWireInput.Request(threadID: id)
-        case .authorizeCustomer, .reconnectCustomer, .refreshToken, .fetchThreadList, .heartbeat: ChatWireInput.Request(threadID: nil)
+        case .authorizeCustomer, .reconnectCustomer, .refreshToken, .fetchThreadList, .heartbeat, .sendTranscript:
+            ChatWireInput.Request(threadID: nil)
         case .senderTyping(let id, _), .messageSeenByCustomer(let id), .loadMoreMessages(let id, _, _): ChatWireInput.Request(threadID: id)
         }
     }

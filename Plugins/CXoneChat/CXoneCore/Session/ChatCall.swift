@@ -257,15 +257,15 @@ package struct ChatCall: Sendable {
                     ?? ChatError(.server, "the channel configuration from \(url) is not valid: \(error)")
             )
         }
-        return .success(
-            ChatStateMachine.ChannelConfiguration(
-                isLiveChat: configuration.isLiveChat,
-                isAuthorizationEnabled: configuration.isAuthorizationEnabled,
-                multiThread: configuration.settings.hasMultipleThreadsPerEndUser,
-                preContactForm: configuration.preContactForm.map(Self.form),
-                fileRestrictions: configuration.settings.fileRestrictions.map(Self.restrictions)
-            )
+        var read = ChatStateMachine.ChannelConfiguration(
+            isLiveChat: configuration.isLiveChat,
+            isAuthorizationEnabled: configuration.isAuthorizationEnabled,
+            multiThread: configuration.settings.hasMultipleThreadsPerEndUser,
+            preContactForm: configuration.preContactForm.map(Self.form),
+            fileRestrictions: configuration.settings.fileRestrictions.map(Self.restrictions)
         )
+        read.allowsTranscript = configuration.settings.liveChatAllowTranscript ?? false
+        return .success(read)
     }
 
     func availability(_ body: [UInt8]) -> Result<Bool, ChatError> {

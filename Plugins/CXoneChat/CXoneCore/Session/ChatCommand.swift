@@ -19,6 +19,8 @@ package enum ChatCommand {
     /// Uploads a file and sends it as a message (``ChatCall/upload(_:brandID:channelID:settings:)``), once
     /// the channel's restrictions say it takes it.
     case sendFile(threadID: String?, ChatFile)
+    /// E-mails a thread's transcript (``ChatSession/sendTranscript(threadID:email:timeout:id:)``).
+    case sendTranscript(threadID: String?, email: String, timeout: Duration)
 
     /// A choice to answer with, and how the answer is sent.
     package struct Choose: Sendable {
@@ -95,13 +97,14 @@ package enum ChatCommand {
         case .downloadAttachment(let threadID, let messageID, let attachmentID):
             self = .downloadAttachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID)
         case .sendFile(let threadID, let file): self = .sendFile(threadID: threadID, file)
+        case .sendTranscript(let threadID, let email): self = .sendTranscript(threadID: threadID, email: email, timeout: timeout)
         case .custom("chat-typing", let arguments): self = .operation(try .typing(arguments))
         case .custom("chat-status", _): self = .status
         case .custom("pre-chat-form", _): self = .preChatForm
         default:
             throw ChannelError(
                 .unsupported,
-                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, load-older-messages, download-attachment, send-file, chat-status, chat-typing and pre-chat-form"
+                "\(ChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, view-page, list-threads, create-thread, open-thread, send-message, end-conversation, typing, choose, mark-read, load-older-messages, download-attachment, send-file, send-transcript, chat-status, chat-typing and pre-chat-form"
             )
         }
     }

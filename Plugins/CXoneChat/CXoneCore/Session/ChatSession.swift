@@ -91,6 +91,8 @@ package struct ChatSession: ChannelSession {
     var pages: [String: OlderPage] = [:]
     /// LoadMoreMessages sent, by `eventId`: the thread and the request waiting for the page.
     var olderRequests: [CXoneID: (threadID: String, request: UInt64)] = [:]
+    /// SendTranscript sent, by `eventId`: the request waiting for TranscriptSent (ChatSession+Transcript).
+    var transcriptRequests: [CXoneID: UInt64] = [:]
     /// The access token the refresh timer is set for.
     var refreshing: String?
     /// The analytics event on the network and those waiting behind it (ChatSession+Calls).
@@ -150,7 +152,7 @@ package struct ChatSession: ChannelSession {
     package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
         for message in inbound.receivedEvent.map(ChatWireInput.messages(in:)) ?? [] { self.note(message) }
-        let older = self.olderPage(inbound)
+        let older = self.olderPage(inbound) + self.transcriptAnswer(inbound)
         let (meaning, ignored) = self.link.receive(inbound, now: now)
         var actions: [Action] = []
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }

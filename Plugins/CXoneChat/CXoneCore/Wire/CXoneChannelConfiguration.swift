@@ -37,6 +37,9 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
         package var hasMultipleThreadsPerEndUser: Bool
         package var isProactiveChatEnabled: Bool?
         package var fileRestrictions: FileRestrictions?
+        /// Whether SendTranscript is allowed (the SDK's `isSendTranscriptEnabled`: for live chat and
+        /// messaging alike, off when absent).
+        package var liveChatAllowTranscript: Bool?
         /// Feature toggles; a toggle not listed counts as on (the SDK's rule).
         package var features: [String: Bool]
 
@@ -44,24 +47,29 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
             hasMultipleThreadsPerEndUser: Bool = false,
             isProactiveChatEnabled: Bool? = nil,
             fileRestrictions: FileRestrictions? = nil,
+            liveChatAllowTranscript: Bool? = nil,
             features: [String: Bool] = [:]
         ) {
             self.hasMultipleThreadsPerEndUser = hasMultipleThreadsPerEndUser
             self.isProactiveChatEnabled = isProactiveChatEnabled
             self.fileRestrictions = fileRestrictions
+            self.liveChatAllowTranscript = liveChatAllowTranscript
             self.features = features
         }
 
         /// Whether a feature toggle is on (absent toggles are on).
         package func isEnabled(_ feature: String) -> Bool { self.features[feature] ?? true }
 
-        enum CodingKeys: String, CodingKey { case hasMultipleThreadsPerEndUser, isProactiveChatEnabled, fileRestrictions, features }
+        enum CodingKeys: String, CodingKey {
+            case hasMultipleThreadsPerEndUser, isProactiveChatEnabled, fileRestrictions, liveChatAllowTranscript, features
+        }
 
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             self.hasMultipleThreadsPerEndUser = try container.decode(Bool.self, forKey: .hasMultipleThreadsPerEndUser)
             self.isProactiveChatEnabled = try container.decodeIfPresent(Bool.self, forKey: .isProactiveChatEnabled)
             self.fileRestrictions = try container.decodeIfPresent(FileRestrictions.self, forKey: .fileRestrictions)
+            self.liveChatAllowTranscript = try container.decodeIfPresent(Bool.self, forKey: .liveChatAllowTranscript)
             self.features = try container.decodeIfPresent([String: Bool].self, forKey: .features) ?? [:]
         }
     }

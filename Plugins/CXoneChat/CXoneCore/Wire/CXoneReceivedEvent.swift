@@ -19,6 +19,11 @@ package enum CXoneReceivedEvent: Sendable, Hashable {
     case setPositionInQueue(CXoneWire.PositionInQueue)
     case caseInboxAssigneeChanged(CXoneWire.InboxAssigneeChanged)
     case messageReadChanged(CXoneWire.MessageReadChanged)
+    /// MessageSeenChanged (the SDK's `MessageSeenChangedDTO`, `{"message"}` as MessageReadChanged): a message
+    /// with its seen statistics changed; the SDK merges it into its thread (`processMessageSeenChangedEvent`).
+    case messageSeenChanged(CXoneWire.MessageReadChanged)
+    /// TranscriptSent, the answer to SendTranscript (the SDK reads it as a `GenericEventDTO`: no data).
+    case transcriptSent
     /// An event type the wire does not interpret; its data is skipped.
     case unknown(eventType: String)
 
@@ -42,6 +47,8 @@ package enum CXoneReceivedEvent: Sendable, Hashable {
         case .setPositionInQueue: "SetPositionInQueue"
         case .caseInboxAssigneeChanged: "CaseInboxAssigneeChanged"
         case .messageReadChanged: "MessageReadChanged"
+        case .messageSeenChanged: "MessageSeenChanged"
+        case .transcriptSent: "TranscriptSent"
         case .unknown(let eventType): eventType
         }
     }
@@ -87,6 +94,8 @@ package enum CXoneReceivedEvent: Sendable, Hashable {
             case "SetPositionInQueue": return .setPositionInQueue(try data(CXoneWire.PositionInQueue.self))
             case "CaseInboxAssigneeChanged": return .caseInboxAssigneeChanged(try data(CXoneWire.InboxAssigneeChanged.self))
             case "MessageReadChanged": return .messageReadChanged(try data(CXoneWire.MessageReadChanged.self))
+            case "MessageSeenChanged": return .messageSeenChanged(try data(CXoneWire.MessageReadChanged.self))
+            case "TranscriptSent": return .transcriptSent
             default: return .unknown(eventType: eventType)
             }
         } catch {
@@ -110,8 +119,8 @@ package enum CXoneReceivedEvent: Sendable, Hashable {
         case .senderTyping(let value, _): try container.encode(value, forKey: key)
         case .setPositionInQueue(let value): try container.encode(value, forKey: key)
         case .caseInboxAssigneeChanged(let value): try container.encode(value, forKey: key)
-        case .messageReadChanged(let value): try container.encode(value, forKey: key)
-        case .unknown: break
+        case .messageReadChanged(let value), .messageSeenChanged(let value): try container.encode(value, forKey: key)
+        case .transcriptSent, .unknown: break
         }
     }
 }

@@ -17,6 +17,7 @@ package enum CXoneSentEvent: Sendable, Hashable {
     case senderTypingEnded(CXoneWire.ThreadData)
     case setContactCustomFields(CXoneWire.SetContactCustomFields)
     case storeVisitorEvents(CXoneWire.StoreVisitorEvents)
+    case sendTranscript(CXoneWire.SendTranscript)
     /// Another event type (the simulator keeps what a client sent).
     case unknown(eventType: String, data: CXoneJSON?)
 
@@ -39,6 +40,7 @@ package enum CXoneSentEvent: Sendable, Hashable {
         case .senderTypingEnded: "SenderTypingEnded"
         case .setContactCustomFields: "SetContactCustomFields"
         case .storeVisitorEvents: "StoreVisitorEvents"
+        case .sendTranscript: "SendTranscript"
         case .unknown(let eventType, _): eventType
         }
     }
@@ -84,6 +86,7 @@ package enum CXoneSentEvent: Sendable, Hashable {
             case "SenderTypingEnded": return .senderTypingEnded(try data(CXoneWire.ThreadData.self))
             case "SetContactCustomFields": return .setContactCustomFields(try data(CXoneWire.SetContactCustomFields.self))
             case "StoreVisitorEvents": return .storeVisitorEvents(try data(CXoneWire.StoreVisitorEvents.self))
+            case "SendTranscript": return .sendTranscript(try data(CXoneWire.SendTranscript.self))
             default: return .unknown(eventType: eventType, data: try optionalData(CXoneJSON.self))
             }
         } catch {
@@ -106,6 +109,7 @@ package enum CXoneSentEvent: Sendable, Hashable {
         case .loadMoreMessages(let value): try container.encode(value, forKey: key)
         case .setContactCustomFields(let value): try container.encode(value, forKey: key)
         case .storeVisitorEvents(let value): try container.encode(value, forKey: key)
+        case .sendTranscript(let value): try container.encode(value, forKey: key)
         case .unknown(_, let data): try container.encodeIfPresent(data, forKey: key)
         }
     }

@@ -196,6 +196,23 @@ extension CXoneWire {
         }
     }
 
+    /// SendTranscript: `{"consumerContact": {"id"}, "consumerRecipients": [{"idOnExternalPlatform": email}]}`,
+    /// the SDK's `SendTranscriptDataDTO` (the thread's contact, and one e-mail address to send it to).
+    package struct SendTranscript: Sendable, Hashable, Codable {
+        package var consumerContact: Reference
+        package var consumerRecipients: [Recipient]
+
+        package struct Recipient: Sendable, Hashable, Codable {
+            package var idOnExternalPlatform: String
+            package init(idOnExternalPlatform: String) { self.idOnExternalPlatform = idOnExternalPlatform }
+        }
+
+        package init(contactId: CXoneID, email: String) {
+            self.consumerContact = Reference(id: contactId)
+            self.consumerRecipients = [Recipient(idOnExternalPlatform: email)]
+        }
+    }
+
     /// StoreVisitorEvents: `{"visitorEvents": [...]}`, the analytics events sent over the socket.
     package struct StoreVisitorEvents: Sendable, Hashable, Codable {
         package var visitorEvents: [AnalyticsEvent]

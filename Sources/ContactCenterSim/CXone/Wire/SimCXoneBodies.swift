@@ -29,7 +29,7 @@ extension CXoneGatewayThread {
 
 extension CXoneGatewayMessage {
     /// `{"idOnExternalPlatform", "threadIdOnExternalPlatform", "messageContent", "createdAt", "attachments",
-    /// "direction", "authorUser"? | "authorEndUserIdentity"?}`.
+    /// "direction", "authorUser"? | "authorEndUserIdentity"?, "userStatistics"?}`.
     var json: GMSJSON {
         var object: GMSJSON = [
             "idOnExternalPlatform": .string(self.id),
@@ -41,6 +41,10 @@ extension CXoneGatewayMessage {
         ]
         if let agent { object["authorUser"] = agent.json }
         if let customer { object["authorEndUserIdentity"] = customer.json }
+        if let seen = self.seenByAgentAt {
+            let time = GMSJSON.string(SimCXoneTime.format(seen))
+            object["userStatistics"] = ["seenAt": time, "readAt": time]
+        }
         return object
     }
 

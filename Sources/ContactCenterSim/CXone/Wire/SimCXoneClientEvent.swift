@@ -21,6 +21,9 @@ enum SimCXoneClientEvent: Sendable, Hashable {
     case storeVisitorEvents([CXoneGatewayAnalyticsEvent])
     /// `{"scrollToken", "thread": {"idOnExternalPlatform"}, "oldestMessageDatetime"}`.
     case loadMoreMessages(threadId: String, scrollToken: String)
+    /// `{"consumerContact": {"id"}, "consumerRecipients": [{"idOnExternalPlatform": email}, …]}` (the SDK's
+    /// SendTranscriptDataDTO).
+    case sendTranscript(contactId: String, recipients: [String])
     /// Typing, seen, custom fields, or a type the gateway does not know: accepted.
     case other(eventType: String)
 
@@ -56,6 +59,13 @@ enum SimCXoneClientEvent: Sendable, Hashable {
         case "LoadMoreMessages":
             return .loadMoreMessages(threadId: try thread(), scrollToken: try required(data["scrollToken"], "scrollToken"))
         case "EndContact": return .endContact(threadId: try thread(), contactId: try required(data["contact"]?["id"], "contact.id"))
+        case "SendTranscript":
+            var recipients: [String] = []
+            for recipient in data["consumerRecipients"]?.array ?? [] {
+                recipients.append(try required(recipient["idOnExternalPlatform"], "consumerRecipients[].idOnExternalPlatform"))
+            }
+            guard !recipients.isEmpty else { throw SimCXoneWireError("\(type): data.consumerRecipients names no one") }
+            return .sendTranscript(contactId: try required(data["consumerContact"]?["id"], "consumerContact.id"), recipients: recipients)
         case "StoreVisitorEvents":
             guard let events = data["visitorEvents"]?.array else { throw SimCXoneWireError("\(type): data.visitorEvents is not an array") }
             var read: [CXoneGatewayAnalyticsEvent] = []
