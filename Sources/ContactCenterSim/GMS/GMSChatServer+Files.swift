@@ -148,9 +148,28 @@ extension GMSChatServer {
         return parts
     }
 
+    /// A parameter of a Content-Disposition header line (`form-data; name="file"; filename="a.txt"`): after
+    /// a `;`, with or without spaces around it (RFC 2183's grammar), its name in any case, its value quoted
+    /// or a bare token. A quoted value ends at the next quote (RFC 7578 §4.2: no escapes are used).
     private static func parameter(_ name: String, in line: String) -> String? {
-        guard let range = line.range(of: "; \(name)=\"") else { return nil }
-        let rest = line[range.upperBound...]
-        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+        guard let colon = line.firstIndex(of: ":") else { return nil }
+        var rest = line[line.index(after: colon)...]
+        while let semicolon = rest.firstIndex(of: ";") {
+            rest = rest[rest.index(after: semicolon)...].drop { $0 == " " || $0 == "\t" }
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let key = rest[..<equals].trimmingCharacters(in: .whitespaces)
+            var value = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            if value.first == "\"" {
+                value = value.dropFirst()
+                let end = value.firstIndex(of: "\"") ?? value.endIndex
+                if key.lowercased() == name { return String(value[..<end]) }
+                rest = value[end...].dropFirst()
+            } else {
+                let end = value.firstIndex(of: ";") ?? value.endIndex
+                if key.lowercased() == name { return value[..<end].trimmingCharacters(in: .whitespaces) }
+                rest = value[end...]
+            }
+        }
+        return nil
     }
 }
