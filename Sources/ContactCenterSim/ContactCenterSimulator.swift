@@ -61,7 +61,9 @@ package final class ContactCenterSimulator: Sendable {
         try await simulator.transport.start()
         do {
             let gateway = simulator.cxone
-            let webSocket = WebSocketEndpoint(path: CXoneGateway.socketPath, accepts: { _ in !gateway.isDown }) { request, channel in
+            let webSocket = WebSocketEndpoint(path: CXoneGateway.socketPath, accepts: { gateway.acceptsUpgrade(query: $0.query) }) {
+                request,
+                channel in
                 try CXoneGatewaySocketHandler.install(on: channel, gateway: gateway, request: request)
             }
             try await simulator.http.start(

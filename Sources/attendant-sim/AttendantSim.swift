@@ -34,6 +34,8 @@ struct AttendantSim: AsyncParsableCommand {
             CXone chat gateway, on the same HTTP port:
               WebSocket /chat-gateway?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=
               GET  /chat/1.0/brand/B/channel/C[/availability]
+              POST /oauth/token?channelId=C&brandId=B&visitorId=V   a transaction token
+                   (--cxone-secured-sessions: the socket URL's transactionToken)
               PUT  /web-analytics/1.0/tenants/B/visitors/V, POST …/V/events
               GET  /s3/ID                    bodies of EventInS3 (events over 128 KB)
               POST /control/cxone/agent?thread=ID&text=TEXT[&size=BYTES][&at=UNIX-SECONDS]
@@ -190,6 +192,12 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "The CXone channel does not allow transcripts (liveChatAllowTranscript false): SendTranscript is refused.")
     var cxoneNoTranscript = false
 
+    @Flag(
+        help:
+            "The CXone channel has secured sessions (SDK 3.2.0): sockets need a transaction token from POST /oauth/token (expiresIn: --cxone-token-lifetime)."
+    )
+    var cxoneSecuredSessions = false
+
     @Flag(help: "The CXone channel announces a pre-chat form (email, required; topic: billing, delivery or other).")
     var cxonePreChatForm = false
 
@@ -287,6 +295,7 @@ struct AttendantSim: AsyncParsableCommand {
         configuration.cxone.greeting = self.cxoneGreeting
         configuration.cxone.accessTokenLifetime = self.cxoneTokenLifetime
         configuration.cxone.allowsTranscript = !self.cxoneNoTranscript
+        configuration.cxone.securedSessions = self.cxoneSecuredSessions
         configuration.cxone.greetingOffer = self.cxoneGreetingOffer
         configuration.gms = GMSServerSettings(
             serviceName: self.gmsService,

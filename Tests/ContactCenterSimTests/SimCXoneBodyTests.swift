@@ -193,7 +193,12 @@ import Testing
         let configuration = CXoneChannelConfiguration(
             isLiveChat: true,
             preContactForm: form,
-            settings: .init(isProactiveChatEnabled: true, fileRestrictions: files, liveChatAllowTranscript: true)
+            settings: .init(
+                isProactiveChatEnabled: true,
+                fileRestrictions: files,
+                liveChatAllowTranscript: true,
+                features: ["securedSessions": false]
+            )
         )
         #expect(Self.text(settings.channelConfiguration.encoded) == Self.text(try configuration.encoded()))
         #expect(Self.text(SimCXoneREST.availability(isOnline: false).encoded) == Self.text(try CXoneAvailability(isOnline: false).encoded()))

@@ -8,7 +8,17 @@ extension CXoneGateway {
         if request.path == Self.socketPath {
             // Only requests that were not upgraded get here: refused while down, or not upgrade requests.
             if self.isDown { return Self.downReply }
+            if self.settings.securedSessions, self.transactionCustomer(request.query["transactionToken"]) == nil {
+                return SimCXoneREST.serviceError(
+                    "Unauthorized",
+                    "the channel has secured sessions: the socket URL needs a valid transactionToken from POST \(Self.transactionTokenPath)"
+                ).reply(status: 401)
+            }
             return .error(426, "\(Self.socketPath) is the CXone chat WebSocket: send a WebSocket upgrade request")
+        }
+        if request.path == Self.transactionTokenPath {
+            guard request.method == "POST" else { return .error(405, "\(request.method) is not allowed on \(request.path)") }
+            return self.transactionTokenReply(request)
         }
         let segments = request.segments
         switch (request.method, segments.count, segments.first ?? "") {
@@ -206,6 +216,7 @@ extension CXoneGateway {
                 "contact_fields": self.contactFields,
                 "file_downloads": self.state.withLock { $0.fileDownloads },
                 "uploads": self.uploads.map { ["name": $0.name, "type": $0.mimeType, "size": $0.bytes.count] as [String: any Sendable] },
+                "transaction_tokens_issued": self.transactionTokensIssued,
                 "transcripts": self.transcripts.map {
                     ["thread": $0.threadId, "contact": $0.contactId, "to": $0.recipients, "messages": $0.messages] as [String: any Sendable]
                 },

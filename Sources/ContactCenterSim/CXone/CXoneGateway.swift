@@ -53,6 +53,9 @@ package final class CXoneGateway: Sendable {
         var uploads: [CXoneGatewayUpload] = []
         /// Transcripts sent (SendTranscript answered with TranscriptSent).
         var transcripts: [CXoneGatewayTranscript] = []
+        /// Transaction tokens (secured sessions): the customer each authorizes and when it expires.
+        var transactionTokens: [String: (customer: SimCXoneCustomer, expiresAt: Double)] = [:]
+        var transactionTokensIssued = 0
         /// How many messages RecoverThread and LoadMoreMessages give at most (nil: all of them).
         var pageSize: Int?
     }

@@ -50,6 +50,8 @@ final class CXoneGatewaySocketHandler: ChannelInboundHandler {
     /// this handler.
     static func install(on channel: any Channel, gateway: CXoneGateway, request: HTTPRouteRequest) throws {
         let connection = CXoneGatewayConnection(id: gateway.nextConnectionID(), query: request.query, channel: channel)
+        // Secured sessions: the transaction token authorized the customer.
+        connection.customerId = gateway.transactionCustomer(request.query["transactionToken"])?.id
         try channel.pipeline.syncOperations.addHandler(
             NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: 1 << 22)
         )

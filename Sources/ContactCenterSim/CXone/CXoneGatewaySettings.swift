@@ -33,13 +33,17 @@ package struct CXoneGatewaySettings: Sendable {
     package var greetingOffer: String?
     /// Pushed events whose frame is larger than this go out as EventInS3 (the real gateway's 128 KB).
     package var eventInS3Threshold: Int = 128 * 1024
-    /// `expiresIn` of the access tokens the gateway issues with OAuth on.
+    /// `expiresIn` of the access tokens the gateway issues with OAuth on, and of transaction tokens.
     package var accessTokenLifetime: Int = 3600
     /// `settings.fileRestrictions`: what the `/attachment` upload takes.
     package var fileRestrictions = CXoneGatewayFileRestrictions()
     /// `settings.liveChatAllowTranscript`: SendTranscript is answered with TranscriptSent, else refused
     /// with SendingTranscriptFailed.
     package var allowsTranscript = true
+    /// The feature `securedSessions` (SDK 3.2.0): sockets need a transaction token from `/oauth/token`,
+    /// which authorizes the customer; it is listed in the configuration's `features` either way, as an
+    /// absent toggle counts as on.
+    package var securedSessions = false
 
     package init(
         brandId: Int = 1386,
@@ -82,7 +86,7 @@ package struct CXoneGatewaySettings: Sendable {
     /// The channel configuration body these settings describe: `{"isLiveChat", "isAuthorizationEnabled",
     /// "preContactForm"?, "settings": {"hasMultipleThreadsPerEndUser", "isProactiveChatEnabled", "features",
     /// "fileRestrictions", "liveChatAllowTranscript"}}`.
-    /// No feature toggles are listed: the SDK counts an absent toggle as on.
+    /// `features` lists `securedSessions`, on or off: the SDK counts an absent toggle as on.
     var channelConfiguration: GMSJSON {
         var body: GMSJSON = [
             "isLiveChat": .bool(self.isLiveChat),
@@ -90,7 +94,7 @@ package struct CXoneGatewaySettings: Sendable {
             "settings": [
                 "hasMultipleThreadsPerEndUser": .bool(self.hasMultipleThreadsPerEndUser),
                 "isProactiveChatEnabled": .bool(self.welcomeMessage != nil),
-                "features": [:],
+                "features": ["securedSessions": .bool(self.securedSessions)],
                 "fileRestrictions": self.fileRestrictions.json,
                 "liveChatAllowTranscript": .bool(self.allowsTranscript),
             ],
