@@ -1,12 +1,9 @@
 import AttendantPluginAPI
 import AttendantPluginKit
 import GMSCore
-import Synchronization
 
-// The channel's life under the supervisor, and the user's chat operations.
+// The channel's life under the supervisor, and the user's requests.
 extension GMSChatChannel {
-    // MARK: Channel
-
     /// Starts the CometD session and returns once its first connect succeeded; a chat kept from before
     /// resumes (its events after the stored position are asked for), and `auto-start` starts one.
     func listen() async throws {
@@ -22,52 +19,38 @@ extension GMSChatChannel {
 
     /// Says goodbye with the transcript position, as in the background: the chat stays for the next start.
     func stopListening() async {
-        _ = self.driver.withSession { $0.stopListening() }
-        await self.disconnect()
+        let now = self.host.now()
+        _ = try? await self.driver.request { session, id in
+            session.stopListening()
+            return session.disconnect(id, now: now)
+        }
         await self.driver.stop(failing: ChannelError(.transient, "\(self.prefix): the channel is stopping")) { _ in [] }
     }
 
     /// The Bayeux client reconnects by itself; the keep-alive reports a session the server stopped.
     func keepAlive() async throws {
         guard self.driver.withSession({ $0.presence.sessionIsOver }) == false else {
-            throw ChannelError(.transient, "\(self.prefix): the session with \(self.serverDescription) is over")
+            throw ChannelError(.transient, "\(self.prefix): the session with \(self.configuration.serverDescription) is over")
         }
     }
 
     /// Background: `/meta/disconnect` with the highest transcript position shown, before the machine
-    /// sleeps (the host waits for this, inside logind's delay lock). Foreground: a new session, which asks
-    /// GMS for everything after that position.
+    /// sleeps (the host waits for this, inside logind's delay lock). Foreground: a new session.
     func applicationStateDidChange(_ applicationState: ApplicationState) async {
-        if applicationState == .background {
-            guard self.driver.withSession({ $0.enterBackground() }) == true else { return }
-            let position = self.driver.withSession { $0.ledger.shown } ?? 0
-            self.host.logger.info(
-                "\(self.prefix): going to the background: disconnecting from \(self.serverDescription) at transcript position \(position)"
-            )
-            await self.disconnect()
-            await self.driver.drain()
-            return
-        }
-        guard self.driver.withSession({ $0.enterForeground() }) == true else { return }
-        self.host.logger.info("\(self.prefix): back in the foreground: a new session with \(self.serverDescription)")
         let now = self.host.now()
-        self.driver.step { $0.startSession(now: now) }
+        guard applicationState == .background else { return self.driver.step { $0.comeToForeground(now: now) } }
+        _ = try? await self.driver.request { session, id in session.goToBackground(id, now: now) }
+        await self.driver.drain()
     }
-
-    /// `/meta/disconnect` with the highest position shown; returns once the session ended.
-    func disconnect() async {
-        let now = self.host.now()
-        _ = try? await self.driver.request { session, id in session.disconnect(id, now: now) }
-    }
-
-    // MARK: Requests
 
     /// What attendantctl and D-Bus clients ask (GMSCore's ``GMSChatCommand``).
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
         try await self.loadIfNeeded()
-        switch try GMSChatCommand(request, apiVersion: self.configuration.apiVersion) {
+        let command = try GMSChatCommand(request, apiVersion: self.configuration.apiVersion)
+        if command.startsChat { try await self.startChat() }
+        let now = self.host.now()
+        switch command {
         case .start:
-            try await self.startChat()
             return .done
         case .listThreads:
             return .threads(self.driver.withSession { $0.listThreads() } ?? [])
@@ -75,16 +58,18 @@ extension GMSChatChannel {
             return try await self.driver.request { session, id throws(ChannelError) in try session.openThread(id, threadID: threadID) }
         case .loadOlder(let threadID):
             return try await self.driver.request { session, id throws(ChannelError) in try session.loadOlderMessages(id, threadID: threadID) }
-        case .download(let messageID, let attachmentID):
-            return try await self.download(messageID: messageID, attachmentID: attachmentID)
+        case .download(let message, let file):
+            return try await self.send(
+                try self.session { session throws(ChannelError) in try session.download(messageID: message, attachmentID: file) }
+            )
         case .sendFile(let file):
-            return try await self.sendFile(file)
+            return try await self.send(try self.session { session throws(ChannelError) in try session.sendFile(file) })
         case .status:
-            return .fields(self.statusFields())
+            return .fields(self.driver.withSession { $0.status(now: now) } ?? [:])
         case .operate(let operation):
-            if operation.startsChat { try await self.startChat() }
-            try await self.operate(operation)
-            return operation.reply
+            // v1: a form POST; v2: a publish, answered once GMS acknowledged it.
+            if let call = try self.session({ session throws(ChannelError) in try session.call(for: operation) }) { return try await self.send(call) }
+            return try await self.driver.request { session, id throws(ChannelError) in try session.operate(operation, id, now: now) }
         }
     }
 
@@ -94,26 +79,29 @@ extension GMSChatChannel {
         _ = try await self.driver.request { session, id throws(ChannelError) in try session.startChat(id, timeout: timeout) }
     }
 
-    /// A chat operation with the chat's keys: a v2 publish, or a v1 POST to `…/ixn/chat/<op>`.
-    func operate(_ operation: GMSChatOperation) async throws {
-        let keys = self.driver.withSession { $0.phase == .active ? $0.keys : nil } ?? nil
-        let noChat = ChannelError(.illegalState, "\(self.prefix): there is no chat; start one with `attendantctl chat connect`")
-        if self.configuration.apiVersion == 2 {
-            guard let keys, let data = GMSChatV2Operation.operation(operation.v2, keys: keys, fields: operation.fields) else { throw noChat }
-            try await self.publish(data, what: "\(operation.v2) to")
-        } else {
-            guard let serviceID = keys?.serviceID else { throw noChat }
-            let reply = try await self.post(.operation(operation.v1, serviceID: serviceID, fields: operation.fields))
-            if let event = try? GMSChatV1Form.event(reply, serviceID: serviceID) { self.received(event) }
-        }
+    /// What the session makes of a caller's request, under its lock.
+    func session<Made>(_ make: (inout Session) throws(ChannelError) -> Made) throws(ChannelError) -> Made {
+        let made = self.driver.withSession { session in Result { () throws(ChannelError) in try make(&session) } }
+        return try (made ?? .failure(ChannelError(.transient, "\(self.prefix): the channel's state is not loaded yet"))).get()
     }
 
-    func statusFields() -> [String: String] {
-        let now = self.host.now()
-        var fields = self.driver.withSession { $0.status(now: now) } ?? [:]
-        fields["server"] = self.configuration.baseURL
-        fields["api-version"] = String(self.configuration.apiVersion)
-        fields["service"] = self.configuration.service
-        return fields
+    /// Reads what the store (the thread and the position shown) and the secrets (GMS's keys of the chat)
+    /// hold, once, and makes the session of it.
+    func loadIfNeeded() async throws {
+        guard !self.driver.isLoaded else { return }
+        let stored: Session.Stored
+        do {
+            var secrets: [String: String] = [:]
+            for name in GMSChatKeys.secretNames { secrets[name] = try await self.host.secrets.secret(forKey: name) }
+            stored = Session.Stored(store: try await self.host.store.allValues(), secrets: secrets)
+        } catch {
+            throw ChannelError(.transient, "\(self.prefix): could not read the chat's stored state: \(error)")
+        }
+        let session = Session(settings: self.configuration.sessionSettings, transport: self.bayeux, stored: stored)
+        if self.driver.load(session), session.phase == .active {
+            self.host.logger.info(
+                "\(self.prefix): resuming the chat with \(self.configuration.serverDescription) after transcript position \(stored.position)"
+            )
+        }
     }
 }

@@ -2,22 +2,13 @@ import AttendantPluginAPI
 @_spi(Experimental) import AttendantPluginKit
 import GMSCore
 
-/// A Genesys GMS customer chat over CometD: GMSCore's pure ``GMSChatSession`` keeps the chat and, as a
-/// component, its Bayeux client (``BayeuxTransport``), in either API version:
-/// - v2: every operation is a publish on `/service/chatV2/<service>`; GMS answers with events on that
-///   channel carrying the chat's keys and the transcript rows since the position asked for;
-/// - v1 (the seed's): the chat is started and driven over HTTP, its events arrive on `/_genesys`.
-///
-/// Going to the background sends `/meta/disconnect` with the highest position shown
-/// (`ext.transcriptPosition`, a string as in the seed); coming back starts a new CometD session, which asks
-/// for everything after it (v2 `requestNotifications`, v1 `refresh`).
-///
-/// The kit's ``SessionDriver`` runs the session: the lock, its timers, the callers waiting for a connect,
-/// a start or a publish, the WebSocket (the driver's link, whose batches ``read(_:)`` decodes outside the
-/// lock), and one ordered worker (run by ``run()`` for the channel's life) for the writes to the store and
-/// the secrets and the events for the host. This class does the session's work: long-polling's POSTs and
-/// v1's HTTP operations (made and read by GMSCore's ``GMSChatHTTP``), each run beside the worker with its
-/// outcome fed back.
+/// A Genesys GMS customer chat over CometD, chat API v2 (operations published on
+/// `/service/chatV2/<service>`) or v1 (the seed's: the chat driven over HTTP, its events on `/_genesys`).
+/// GMSCore's pure ``GMSChatSession`` decides everything: the chat, its transcript, its Bayeux client, its
+/// publishes and HTTP calls (``GMSChatCall``, ``GMSChatRequestCall``) and what their answers come to.
+/// The kit's ``SessionDriver`` runs it (the lock, the timers, the callers waiting, the WebSocket as its
+/// link, the ordered worker for the store, the secrets and the host's events); this class reads the link
+/// and the store, and sends on the host's network: a long-poll's POST under its tag, and the calls.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -26,23 +17,12 @@ final class GMSChatChannel: Channel {
     let driver: SessionDriver<Session>
     /// Where the CometD server is, and how its batches are read.
     let bayeux: BayeuxTransport.Configuration
-    /// v1's HTTP operations and v2's file calls.
-    let http: GMSChatHTTP
 
     init(configuration: GMSChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
         self.driver = SessionDriver(host: host, prefix: Session.prefix)
-        var bayeux = BayeuxTransport.Configuration(url: configuration.cometdURL)
-        bayeux.machine = configuration.machine
-        if configuration.apiVersion == 1 { bayeux.headers = [NetworkHeader("gms_user", configuration.gmsUser)] }
-        self.bayeux = bayeux
-        self.http = GMSChatHTTP(
-            baseURL: configuration.baseURL,
-            gmsUser: configuration.gmsUser,
-            serverDescription: configuration.serverDescription,
-            networkDelay: configuration.machine.networkDelay
-        )
+        self.bayeux = configuration.bayeux
     }
 
     func run() async {
@@ -51,95 +31,59 @@ final class GMSChatChannel: Channel {
 
     var prefix: String { Session.prefix }
 
-    var serverDescription: String { self.configuration.serverDescription }
-
     /// What the WebSocket brings, as the session's steps: a batch is decoded here, outside the lock.
     func read(_ event: LinkEvent) -> ((inout Session) -> [Session.Action])? {
         let now = self.host.now()
         switch event {
-        case .opened:
-            return { $0.linkOpened(now: now) }
+        case .opened: return { $0.linkOpened(now: now) }
         case .message(let bytes):
             let answer = self.bayeux.read(bytes)
             return { $0.linkMessage(answer, now: now) }
-        case .closed(let reason):
-            return { $0.linkClosed(reason, now: now) }
-        @unknown default:
-            return nil
+        case .closed(let reason): return { $0.linkClosed(reason, now: now) }
+        @unknown default: return nil
         }
     }
 
-    /// The session's work, in order; the network's run beside it, their outcomes fed back.
+    /// The session's work, in order: sent beside the worker, the outcome read into the next step.
     func carryOut(_ work: Session.Work) async {
         switch work {
         case .post(let post):
-            // Under its tag, so that the session abandoning a held connect cancels it.
-            self.driver.concurrently(tag: post.tag) {
-                guard self.driver.withSession({ $0.bayeux.wants(post) }) == true else { return { _ in [] } }
-                let answer: BayeuxAnswer
-                do throws(NetworkError) {
-                    answer = self.bayeux.read(.success(try await self.host.network.send(post.request)))
-                } catch {
-                    answer = self.bayeux.read(.failure(error))
-                }
+            // A connect given up on before its turn is not sent; one given up on as it was sent, cancelled.
+            guard self.driver.withSession({ $0.bayeux.wants(post) }) == true else { return }
+            self.driver.send(post.request, tag: post.tag) { outcome in
+                let answer = self.bayeux.read(outcome)
                 let now = self.host.now()
                 return { $0.posted(post, answer, now: now) }
             }
-        case .requestNotifications(let keys, let position):
-            self.driver.concurrently {
-                let succeeded = await self.requestNotifications(keys, after: position)
-                return { $0.notificationsAsked(succeeded: succeeded) }
+            self.driver.step { $0.bayeux.wants(post) ? [] : [.cancelOperations(tagged: post.tag)] }
+        case .requestChat, .createV1Interaction, .requestNotifications, .fetchRows:
+            guard let call = self.driver.withSession({ $0.call(for: work) }) ?? nil else {
+                let now = self.host.now()
+                return self.driver.step { $0.carryOut(work, now: now) }
             }
-        case .fetchRows(let keys, let from):
-            self.driver.concurrently {
-                let succeeded = await self.requestNotifications(keys, after: from - 1)
-                return { $0.historyFetchAsked(succeeded: succeeded) }
-            }
-        case .requestChat:
-            self.driver.concurrently {
-                do throws(ChannelError) {
-                    if self.configuration.apiVersion == 2 {
-                        try await self.publish(GMSChatV2Operation.requestChat(self.configuration.customer), what: "requesting a chat from")
-                        return { _ in [] }
-                    }
-                    let form = GMSChatV1Form.requestChat(service: self.configuration.service, subject: self.configuration.customer.subject)
-                    let serviceID = try self.http.serviceID(try await self.post(form))
-                    return { $0.v1ServiceMade(serviceID) }
-                } catch {
-                    return { $0.startFailed(error) }
-                }
-            }
-        case .createV1Interaction(let serviceID):
-            self.driver.concurrently {
-                do throws(ChannelError) {
-                    let form = GMSChatV1Form.createInteraction(serviceID: serviceID, customer: self.configuration.customer)
-                    let (keys, event) = try self.http.created(try await self.post(form), serviceID: serviceID)
-                    let now = self.host.now()
-                    return { $0.v1Created(keys, event, now: now) }
-                } catch {
-                    return { $0.startFailed(error) }
-                }
-            }
+            self.driver.send(call.request) { outcome in call.step(outcome, now: self.host.now()) }
         }
     }
 
-    /// Sends `request` on the host's network.
-    func send(_ request: NetworkRequest) async -> Result<NetworkResponse, NetworkError> {
-        do throws(NetworkError) {
-            return .success(try await self.host.network.send(request))
-        } catch {
-            return .failure(error)
+    /// Sends a caller's call and those that follow it, and returns the caller's reply; rows it brought
+    /// are the session's.
+    func send(_ first: GMSChatRequestCall) async throws(ChannelError) -> ChannelReply {
+        var call = first
+        while true {
+            let outcome: Result<NetworkResponse, NetworkError>
+            do throws(NetworkError) {
+                outcome = .success(try await self.host.network.send(call.request))
+            } catch {
+                outcome = .failure(error)
+            }
+            switch try call.answer(outcome) {
+            case .next(let next):
+                call = next
+            case .reply(let reply, let rows):
+                let now = self.host.now()
+                if let rows { self.driver.step { $0.received(rows, now: now) } }
+                return reply
+            }
         }
-    }
-
-    /// POSTs a v1 form: the JSON object GMS answered.
-    func post(_ form: GMSChatV1Form) async throws(ChannelError) -> [String: JSONValue] {
-        try self.http.read(await self.send(self.http.request(form)), of: form).get()
-    }
-
-    /// Publishes a v2 operation on the chat's service channel, and returns once GMS acknowledged it.
-    func publish(_ data: JSONValue, what: String) async throws(ChannelError) {
-        let now = self.host.now()
-        _ = try await self.driver.request { session, id in session.publish(data, what: what, id, now: now) }
     }
 }

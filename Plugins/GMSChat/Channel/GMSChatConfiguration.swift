@@ -100,6 +100,27 @@ struct GMSChatConfiguration: Sendable {
     /// v2's service channel.
     var serviceChannel: String { GMSChatInbound.serviceChannel(self.service) }
 
+    /// What the chat session is made with.
+    var sessionSettings: GMSChatSession.Settings {
+        GMSChatSession.Settings(
+            apiVersion: self.apiVersion,
+            service: self.service,
+            serverDescription: self.serverDescription,
+            networkDelay: self.machine.networkDelay,
+            baseURL: self.baseURL,
+            gmsUser: self.gmsUser,
+            customer: self.customer
+        )
+    }
+
+    /// Where the CometD server is (v1 with `gms_user` on every request), and how its batches are read.
+    var bayeux: BayeuxTransport.Configuration {
+        var bayeux = BayeuxTransport.Configuration(url: self.cometdURL)
+        bayeux.machine = self.machine
+        if self.apiVersion == 1 { bayeux.headers = [NetworkHeader("gms_user", self.gmsUser)] }
+        return bayeux
+    }
+
     /// Who the customer is to GMS (its display name: the nickname, else first and last name, else
     /// "Customer").
     var customer: GMSCustomer {

@@ -60,6 +60,15 @@ package enum GMSChatCommand: Sendable, Hashable {
         }
     }
 
+    /// Whether a chat is started first when there is none: to start one, to send a file or a message.
+    package var startsChat: Bool {
+        switch self {
+        case .start, .sendFile: true
+        case .operate(let operation): operation.startsChat
+        case .listThreads, .openThread, .loadOlder, .download, .status: false
+        }
+    }
+
     /// An operation only chat API v2 has (v1's HTTP operations have no customer side for it), with
     /// `fields` that must not be empty.
     static func v2Only(_ name: String, _ fields: [String: String], _ what: String, apiVersion: Int) throws(ChannelError) -> GMSChatCommand {

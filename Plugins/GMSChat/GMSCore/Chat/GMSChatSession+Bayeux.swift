@@ -23,15 +23,7 @@ extension GMSChatSession {
     /// Publishes a v2 operation on the chat's service channel; request `id` hears GMS's acknowledgement,
     /// or that `what` (`requesting a chat from`) the server failed.
     package mutating func publish(_ data: JSONValue, what: String, _ id: UInt64, now: UnixTime) -> [Action] {
-        var published = ""
-        let channel = GMSChatInbound.serviceChannel(self.settings.service)
-        let actions = self.bayeux(now: now) { transport in
-            let (bayeuxID, outputs) = transport.publish(channel, data: data)
-            published = bayeuxID
-            return outputs
-        }
-        self.publishes[published] = (id, what)
-        return actions
+        self.publish(data, .caller(id, what: what, reply: .done), now: now)
     }
 
     /// Says goodbye with `/meta/disconnect` carrying the highest position shown (`ext.transcriptPosition`,
@@ -65,9 +57,13 @@ extension GMSChatSession {
         self.bayeux(now: now) { $0.posted(post, answer, now: now.elapsed) }
     }
 
-    /// `chat status`: the chat's fields, and the CometD session's at `now`.
+    /// `chat status`: the chat's fields, the CometD session's at `now`, and where GMS is.
     package func status(now: UnixTime) -> [String: String] {
-        self.statusFields().merging(self.bayeux.status(now: now.elapsed).fields) { _, bayeux in bayeux }
+        var fields = self.statusFields().merging(self.bayeux.status(now: now.elapsed).fields) { _, bayeux in bayeux }
+        fields["server"] = self.settings.baseURL
+        fields["api-version"] = String(self.settings.apiVersion)
+        fields["service"] = self.settings.service
+        return fields
     }
 
     // MARK: What the CometD session reports
@@ -100,10 +96,9 @@ extension GMSChatSession {
             let inbound = GMSChatInbound(channel: message.channel, data: data, apiVersion: self.settings.apiVersion, service: self.settings.service)
             return self.received(inbound, now: now)
         case .published(let id, let result):
-            guard let (request, what) = self.publishes.removeValue(forKey: id) else { return [] }
-            let failed = "\(self.prefix): \(what) \(self.server) failed"
-            let outcome = result.map { _ in ChannelReply.done }.mapError { ChannelError(.transient, "\(failed): \($0)") }
-            return [.replied(request, outcome)]
+            guard let purpose = self.publishes.removeValue(forKey: id) else { return [] }
+            guard case .failure(let failure) = result else { return self.published(purpose, failure: nil) }
+            return self.published(purpose, failure: "\(failure)")
         case .stopped(let failure):
             defer { self.disconnecting = [] }
             return self.stopped(failure?.description) + self.disconnecting.map { .replied($0, .success(.done)) }

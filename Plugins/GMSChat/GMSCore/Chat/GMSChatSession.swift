@@ -29,22 +29,25 @@ package struct GMSChatSession: ChannelSession {
         case historyFetch
     }
 
-    /// What the channel does with GMS and the store, in the order the session asked.
+    /// What the channel does with GMS, in the order the session asked. A long-polling batch is POSTed; the
+    /// chat's work is v1's HTTP call when ``call(for:)`` makes one, else the session's step
+    /// ``carryOut(_:now:)`` when its turn comes, which publishes it on CometD.
     package enum Work: Sendable {
         /// Ask for the chat's events after `position` (v2 `requestNotifications` from the next position, v1
-        /// `refresh`); answer with ``notificationsAsked(succeeded:)``.
+        /// `refresh`); the answer is ``notificationsAsked(succeeded:)``, a failure a warning too.
         case requestNotifications(GMSChatKeys, after: Int)
         /// Ask for a chat (v2 `requestChat`; v1 `request-chat`, answered with ``v1ServiceMade(_:)``); a
         /// failure is ``startFailed(_:)``.
         case requestChat
-        /// v1: create the chat interaction of the service; answer with ``v1Created(_:_:now:)`` or
+        /// v1: create the chat interaction of the service; answered with ``v1Created(_:_:now:)`` or
         /// ``startFailed(_:)``.
         case createV1Interaction(serviceID: String)
-        /// A long-polling batch: POST it beside the other work, and answer with ``posted(_:_:now:)``
-        /// (unless the session no longer ``BayeuxTransport/wants(_:)`` it when its turn comes).
+        /// A long-polling batch: POST it beside the other work under its tag, and answer with
+        /// ``posted(_:_:now:)`` (unless the session no longer ``BayeuxTransport/wants(_:)`` it when its
+        /// turn comes).
         case post(BayeuxPost)
         /// Fetch the thread's older rows: v2 `requestNotifications` from `from` (GMS re-sends every row
-        /// from there); answer with ``historyFetchAsked(succeeded:)``.
+        /// from there); the answer is ``historyFetchAsked(succeeded:)``.
         case fetchRows(GMSChatKeys, from: Int)
     }
 
@@ -69,22 +72,46 @@ package struct GMSChatSession: ChannelSession {
         package var serverDescription: String
         /// How long a replay may take before the gap it was asked for is skipped.
         package var networkDelay: Duration
-        /// A new local id for a chat's thread (GMS's ids are secrets).
+        /// A new local id for a chat's thread (GMS's ids are secrets), also an upload's boundary.
         package var makeThreadID: @Sendable () -> String
+        /// GMS's base URL, under which the HTTP calls go.
+        package var baseURL: String
+        /// v1's `gms_user` header.
+        package var gmsUser: String
+        /// Who the customer is to GMS: what a chat is requested with.
+        package var customer: GMSCustomer
 
         package init(
             apiVersion: Int,
             service: String,
             serverDescription: String,
             networkDelay: Duration,
-            makeThreadID: @escaping @Sendable () -> String
+            makeThreadID: @escaping @Sendable () -> String = GMSChatSession.newThreadID,
+            baseURL: String = "",
+            gmsUser: String = "",
+            customer: GMSCustomer = GMSCustomer()
         ) {
             self.apiVersion = apiVersion
             self.service = service
             self.serverDescription = serverDescription
             self.networkDelay = networkDelay
             self.makeThreadID = makeThreadID
+            self.baseURL = baseURL
+            self.gmsUser = gmsUser
+            self.customer = customer
         }
+
+        /// The HTTP calls beside CometD.
+        var http: GMSChatHTTP {
+            GMSChatHTTP(baseURL: self.baseURL, gmsUser: self.gmsUser, serverDescription: self.serverDescription, networkDelay: self.networkDelay)
+        }
+    }
+
+    /// A new local id for a chat's thread.
+    package static func newThreadID() -> String {
+        var random = SystemRandomNumberGenerator()
+        let digits = Array("0123456789abcdef")
+        return "gms-" + String((0..<16).map { _ in digits[Int(random.next() % 16)] })
     }
 
     /// What the store and the secrets held when the channel started.
@@ -130,8 +157,8 @@ package struct GMSChatSession: ChannelSession {
     var historyFetch: GMSChatHistoryFetch?
     /// The CometD session.
     package internal(set) var bayeux: BayeuxTransport
-    /// Callers waiting for a publish's answer, by the publish's id, with what a failure calls it.
-    var publishes: [String: (request: UInt64, what: String)] = [:]
+    /// The publishes waiting for GMS's answer, by the publish's id.
+    var publishes: [String: GMSChatPublish] = [:]
     /// Callers waiting for the session to end.
     var disconnecting: [UInt64] = []
     let settings: Settings
@@ -314,7 +341,7 @@ package struct GMSChatSession: ChannelSession {
     package mutating func forgetRequest(_ id: UInt64) {
         self.connection.forget(id)
         self.chat.forget(id)
-        self.publishes = self.publishes.filter { $0.value.request != id }
+        self.publishes = self.publishes.filter { $0.value.caller != id }
         self.disconnecting.removeAll { $0 == id }
         self.historyFetch?.waiting[id] = nil
     }
