@@ -7,8 +7,9 @@ import GMSCore
 /// GMSCore's pure ``GMSChatSession`` decides everything: the chat, its transcript, its Bayeux client, its
 /// publishes and HTTP calls (``GMSChatCall``, ``GMSChatRequestCall``) and what their answers come to.
 /// The kit's ``SessionDriver`` runs it (the lock, the timers, the callers waiting, the WebSocket as its
-/// link, the ordered worker for the store, the secrets and the host's events); this class reads the link
-/// and the store, and sends on the host's network: a long-poll's POST under its tag, and the calls.
+/// link, whose batches are decoded outside the lock, the ordered worker for the store, the secrets and
+/// the host's events); this class reads the store once and sends on the host's network: a long-poll's
+/// POST under its tag, and the calls.
 final class GMSChatChannel: Channel {
     typealias Session = GMSChatSession
 
@@ -26,23 +27,10 @@ final class GMSChatChannel: Channel {
     }
 
     func run() async {
-        await self.driver.run({ work in await self.carryOut(work) }, link: { self.read($0) })
+        await self.driver.run({ work in await self.carryOut(work) }, link: { Session.step(for: $0, self.bayeux, now: self.host.now()) })
     }
 
     var prefix: String { Session.prefix }
-
-    /// What the WebSocket brings, as the session's steps: a batch is decoded here, outside the lock.
-    func read(_ event: LinkEvent) -> ((inout Session) -> [Session.Action])? {
-        let now = self.host.now()
-        switch event {
-        case .opened: return { $0.linkOpened(now: now) }
-        case .message(let bytes):
-            let answer = self.bayeux.read(bytes)
-            return { $0.linkMessage(answer, now: now) }
-        case .closed(let reason): return { $0.linkClosed(reason, now: now) }
-        @unknown default: return nil
-        }
-    }
 
     /// The session's work, in order: sent beside the worker, the outcome read into the next step.
     func carryOut(_ work: Session.Work) async {

@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-package import AttendantPluginKit
+@_spi(Experimental) package import AttendantPluginKit
 
 // The CometD session the chat session holds: what the channel asks of it, what its transports bring, and
 // what it reports, as the chat's steps.
@@ -36,6 +36,26 @@ extension GMSChatSession {
     }
 
     // MARK: What the transports bring
+
+    /// What the WebSocket (the driver's link) brings as the session's step, for the driver's link handler:
+    /// a batch is decoded here, outside the session's lock, with `transport`'s limits.
+    package static func step(
+        for event: LinkEvent,
+        _ transport: BayeuxTransport.Configuration,
+        now: UnixTime
+    ) -> ((inout GMSChatSession) -> [Action])? {
+        switch event {
+        case .opened:
+            return { $0.linkOpened(now: now) }
+        case .message(let bytes):
+            let answer = transport.read(bytes)
+            return { $0.linkMessage(answer, now: now) }
+        case .closed(let reason):
+            return { $0.linkClosed(reason, now: now) }
+        @unknown default:
+            return nil
+        }
+    }
 
     /// The WebSocket (the driver's link) opened.
     package mutating func linkOpened(now: UnixTime) -> [Action] {
