@@ -20,11 +20,12 @@ package struct ChatActivity: Sendable, Hashable {
         self.typing[id.lowercased()]
     }
 
-    /// SenderTypingStarted; false if an agent was typing already (a start is told once).
+    /// SenderTypingStarted: always told, a repeated start too. The SDK tells the app each one
+    /// (`ChatThreadListService.processAgentTypingEvent` calls `CXoneChatDelegate.onAgentTyping(true, …)` per
+    /// event, iOS SDK 3.3.1), and a view that ends the typing some seconds after the last start when no
+    /// SenderTypingEnded comes (`chat talk`) shows it again only if the next start reaches it.
     package mutating func typingStarted(_ agent: Party, inThread id: String) -> Bool {
-        let key = id.lowercased()
-        guard self.typing[key] == nil else { return false }
-        self.typing[key] = agent
+        self.typing[id.lowercased()] = agent
         return true
     }
 
