@@ -62,7 +62,11 @@ final class CXoneGateway: Sendable {
         let configuration: [String: Any] = [
             "isLiveChat": false,
             "isAuthorizationEnabled": false,
-            "settings": ["hasMultipleThreadsPerEndUser": false, "isProactiveChatEnabled": false, "features": [:] as [String: Any]],
+            // A toggle the configuration does not list counts as on (the SDK's rule): this gateway's
+            // sessions are not secured.
+            "settings": [
+                "hasMultipleThreadsPerEndUser": false, "isProactiveChatEnabled": false, "features": ["securedSessions": false] as [String: Any],
+            ],
         ]
         host.inMemoryNetwork.answer("GET", Self.configurationURL, with: NetworkResponse(status: 200, body: Self.bytes(configuration)))
         host.inMemoryNetwork.handleRequests { request async throws(NetworkError) in

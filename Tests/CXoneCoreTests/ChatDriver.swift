@@ -83,7 +83,7 @@ struct ChatDriver {
             case .removeFromOutbox(let id):
                 #expect(self.stored.outbox.contains { $0.messageID == id }, "removed \(id), which is not in the outbox")
                 self.stored.outbox.removeAll { $0.messageID == id }
-            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .sendAnalytics, .download:
+            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .fetchTransactionToken, .sendAnalytics, .download:
                 break
             }
         }

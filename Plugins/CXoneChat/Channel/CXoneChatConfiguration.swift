@@ -46,6 +46,7 @@ struct CXoneChatConfiguration: Sendable {
         let socket = try settings.string("socket-url")
         let chat = try settings.string("chat-url")
         let hostURL = try settings.string("host-url")
+        let tokenURL = try settings.string("token-url")
         switch (region, socket, chat) {
         case (let region?, nil, nil):
             let known = ["na1", "eu1", "au1", "ca1", "uk1", "jp1"]
@@ -60,7 +61,8 @@ struct CXoneChatConfiguration: Sendable {
             try settings.checkURL(socket, key: "socket-url", schemes: ["ws", "wss"])
             try settings.checkURL(chat, key: "chat-url", schemes: ["http", "https"])
             if let hostURL { try settings.checkURL(hostURL, key: "host-url", schemes: ["http", "https"]) }
-            self.endpoints = CXoneEndpoints(socket: socket, chat: chat, host: hostURL)
+            if let tokenURL { try settings.checkURL(tokenURL, key: "token-url", schemes: ["http", "https"]) }
+            self.endpoints = CXoneEndpoints(socket: socket, chat: chat, host: hostURL, token: tokenURL)
         case (nil, nil, nil):
             throw settings.error("region", "is missing; give the channel's CXone region (such as \"eu1\"), or socket-url and chat-url")
         case (_?, _, _):
@@ -78,6 +80,9 @@ struct CXoneChatConfiguration: Sendable {
         }
         if hostURL != nil, region != nil {
             throw settings.error("host-url", "goes with socket-url and chat-url, not with region")
+        }
+        if tokenURL != nil, region != nil {
+            throw settings.error("token-url", "goes with socket-url and chat-url, not with region")
         }
 
         self.firstName = try settings.string("first-name")

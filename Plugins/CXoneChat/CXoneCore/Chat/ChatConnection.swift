@@ -5,7 +5,8 @@ package import AttendantPluginAPI
 /// in ``connected(_:)`` and ends with it. The reported ``ChatState`` follows from it (``reported``).
 ///
 /// prepare() goes from ``unprepared`` (or ``offline``) through ``preparing(_:)`` to ``prepared``;
-/// connect() (a live chat through ``checkingAvailability(offline:)``) to ``opening(_:)``, then
+/// connect() (a live chat through ``checkingAvailability(offline:)``; with secured sessions through
+/// ``authenticating(_:)``) to ``opening(_:)``, then
 /// ``connected(_:)``: authorizing, loading the threads, ready. A lost socket waits in
 /// ``waitingToReconnect(_:)`` and opens again, with backoff, up to the configured number of tries
 /// (``lose(reason:maximumAttempts:)``).
@@ -23,6 +24,9 @@ package enum ChatConnection: Sendable, Hashable {
     /// connect() on a live chat waits for its availability (`offline` if the chat was offline, else
     /// `prepared`).
     case checkingAvailability(offline: Bool)
+    /// Secured sessions: the token server is asked for the transaction token the socket needs, the first
+    /// time since connect() (`nil`) or again after a loss (`connecting`).
+    case authenticating(Recovery?)
     /// The socket is asked to open: the first time since connect() (`nil`), or again after a loss
     /// (`connecting`).
     case opening(Recovery?)
@@ -126,7 +130,7 @@ package enum ChatConnection: Sendable, Hashable {
         case .prepared, .asleep: .prepared
         case .offline: .offline
         case .checkingAvailability(let offline): offline ? .offline : .prepared
-        case .opening, .waitingToReconnect: .connecting
+        case .authenticating, .opening, .waitingToReconnect: .connecting
         case .connected(let connected):
             switch connected.phase {
             case .authorizing: .connecting
@@ -146,7 +150,7 @@ package enum ChatConnection: Sendable, Hashable {
     /// The loss being restored, if any.
     package var recovery: Recovery? {
         switch self {
-        case .opening(let recovery): recovery
+        case .authenticating(let recovery), .opening(let recovery): recovery
         case .connected(let connected): connected.recovery
         case .waitingToReconnect(let recovery): recovery
         default: nil
@@ -188,9 +192,9 @@ package enum ChatConnection: Sendable, Hashable {
     package mutating func lose(reason: String, maximumAttempts: Int) -> Loss {
         let previous: Int
         switch self {
-        case .opening(nil):
+        case .opening(nil), .authenticating(nil):
             return .unreachable
-        case .opening(let recovery?):
+        case .opening(let recovery?), .authenticating(let recovery?):
             previous = recovery.attempt
         case .connected(let connected):
             previous = connected.recovery?.attempt ?? 0

@@ -21,14 +21,25 @@ extension ChatStateMachine {
                 return [.fetchAvailability(brandID: brandID, channelID: channelID)]
             }
             return self.startConnecting()
-        case .checkingAvailability, .opening, .connected, .waitingToReconnect:
+        case .checkingAvailability, .authenticating, .opening, .connected, .waitingToReconnect:
             return []
         }
     }
 
     mutating func startConnecting() -> [Action] {
+        self.openSocket(recovery: nil)
+    }
+
+    /// Opens the socket, the first time since connect() (`recovery` nil) or again after a loss; with
+    /// secured sessions once there is a transaction token (ChatStateMachine+Secured).
+    mutating func openSocket(recovery: ChatConnection.Recovery?) -> [Action] {
         guard let brandID = self.brandID, let channelID = self.channelID, let visitorID = self.persisted.visitorID else { return [] }
-        return self.enter(.opening(nil)) + [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
+        if self.usesSecuredSessions {
+            guard let token = self.transactionToken else { return self.fetchTransactionToken(recovery: recovery) }
+            return self.enter(.opening(recovery))
+                + [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID, transactionToken: token.value)]
+        }
+        return self.enter(.opening(recovery)) + [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
     }
 
     mutating func availabilityFetched(online: Bool) -> [Action] {
@@ -47,6 +58,12 @@ extension ChatStateMachine {
 
     mutating func socketOpened() -> [Action] {
         guard case .opening(let recovery) = self.connection else { return [] }
+        if self.usesSecuredSessions {
+            // The transaction token authorized the customer: no AuthorizeCustomer or ReconnectCustomer,
+            // straight to the threads (the SDK's `ConnectionService.checkForAuthorization`).
+            self.connection = .connected(ChatConnection.Connected(phase: .authorizing(withToken: true), recovery: recovery))
+            return self.arm(.heartbeat, after: self.configuration.heartbeatInterval) + self.loadThreads()
+        }
         let phase = ChatConnection.Phase.authorizing(withToken: self.persisted.accessToken != nil)
         self.connection = .connected(ChatConnection.Connected(phase: phase, recovery: recovery))
         var actions = self.arm(.heartbeat, after: self.configuration.heartbeatInterval)
@@ -180,11 +197,8 @@ extension ChatStateMachine {
     }
 
     mutating func reconnectDue() -> [Action] {
-        guard case .waitingToReconnect(let recovery) = self.connection, let brandID = self.brandID, let channelID = self.channelID,
-            let visitorID = self.persisted.visitorID
-        else { return [] }
-        self.connection = .opening(recovery)
-        return [.openSocket(brandID: brandID, channelID: channelID, visitorID: visitorID)]
+        guard case .waitingToReconnect(let recovery) = self.connection else { return [] }
+        return self.openSocket(recovery: recovery)
     }
 
     /// Gives up on the connection: back to `prepared`, with the error reported.

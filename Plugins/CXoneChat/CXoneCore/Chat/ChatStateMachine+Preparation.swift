@@ -26,7 +26,7 @@ extension ChatStateMachine {
         case .checkingAvailability(offline: true):
             // As `offline`, the chat is `prepared`; the availability it asked for still decides.
             return self.enter(.checkingAvailability(offline: false))
-        case .opening, .connected, .waitingToReconnect:
+        case .authenticating, .opening, .connected, .waitingToReconnect:
             return self.tearDownConnection() + self.enter(.prepared)
         case .unprepared, .prepared, .asleep:
             return []

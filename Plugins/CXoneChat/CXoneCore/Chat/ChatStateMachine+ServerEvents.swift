@@ -74,7 +74,8 @@ extension ChatStateMachine.Input {
             .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
             return true
         case .channelConfigurationFetched, .channelConfigurationFailed, .availabilityFetched, .availabilityFailed,
-            .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .downloadIgnored, .pong:
+            .visitorStored, .visitorFailed, .socketOpened, .socketClosed, .eventInS3, .downloaded, .downloadFailed, .downloadIgnored, .pong,
+            .transactionTokenFetched, .transactionTokenFailed:
             return false
         }
     }

@@ -45,6 +45,11 @@ extension ChatStateMachine {
         /// `settings.liveChatAllowTranscript`: SendTranscript is allowed (for every chat mode, as the SDK's
         /// `ChannelSettingsDTO.isSendTranscriptEnabled` reads it; off when absent).
         package var allowsTranscript = false
+        /// The feature `securedSessions` (SDK 3.2.0): the socket needs a transaction token, which
+        /// authorizes the customer (``ChatStateMachine/TransactionTokenRequest``).
+        package var securedSessions = false
+        /// `isSecuredCookieEnabled`: the customer is known by the token server's cookie.
+        package var isSecuredCookieEnabled = false
 
         package init(
             isLiveChat: Bool = false,

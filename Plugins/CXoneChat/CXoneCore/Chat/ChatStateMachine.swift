@@ -32,6 +32,8 @@ package struct ChatStateMachine: Sendable {
         case response
         /// The current visit is over.
         case visitExpiry
+        /// The transaction token (secured sessions) is about to expire: the next socket needs a new one.
+        case transactionTokenExpiry
     }
 
     package typealias TimerID = ChatTimerID
@@ -47,8 +49,12 @@ package struct ChatStateMachine: Sendable {
         case createOrUpdateVisitor(brandID: Int, visitorID: String, customerID: String)
         /// `POST .../visitors/{visitorId}/events`; failures are the driver's to log.
         case sendAnalytics(brandID: Int, visitorID: String, AnalyticsEvent)
-        /// Open the WebSocket; answer with ``Input/socketOpened`` or ``Input/socketClosed(reason:)``.
-        case openSocket(brandID: Int, channelID: String, visitorID: String)
+        /// Open the WebSocket, with secured sessions with the transaction token in its URL; answer with
+        /// ``Input/socketOpened`` or ``Input/socketClosed(reason:)``.
+        case openSocket(brandID: Int, channelID: String, visitorID: String, transactionToken: String? = nil)
+        /// Secured sessions: `POST {token}/oauth/token?…`; answer with ``Input/transactionTokenFetched(_:)``
+        /// or ``Input/transactionTokenFailed(_:)``.
+        case fetchTransactionToken(TransactionTokenRequest)
         /// Close the WebSocket; the driver reports no ``Input/socketClosed(reason:)`` for it.
         case closeSocket
         /// Send a frame.
@@ -76,6 +82,9 @@ package struct ChatStateMachine: Sendable {
         case visitorStored
         case visitorFailed(ChatError)
         case socketOpened
+        /// Secured sessions: the token server's transaction token, or why there is none.
+        case transactionTokenFetched(TransactionToken)
+        case transactionTokenFailed(ChatError)
         /// The socket closed or failed without the machine asking.
         case socketClosed(reason: String)
         /// ConsumerAuthorized: the customer identity and, with OAuth, the access token.
@@ -142,6 +151,8 @@ package struct ChatStateMachine: Sendable {
     /// Messages written and not yet confirmed.
     var outgoing: ChatOutbox
     var visit: (id: String, active: Bool)?
+    /// Secured sessions: the transaction token the next socket opens with, until it is about to expire.
+    package internal(set) var transactionToken: TransactionToken?
     var lastPage: (title: String, url: String, at: UnixTime)?
 
     package init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
@@ -207,6 +218,8 @@ package struct ChatStateMachine: Sendable {
         case .availabilityFetched(let online): return self.availabilityFetched(online: online)
         case .availabilityFailed(let error): return self.availabilityFailed(error)
         case .socketOpened: return self.socketOpened()
+        case .transactionTokenFetched(let token): return self.transactionTokenFetched(token)
+        case .transactionTokenFailed(let error): return self.transactionTokenFailed(error)
         case .socketClosed(let reason): return self.socketClosed(reason: reason)
         case .authorized(let identity, let token): return self.authorized(identity, accessToken: token)
         case .reconnected: return self.customerReconnected()
@@ -244,6 +257,9 @@ package struct ChatStateMachine: Sendable {
         case .response: return self.responseMissed()
         case .visitExpiry:
             self.visit?.active = false
+            return []
+        case .transactionTokenExpiry:
+            self.transactionToken = nil
             return []
         }
     }

@@ -174,7 +174,7 @@ extension ChatWireOutput.Context {
             channelID: channelID,
             customer: ChatStateMachine.CustomerIdentity(id: machine.stored.customerID ?? "", firstName: firstName, lastName: lastName),
             visitorID: machine.stored.visitorID,
-            accessToken: machine.stored.accessToken?.value,
+            accessToken: machine.messageToken,
             sdkVersion: sdkVersion
         )
     }

@@ -10,6 +10,7 @@ package import AttendantPluginAPI
 /// - `GET …/availability`: whether live-chat agents are online;
 /// - `PUT …/visitors/{visitorId}`: the visitor, with the customer's identity;
 /// - `POST …/visitors/{visitorId}/events`: an analytics event;
+/// - `POST {token}/oauth/token?…`: a transaction token (secured sessions);
 /// - `GET` a large event's body (EventInS3) and a message's attachment, at the URL the gateway gave.
 ///
 /// Every failure is a ``ChatError`` that names the call, the URL (without its query, which may be a
@@ -26,6 +27,8 @@ package struct ChatCall: Sendable {
         case attachment
         /// A file for a message (its name and type).
         case upload(name: String, mimeType: String)
+        /// Secured sessions: the token the socket opens with.
+        case transactionToken
     }
 
     package let purpose: Purpose
@@ -101,6 +104,20 @@ package struct ChatCall: Sendable {
                     what: "the visitor",
                     settings: settings
                 )
+            }
+        case .fetchTransactionToken(let request):
+            let url = endpoints.transactionToken(brandId: request.brandID, channelId: request.channelID, visitorId: CXoneID(request.visitorID))
+            let body: CXoneTransactionTokenRequest
+            switch request.grant {
+            case .anonymous(let customerID): body = .anonymous(customerID: customerID.map { CXoneID($0) })
+            case .securedCookie: body = .securedCookie
+            case .authorizationCode(let code, let verifier): body = .authorizationCode(CXoneSecret(code), verifier: CXoneSecret(verifier))
+            }
+            return Result { () throws(ChatError) in
+                var call = ChatCall(.transactionToken, "POST", url, body: try Self.encoded(body), what: "a transaction token", settings: settings)
+                // The secured cookie is the token server's own: the one call that sends cookies.
+                if case .securedCookie = request.grant { call.request.usesCookies = true }
+                return call
             }
         case .sendAnalytics(let brandID, let visitorID, let event):
             let wire = ChatWireOutput.analytics(event, visitorID: visitorID)
@@ -204,6 +221,8 @@ package struct ChatCall: Sendable {
             input = .availability(body.flatMap(self.availability))
         case .visitor:
             input = .visitor(body.map { _ in () })
+        case .transactionToken:
+            input = .transactionToken(body.flatMap(self.transactionToken))
         case .analytics:
             // The next event goes, after a failure too (a warning, not retried: ChatSession+Calls).
             var failure: ChatError?
@@ -265,7 +284,27 @@ package struct ChatCall: Sendable {
             fileRestrictions: configuration.settings.fileRestrictions.map(Self.restrictions)
         )
         read.allowsTranscript = configuration.settings.liveChatAllowTranscript ?? false
+        read.securedSessions = configuration.hasSecuredSessions
+        read.isSecuredCookieEnabled = configuration.isSecuredCookieEnabled ?? false
         return .success(read)
+    }
+
+    /// The token server's answer; its `expiresIn` counts from now (`createdDate`, when given, is the
+    /// server's clock, which this one need not share).
+    func transactionToken(_ body: [UInt8]) -> Result<ChatStateMachine.TransactionToken, ChatError> {
+        do {
+            let token = try CXoneTransactionToken.decode(body, limits: self.settings.limits)
+            return .success(
+                ChatStateMachine.TransactionToken(
+                    value: token.accessToken.value,
+                    lifetime: .seconds(token.expiresIn),
+                    customerID: token.customerIdentity.map { ChatWireInput.id($0.idOnExternalPlatform) },
+                    accessToken: token.thirdParty?.token.value
+                )
+            )
+        } catch {
+            return .failure(ChatError(.server, "the transaction token from \(CXoneEndpoints.redacted(self.request.url)) is not valid: \(error)"))
+        }
     }
 
     func availability(_ body: [UInt8]) -> Result<Bool, ChatError> {

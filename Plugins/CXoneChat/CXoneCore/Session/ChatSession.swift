@@ -288,13 +288,14 @@ package struct ChatSession: ChannelSession {
                 out.append(.setTimer(.machine(id), after: delay))
             case .cancelTimer(let id):
                 out.append(.cancelTimer(.machine(id)))
-            case .openSocket(let brandID, let channelID, let visitorID):
+            case .openSocket(let brandID, let channelID, let visitorID, let transactionToken):
                 self.dropSocket()
                 let url = self.settings.endpoints.webSocket(
                     brandId: brandID,
                     channelId: channelID,
                     visitorId: CXoneID(visitorID),
-                    sdkVersion: self.settings.sdkVersion
+                    sdkVersion: self.settings.sdkVersion,
+                    transactionToken: transactionToken
                 )
                 out.append(.openLink(WebSocketRequest(url: url, maximumMessageSize: self.settings.maximumMessageSize)))
             case .closeSocket:
@@ -316,7 +317,7 @@ package struct ChatSession: ChannelSession {
             case .sendAnalytics:
                 // One at a time, in order (ChatSession+Calls).
                 if let event = self.analytics.add(action) { out.append(.work(.machine(event))) }
-            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .persistOutbox, .removeFromOutbox:
+            case .fetchChannelConfiguration, .fetchAvailability, .createOrUpdateVisitor, .fetchTransactionToken, .persistOutbox, .removeFromOutbox:
                 out.append(.work(.machine(action)))
             }
         }

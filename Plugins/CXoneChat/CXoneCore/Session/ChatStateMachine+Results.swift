@@ -14,6 +14,13 @@ extension ChatStateMachine.Input {
         }
     }
 
+    package static func transactionToken(_ result: Result<ChatStateMachine.TransactionToken, ChatError>) -> Self {
+        switch result {
+        case .success(let token): .transactionTokenFetched(token)
+        case .failure(let error): .transactionTokenFailed(error)
+        }
+    }
+
     package static func visitor(_ result: Result<Void, ChatError>) -> Self {
         switch result {
         case .success: .visitorStored

@@ -5,6 +5,8 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
     package var isLiveChat: Bool
     /// OAuth: AuthorizeCustomer carries an authorization code and code verifier.
     package var isAuthorizationEnabled: Bool
+    /// Secured sessions know the customer by the token server's cookie (the SDK's `AuthenticationType.securedCookie`).
+    package var isSecuredCookieEnabled: Bool?
     package var preContactForm: PreContactForm?
     package var settings: Settings
 
@@ -26,6 +28,10 @@ package struct CXoneChannelConfiguration: CXoneRESTBody {
         case multiThread
         case singleThread
     }
+
+    /// Whether the feature `securedSessions` (SDK 3.2.0) is on: the socket needs a transaction token. As
+    /// every toggle, on when the configuration does not list it (`ChannelSettingsDTO.isEnabled(feature:)`).
+    package var hasSecuredSessions: Bool { self.settings.isEnabled("securedSessions") }
 
     /// Live chat if `isLiveChat`, else multi-thread if `hasMultipleThreadsPerEndUser`, else single-thread.
     package var chatMode: ChatMode {

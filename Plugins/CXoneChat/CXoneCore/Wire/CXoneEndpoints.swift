@@ -8,12 +8,17 @@ package struct CXoneEndpoints: Sendable, Hashable {
     package var chat: String
     /// `https://channels-de-{region}.niceincontact.com`: web-analytics is under the host, not `/chat`.
     package var host: String
+    /// `https://digital-oauth-de-{region}.niceincontact.com`: the token server of secured sessions.
+    package var token: String
 
-    /// `host` defaults to `chat`'s scheme and authority.
-    package init(socket: String, chat: String, host: String? = nil) {
+    /// `host` defaults to `chat`'s scheme and authority; `token` to that root with `channels` turned into
+    /// `digital-oauth`, as the SDK derives it from a custom chat URL (`CustomEnvironment.evaluateTokenServerUrl`:
+    /// `https://channels-de-eu1.niceincontact.com/chat` → `https://digital-oauth-de-eu1.niceincontact.com/`).
+    package init(socket: String, chat: String, host: String? = nil, token: String? = nil) {
         self.socket = Self.trimmed(socket)
         self.chat = Self.trimmed(chat)
         self.host = Self.trimmed(host ?? Self.root(of: chat))
+        self.token = Self.trimmed(token ?? Self.root(of: chat).replacing("channels", with: "digital-oauth"))
     }
 
     /// `url` as it may be logged or shown: without its query and fragment, and without user information.
@@ -38,7 +43,8 @@ package struct CXoneEndpoints: Sendable, Hashable {
     package static func region(_ region: String) -> CXoneEndpoints {
         CXoneEndpoints(
             socket: "wss://chat-gateway-de-\(region).niceincontact.com",
-            chat: "https://channels-de-\(region).niceincontact.com/chat"
+            chat: "https://channels-de-\(region).niceincontact.com/chat",
+            token: "https://digital-oauth-de-\(region).niceincontact.com"
         )
     }
 
@@ -67,13 +73,31 @@ package struct CXoneEndpoints: Sendable, Hashable {
         self.visitor(brandId: brandId, visitorId: visitorId) + "/events"
     }
 
-    /// `{socket}?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=`
-    package func webSocket(brandId: Int, channelId: String, visitorId: CXoneID, sdkPlatform: String = "linux", sdkVersion: String) -> String {
-        let query = [
+    /// `{socket}?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=`, with secured sessions and
+    /// `&transactionToken=` (`ConnectionService.connectToSocket`).
+    package func webSocket(
+        brandId: Int,
+        channelId: String,
+        visitorId: CXoneID,
+        sdkPlatform: String = "linux",
+        sdkVersion: String,
+        transactionToken: String? = nil
+    ) -> String {
+        var items = [
             ("brandId", String(brandId)), ("channelId", channelId), ("visitorId", visitorId.rawValue),
             ("sdkPlatform", sdkPlatform), ("sdkVersion", sdkVersion),
-        ].map { "\($0.0)=\(Self.escaped($0.1))" }.joined(separator: "&")
+        ]
+        if let transactionToken { items.append(("transactionToken", transactionToken)) }
+        let query = items.map { "\($0.0)=\(Self.escaped($0.1))" }.joined(separator: "&")
         return "\(self.socket)\(self.socket.contains("?") ? "&" : "?")\(query)"
+    }
+
+    /// `{token}/oauth/token?channelId=&brandId=&visitorId=` (POST for a transaction token; the SDK's
+    /// `TransactionTokenService.buildTokenURL`).
+    package func transactionToken(brandId: Int, channelId: String, visitorId: CXoneID) -> String {
+        let query = [("channelId", channelId), ("brandId", String(brandId)), ("visitorId", visitorId.rawValue)]
+            .map { "\($0.0)=\(Self.escaped($0.1))" }.joined(separator: "&")
+        return "\(self.token)/oauth/token?\(query)"
     }
 
     /// Percent-encodes all but RFC 3986's unreserved characters.
