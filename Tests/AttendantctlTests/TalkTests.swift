@@ -233,6 +233,45 @@ import Testing
         #expect(view.agentTyping == nil)
     }
 
+    /// GMS starts a new chat for the first line sent after the end (GMSChat README): the view follows that
+    /// thread, so its messages show and ours is not left "sent" in the closed one. Before a send, and after
+    /// a refusal (CXone's single thread: "create a new thread"), another thread is still not shown.
+    @Test func aLineSentAfterTheConversationClosedFollowsTheThreadTheChannelStartsForIt() {
+        var view = Self.view(rows: 12, messages: [Self.agent("Bye", id: "m1")])
+        view.threadUpdated(id: "t1", name: "Billing", state: "closed", time: 0)
+        view.message(Self.agent("elsewhere", id: "x1", thread: "t0"), now: Self.at(0))
+        _ = Self.type("Refused", into: &view)
+        #expect(view.key(.enter, now: Self.at(1), time: 0).contains(.send("Refused", thread: "t1")))
+        view.sendAnswered(text: "Refused", delivery: nil, reason: nil, error: "the conversation in thread t1 is closed", time: 0)
+        view.threadUpdated(id: "t0", name: "Other", state: "ready", time: 0)
+        #expect(view.threadID == "t1" && !view.entries.contains { $0.id == "x1" }, "a refused send follows nothing")
+
+        _ = Self.key(.eraseToStart, into: &view)
+        _ = Self.type("One more thing", into: &view, at: 2)
+        #expect(view.key(.enter, now: Self.at(3), time: 0).contains(.send("One more thing", thread: "t1")))
+        view.sendAnswered(text: "One more thing", delivery: "sent", reason: nil, error: nil, time: 0)
+        view.threadUpdated(id: "t2", name: "Chat with customer-support", state: "ready", time: 0)
+        view.message(
+            ChatMessageRecord(id: "t2#2", threadID: "t2", direction: "to-agent", sender: "Grace", text: "One more thing", sentAt: 0),
+            now: Self.at(4)
+        )
+        view.message(Self.agent("Hello again", id: "t2#4", thread: "t2"), now: Self.at(4))
+        #expect(view.threadID == "t2" && view.threadState == "ready", "\(view.header)")
+        #expect(view.header.contains("thread t2 \"Chat with customer-support\" · ready"), "\(view.header)")
+        let texts = view.entries.map(\.text)
+        // Ours, which started it, then the word that it is a new conversation, then its messages.
+        #expect(texts.filter { $0 == "One more thing" }.count == 1, "\(texts)")
+        #expect(texts.suffix(3) == ["One more thing", "A new conversation started: thread t2", "Hello again"], "\(texts)")
+        #expect(!view.entries.contains { $0.pending }, "\(view.entries)")
+        // Following ends there: a third thread is another conversation again.
+        view.message(Self.agent("not ours", id: "t3#1", thread: "t3"), now: Self.at(5))
+        #expect(view.threadID == "t2" && !view.entries.contains { $0.id == "t3#1" })
+    }
+
+    static func key(_ key: TalkKey, into view: inout TalkView) -> [TalkView.Action] {
+        view.key(key, now: Self.at(0), time: 0)
+    }
+
     @Test func pageUpScrollsBackWithinWhatIsLoadedAndNewMessagesKeepTheViewInPlace() {
         // 10 rows: 7 for the transcript.
         var view = Self.view(messages: (1...20).map { Self.agent("message \($0)", id: "m\($0)") })

@@ -220,6 +220,32 @@ import Testing
         #expect(ours < answer, "\(pane)")
         #expect(pane.filter { $0.hasSuffix(": Where is my parcel?") }.count == 1, "shown once, not again as GMS's echo: \(pane)")
 
+        // The agent ends the chat; a line sent after it starts a new chat (GMSChat: the first send after the
+        // end), and the view follows it: its thread in the header, the agent's greeting shown.
+        let ended = try #require(try await GMSChatDaemonTests.gmsChats(simulator).first?["id"] as? String)
+        _ = try await simulator.control("POST", "/control/gms/end")
+        pane = try await tmux.waitFor("the chat closed") { $0.contains("The conversation is closed.") }
+        #expect(pane[0].contains(" · closed"), "\(pane[0])")
+        let closedThread = pane[0].split(separator: " ").dropFirst(3).first.map(String.init) ?? ""
+        try await tmux.type("One more thing")
+        try await tmux.press("Enter")
+        try await eventually("a new chat at GMS with the line") {
+            try await GMSChatDaemonTests.gmsChats(simulator).contains {
+                $0["id"] as? String != ended && $0["customer_messages"] as? [String] ?? [] == ["One more thing"]
+            }
+        }
+        pane = try await tmux.waitFor("the new chat's greeting in the view") {
+            $0.contains("A new conversation started: thread ") && $0.contains("Ada Lovelace: \(greeting)\nEnter sends")
+        }
+        #expect(!closedThread.isEmpty && pane[0].hasPrefix(" chat · thread ") && !pane[0].contains(closedThread), "\(closedThread): \(pane[0])")
+        #expect(
+            pane[0].contains(" · ready") && pane.contains { $0.hasSuffix("A new conversation started: thread \(pane[0].split(separator: " ")[3])") },
+            "\(pane)"
+        )
+        let line = try #require(pane.firstIndex { $0.hasSuffix(": One more thing") }, "\(pane)")
+        let started = try #require(pane.firstIndex { $0.contains("A new conversation started: thread ") }, "\(pane)")
+        #expect(line < started && !pane[line].contains("(sending)"), "\(pane)")
+
         try await Self.leave(tmux, channel: "chat")
         tmux.stop()
         await CXoneChatDaemonTests.stop(daemon)

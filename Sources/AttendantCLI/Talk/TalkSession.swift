@@ -155,7 +155,7 @@ struct TalkSession {
                     draw = false
                 case .reopened(let record):
                     for message in record.lastMessages { view.message(message, now: .now) }
-                    view.threadUpdated(id: record.id, name: record.name, state: record.state)
+                    view.threadUpdated(id: record.id, name: record.name, state: record.state, time: LocalTime.now())
                 case .chose(let label, let error):
                     view.chooseAnswered(label: label, error: error?.message, time: LocalTime.now())
                 case .readRefused(let error):
@@ -209,7 +209,12 @@ struct TalkSession {
                 view.message(message, now: .now)
                 return true
             case "thread-updated":
-                view.threadUpdated(id: details["ThreadID"]?.string ?? "", name: details["Name"]?.string ?? "", state: details["State"]?.string ?? "")
+                view.threadUpdated(
+                    id: details["ThreadID"]?.string ?? "",
+                    name: details["Name"]?.string ?? "",
+                    state: details["State"]?.string ?? "",
+                    time: LocalTime.now()
+                )
                 return true
             default:
                 return false

@@ -36,6 +36,10 @@ struct TalkView: Sendable {
     /// Cleared when the channel answers that it takes no read receipts.
     private(set) var readSupported = true
     private var localMessages = 0
+    /// Something was sent after the thread closed: the channel may start a new conversation for it (GMS
+    /// starts a chat with the first send after the end, GMSChat README), and the next thread named in its
+    /// events is that one, which the view then shows. Cleared by a refusal (CXone's single thread).
+    private(set) var followsNextThread = false
 
     init(channel: String, thread: ChatThreadRecord?, size: Size, clock: @escaping @Sendable (Int64) -> String) {
         self.channel = channel
@@ -91,6 +95,7 @@ struct TalkView: Sendable {
     /// The first message of a view without a thread names the thread.
     mutating func message(_ message: ChatMessageRecord, now: Instant) {
         if self.threadID == nil, !message.threadID.isEmpty { self.threadID = message.threadID }
+        self.follow(message.threadID, time: message.sentAt)
         guard message.threadID.isEmpty || message.threadID == self.threadID else { return }
         switch message.kind {
         case "typing-started", "typing-stopped":
@@ -108,9 +113,10 @@ struct TalkView: Sendable {
         }
     }
 
-    /// The thread's state changed (its `thread-updated` event).
-    mutating func threadUpdated(id: String, name: String, state: String) {
+    /// The thread's state changed (its `thread-updated` event, at `time`).
+    mutating func threadUpdated(id: String, name: String, state: String, time: Int64) {
         if self.threadID == nil { self.threadID = id }
+        if state != "closed" { self.follow(id, time: time) }
         guard id == self.threadID else { return }
         self.threadTitle = ChatThreadRecord(id: id, name: name, state: state).title
         if state == "closed", self.threadState != "closed" { self.status = "The conversation is closed." }
@@ -140,6 +146,7 @@ struct TalkView: Sendable {
             return
         }
         self.removePending(text)
+        self.followsNextThread = false
         self.problem("Not sent: \(error)", time: time)
         if self.editor.isEmpty { self.editor = LineEditor(text) }
     }
@@ -207,6 +214,7 @@ struct TalkView: Sendable {
     }
 
     mutating func fileNotSent(path: String, error: String, time: Int64) {
+        self.followsNextThread = false
         self.problem("Not sent: \(path): \(error)", time: time)
     }
 
@@ -260,7 +268,22 @@ struct TalkView: Sendable {
         _ = self.editor.take()
         let stop = self.typingActions(self.typing.sent(at: now))
         self.addPending(text, time: time)
+        if self.threadState == "closed" { self.followsNextThread = true }
         return stop + [.send(text, thread: self.threadID)]
+    }
+
+    /// After a send to a closed thread, the first other thread the channel names becomes the view's: said
+    /// in the transcript, which keeps the closed conversation above it.
+    private mutating func follow(_ id: String, time: Int64) {
+        guard self.followsNextThread, !id.isEmpty, id != self.threadID else { return }
+        self.followsNextThread = false
+        self.threadID = id
+        self.threadTitle = ChatThreadRecord(id: id, name: "", state: "").title
+        self.threadState = nil
+        self.readUpTo = nil
+        // Its messages all came while it was shown: nothing older to load.
+        self.history = .complete("This is the start of the conversation.")
+        self.note("A new conversation started: thread \(id)", time: time)
     }
 
     private mutating func run(_ command: TalkCommand, time: Int64) -> [Action] {
@@ -272,6 +295,7 @@ struct TalkView: Sendable {
         case .save(let number): return self.save(number)
         case .sendFile(let path):
             self.status = "Sending \(path)…"
+            if self.threadState == "closed" { self.followsNextThread = true }
             return [.sendFile(path: path, thread: self.threadID)]
         }
         return []
