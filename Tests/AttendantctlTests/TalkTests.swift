@@ -392,6 +392,7 @@ import Testing
         #expect(view.statusLine == "Saving notes.txt…")
         view.saved(path: "/home/grace/Downloads/notes (1).txt", mimeType: "text/plain", size: 67, time: 0)
         #expect(view.frame().rows.contains { $0.contains("10:00 -- Saved /home/grace/Downloads/notes (1).txt (text/plain, 67 bytes)") })
+        #expect(view.statusLine.hasPrefix("Enter sends"), "saved: the status line no longer says saving")
 
         // A message of files only: the first on its first row, each numbered; /save N takes file N.
         view.message(two, now: Self.at(0))
@@ -402,6 +403,7 @@ import Testing
         #expect(Self.enter("/save 3", into: &view).isEmpty && view.statusLine == "The latest message has 2 files: /save 1 … /save 2.")
         view.notSaved(name: "scan.pdf", error: "cannot create /ro/scan.pdf: Permission denied", time: 0)
         #expect(view.entries.last?.text == "Not saved: scan.pdf: cannot create /ro/scan.pdf: Permission denied")
+        #expect(view.statusLine.hasPrefix("Enter sends"), "not saved: the status line no longer says saving")
 
         // Sending: the path as typed; once sent, ours with its file.
         #expect(Self.enter("/send ~/report 1.pdf", into: &view) == [.sendFile(path: "~/report 1.pdf", thread: "t1")])
@@ -409,8 +411,10 @@ import Testing
         view.fileSent(name: "report 1.pdf", mimeType: "application/pdf", size: 2048, message: "srv-9", time: 0)
         #expect(view.frame().rows.contains { $0.contains("10:00 You: [file] report 1.pdf (application/pdf, 2 KiB)") })
         #expect(Self.enter("/save", into: &view) == [.save(message: "m2", attachment: two.attachments![0], thread: "t1")], "ours is not saved")
+        _ = Self.enter("/send ~/gone.pdf", into: &view)
         view.fileNotSent(path: "~/gone.pdf", error: "cannot read /home/grace/gone.pdf: No such file or directory", time: 0)
         #expect(view.entries.last?.text == "Not sent: ~/gone.pdf: cannot read /home/grace/gone.pdf: No such file or directory")
+        #expect(view.statusLine.hasPrefix("Enter sends"), "not sent: the status line no longer says sending")
 
         var none = Self.view()
         #expect(Self.enter("/save", into: &none).isEmpty && none.statusLine == "No file came to save.")

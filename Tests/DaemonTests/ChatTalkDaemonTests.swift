@@ -291,6 +291,7 @@ import Testing
         pane = try await tmux.waitFor("saved") { $0.contains("-- Saved ") }
         let saved = downloads + "/loopback-notes.txt"
         #expect(pane.contains { $0.contains("-- Saved \(saved) (text/plain, 67 bytes)") }, "\(pane)")
+        #expect(pane[28].hasPrefix("Enter sends"), "no \"Saving …\" left on the status line: \(pane[28])")
         #expect(try String(contentsOfFile: saved, encoding: .utf8) == "Notes from the Loopback agent.\nThis file came with a chat message.\n")
 
         // attendantctl chat save takes the same file (its message from chat open --json) into another folder.

@@ -194,12 +194,15 @@ struct TalkView: Sendable {
         }
     }
 
-    /// A file was saved: said in the transcript, with where it is.
+    /// A file was saved: said in the transcript, with where it is. (Here and for the other outcomes of a
+    /// file, the status line's "Saving …"/"Sending …" goes: the transcript has the outcome.)
     mutating func saved(path: String, mimeType: String, size: Int64, time: Int64) {
+        self.status = nil
         self.note("Saved \(path) (\(mimeType.isEmpty ? "application/octet-stream" : mimeType), \(TranscriptLayout.size(size)))", time: time)
     }
 
     mutating func notSaved(name: String, error: String, time: Int64) {
+        self.status = nil
         self.problem("Not saved: \(name): \(error)", time: time)
     }
 
@@ -214,6 +217,7 @@ struct TalkView: Sendable {
     }
 
     mutating func fileNotSent(path: String, error: String, time: Int64) {
+        self.status = nil
         self.followsNextThread = false
         self.problem("Not sent: \(path): \(error)", time: time)
     }
