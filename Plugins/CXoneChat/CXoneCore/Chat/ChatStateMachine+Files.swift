@@ -2,7 +2,8 @@
 // (nice-cxone-mobile-sdk-ios `Services/ChatThreadService.swift`, `ContentDescriptor.httpBody(fileRestrictions:)`)
 // and `FileRestrictionsDTO`.
 extension ChatStateMachine {
-    /// A file a message carries: where the gateway keeps it (the upload's `fileUrl`), its name and type.
+    /// A file a message carries: where the gateway keeps it (an upload's `fileUrl`, or the URL an agent's
+    /// message gave), its name and type.
     package struct SentFile: Sendable, Hashable, Codable {
         package var url: String
         package var name: String

@@ -22,18 +22,8 @@ package struct ChatMessageExtras: Sendable {
         }
     }
 
-    /// One file of a message.
-    package struct File: Sendable, Hashable {
-        package var url: String
-        package var name: String
-        package var mimeType: String
-
-        package init(url: String, name: String, mimeType: String) {
-            self.url = url
-            self.name = name
-            self.mimeType = mimeType
-        }
-    }
+    /// One file of a message: where it is, its name and type (the same as a file a message of ours carries).
+    package typealias File = ChatStateMachine.SentFile
 
     /// One message's extras.
     package struct Message: Sendable, Hashable {
