@@ -49,17 +49,9 @@ extension ChatSession {
         guard let request = self.requests.removeValue(forKey: id) else { return [] }
         let key = threadID.lowercased()
         let outcome: ChatOperation.Outcome
-        switch inbound {
-        case .operationError(let error):
-            outcome = .failure(
-                ChannelError(
-                    .server,
-                    "\(self.prefix): the chat server refused older messages (\(error.errorCode)): \(error.errorMessage ?? error.errorCode)"
-                )
-            )
-        case .serverError(let error):
-            outcome = .failure(ChannelError(.server, "\(self.prefix): the chat server failed to load older messages: \(error.message)"))
-        default:
+        if let refusal = self.refusal(inbound, refused: "refused older messages", failed: "failed to load older messages") {
+            outcome = .failure(refusal)
+        } else {
             guard case .moreMessagesLoaded(let loaded)? = inbound.receivedEvent else { return [] }
             self.pages[key] = loaded.messages.isEmpty ? nil : Self.page(loaded.scrollToken, loaded.messages)
             let page = ChatWireInput.input(
@@ -76,6 +68,20 @@ extension ChatSession {
             outcome = .success(.thread(thread))
         }
         return self.replied(id, outcome, request)
+    }
+
+    /// The error a request's answer is, when the server refused it (an operation error: "the chat server
+    /// `refused` (code): message") or failed (a server error: "the chat server `failed`: message"); nil
+    /// for any other answer. LoadMoreMessages and SendTranscript are answered this way.
+    func refusal(_ inbound: CXoneInbound, refused: String, failed: String) -> ChannelError? {
+        switch inbound {
+        case .operationError(let error):
+            return ChannelError(.server, "\(self.prefix): the chat server \(refused) (\(error.errorCode)): \(error.errorMessage ?? error.errorCode)")
+        case .serverError(let error):
+            return ChannelError(.server, "\(self.prefix): the chat server \(failed): \(error.message)")
+        default:
+            return nil
+        }
     }
 
     static func page(_ token: String?, _ messages: [CXoneWire.Message]) -> OlderPage? {

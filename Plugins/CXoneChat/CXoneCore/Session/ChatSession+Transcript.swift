@@ -43,17 +43,9 @@ extension ChatSession {
             let request = self.requests.removeValue(forKey: id)
         else { return [] }
         let outcome: ChatOperation.Outcome
-        switch inbound {
-        case .operationError(let error):
-            outcome = .failure(
-                ChannelError(
-                    .server,
-                    "\(self.prefix): the chat server could not send the transcript (\(error.errorCode)): \(error.errorMessage ?? error.errorCode)"
-                )
-            )
-        case .serverError(let error):
-            outcome = .failure(ChannelError(.server, "\(self.prefix): the chat server failed to send the transcript: \(error.message)"))
-        default:
+        if let refusal = self.refusal(inbound, refused: "could not send the transcript", failed: "failed to send the transcript") {
+            outcome = .failure(refusal)
+        } else {
             guard case .transcriptSent? = inbound.receivedEvent else { return [] }
             outcome = .success(.done)
         }
