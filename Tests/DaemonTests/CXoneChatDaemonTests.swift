@@ -338,15 +338,7 @@ import Testing
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let code = try scratch.write("code", "oauth-code-4f1c\n")
-        chmod(code, 0o600)
-        // token-file belongs to the channel, not the plugin table: put it before [channel.cxone-chat].
-        let configuration =
-            Self.configuration(simulator).replacingOccurrences(
-                of: "plugin = \"cxone-chat\"\n",
-                with: "plugin = \"cxone-chat\"\ntoken-file = \"\(code)\"\n"
-            )
-            + "code-verifier = \"verifier-9a7e\"\n"
+        let configuration = try Self.oauthConfiguration(simulator, scratch: scratch, code: "oauth-code-4f1c", verifier: "verifier-9a7e")
         var daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
         try await Self.waitForListening(bus, daemon)
         await #expect(try Self.receivedEvents(simulator).first == "AuthorizeCustomer")
@@ -368,6 +360,17 @@ import Testing
         let events = try await Self.receivedEvents(simulator)
         #expect(events.filter { $0 == "ReconnectCustomer" }.count == 1, "\(events)")
         await Self.stop(daemon)
+    }
+
+    /// The chat channel with OAuth: the authorization code in a token file (mode 0600), the code verifier.
+    static func oauthConfiguration(_ simulator: Simulator, scratch: Scratch, code: String, verifier: String) throws -> String {
+        let file = try scratch.write("code", code + "\n")
+        chmod(file, 0o600)
+        // token-file belongs to the channel, not the plugin table: put it before [channel.cxone-chat].
+        return Self.configuration(simulator).replacingOccurrences(
+            of: "plugin = \"cxone-chat\"\n",
+            with: "plugin = \"cxone-chat\"\ntoken-file = \"\(file)\"\n"
+        ) + "code-verifier = \"\(verifier)\"\n"
     }
 
     /// `attendantctl chat status --json`.

@@ -15,14 +15,7 @@ extension CXoneChatDaemonTests {
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let code = try scratch.write("code", "oauth-code-77\n")
-        chmod(code, 0o600)
-        let configuration =
-            Self.configuration(simulator).replacingOccurrences(
-                of: "plugin = \"cxone-chat\"\n",
-                with: "plugin = \"cxone-chat\"\ntoken-file = \"\(code)\"\n"
-            )
-            + "code-verifier = \"verifier-77\"\n"
+        let configuration = try Self.oauthConfiguration(simulator, scratch: scratch, code: "oauth-code-77", verifier: "verifier-77")
         let secretsPath = scratch.path + "/state/attendant/secrets.json"
         var daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
         try await Self.waitForListening(bus, daemon)
