@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-@_spi(Experimental) package import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 
 /// One of the chat's REST calls on the gateway, as the mobile SDK makes them: the request for the host's
 /// network, and how its answer is read into the session's next step. The channel only sends it
