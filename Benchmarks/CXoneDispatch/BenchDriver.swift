@@ -78,7 +78,7 @@ struct BenchDriver {
             case .report, .store:
                 break  // thread updates and the other stored values: the host's and the store's business
             case .setTimer, .cancelTimer, .persistOutbox, .removeFromOutbox, .fetchChannelConfiguration, .fetchAvailability,
-                .createOrUpdateVisitor, .sendAnalytics, .openSocket, .closeSocket, .download:
+                .createOrUpdateVisitor, .fetchTransactionToken, .sendAnalytics, .openSocket, .closeSocket, .download:
                 break
             }
         }

@@ -1,6 +1,6 @@
 package import AttendantPluginAPI
 import Foundation
-package import Synchronization
+import Synchronization
 
 /// Opens a chat's conversation view, `attendantctl chat talk --channel C --thread T`, in a new terminal
 /// window: what a chat notification's default action does, and its Reply button where the notification
