@@ -36,6 +36,8 @@ import Testing
             case .setTimer(.request(let id), _): "deadline \(id)"
             case .cancelTimer(.machine(let id)): "cancel \(id.kind)"
             case .cancelTimer(.request(let id)): "end deadline \(id)"
+            case .setTimer(.refreshToken, _): "set refresh"
+            case .cancelTimer(.refreshToken): "cancel refresh"
             case .emit(let event): "emit \(event)".prefix { $0 != "(" }.description
             case .log(let level, let message): "\(level) \(message)"
             case .replied(let id, .success(let reply)): "replied \(id) \(reply)"

@@ -76,7 +76,8 @@ extension CXoneChatChannel {
     /// What attendantctl and D-Bus clients ask (CXoneCore's ``ChatCommand``).
     func perform(_ request: ChannelRequest) async throws -> ChannelReply {
         try await self.loadIfNeeded()
-        switch try ChatCommand(request, settings: self.commands, now: self.host.now()) {
+        let command = try ChatCommand(request, settings: self.commands, now: self.host.now())
+        switch command {
         case .operation(let operation): return try await self.run(operation)
         case .listThreads: return .threads(self.driver.withSession { $0.machine.threads } ?? [])
         case .status: return .fields(self.statusFields())
@@ -87,45 +88,18 @@ extension CXoneChatChannel {
             return try await self.driver.request { session, id throws(ChannelError) in
                 try session.loadOlder(threadID: threadID, timeout: timeout, id: id)
             }
-        case .sendFile(let threadID, let file):
-            return try await self.send(file, to: threadID)
         case .sendTranscript(let threadID, let email, let timeout):
             return try await self.driver.request { session, id throws(ChannelError) in
                 try session.sendTranscript(threadID: threadID, email: email, timeout: timeout, id: id)
             }
-        case .downloadAttachment(let threadID, let messageID, let attachmentID):
-            let found = self.driver.withSession { session in
-                Result { () throws(ChannelError) in try session.attachment(threadID: threadID, messageID: messageID, attachmentID: attachmentID) }
-            }
-            guard let file = try found?.get() else { throw ChannelError(.illegalState, "\(self.prefix): the chat is not loaded yet") }
-            let call = ChatCall.attachment(file.url, limit: self.configuration.maximumAttachmentSize, settings: self.settings)
-            do throws(ChatError) {
-                let bytes = try call.body(await self.send(call)).get()
-                return .file(ChatFile(name: file.name, mimeType: file.mimeType, bytes: bytes))
-            } catch {
-                throw error.channelError()
+        case .downloadAttachment, .sendFile:
+            let made = self.driver.withSession { session in Result { () throws(ChannelError) in try session.fileCall(command, self.commands) } }
+            guard let file = try made?.get() else { throw ChannelError(.illegalState, "\(self.prefix): the chat is not loaded yet") }
+            switch try file.answer(await self.send(file.call), now: self.host.now()) {
+            case .reply(let reply): return reply
+            case .then(let operation): return try await self.run(operation)
             }
         }
-    }
-
-    /// `send-file`: refused with what the channel takes when its restrictions say it would not take the
-    /// file, else uploaded and sent as a message that carries it, replying as a sent message does.
-    func send(_ file: ChatFile, to threadID: String?) async throws -> ChannelReply {
-        // Without restrictions in the channel's configuration, the server decides.
-        guard let configuration = self.driver.withSession({ $0.machine.channelConfiguration }) ?? nil else {
-            throw ChannelError(.illegalState, "\(self.prefix): the channel's configuration is not loaded yet: connect first")
-        }
-        if let refusal = configuration.fileRestrictions?.refusal(name: file.name, mimeType: file.mimeType, size: file.bytes.count) {
-            throw ChannelError(.invalidArgument, "\(self.prefix): \(refusal)")
-        }
-        let call = try ChatCall.upload(file, brandID: self.configuration.brandID, channelID: self.configuration.channelID, settings: self.settings)
-            .mapError { $0.channelError() }.get()
-        let sent = try call.uploaded(await self.send(call)).get()
-        let now = self.host.now()
-        let gateway = self.configuration.gatewayDescription
-        return try await self.run(
-            .sendMessage("", to: threadID, attachments: [sent], at: now, timeout: self.commands.responseTimeout, gateway: gateway)
-        )
     }
 
     func statusFields() -> [String: String] {

@@ -8,7 +8,7 @@ import CXoneCore
 /// the socket's frames, the REST calls (``ChatCall``: each request, and how its answer or failure reads,
 /// with analytics one at a time in the machine's order), the user's operations and what the host hears.
 /// The kit's ``SessionDriver`` runs it: the lock, the timers on the host's clock (so tests compress time),
-/// the socket (the kit's link, whose frames ``read(_:)`` decodes), the REST calls (sent beside the worker,
+/// the socket (the kit's link, whose frames are decoded outside the lock), the REST calls (sent beside the worker,
 /// their answers read outside the lock), the callers of operations, and one ordered worker, which
 /// ``run()`` runs for the channel's life. This class is the host's side only: it reads what is stored,
 /// keeps the outbox in that worker's order (a message is committed to the state database before its frame
@@ -26,23 +26,9 @@ final class CXoneChatChannel: Channel {
     init(configuration: CXoneChatConfiguration, host: any ChannelHost) {
         self.configuration = configuration
         self.host = host
-        self.settings = ChatSession.Settings(
-            endpoints: configuration.endpoints,
-            firstName: configuration.firstName,
-            lastName: configuration.lastName,
-            sdkVersion: CXoneChatConfiguration.sdkVersion,
-            gatewayDescription: configuration.gatewayDescription,
-            requestTimeout: configuration.requestTimeout,
-            limits: configuration.limits
-        )
+        self.settings = configuration.sessionSettings
+        self.commands = configuration.commandSettings
         self.driver = SessionDriver(host: host, prefix: ChatSession.prefix)
-        self.commands = ChatCommand.Settings(
-            brandID: configuration.brandID,
-            channelID: configuration.channelID,
-            requestTimeout: configuration.requestTimeout,
-            responseTimeout: configuration.machine.responseTimeout,
-            gatewayDescription: configuration.gatewayDescription
-        )
         self.outbox = Outbox(store: host.store) { $0.key }
     }
 
@@ -50,7 +36,8 @@ final class CXoneChatChannel: Channel {
 
     /// The worker, for as long as the host keeps the channel.
     func run() async {
-        await self.driver.run({ work in await self.carryOut(work) }, link: { self.read($0) })
+        let limits = self.configuration.limits
+        await self.driver.run({ work in await self.carryOut(work) }, link: { ChatSession.step(for: $0, limits: limits, now: self.host.now()) })
     }
 
     /// The session's work, in order: the outbox is kept here, a call goes out beside the worker and its
@@ -77,32 +64,6 @@ final class CXoneChatChannel: Channel {
             return .success(try await self.host.network.send(call.request))
         } catch {
             return .failure(error)
-        }
-    }
-
-    // MARK: The socket
-
-    /// What the socket brings, as the session's steps: a frame is decoded here, outside the lock.
-    func read(_ event: LinkEvent) -> ((inout ChatSession) -> [ChatSession.Action])? {
-        switch event {
-        case .opened:
-            return { $0.socketOpened() }
-        case .closed(let reason):
-            return { $0.socketClosed(reason: reason) }
-        case .message(let bytes):
-            let now = self.host.now()
-            do {
-                let inbound = try CXoneInbound.decode(bytes, limits: self.configuration.limits)
-                return { $0.received(inbound, now: now) }
-            } catch {
-                let warning = "\(self.prefix): ignored a frame from \(self.configuration.gatewayDescription) (\(bytes.count) bytes): \(error)"
-                return { session in
-                    session.framesRejected += 1
-                    return [.log(.warning, warning)]
-                }
-            }
-        @unknown default:
-            return nil
         }
     }
 }

@@ -127,4 +127,29 @@ struct CXoneChatConfiguration: Sendable {
 
     /// The gateway, for messages: `ws://127.0.0.1:8080/chat-gateway`.
     var gatewayDescription: String { self.endpoints.socket }
+
+    /// What the session's frames, socket address and REST calls are made with.
+    var sessionSettings: ChatSession.Settings {
+        ChatSession.Settings(
+            endpoints: self.endpoints,
+            firstName: self.firstName,
+            lastName: self.lastName,
+            sdkVersion: Self.sdkVersion,
+            gatewayDescription: self.gatewayDescription,
+            requestTimeout: self.requestTimeout,
+            limits: self.limits
+        )
+    }
+
+    /// What the user's operations are made with.
+    var commandSettings: ChatCommand.Settings {
+        ChatCommand.Settings(
+            brandID: self.brandID,
+            channelID: self.channelID,
+            requestTimeout: self.requestTimeout,
+            responseTimeout: self.machine.responseTimeout,
+            gatewayDescription: self.gatewayDescription,
+            maximumAttachmentSize: self.maximumAttachmentSize
+        )
+    }
 }

@@ -12,12 +12,12 @@ package enum ChatCommand {
     case preChatForm
     /// Answers a message with one of its choices: the session knows what each sends (``ChatSession/choose(_:id:)``).
     case choose(Choose)
-    /// Fetches one of a message's files: the session knows where it is (``ChatSession/attachment(threadID:messageID:attachmentID:)``).
+    /// Fetches one of a message's files: the session knows where it is (``ChatSession/fileCall(_:_:)``).
     case downloadAttachment(threadID: String?, messageID: String, attachmentID: String)
     /// The page of a thread's messages before those given (``ChatSession/loadOlder(threadID:timeout:id:)``).
     case loadOlder(threadID: String?, timeout: Duration)
-    /// Uploads a file and sends it as a message (``ChatCall/upload(_:brandID:channelID:settings:)``), once
-    /// the channel's restrictions say it takes it.
+    /// Uploads a file and sends it as a message (``ChatSession/fileCall(_:_:)``), once the channel's
+    /// restrictions say it takes it.
     case sendFile(threadID: String?, ChatFile)
     /// E-mails a thread's transcript (``ChatSession/sendTranscript(threadID:email:timeout:id:)``).
     case sendTranscript(threadID: String?, email: String, timeout: Duration)
@@ -51,13 +51,23 @@ package enum ChatCommand {
         package var responseTimeout: Duration
         /// Where the socket goes, for messages.
         package var gatewayDescription: String
+        /// The largest attachment fetched (`max-attachment-size`, bytes).
+        package var maximumAttachmentSize: Int
 
-        package init(brandID: Int, channelID: String, requestTimeout: Duration, responseTimeout: Duration, gatewayDescription: String) {
+        package init(
+            brandID: Int,
+            channelID: String,
+            requestTimeout: Duration,
+            responseTimeout: Duration,
+            gatewayDescription: String,
+            maximumAttachmentSize: Int = 25 << 20
+        ) {
             self.brandID = brandID
             self.channelID = channelID
             self.requestTimeout = requestTimeout
             self.responseTimeout = responseTimeout
             self.gatewayDescription = gatewayDescription
+            self.maximumAttachmentSize = maximumAttachmentSize
         }
 
         /// Fetches the channel configuration (three REST calls at most) and stores the visitor.

@@ -1,5 +1,5 @@
-package import AttendantPluginAPI
-@_spi(Experimental) package import AttendantPluginKit
+import AttendantPluginAPI
+@_spi(Experimental) import AttendantPluginKit
 
 // The session's REST calls (``ChatCall``) as the channel carries them out: the call for a piece of work,
 // a call that cannot be made, and the analytics events one at a time.

@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-@_spi(Experimental) package import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 import FoundationEssentials
 
 // Older messages: LoadMoreMessages with the scroll token ThreadRecovered (`messagesScrollToken`) or the

@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-@_spi(Experimental) package import AttendantPluginKit
+@_spi(Experimental) import AttendantPluginKit
 
 // The transcript by e-mail: SendTranscript with the thread's contact and the address, answered by
 // TranscriptSent, as the SDK's `ChatThreadService.sendTranscript(to:)` checks and sends it (nice-cxone-
