@@ -64,6 +64,40 @@ import Testing
         #expect(problems.first?.message.contains("not valid TOML") == true)
     }
 
+    /// toml++ (TOMLKit) asserts on a table header whose key starts with neither a key character nor a
+    /// quote, which aborted attendantd (on --check-config, at start and on a reload). Found by scripts/fuzz toml.
+    @Test(arguments: ["[=]\n", "a = 1\n[\u{1}]\n", "[[ #]]\n", "[\u{7F}]\n", "[\u{E9}t\u{E9}]\n", "[\\]\n", "[.a]\n", "[\t,]\n"])
+    func aTableHeaderWithoutAKeyIsASyntaxError(text: String) {
+        let problems = self.problems(text)
+        #expect(problems.map(\.code) == [.syntax])
+        let line = text.hasPrefix("a = 1") ? 2 : 1
+        #expect(problems.first?.message.hasPrefix("\(self.file):\(line):") == true, "\(problems)")
+        #expect(problems.first?.message.contains("not valid TOML: a table header needs a key") == true, "\(problems)")
+    }
+
+    /// What looks like such a header inside a string, an array or a comment is not one.
+    @Test func bracketsInsideValuesAreNotHeaders() throws {
+        let text = """
+            a = \"\"\"
+            [=]
+            \"\"\"
+            b = '''
+            [#]'''
+            c = [
+              [1, 2], # [=]
+              [], "[=]",
+            ]
+            d = { e = [ '[' ] }
+            # [=]
+            ["[=]".x]
+            f = 1
+            """
+        let tree = try ConfigurationTree(toml: text, file: self.file)
+        #expect(tree.root["a"] == .string("[=]\n"))
+        #expect(tree.root["b"] == .string("[#]"))
+        #expect(tree.root["[=]"] == .table(["x": .table(["f": .integer(1)])]))
+    }
+
     @Test func unknownKeysEverywhere() {
         let problems = self.problems(
             """
