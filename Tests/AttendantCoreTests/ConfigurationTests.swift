@@ -75,6 +75,35 @@ import Testing
         #expect(problems.first?.message.contains("not valid TOML: a table header needs a key") == true, "\(problems)")
     }
 
+    /// toml++ (TOMLKit) asserts on a date-like value followed by a space and one digit, which it takes for
+    /// the start of a date-time's time: attendantd aborted on `d = 1979-05-27 7`. Found by scripts/fuzz toml.
+    @Test(arguments: [
+        "c = 1979-05-2= 7\n", "d = 1979-05-27 7\n", "d = [1979-05-27 7]\n", "d = {e = 1979-05-27 7}\n", "d = 1_979-05-27 7,\n",
+        "a = 1\nd = 1979-05-27 7 # a comment\n",
+    ])
+    func aDateFollowedByALoneDigitIsASyntaxError(text: String) {
+        let problems = self.problems(text)
+        #expect(problems.map(\.code) == [.syntax])
+        let line = text.hasPrefix("a = 1") ? 2 : 1
+        #expect(problems.first?.message.hasPrefix("\(self.file):\(line):") == true, "\(problems)")
+        #expect(problems.first?.message.contains("not valid TOML: a date is followed by a space and one digit") == true, "\(problems)")
+    }
+
+    /// Dates and date-times with a space, in values, arrays and strings, still read as they are.
+    @Test func datesWithASpaceStillRead() throws {
+        let text = """
+            a = 1979-05-27 07:32:00
+            b = [1979-05-27, 1979-05-27 07:32:00Z]
+            c = "1979-05-27 7"
+            1979-05-27 = 1
+            d = 1979-05-27 # 7
+            """
+        let tree = try ConfigurationTree(toml: text, file: self.file)
+        #expect(tree.root["c"] == .string("1979-05-27 7"))
+        #expect(tree.root["1979-05-27"] == .integer(1))
+        #expect(tree.root["a"] != nil && tree.root["b"] != nil && tree.root["d"] != nil)
+    }
+
     /// What looks like such a header inside a string, an array or a comment is not one.
     @Test func bracketsInsideValuesAreNotHeaders() throws {
         let text = """

@@ -58,11 +58,8 @@ package struct ConfigurationTree: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` with a `.syntax` problem naming the file, line and column.
     package init(toml text: String, file: String?) throws(ConfigurationError) {
-        if let (line, column) = Self.headerWithoutKey(text) {
-            let place = "\(file ?? "configuration"):\(line):\(column)"
-            throw ConfigurationError(
-                .init(.syntax, "\(place): not valid TOML: a table header needs a key: bare (letters, digits, - and _) or quoted")
-            )
+        if let found = TOMLPrescan.problem(in: text) {
+            throw ConfigurationError(.init(.syntax, "\(file ?? "configuration"):\(found.line):\(found.column): not valid TOML: \(found.problem)"))
         }
         let table: TOMLTable
         do {
@@ -95,104 +92,6 @@ package struct ConfigurationTree: Sendable {
         }
         if let file { self.files = [file] }
         self.layers = 1
-    }
-
-    /// The first table header whose key starts with neither a key character nor a quote (`[=]`, `[#]`,
-    /// `[é]`, `[` and a control character), as (line, column), both from 1.
-    ///
-    /// TOML 1.0.0 ("Table", "Keys") allows only a bare key (A-Z, a-z, 0-9, `-`, `_`) or a quoted one
-    /// there, after optional spaces or tabs. toml++ 3, under TOMLKit, does not check this before reading
-    /// the key: its parser asserts (`parse_key`, toml.hpp), and the assertion aborts the daemon. So the
-    /// text is looked at first, skipping what is inside strings, arrays, inline tables and comments.
-    static func headerWithoutKey(_ text: String) -> (line: Int, column: Int)? {
-        let bytes = Array(text.utf8)
-        var index = 0
-        var line = 1
-        var lineStart = 0
-        func at(_ offset: Int) -> UInt8? { index + offset < bytes.count ? bytes[index + offset] : nil }
-        func newline() {
-            line += 1
-            lineStart = index + 1
-        }
-        /// Skips a string that starts at `index`, multi-line or not; stops after it, or at the end of the
-        /// line of an unterminated single-line one.
-        func skipString() {
-            let quote = bytes[index]
-            let multiline = at(1) == quote && at(2) == quote
-            index += multiline ? 3 : 1
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\\") && quote == UInt8(ascii: "\"") {
-                    if at(1) == UInt8(ascii: "\n") {
-                        index += 1
-                        newline()
-                    }
-                    index += 2
-                    continue
-                }
-                if byte == UInt8(ascii: "\n") {
-                    guard multiline else { return }
-                    newline()
-                } else if byte == quote && (!multiline || (at(1) == quote && at(2) == quote)) {
-                    index += multiline ? 3 : 1
-                    // Up to two more quotes belong to a multi-line string's text.
-                    while multiline && at(0) == quote && at(1) == quote && at(2) == quote { index += 1 }
-                    return
-                }
-                index += 1
-            }
-        }
-        func skipComment() {
-            while let byte = at(0), byte != UInt8(ascii: "\n") { index += 1 }
-        }
-        func isKeyStart(_ byte: UInt8) -> Bool {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                true
-            case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "]"):
-                true  // `[]` is toml++'s own error
-            default: false
-            }
-        }
-        var inValue = false
-        var depth = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\n"):
-                newline()
-                if depth == 0 { inValue = false }
-            case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                skipString()
-                continue
-            case UInt8(ascii: "#"):
-                skipComment()
-                continue
-            case UInt8(ascii: "=") where !inValue:
-                inValue = true
-            case UInt8(ascii: "[") where inValue, UInt8(ascii: "{") where inValue:
-                depth += 1
-            case UInt8(ascii: "]") where inValue, UInt8(ascii: "}") where inValue:
-                depth = max(0, depth - 1)
-            case UInt8(ascii: "["):
-                index += at(1) == UInt8(ascii: "[") ? 2 : 1
-                while at(0) == UInt8(ascii: " ") || at(0) == UInt8(ascii: "\t") { index += 1 }
-                guard let first = at(0) else { return nil }
-                if !isKeyStart(first) {
-                    let column = bytes[lineStart..<index].filter { $0 & 0xC0 != 0x80 }.count + 1
-                    return (line, column)
-                }
-                // The rest of the header: its quoted keys, then a comment or the end of the line.
-                while let next = at(0), next != UInt8(ascii: "\n"), next != UInt8(ascii: "#") {
-                    if next == UInt8(ascii: "\"") || next == UInt8(ascii: "'") { skipString() } else { index += 1 }
-                }
-                continue
-            default:
-                break
-            }
-            index += 1
-        }
-        return nil
     }
 
     /// Lays `later` over this tree: its values win, key by key.
