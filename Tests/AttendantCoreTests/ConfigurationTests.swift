@@ -75,33 +75,40 @@ import Testing
         #expect(problems.first?.message.contains("not valid TOML: a table header needs a key") == true, "\(problems)")
     }
 
-    /// toml++ (TOMLKit) asserts on a date-like value followed by a space and one digit, which it takes for
-    /// the start of a date-time's time: attendantd aborted on `d = 1979-05-27 7`. Found by scripts/fuzz toml.
+    /// toml++ (TOMLKit) decides a value's type from its characters and then asserts what that type's
+    /// reader expects, so a value that starts as a date or a time and is not one aborted attendantd:
+    /// `d = 1979-05-27 7` (a space and a digit taken for a date-time's T) and `a = 1980-05-27T\u{1E}7:`.
+    /// Found by scripts/fuzz toml.
     @Test(arguments: [
-        "c = 1979-05-2= 7\n", "d = 1979-05-27 7\n", "d = [1979-05-27 7]\n", "d = {e = 1979-05-27 7}\n", "d = 1_979-05-27 7,\n",
-        "a = 1\nd = 1979-05-27 7 # a comment\n",
+        "c = 1979-05-2= 7\n", "d = 1979-05-27 7\n", "d = [1979-05-27 7]\n", "d = {e = 1979-05-27 7}\n",
+        "a = 1\nd = 1979-05-27 7 # a comment\n", "a = 1980-05-27T\u{1E}7:\n", "a = 1980-05-27T07:32\n", "a = 1980-05-27 07:32:00+1\n",
+        "a = 07:32:0x\n", "a = 07:32:00Z\n", "a = 1980-05-27T07:32:00.Z\n", "a = [1980-05-27T]\n",
     ])
-    func aDateFollowedByALoneDigitIsASyntaxError(text: String) {
+    func aValueThatStartsAsADateOrTimeAndIsNotOneIsASyntaxError(text: String) {
         let problems = self.problems(text)
         #expect(problems.map(\.code) == [.syntax])
-        let line = text.hasPrefix("a = 1") ? 2 : 1
+        let line = text.hasPrefix("a = 1\n") ? 2 : 1
         #expect(problems.first?.message.hasPrefix("\(self.file):\(line):") == true, "\(problems)")
-        #expect(problems.first?.message.contains("not valid TOML: a date is followed by a space and one digit") == true, "\(problems)")
+        #expect(problems.first?.message.contains("not valid TOML:") == true, "\(problems)")
     }
 
     /// Dates and date-times with a space, in values, arrays and strings, still read as they are.
     @Test func datesWithASpaceStillRead() throws {
         let text = """
             a = 1979-05-27 07:32:00
-            b = [1979-05-27, 1979-05-27 07:32:00Z]
+            b = [1979-05-27, 1979-05-27 07:32:00Z, 1979-05-27t07:32:00.999-07:00, 07:32:00.5, 1979-05-27T00:32:00+09:30]
             c = "1979-05-27 7"
             1979-05-27 = 1
             d = 1979-05-27 # 7
+            e = {1979-05-28 = 1979-05-27}
+            2024-01-01.f = 2
+            g = 1979-05-27T07:32:00z
             """
         let tree = try ConfigurationTree(toml: text, file: self.file)
         #expect(tree.root["c"] == .string("1979-05-27 7"))
         #expect(tree.root["1979-05-27"] == .integer(1))
-        #expect(tree.root["a"] != nil && tree.root["b"] != nil && tree.root["d"] != nil)
+        #expect(tree.root["2024-01-01"] == .table(["f": .integer(2)]))
+        for key in ["a", "b", "d", "e", "g"] { #expect(tree.root[key] != nil, "\(key)") }
     }
 
     /// What looks like such a header inside a string, an array or a comment is not one.

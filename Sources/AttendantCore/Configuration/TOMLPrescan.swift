@@ -7,10 +7,11 @@
 /// - A table header whose key starts with neither a key character nor a quote (`[=]`, `[#]`, `[é]`, `[`
 ///   and a control character): TOML allows only a bare key (A-Z, a-z, 0-9, `-`, `_`) or a quoted one there,
 ///   after optional spaces or tabs; toml++ asserts in `parse_key`.
-/// - A date-like value followed by a space and one digit, then the value's end (`d = 1979-05-27 7`,
-///   `c = 1979-05-2= 7`): toml++ takes the space for a date-time's `T`, reads the digit, and scans on from
-///   the value's end (`parse_value`'s `scan`, which asserts it is not there). A time needs two-digit hours,
-///   so this is never a date-time.
+/// - A value that starts as a date or a time (four digits and `-`, or two digits and `:`) and is not one:
+///   toml++ decides a value's type from its characters, then asserts what that type's reader expects
+///   (`d = 1979-05-27 7` and `c = 1979-05-2= 7` in `parse_value`'s scan, `a = 1980-05-27T\u{1E}7:` in
+///   `parse_time`). Here such a value must be a date, a time or a date-time as TOML 1.0.0's grammar has
+///   them (RFC 3339 with `T`, `t` or a space between), whatever its digits say.
 ///
 /// What is inside strings and comments is skipped.
 enum TOMLPrescan {
@@ -53,12 +54,17 @@ enum TOMLPrescan {
                     self.skipComment()
                     continue
                 case UInt8(ascii: "0")...UInt8(ascii: "9") where self.startsToken:
-                    if self.dateThenLoneDigit() {
-                        return (self.line, self.column, "a date is followed by a space and one digit; a date-time is DATE HH:MM:SS")
+                    if let problem = self.dateOrTimeProblem() { return (self.line, self.column, problem) }
+                    // A date-time with a space is one value; otherwise the rest of the token (a date's
+                    // digits never start another), up to what this loop still has to see.
+                    let first = self.token(at: 0)
+                    if first.count == 10, first[4] == UInt8(ascii: "-"), self.at(10) == UInt8(ascii: " "), let next = self.at(11),
+                        (48...57).contains(next)
+                    {
+                        self.index += 11 + self.token(at: 11).count
+                    } else {
+                        while let next = self.at(0), !Self.endsValue(next), !"=[{\"'".utf8.contains(next) { self.index += 1 }
                     }
-                    // The rest of the token (a date's digits never start another), up to what this loop
-                    // still has to see.
-                    while let next = self.at(0), !Self.endsValue(next), !"=[{\"'".utf8.contains(next) { self.index += 1 }
                     continue
                 case UInt8(ascii: "=") where !inValue:
                     inValue = true
@@ -105,20 +111,70 @@ enum TOMLPrescan {
             }
         }
 
-        /// toml++'s test (`parse_value`): ten characters besides underscores, a digit first and `-` fifth
-        /// and eighth, then one space and a digit; here also the value's end right after that digit, the
-        /// case it asserts on.
-        func dateThenLoneDigit() -> Bool {
-            var characters: [UInt8] = []
-            var offset = 0
-            while let byte = self.at(offset), !Self.endsValue(byte), characters.count <= 10 {
-                if byte != UInt8(ascii: "_") { characters.append(byte) }
-                offset += 1
+        /// The token here, up to the value's end.
+        func token(at offset: Int) -> [UInt8] {
+            var token: [UInt8] = []
+            while let byte = self.at(offset + token.count), !Self.endsValue(byte) { token.append(byte) }
+            return token
+        }
+
+        /// What is wrong with a value that starts here as a date or a time, if it is not one. A key (what
+        /// `=` or a dotted key's `.` follows) is not looked at: `2024-01-01 = 1` is a bare key.
+        func dateOrTimeProblem() -> String? {
+            let first = self.token(at: 0)
+            func isDigits(_ bytes: ArraySlice<UInt8>) -> Bool { !bytes.isEmpty && bytes.allSatisfy { (48...57).contains($0) } }
+            let startsDate = first.count >= 5 && isDigits(first[0..<4]) && first[4] == UInt8(ascii: "-")
+            let startsTime = first.count >= 3 && isDigits(first[0..<2]) && first[2] == UInt8(ascii: ":")
+            guard startsDate || startsTime else { return nil }
+            var after = first.count
+            while self.at(after) == UInt8(ascii: " ") || self.at(after) == UInt8(ascii: "\t") { after += 1 }
+            if self.at(after) == UInt8(ascii: "=") || self.at(after) == UInt8(ascii: ".") { return nil }
+            let shown = String(decoding: first, as: UTF8.self)
+            guard startsDate else {
+                return Self.isTime(first[...], offset: false)
+                    ? nil : "\(shown) is not a time: a local time is HH:MM:SS, with a fraction of a second if any"
             }
-            guard characters.count == 10, characters[4] == UInt8(ascii: "-"), characters[7] == UInt8(ascii: "-") else { return false }
-            guard self.at(offset) == UInt8(ascii: " "), let digit = self.at(offset + 1), (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit)
-            else { return false }
-            return self.at(offset + 2).map(Self.endsValue) ?? false
+            let date = "a date is YYYY-MM-DD, and a date-time YYYY-MM-DDTHH:MM:SS with a fraction and Z or ±HH:MM if any (T may be a space)"
+            guard first.count >= 10, isDigits(first[5..<7]), first[7] == UInt8(ascii: "-"), isDigits(first[8..<10]) else {
+                return "\(shown) is not a date: \(date)"
+            }
+            if first.count == 10 {
+                // A space and a digit make it a date-time whose time is the next token (toml++ reads it so).
+                guard self.at(10) == UInt8(ascii: " "), let next = self.at(11), (48...57).contains(next) else { return nil }
+                let time = self.token(at: 11)
+                return Self.isTime(time[...], offset: true)
+                    ? nil : "\(shown) \(String(decoding: time, as: UTF8.self)) is not a date-time: \(date)"
+            }
+            guard first[10] == UInt8(ascii: "T") || first[10] == UInt8(ascii: "t"), Self.isTime(first[11...], offset: true) else {
+                return "\(shown) is not a date-time: \(date)"
+            }
+            return nil
+        }
+
+        /// HH:MM:SS, a fraction if any, and with `offset` Z or ±HH:MM if any (TOML 1.0.0: partial-time,
+        /// time-offset).
+        static func isTime(_ text: ArraySlice<UInt8>, offset: Bool) -> Bool {
+            var rest = text
+            func digits(_ count: Int) -> Bool {
+                guard rest.count >= count, rest.prefix(count).allSatisfy({ (48...57).contains($0) }) else { return false }
+                rest = rest.dropFirst(count)
+                return true
+            }
+            func literal(_ byte: UInt8) -> Bool {
+                guard rest.first == byte else { return false }
+                rest = rest.dropFirst()
+                return true
+            }
+            guard digits(2), literal(UInt8(ascii: ":")), digits(2), literal(UInt8(ascii: ":")), digits(2) else { return false }
+            if literal(UInt8(ascii: ".")) {
+                guard digits(1) else { return false }
+                while let next = rest.first, (48...57).contains(next) { rest = rest.dropFirst() }
+            }
+            guard offset, let sign = rest.first else { return rest.isEmpty }
+            if sign == UInt8(ascii: "Z") || sign == UInt8(ascii: "z") { return rest.count == 1 }
+            guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return false }
+            rest = rest.dropFirst()
+            return digits(2) && literal(UInt8(ascii: ":")) && digits(2) && rest.isEmpty
         }
 
         static func isKeyStart(_ byte: UInt8) -> Bool {
