@@ -40,13 +40,16 @@ enum TOMLPrescan {
 
         mutating func run() -> (line: Int, column: Int, problem: String)? {
             var inValue = false
-            var depth = 0
+            // The arrays and inline tables open in the value, innermost last; in an inline table a key
+            // comes first, then `=` and its value.
+            var open: [UInt8] = []
+            var expectsKey = false
             while self.index < self.bytes.count {
                 let byte = self.bytes[self.index]
                 switch byte {
                 case UInt8(ascii: "\n"):
                     self.newline()
-                    if depth == 0 { inValue = false }
+                    if open.isEmpty { inValue = false }
                 case UInt8(ascii: "\""), UInt8(ascii: "'"):
                     self.skipString()
                     continue
@@ -54,24 +57,29 @@ enum TOMLPrescan {
                     self.skipComment()
                     continue
                 case UInt8(ascii: "0")...UInt8(ascii: "9") where self.startsToken:
-                    if let problem = self.dateOrTimeProblem() { return (self.line, self.column, problem) }
+                    if inValue && !expectsKey, let problem = self.dateOrTimeProblem() { return (self.line, self.column, problem) }
                     // A date-time with a space is one value; otherwise the rest of the token (a date's
                     // digits never start another), up to what this loop still has to see.
                     let first = self.token(at: 0)
-                    if first.count == 10, first[4] == UInt8(ascii: "-"), self.at(10) == UInt8(ascii: " "), let next = self.at(11),
-                        (48...57).contains(next)
+                    if inValue && !expectsKey, first.count == 10, first[4] == UInt8(ascii: "-"), self.at(10) == UInt8(ascii: " "),
+                        let next = self.at(11), (48...57).contains(next)
                     {
                         self.index += 11 + self.token(at: 11).count
                     } else {
                         while let next = self.at(0), !Self.endsValue(next), !"=[{\"'".utf8.contains(next) { self.index += 1 }
                     }
                     continue
-                case UInt8(ascii: "=") where !inValue:
+                case UInt8(ascii: "="):
                     inValue = true
+                    expectsKey = false
                 case UInt8(ascii: "[") where inValue, UInt8(ascii: "{") where inValue:
-                    depth += 1
+                    open.append(byte)
+                    expectsKey = byte == UInt8(ascii: "{")
                 case UInt8(ascii: "]") where inValue, UInt8(ascii: "}") where inValue:
-                    depth = max(0, depth - 1)
+                    _ = open.popLast()
+                    expectsKey = false
+                case UInt8(ascii: ",") where inValue:
+                    expectsKey = open.last == UInt8(ascii: "{")
                 case UInt8(ascii: "["):
                     self.index += self.at(1) == UInt8(ascii: "[") ? 2 : 1
                     while self.at(0) == UInt8(ascii: " ") || self.at(0) == UInt8(ascii: "\t") { self.index += 1 }
@@ -118,17 +126,13 @@ enum TOMLPrescan {
             return token
         }
 
-        /// What is wrong with a value that starts here as a date or a time, if it is not one. A key (what
-        /// `=` or a dotted key's `.` follows) is not looked at: `2024-01-01 = 1` is a bare key.
+        /// What is wrong with a value that starts here as a date or a time, if it is not one.
         func dateOrTimeProblem() -> String? {
             let first = self.token(at: 0)
             func isDigits(_ bytes: ArraySlice<UInt8>) -> Bool { !bytes.isEmpty && bytes.allSatisfy { (48...57).contains($0) } }
             let startsDate = first.count >= 5 && isDigits(first[0..<4]) && first[4] == UInt8(ascii: "-")
             let startsTime = first.count >= 3 && isDigits(first[0..<2]) && first[2] == UInt8(ascii: ":")
             guard startsDate || startsTime else { return nil }
-            var after = first.count
-            while self.at(after) == UInt8(ascii: " ") || self.at(after) == UInt8(ascii: "\t") { after += 1 }
-            if self.at(after) == UInt8(ascii: "=") || self.at(after) == UInt8(ascii: ".") { return nil }
             let shown = String(decoding: first, as: UTF8.self)
             guard startsDate else {
                 return Self.isTime(first[...], offset: false)
