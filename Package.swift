@@ -217,6 +217,15 @@ let package = Package(
             swiftSettings: strictness
         ),
 
+        // The genesys-messaging plugin's pure layer (issue 35): Genesys Cloud web messaging wire (socket
+        // requests and frames, history page, deployment config.json) and the file profile.
+        .target(
+            name: "GenesysCore",
+            dependencies: [pluginAPI],
+            path: "Plugins/GenesysMessaging/GenesysCore",
+            swiftSettings: strictness
+        ),
+
         // The KarteActions plugin's pure layer (issue 13): KARTE track wire, the tracking machine (pv ids,
         // batching, retries) and the actions machine (routing, suppress, display limit, resets).
         .target(
@@ -266,6 +275,11 @@ let package = Package(
         .testTarget(
             name: "GMSCoreTests",
             dependencies: ["GMSCore", pluginAPI],
+            swiftSettings: strictness
+        ),
+        .testTarget(
+            name: "GenesysCoreTests",
+            dependencies: ["GenesysCore", pluginAPI],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -1,0 +1,9 @@
+// GenesysCore: the pure part of the genesys-messaging plugin (issue 35): Genesys Cloud web messaging, the
+// successor of GMS chat. No sockets, no clock of its own.
+//
+// - Wire/: the socket's requests (`configureSession`, `onMessage`, `echo`, the attachment actions…) and
+//   the frames the server sends (`SessionResponse`, `StructuredMessage`, the errors…), the history page,
+//   the deployment's config.json, the OAuth bodies and the URLs, as Genesys' Messenger transport SDK
+//   writes and reads them (Plugins/GenesysMessaging/README.md, "Wire facts"). Imports only the kit's
+//   JSONValue, so a fuzz target can compile it alone.
+// - Session/: the file profile the deployment and the session give.
