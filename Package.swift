@@ -218,7 +218,7 @@ let package = Package(
         ),
 
         // The genesys-messaging plugin's pure layer (issue 35): Genesys Cloud web messaging wire (socket
-        // requests and frames, history page, deployment config.json) and the file profile.
+        // requests and frames, history page, deployment config.json), the file profile and the session machine.
         .target(
             name: "GenesysCore",
             dependencies: [pluginAPI],

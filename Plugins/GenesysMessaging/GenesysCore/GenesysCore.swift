@@ -6,4 +6,5 @@
 //   the deployment's config.json, the OAuth bodies and the URLs, as Genesys' Messenger transport SDK
 //   writes and reads them (Plugins/GenesysMessaging/README.md, "Wire facts"). Imports only the kit's
 //   JSONValue, so a fuzz target can compile it alone.
-// - Session/: the file profile the deployment and the session give.
+// - Session/: the file profile the deployment and the session give, and the session state machine
+//   (configuring, configured, read-only after ConversationDisconnect, reconnection, echo and typing cool-downs).

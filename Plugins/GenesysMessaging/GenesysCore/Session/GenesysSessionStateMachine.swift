@@ -1,0 +1,351 @@
+import AttendantPluginKit
+
+/// One web messaging session on one socket, without I/O or a clock of its own (SDK
+/// `core/MessagingClientImpl.kt`, `core/StateMachineImpl.kt`, `core/events/HealthCheckProvider.kt`,
+/// `core/events/UserTypingProvider.kt`, `network/ReconnectionHandlerImpl.kt`).
+///
+/// The driver feeds events (``start()``, ``socketOpened(now:)``, ``received(_:now:)``,
+/// ``socketFailed(now:)``, ``timerFired(_:now:)``, ``keepAlive(now:)``, ``typing(now:)``,
+/// ``send(_:now:)``, ``startNewChat()``, ``stop()``) and carries out the returned ``Action``s.
+///
+/// Rules:
+/// - ``start()`` opens the socket; once open, `configureSession` (with `startNew` when a new chat was
+///   asked for) configures it.
+/// - A `SessionResponse` without `readOnly` makes the session configured: messages may be sent. With
+///   `newSession` and the deployment's autostart, autostart (presence Join) is sent. A `SessionResponse`
+///   ends a run of reconnection attempts.
+/// - A `SessionResponse` with `readOnly`, or an agent's presence `Disconnect` whose metadata says
+///   `readOnly`, makes the session read-only: nothing may be sent until ``startNewChat()``, which sends
+///   `closeSession` (all connections); the server's `SessionResponse` with `connected: false` then
+///   leads to `configureSession` with `startNew`.
+/// - A lost socket is retried after the configuration's backoff, up to its number of attempts; then the
+///   session fails. A `ConnectionClosedEvent` (the session closed from elsewhere) closes the socket
+///   and is not retried.
+/// - `SessionExpiredEvent` and the error codes 4006 and 4007 fail the session. An HTTP-class error
+///   while configuring fails it too (authenticated sessions, which retry after a JWT refresh, come later).
+/// - ``keepAlive(now:)`` sends `echo` at most once per ``GenesysSessionConfiguration/echoCooldown``; one
+///   asked for sooner is sent when the cool-down ends (a timer), as the SDK defers it.
+/// - ``typing(now:)`` sends our typing notice at most once per
+///   ``GenesysSessionConfiguration/typingCooldown`` and only when the deployment shows it; our own
+///   message coming back resets the cool-down.
+package struct GenesysSessionStateMachine: Sendable {
+    package enum Timer: Sendable, Hashable {
+        case reconnect
+        /// A deferred echo.
+        case echo
+    }
+
+    package enum Action: Sendable, Hashable {
+        case openSocket
+        case closeSocket
+        case send(GenesysRequest)
+        case setTimer(Timer, after: Duration)
+        case cancelTimer(Timer)
+        /// Messages may be sent.
+        case configured(GenesysSessionResponse)
+        /// The conversation was disconnected: read-only until a new chat.
+        case readOnly
+        /// The session ended; ``start()`` begins again.
+        case failed(GenesysSessionFailure)
+        /// A send or typing the session cannot make now, with why.
+        case refused(String)
+    }
+
+    /// What exists only while the socket is configured: the cool-downs.
+    package struct Live: Sendable, Hashable {
+        package var session: GenesysSessionResponse
+        var lastEcho: ContinuousClock.Instant?
+        var echoDeferred = false
+        var lastTyping: ContinuousClock.Instant?
+    }
+
+    package enum State: Sendable, Hashable {
+        case idle
+        /// The socket is opening; `startNew` goes into the configureSession to come.
+        case connecting(attempt: Int, startNew: Bool)
+        case configuring(attempt: Int, startNew: Bool)
+        case configured(Live)
+        /// `startingNew`: closeSession was sent for a new chat.
+        case readOnly(Live, startingNew: Bool)
+        case waitingToReconnect(attempt: Int, startNew: Bool)
+        case failed(GenesysSessionFailure)
+    }
+
+    package private(set) var state: State = .idle
+    package let configuration: GenesysSessionConfiguration
+    private var random: GenesysRandom
+
+    package init(configuration: GenesysSessionConfiguration, seed: UInt64) {
+        self.configuration = configuration
+        self.random = GenesysRandom(seed: seed)
+    }
+
+    // MARK: The socket
+
+    package mutating func start() -> [Action] {
+        switch self.state {
+        case .idle, .failed:
+            self.state = .connecting(attempt: 0, startNew: false)
+            return [.openSocket]
+        default:
+            return []
+        }
+    }
+
+    package mutating func stop() -> [Action] {
+        let hadSocket: Bool
+        switch self.state {
+        case .idle, .failed: return []
+        case .waitingToReconnect: hadSocket = false
+        default: hadSocket = true
+        }
+        self.state = .idle
+        return (hadSocket ? [.closeSocket] : []) + [.cancelTimer(.reconnect), .cancelTimer(.echo)]
+    }
+
+    package mutating func socketOpened(now: ContinuousClock.Instant) -> [Action] {
+        guard case .connecting(let attempt, let startNew) = self.state else { return [] }
+        self.state = .configuring(attempt: attempt, startNew: startNew)
+        return [.send(self.configureSession(startNew: startNew))]
+    }
+
+    package mutating func socketFailed(now: ContinuousClock.Instant) -> [Action] {
+        let attempt: Int
+        let startNew: Bool
+        switch self.state {
+        case .connecting(let count, let new), .configuring(let count, let new): (attempt, startNew) = (count, new)
+        case .configured: (attempt, startNew) = (0, false)
+        // A new chat asked for and not yet configured is still asked for after the socket comes back.
+        case .readOnly(_, let startingNew): (attempt, startNew) = (0, startingNew)
+        case .idle, .failed, .waitingToReconnect: return []
+        }
+        guard attempt < self.configuration.maximumReconnectAttempts else {
+            return self.fail(.reconnectionGaveUp(attempts: attempt))
+        }
+        self.state = .waitingToReconnect(attempt: attempt + 1, startNew: startNew)
+        let delay = self.configuration.reconnectBackoff.delay(attempt: attempt, using: &self.random)
+        return [.cancelTimer(.echo), .setTimer(.reconnect, after: delay)]
+    }
+
+    package mutating func timerFired(_ timer: Timer, now: ContinuousClock.Instant) -> [Action] {
+        switch (timer, self.state) {
+        case (.reconnect, .waitingToReconnect(let attempt, let startNew)):
+            self.state = .connecting(attempt: attempt, startNew: startNew)
+            return [.openSocket]
+        case (.echo, .configured(var live)):
+            live.echoDeferred = false
+            self.state = .configured(live)
+            return self.keepAlive(now: now)
+        case (.echo, .readOnly(var live, let startingNew)):
+            live.echoDeferred = false
+            self.state = .readOnly(live, startingNew: startingNew)
+            return self.keepAlive(now: now)
+        default:
+            return []
+        }
+    }
+
+    // MARK: What the server sends
+
+    package mutating func received(_ frame: GenesysServerFrame, now: ContinuousClock.Instant) -> [Action] {
+        switch frame.body {
+        case .session(let session):
+            return self.sessionResponse(session)
+        case .structuredMessage(let message):
+            return self.message(message)
+        case .sessionExpired:
+            return self.fail(.sessionExpired)
+        case .error(let code, _) where code.endsTheSession:
+            return self.fail(code == .sessionHasExpired ? .sessionExpired : .sessionNotFound)
+        case .error(let code, _) where code.isHTTPClass:
+            if case .configuring = self.state { return self.fail(.configurationRefused(code)) }
+            return []
+        case .connectionClosed(let reason):
+            guard self.hasSocket else { return [] }
+            self.state = .failed(.closedElsewhere(signedIn: reason == "signedIn"))
+            return [.closeSocket, .cancelTimer(.echo), .failed(.closedElsewhere(signedIn: reason == "signedIn"))]
+        default:
+            return []
+        }
+    }
+
+    private mutating func sessionResponse(_ session: GenesysSessionResponse) -> [Action] {
+        switch self.state {
+        case .configuring, .configured:
+            if session.readOnly {
+                self.state = .readOnly(Live(session: session), startingNew: false)
+                return [.readOnly]
+            }
+            self.state = .configured(Live(session: session))
+            var actions: [Action] = [.configured(session)]
+            if session.newSession && self.configuration.autoStart {
+                actions.append(.send(self.request(.onMessage(.autostart()))))
+            }
+            return actions
+        case .readOnly(_, startingNew: true) where !session.connected:
+            // The answer to closeSession: configure the new chat (SDK handleSessionResponse).
+            self.state = .configuring(attempt: 0, startNew: true)
+            return [.send(self.configureSession(startNew: true))]
+        case .readOnly(var live, let startingNew):
+            live.session = session
+            self.state = .readOnly(live, startingNew: startingNew)
+            return []
+        default:
+            return []
+        }
+    }
+
+    private mutating func message(_ message: GenesysStructuredMessage) -> [Action] {
+        guard case .configured(var live) = self.state else { return [] }
+        if message.isConversationDisconnect && message.isReadOnly {
+            self.state = .readOnly(live, startingNew: false)
+            return [.readOnly]
+        }
+        if message.direction == .inbound && message.kind != .event {
+            // Our own message came back: typing may be sent again at once (SDK handleTextMessageUpdate).
+            live.lastTyping = nil
+            self.state = .configured(live)
+        }
+        return []
+    }
+
+    // MARK: What the user does
+
+    /// The keep-alive: an `echo` now, or when the cool-down ends.
+    package mutating func keepAlive(now: ContinuousClock.Instant) -> [Action] {
+        var live: Live
+        let startingNew: Bool?
+        switch self.state {
+        case .configured(let current): (live, startingNew) = (current, nil)
+        case .readOnly(let current, let starting): (live, startingNew) = (current, starting)
+        default: return []
+        }
+        var actions: [Action] = []
+        if let last = live.lastEcho, last.duration(to: now) <= self.configuration.echoCooldown {
+            if !live.echoDeferred {
+                live.echoDeferred = true
+                actions = [.setTimer(.echo, after: self.configuration.echoCooldown - last.duration(to: now))]
+            }
+        } else {
+            live.lastEcho = now
+            actions = [.send(.echo(token: self.configuration.token))]
+        }
+        if let startingNew { self.state = .readOnly(live, startingNew: startingNew) } else { self.state = .configured(live) }
+        return actions
+    }
+
+    /// Our typing notice, unless one went out within the cool-down.
+    package mutating func typing(now: ContinuousClock.Instant) -> [Action] {
+        guard case .configured(var live) = self.state else { return [.refused(self.whyNotSending)] }
+        guard self.configuration.showUserTypingIndicator else { return [] }
+        if let last = live.lastTyping, last.duration(to: now) <= self.configuration.typingCooldown { return [] }
+        live.lastTyping = now
+        self.state = .configured(live)
+        return [.send(self.request(.onMessage(.typing)))]
+    }
+
+    /// A message of ours (text, a reply, files by attachment id).
+    package mutating func send(_ message: GenesysOutgoingMessage, now: ContinuousClock.Instant) -> [Action] {
+        guard case .configured = self.state else { return [.refused(self.whyNotSending)] }
+        return [.send(self.request(.onMessage(message)))]
+    }
+
+    /// From read-only: close the session everywhere, then configure a new chat.
+    package mutating func startNewChat() -> [Action] {
+        guard case .readOnly(let live, startingNew: false) = self.state else {
+            if case .readOnly = self.state { return [] }
+            return [.refused("a new chat starts only after the conversation was disconnected")]
+        }
+        self.state = .readOnly(live, startingNew: true)
+        return [.send(self.request(.closeSession(closeAllConnections: true)))]
+    }
+
+    // MARK: Helpers
+
+    private var hasSocket: Bool {
+        switch self.state {
+        case .connecting, .configuring, .configured, .readOnly: true
+        case .idle, .waitingToReconnect, .failed: false
+        }
+    }
+
+    private var whyNotSending: String {
+        switch self.state {
+        case .readOnly: "the conversation was disconnected and is read-only; start a new chat"
+        case .failed(let failure): "the session failed: \(failure)"
+        case .idle: "the session is not started"
+        default: "the session is not configured yet"
+        }
+    }
+
+    private mutating func fail(_ failure: GenesysSessionFailure) -> [Action] {
+        let hadSocket = self.hasSocket
+        self.state = .failed(failure)
+        return (hadSocket ? [.closeSocket] : []) + [.cancelTimer(.echo), .failed(failure)]
+    }
+
+    private mutating func configureSession(startNew: Bool) -> GenesysRequest {
+        .configureSession(
+            token: self.configuration.token,
+            deploymentId: self.configuration.deploymentId,
+            startNew: startNew,
+            tracingId: self.random.uuid()
+        )
+    }
+
+    private mutating func request(_ action: GenesysRequest.Action) -> GenesysRequest {
+        GenesysRequest(token: self.configuration.token, tracingId: self.random.uuid(), action: action)
+    }
+}
+
+/// Why a session ended.
+package enum GenesysSessionFailure: Sendable, Hashable, CustomStringConvertible {
+    case sessionExpired
+    case sessionNotFound
+    case configurationRefused(GenesysErrorCode)
+    case reconnectionGaveUp(attempts: Int)
+    /// `ConnectionClosedEvent`: the user signed in elsewhere, or the session's connection limit.
+    case closedElsewhere(signedIn: Bool)
+
+    package var description: String {
+        switch self {
+        case .sessionExpired: "the session expired (4006 SessionHasExpired); a new session starts a new conversation"
+        case .sessionNotFound: "the server does not know the session (4007 SessionNotFound)"
+        case .configurationRefused(let code): "configureSession was refused with \(code)"
+        case .reconnectionGaveUp(let attempts): "the socket could not be opened again after \(attempts) attempts"
+        case .closedElsewhere(let signedIn):
+            signedIn
+                ? "the session was closed: the user signed in on another device"
+                : "the session was closed from elsewhere (the session's connection limit)"
+        }
+    }
+}
+
+/// A seeded generator (SplitMix64): tracing ids and jitter, reproducible in tests.
+struct GenesysRandom: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { self.state = seed }
+
+    mutating func next() -> UInt64 {
+        self.state &+= 0x9E37_79B9_7F4A_7C15
+        var z = self.state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A version 4 UUID, lower-case, as the SDK's `Platform().randomUUID()`.
+    mutating func uuid() -> String {
+        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &self) }
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for (index, byte) in bytes.enumerated() {
+            if [4, 6, 8, 10].contains(index) { text.append(UInt8(ascii: "-")) }
+            text += [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
