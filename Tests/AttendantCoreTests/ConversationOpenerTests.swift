@@ -31,7 +31,10 @@ import Testing
                 terminal: terminal,
                 environment: ["PATH": self.folder],
                 executableDirectory: nil,
-                logger: Logger(label: "test") { _ in RecordingLogHandler(records: records) }
+                logger: Logger(label: "test") { _ in RecordingLogHandler(records: records) },
+                // The fake terminals exit at once; a busy machine may take seconds to run them, which must not
+                // count as a terminal that stays open (it did, with the daemon's 2 s, under load).
+                settle: .seconds(60)
             )
         }
     }

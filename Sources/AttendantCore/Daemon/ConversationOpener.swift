@@ -17,9 +17,14 @@ package final class ConversationOpener: Sendable {
     private let attendantctl: String
     private let searchPath: String
     private let logger: Logger
+    /// How long the terminal has to fail before it counts as open.
+    private let settle: Duration
 
-    package init(terminal: [String]?, environment: [String: String], executableDirectory: String?, logger: Logger) {
+    /// `settle`: a terminal still running after it has opened its window (tests wait for their fake
+    /// terminal's exit instead).
+    package init(terminal: [String]?, environment: [String: String], executableDirectory: String?, logger: Logger, settle: Duration = .seconds(2)) {
         self.terminal = Mutex(terminal)
+        self.settle = settle
         self.searchPath = environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         let beside = executableDirectory.map { $0 + "/attendantctl" }
         self.attendantctl = beside.flatMap { access($0, X_OK) == 0 ? $0 : nil } ?? "attendantctl"
@@ -54,7 +59,7 @@ package final class ConversationOpener: Sendable {
         case .success(let words):
             // A terminal stays in the foreground for as long as its window is open, or hands the window to
             // a server and exits 0: both mean it opened.
-            switch await LinkOpener.run(words, within: .seconds(2)) {
+            switch await LinkOpener.run(words, within: self.settle) {
             case .exited(0), .still:
                 self.logger.info("opened the conversation of thread \(thread) with \(words[0])", metadata: metadata)
             case let other:

@@ -20,7 +20,9 @@ import Testing
         init(url: String, transport: BayeuxConnectionType, timeout: Duration = .seconds(60)) {
             var configuration = BayeuxTransport.Configuration(url: url)
             configuration.machine.connectionType = transport
-            configuration.machine.networkDelay = .seconds(10)
+            // How long a reply may take: a busy machine (two CPU hogs, the suite, Faye's Ruby) answered a
+            // long-polling publish after more than 10 s once.
+            configuration.machine.networkDelay = .seconds(30)
             let events = Recorder<BayeuxTransport.Event>()
             let client = BayeuxDriver(configuration: configuration)
             self.client = client
