@@ -1,0 +1,941 @@
+#!/usr/bin/env python3
+"""A fault campaign across all four channels at once (issue 34, item 1).
+
+One attendantd runs a sip-voice, a cxone-chat, a gms-chat and a karte-actions channel against one
+attendant-sim (as memory.py connects them; voice over TCP with Bearer tokens, CXone with several threads
+per customer), on a private session bus with a notification server (python-dbusmock's notification_daemon
+template, its calls logged) and a private system bus with python-dbusmock's logind template. Then, one fault
+kind after the other, each for its count:
+
+- suspend: PrepareForSleep(true) through the logind mock, the chats' background awaited, the daemon
+  stopped (SIGSTOP, as a suspended machine is frozen) while the agents write, SIGCONT and
+  PrepareForSleep(false); traffic on every channel in each cycle, before and during the sleep;
+- kill: traffic started, SIGKILL at a random moment 0-0.5 s into it, the daemon started again on the same
+  configuration and state folder, traffic again;
+- tokens: `RenewToken` of the voice channel (a new JWT from the simulator's token endpoint, then a new
+  REGISTER); every --refuse-every'th one refused by the endpoint (`/control/refuse-renewals`); traffic
+  every --token-traffic-every rotations;
+- drops: the simulator lives in a network namespace the script makes, reached over a veth pair
+  (10.77.0.1/30 here, 10.77.0.2/30 there; a TCP relay in the namespace carries each of the simulator's
+  ports from 10.77.0.2 to its 127.0.0.1, since attendant-sim listens on loopback only). Each drop takes the
+  link down for --drop-seconds and up again; every third one also has the simulator's registrar and GMS
+  server forget their clients (`/control/restart`, `/control/gms/fault?kind=restart`) and the CXone gateway
+  drop its sockets while the link is down; with tc netem in the kernel, every other drop first adds loss
+  and latency to the link for its traffic (the script says when netem is missing, and goes on without).
+
+Traffic, each round: the simulator calls the voice channel (the call is declined once recorded); the CXone
+agent opens a new thread with a message; the GMS agent writes in the open chat (the first round's is a
+new contact); the KARTE channel reports a view whose campaign (one per round) shows an action. Each
+message carries a unique mark.
+
+For each fault kind it reports contacts expected (calls the daemon rang, threads and chats opened,
+actions tracked), recorded, duplicated (the same id twice) and lost (expected, not recorded once traffic
+has settled); messages (agent messages and actions) alerted once, twice or more, and never (Notify calls
+whose body or summary holds the mark); and time from the fault's end (resume, restart, renewal, link up)
+to every channel listening again (median, p99, max; ChannelStateChanged signals read with dbus-monitor).
+
+Usage: Benchmarks/fault_campaign.py [--suspend 200] [--drops 200] [--tokens 1000] [--kill 50]
+                                    [--binary .build/debug/attendantd] [--keep DIR]
+  A count of 0 skips that fault kind. Needs root for the namespace (drops are skipped without it).
+It reports figures; it asserts nothing, and exits non-zero only when it could not run.
+"""
+import argparse, json, os, random, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, threading, time
+import urllib.parse, urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from voice_idle import BenchError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CHANNELS = ("voice", "chat", "gms", "actions")
+LOGIN1 = "org.freedesktop.login1"
+MOCK = "org.freedesktop.DBus.Mock"
+MANAGER_PATH = "/org/freedesktop/login1"
+MANAGER = "org.freedesktop.login1.Manager"
+NAMESPACE, HOST_LINK, PEER_LINK = "attendant-fc", "afc0", "afc1"
+HOST_ADDRESS, PEER_ADDRESS = "10.77.0.1", "10.77.0.2"
+
+
+def dbusmock_python():
+    """A python with python-dbusmock: this one (Debian's python3-dbusmock), else scripts/setup's venv."""
+    for candidate in (sys.executable, "/usr/bin/python3", os.path.join(ROOT, ".build-python/bin/python3")):
+        if os.access(candidate, os.X_OK) and subprocess.run([candidate, "-c", "import dbusmock"],
+                                                            capture_output=True).returncode == 0:
+            return candidate
+    raise BenchError("no python with python-dbusmock (apt install python3-dbusmock, or scripts/setup's .build-python)")
+
+
+def wait_for(what, condition, timeout=30.0, interval=0.05):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise BenchError(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(interval)
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+class StateLog:
+    """ChannelStateChanged signals as dbus-monitor prints them, with the bus's time stamps."""
+
+    def __init__(self, address, scratch):
+        self.entries = []  # (time, channel, state)
+        self.lock = threading.Lock()
+        self.process = subprocess.Popen(
+            ["dbus-monitor", "--address", address,
+             "type='signal',interface='org.attendant.Attendant1',member='ChannelStateChanged'"],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(scratch, "dbus-monitor.log"), "w"), text=True, bufsize=1)
+        threading.Thread(target=self.read, daemon=True).start()
+
+    def read(self):
+        stamp, strings = None, []
+        for line in self.process.stdout:
+            found = re.match(r"signal time=([0-9.]+) .*member=ChannelStateChanged", line)
+            if found:
+                stamp, strings = float(found.group(1)), []
+            elif stamp is not None and line.startswith("   string "):
+                strings.append(line.strip()[len('string "'):-1])
+                if len(strings) == 2:
+                    with self.lock:
+                        self.entries.append((stamp, strings[0], strings[1]))
+                    stamp = None
+
+    def listening_after(self, start, states):
+        """The first time at or after `start` when every channel's state is listening, given `states`
+        (each channel's state at `start`), or None."""
+        states = dict(states)
+        if all(state == "listening" for state in states.values()):
+            return start
+        with self.lock:
+            entries = [entry for entry in self.entries if entry[0] >= start]
+        for stamp, channel, state in entries:
+            states[channel] = state
+            if all(value == "listening" for value in states.values()):
+                return stamp
+        return None
+
+    def states_at(self, moment):
+        states = {channel: "starting" for channel in CHANNELS}
+        with self.lock:
+            for stamp, channel, state in self.entries:
+                if stamp < moment:
+                    states[channel] = state
+        return states
+
+
+# ---------------------------------------------------------------------------------------------- the relay
+
+def pump(source, sink):
+    try:
+        while True:
+            data = source.recv(65536)
+            if not data:
+                break
+            sink.sendall(data)
+    except OSError:
+        pass
+    for end in (sink, source):
+        try:
+            end.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def forward(listener, target):
+    """Accepts on `listener` and carries each connection to `target` (host, port), both ways, in threads."""
+    def serve():
+        while True:
+            client, _ = listener.accept()
+            try:
+                upstream = socket.create_connection(target, timeout=5)
+                upstream.settimeout(None)
+            except OSError:
+                client.close()
+                continue
+            for pair in ((client, upstream), (upstream, client)):
+                threading.Thread(target=pump, args=pair, daemon=True).start()
+    threading.Thread(target=serve, daemon=True).start()
+
+
+def relay(listen_host, ports, unix_path, http_port):
+    """Runs inside the namespace: each port on listen_host to the same port on 127.0.0.1, where
+    attendant-sim listens, and unix_path (a file socket, which no network namespace hides) to its HTTP
+    port, for the script's control calls while the link is down."""
+    listeners = []
+    for port in ports:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((listen_host, port))
+        listener.listen(64)
+        listeners.append((listener, port))
+    control = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    control.bind(unix_path)
+    control.listen(64)
+    listeners.append((control, http_port))
+    for listener, port in listeners:
+        forward(listener, ("127.0.0.1", port))
+    print("relaying", flush=True)
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+
+
+class UnixHTTPConnection(__import__("http.client").client.HTTPConnection):
+    def __init__(self, path):
+        super().__init__("localhost", timeout=20)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(20)
+        self.sock.connect(self.path)
+
+
+# ---------------------------------------------------------------------------------------------- the network
+
+class Namespace:
+    """The peers' network namespace and the veth pair to it; removed by close(), also after a failure."""
+
+    def __init__(self):
+        self.made = False
+        self.netem = None  # why netem is unavailable, or None once it worked
+
+    @staticmethod
+    def ip(*arguments, check=True):
+        result = subprocess.run(["ip", *arguments], capture_output=True, text=True)
+        if check and result.returncode != 0:
+            raise BenchError(f"ip {' '.join(arguments)}: {result.stderr.strip()}")
+        return result
+
+    def open(self):
+        self.close()  # what a killed run left
+        self.made = True
+        self.ip("netns", "add", NAMESPACE)
+        self.ip("-n", NAMESPACE, "link", "set", "lo", "up")
+        self.ip("link", "add", HOST_LINK, "type", "veth", "peer", "name", PEER_LINK)
+        self.ip("link", "set", PEER_LINK, "netns", NAMESPACE)
+        self.ip("addr", "add", HOST_ADDRESS + "/30", "dev", HOST_LINK)
+        self.ip("-n", NAMESPACE, "addr", "add", PEER_ADDRESS + "/30", "dev", PEER_LINK)
+        self.ip("link", "set", HOST_LINK, "up")
+        self.ip("-n", NAMESPACE, "link", "set", PEER_LINK, "up")
+        probe = subprocess.run(["tc", "qdisc", "add", "dev", HOST_LINK, "root", "netem", "delay", "1ms"],
+                               capture_output=True, text=True)
+        if probe.returncode == 0:
+            subprocess.run(["tc", "qdisc", "del", "dev", HOST_LINK, "root"], capture_output=True)
+        else:
+            self.netem = f"tc qdisc … netem: {probe.stderr.strip()}"
+            try:
+                with __import__("gzip").open("/proc/config.gz", "rt") as f:
+                    if "# CONFIG_NET_SCH_NETEM is not set" in f.read():
+                        self.netem += f" (this kernel, {os.uname().release}, is built without CONFIG_NET_SCH_NETEM)"
+            except OSError:
+                pass
+
+    def link(self, up):
+        self.ip("link", "set", HOST_LINK, "up" if up else "down")
+
+    def impair(self, loss, delay_ms):
+        if self.netem is None:
+            subprocess.run(["tc", "qdisc", "replace", "dev", HOST_LINK, "root", "netem", "loss", f"{loss}%",
+                            "delay", f"{delay_ms}ms"], check=True, capture_output=True)
+            subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "qdisc", "replace", "dev", PEER_LINK, "root",
+                            "netem", "loss", f"{loss}%", "delay", f"{delay_ms}ms"], check=True, capture_output=True)
+
+    def clear(self):
+        if self.netem is None:
+            subprocess.run(["tc", "qdisc", "del", "dev", HOST_LINK, "root"], capture_output=True)
+            subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "qdisc", "del", "dev", PEER_LINK, "root"],
+                           capture_output=True)
+
+    def close(self):
+        if self.ip("link", "show", HOST_LINK, check=False).returncode == 0:
+            self.ip("link", "del", HOST_LINK, check=False)
+        if NAMESPACE in self.ip("netns", "list", check=False).stdout.split():
+            self.ip("netns", "del", NAMESPACE, check=False)
+
+
+# ---------------------------------------------------------------------------------------------- the campaign
+
+class Campaign:
+    def __init__(self, arguments, scratch):
+        self.arguments = arguments
+        self.scratch = scratch
+        self.binary = os.path.abspath(arguments.binary)
+        self.folder = os.path.dirname(self.binary)
+        self.processes = []  # everything started, stopped in reverse order
+        self.daemon = None
+        self.namespace = None
+        self.control_socket = None
+        self.restarts = 0
+
+    # -- processes
+
+    def spawn(self, name, command, environment=None, **options):
+        log = open(os.path.join(self.scratch, name + ".log"), "a")
+        process = subprocess.Popen(command, env=environment or os.environ, stdin=subprocess.DEVNULL,
+                                   stdout=options.pop("stdout", log), stderr=options.pop("stderr", log), **options)
+        self.processes.append(process)
+        return process
+
+    def log_tail(self, name, characters=3000):
+        try:
+            with open(os.path.join(self.scratch, name + ".log"), errors="replace") as f:
+                return f.read()[-characters:]
+        except OSError:
+            return ""
+
+    def stop_all(self):
+        if self.daemon is not None and self.daemon.poll() is None:
+            os.kill(self.daemon.pid, signal.SIGCONT)
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+    def bus(self, name):
+        process = self.spawn(name, ["dbus-daemon", "--session", "--nofork", "--nopidfile", "--print-address",
+                                    f"--address=unix:path={self.scratch}/{name}"], stdout=subprocess.PIPE, text=True)
+        address = process.stdout.readline().strip()
+        if not address:
+            raise BenchError(f"dbus-daemon ({name}) did not print its address")
+        return address
+
+    def busctl(self, address, *arguments):
+        result = subprocess.run(["busctl", "--address=" + address, "--timeout=20", *arguments],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise BenchError(f"busctl {' '.join(arguments)}: {result.stderr.strip()}")
+        return result.stdout
+
+    def start_desktop(self):
+        """The session bus with a notification server that logs its calls, the system bus with logind."""
+        self.session_bus = self.bus("session-bus")
+        self.system_bus = self.bus("system-bus")
+        python = dbusmock_python()
+        environment = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.session_bus,
+                           DBUS_SYSTEM_BUS_ADDRESS=self.system_bus)
+        self.notify_log = os.path.join(self.scratch, "notify-calls.log")
+        self.spawn("notifications", [python, "-m", "dbusmock", "--session", "--template", "notification_daemon",
+                                     "-l", self.notify_log], environment)
+        self.spawn("logind", [python, "-m", "dbusmock", "--system", "--template", "logind"], environment)
+        for address, name in ((self.session_bus, "org.freedesktop.Notifications"), (self.system_bus, LOGIN1)):
+            wait_for(f"{name} on its bus", lambda: name in self.busctl(address, "list", "--no-legend"), 60, 0.2)
+        self.session_id = "fc1"
+        user = os.environ.get("USER") or "root"
+        self.busctl(self.system_bus, "call", LOGIN1, MANAGER_PATH, MOCK, "AddSession", "ssusb",
+                    self.session_id, "seat0", str(os.getuid()), user, "true")
+        self.busctl(self.system_bus, "call", LOGIN1, MANAGER_PATH, MOCK, "AddMethod", "sssss", MANAGER,
+                    "GetSessionByPID", "u", "o", f"ret = '/org/freedesktop/login1/session/{self.session_id}'")
+        self.states = StateLog(self.session_bus, self.scratch)
+
+    def prepare_for_sleep(self, start):
+        flag = "true" if start else "false"
+        self.busctl(self.system_bus, "call", LOGIN1, MANAGER_PATH, MOCK, "UpdateProperties", "sa{sv}",
+                    MANAGER, "1", "PreparingForSleep", "b", flag)
+        self.busctl(self.system_bus, "call", LOGIN1, MANAGER_PATH, MOCK, "EmitSignal", "sssav",
+                    MANAGER, "PrepareForSleep", "b", "1", "b", flag)
+
+    def notify_calls(self):
+        """Every Notify call the notification server logged, as its logged line."""
+        try:
+            with open(self.notify_log, errors="replace") as f:
+                return [line for line in f if " Notify " in line[:40]]
+        except OSError:
+            return []
+
+    # -- the simulator
+
+    def start_simulator(self, in_namespace):
+        command = [os.path.join(self.folder, "attendant-sim"), "--cxone-multi-thread", "--gms-greeting", "",
+                   "--token-lifetime", "3600"]
+        if in_namespace:
+            command = ["ip", "netns", "exec", NAMESPACE] + command
+        announcement = os.path.join(self.scratch, "announcement")
+        simulator = self.spawn("simulator", command, stdout=open(announcement, "w"))
+        def announced():
+            if simulator.poll() is not None:
+                raise BenchError("attendant-sim exited: " + self.log_tail("simulator"))
+            try:
+                with open(announcement) as f:
+                    return json.load(f)
+            except (ValueError, OSError):
+                return None
+        fields = wait_for("attendant-sim's announcement", announced, 30, 0.1)
+        self.http_port = fields["http_port"]
+        if in_namespace:
+            self.control_socket = os.path.join(self.scratch, "control.sock")
+            relay_process = self.spawn("relay", ["ip", "netns", "exec", NAMESPACE, sys.executable, __file__,
+                                                 "--relay", str(fields["http_port"]), str(fields["sip_port"])],
+                                       dict(os.environ, FAULT_CAMPAIGN_CONTROL=self.control_socket),
+                                       stdout=subprocess.PIPE, text=True)
+            if relay_process.stdout.readline().strip() != "relaying":
+                raise BenchError("the relay did not start: " + self.log_tail("relay"))
+            token_url = fields["token_url"]
+            fields = {key: value.replace("127.0.0.1", PEER_ADDRESS) if isinstance(value, str) else value
+                      for key, value in fields.items()}
+            # attendantd takes a plain-http token URL on this machine only (a token must not cross a network
+            # in the clear): the token endpoint is reached through a relay on 127.0.0.1 here, over the link.
+            listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(64)
+            forward(listener, (PEER_ADDRESS, self.http_port))
+            fields["token_url"] = token_url.replace(f":{self.http_port}/", f":{listener.getsockname()[1]}/")
+        return fields
+
+    def sim(self, method, path, body=None):
+        """A call to the simulator's control API: its JSON answer (or text)."""
+        data = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
+        if self.control_socket:
+            connection = UnixHTTPConnection(self.control_socket)
+            connection.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
+            answer = connection.getresponse()
+            status, text = answer.status, answer.read().decode()
+            connection.close()
+        else:
+            request = urllib.request.Request(f"http://127.0.0.1:{self.http_port}{path}", data=data, method=method,
+                                             headers={"Content-Type": "application/json"} if data else {})
+            try:
+                with urllib.request.urlopen(request, timeout=20) as answer:
+                    status, text = answer.status, answer.read().decode()
+            except urllib.error.HTTPError as error:
+                status, text = error.code, error.read().decode()
+        if status >= 400:
+            raise BenchError(f"simulator {method} {path}: {status} {text[:300]}")
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    # -- the daemon
+
+    def write_configuration(self, fields):
+        key = os.path.join(self.scratch, "karte.key")
+        with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(fields["karte_app_key"] + "\n")
+        self.config = os.path.join(self.scratch, "attendant.toml")
+        with open(self.config, "w") as f:
+            f.write(f"""[daemon]
+log-level = "info"
+
+[alerts]
+coalesce = "0s"
+ring = false
+
+[[channel]]
+name = "voice"
+plugin = "sip-voice"
+token-url = "{fields['token_url']}alice"
+token-url-field = "token"
+
+[channel.sip-voice]
+registrar = "{fields['registrar_tcp']}"
+address-of-record = "sip:alice@{fields['domain']}"
+authentication = "bearer"
+
+[[channel]]
+name = "chat"
+plugin = "cxone-chat"
+chat-alert-lines = 1
+chat-alert-events = ["message"]
+
+[channel.cxone-chat]
+brand-id = {fields['cxone_brand']}
+channel-id = "{fields['cxone_channel']}"
+socket-url = "{fields['cxone_socket']}"
+chat-url = "{fields['cxone_chat']}"
+first-name = "Alice"
+last-name = "Campaign"
+
+[[channel]]
+name = "gms"
+plugin = "gms-chat"
+chat-alert-lines = 1
+chat-alert-events = ["message"]
+
+[channel.gms-chat]
+url = "{fields['gms_base']}"
+service = "{fields['gms_service']}"
+nickname = "Alice"
+auto-start = true
+
+[[channel]]
+name = "actions"
+plugin = "karte-actions"
+token-file = "{key}"
+
+[channel.karte-actions]
+url = "{fields['karte_base']}"
+start-view = "home"
+""")
+
+    def start_daemon(self):
+        """attendantd on the configuration and the state folder of every start; returns its spawn time."""
+        environment = dict(os.environ, XDG_RUNTIME_DIR=self.scratch + "/run", XDG_STATE_HOME=self.scratch + "/state",
+                           XDG_CONFIG_HOME=self.scratch + "/config", DBUS_SESSION_BUS_ADDRESS=self.session_bus,
+                           DBUS_SYSTEM_BUS_ADDRESS=self.system_bus, XDG_SESSION_ID=self.session_id)
+        for key in ("NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"):
+            environment.pop(key, None)
+        for folder in ("run", "state", "config"):
+            os.makedirs(os.path.join(self.scratch, folder), mode=0o700, exist_ok=True)
+        started = time.time()
+        if self.daemon is not None:
+            self.processes.remove(self.daemon)
+        with open(os.path.join(self.scratch, "attendantd.log"), "a") as log:
+            log.write(f"==== start {self.restarts} at {started:.3f}\n")
+        self.daemon = self.spawn("attendantd", [self.binary, "--config", self.config], environment,
+                                 stderr=subprocess.STDOUT)
+        self.restarts += 1
+        return started
+
+    def ctl(self, *arguments, check=True):
+        result = subprocess.run([os.path.join(self.folder, "attendantctl"), *arguments], capture_output=True, text=True,
+                                env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.session_bus), timeout=60)
+        if check and result.returncode != 0:
+            raise BenchError(f"attendantctl {' '.join(arguments)} ({result.returncode}): {result.stdout}{result.stderr}"
+                             + "\nattendantd's log:\n" + self.log_tail("attendantd"))
+        return result
+
+    def channels(self):
+        result = self.ctl("channels", "--json", check=False)
+        try:
+            return {channel["name"]: channel for channel in json.loads(result.stdout)}
+        except (ValueError, TypeError):
+            return {}
+
+    def contacts(self):
+        return json.loads(self.ctl("contacts", "--json", "--limit", "1000000").stdout)
+
+    def all_listening(self, timeout=60):
+        def check():
+            if self.daemon.poll() is not None:
+                raise BenchError(f"attendantd exited ({self.daemon.returncode}):\n" + self.log_tail("attendantd"))
+            channels = self.channels()
+            return len(channels) == len(CHANNELS) and all(c["state"] == "listening" for c in channels.values())
+        wait_for("every channel listening", check, timeout, 0.1)
+
+
+# ---------------------------------------------------------------------------------------------- traffic
+
+class Ledger:
+    """What one fault kind's traffic should leave behind, and the recovery times measured."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.calls = []          # call ids the simulator placed
+        self.threads = []        # CXone thread ids the agent opened
+        self.gms_chats = set()   # GMS chat ids the agent wrote in
+        self.campaigns = []      # KARTE campaign ids whose view the channel took
+        self.marks = []          # (channel, mark) of every agent message and action
+        self.recoveries = []     # seconds from the fault's end to every channel listening
+        self.unrecovered = 0     # faults after which the channels were not all listening within the bound
+        self.notes = []
+        self.failed_views = 0    # views the daemon refused or never answered (killed): not expected
+        self.retried_only = []   # views KARTE got only as retries after a restart: no action due
+        self.view_times = {}     # campaign id: when its view was asked for
+        self.kill_times = []
+
+
+class Traffic:
+    def __init__(self, campaign):
+        self.campaign = campaign
+        self.customer = None
+        self.last_thread = None
+        self.serial = 0
+
+    def mark(self, ledger, channel):
+        self.serial += 1
+        text = f"FC{ledger.kind[0]}{self.serial:06d}{channel}Z"
+        ledger.marks.append((channel, text))
+        return text
+
+    def cxone_customer(self):
+        if self.customer is None:
+            customers = self.campaign.sim("GET", "/control/cxone/status").get("customers") or []
+            if not customers:
+                raise BenchError("the CXone gateway knows no customer: the chat channel never authorized")
+            self.customer = customers[-1]
+        return self.customer
+
+    def round(self, ledger, view=True):
+        """A call, a new CXone thread, a GMS message and a KARTE view, each with its own mark."""
+        sim = self.campaign.sim
+        ledger.calls.append(sim("POST", "/control/call?user=alice")["call_id"])
+        mark = self.mark(ledger, "cx")
+        answer = sim("POST", f"/control/cxone/agent?customer={self.cxone_customer()}&text={mark}")
+        ledger.threads.append(answer["thread_id"])
+        self.last_thread = answer["thread_id"]
+        self.gms(ledger)
+        if view:
+            self.view(ledger)
+
+    def gms(self, ledger):
+        mark = self.mark(ledger, "gm")
+        self.campaign.sim("POST", f"/control/gms/agent?text={mark}")
+        for chat in self.campaign.sim("GET", "/control/gms/chats")["chats"]:
+            if not chat["ended"]:
+                ledger.gms_chats.add(chat["id"])
+
+    def cxone_in_thread(self, ledger):
+        if self.last_thread is None:
+            return
+        mark = self.mark(ledger, "cx")
+        self.campaign.sim("POST", f"/control/cxone/agent?thread={self.last_thread}&text={mark}")
+
+    def view(self, ledger):
+        self.serial += 1
+        identifier = f"fc{ledger.kind[0]}{self.serial:06d}"
+        title = f"FC{ledger.kind[0]}{self.serial:06d}kaZ"
+        self.campaign.sim("PUT", "/control/karte/campaigns", [{
+            "id": identifier, "shorten_id": identifier, "kind": "popup",
+            "trigger": {"event_name": "view", "values": {"view_name": identifier}},
+            "title": title, "body": "campaign " + title}])
+        ledger.view_times[identifier] = time.time()
+        result = self.campaign.ctl("actions", "--channel", "actions", "view", identifier, check=False)
+        if result.returncode == 0:
+            ledger.campaigns.append(identifier)
+            ledger.marks.append(("ka", title))
+        else:
+            ledger.failed_views += 1
+
+    def tidy(self):
+        """Declines the calls that ring (recorded and open), so calls do not pile up."""
+        try:
+            contacts = self.campaign.contacts()
+        except (BenchError, ValueError):
+            return
+        for contact in contacts:
+            if contact["kind"] == "call" and contact["outcome"] is None:
+                self.campaign.ctl("decline", contact["id"], check=False)
+
+
+# ---------------------------------------------------------------------------------------------- fault kinds
+
+class Faults:
+    def __init__(self, campaign, arguments):
+        self.campaign = campaign
+        self.arguments = arguments
+        self.traffic = Traffic(campaign)
+        self.token_outcomes = {}
+
+    def recover(self, start, ledger, states=None, what=""):
+        """Waits until every channel listens and no state has changed for a second (at most 30 s), then
+        notes the time from `start` to the last moment every channel came to listen (0 if none left)."""
+        log = self.campaign.states
+        states = dict(states or log.states_at(start))
+        deadline = time.time() + 30
+        while True:
+            current, last_change, reached = dict(states), start, None
+            with log.lock:
+                entries = [entry for entry in log.entries if entry[0] >= start]
+            for stamp, channel, state in entries:
+                was = all(value == "listening" for value in current.values())
+                current[channel] = state
+                last_change = stamp
+                if not was and all(value == "listening" for value in current.values()):
+                    reached = stamp
+            listening = all(value == "listening" for value in current.values())
+            if listening and time.time() - last_change >= 1.0:
+                ledger.recoveries.append(0.0 if reached is None else max(0.0, reached - start))
+                return
+            if time.time() > deadline:
+                ledger.unrecovered += 1
+                ledger.notes.append(f"{what}: not every channel listening 30 s after the fault: {current}")
+                return
+            time.sleep(0.05)
+
+    def wait_background(self, since, ledger, what):
+        def background():
+            with self.campaign.states.lock:
+                seen = {channel for stamp, channel, state in self.campaign.states.entries
+                        if stamp >= since and state == "background"}
+            return {"chat", "gms"} <= seen
+        try:
+            wait_for("the chats in the background", background, 10, 0.02)
+        except BenchError:
+            ledger.notes.append(f"{what}: the chats were not both in the background 10 s after PrepareForSleep(true)")
+
+    def suspend(self, count):
+        ledger = Ledger("suspend")
+        daemon = self.campaign.daemon
+        for cycle in range(count):
+            self.traffic.round(ledger)
+            time.sleep(random.uniform(0, 0.3))
+            asleep = time.time()
+            self.campaign.prepare_for_sleep(True)
+            self.wait_background(asleep, ledger, f"cycle {cycle}")
+            os.kill(daemon.pid, signal.SIGSTOP)  # a suspended machine runs nothing
+            try:
+                self.traffic.cxone_in_thread(ledger)
+                self.traffic.gms(ledger)
+                time.sleep(self.arguments.sleep_seconds)
+            finally:
+                os.kill(daemon.pid, signal.SIGCONT)
+            resumed = time.time()
+            self.campaign.prepare_for_sleep(False)
+            self.recover(resumed, ledger, what=f"cycle {cycle}")
+            self.traffic.tidy()
+        return ledger
+
+    def kill(self, count):
+        ledger = Ledger("kill")
+        for cycle in range(count):
+            failures = []
+            def traffic():
+                try:
+                    self.traffic.round(ledger)
+                except BenchError as error:
+                    failures.append(str(error))
+            worker = threading.Thread(target=traffic)
+            worker.start()
+            time.sleep(random.uniform(0, 0.5))
+            ledger.kill_times.append(time.time())
+            self.campaign.daemon.kill()
+            self.campaign.daemon.wait()
+            worker.join()
+            ledger.notes += [f"cycle {cycle}: traffic failed: {failure}" for failure in failures]
+            started = self.campaign.start_daemon()
+            self.recover(started, ledger, {channel: "starting" for channel in CHANNELS}, f"cycle {cycle}")
+            self.traffic.round(ledger)
+            self.traffic.tidy()
+        return ledger
+
+    def tokens(self, count):
+        ledger = Ledger("tokens")
+        outcomes = self.token_outcomes
+        for rotation in range(count):
+            refused = self.arguments.refuse_every > 0 and rotation % self.arguments.refuse_every == self.arguments.refuse_every - 1
+            if refused:
+                self.campaign.sim("POST", "/control/refuse-renewals?on=1")
+            started = time.time()
+            result = self.campaign.ctl("token", "renew", "voice", check=False)
+            if refused:
+                self.campaign.sim("POST", "/control/refuse-renewals?on=0")
+            outcome = ("refused" if refused else "asked") + (", renewed" if result.returncode == 0 else ", failed")
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+            if result.returncode != 0 and not refused:
+                ledger.notes.append(f"rotation {rotation}: renewal failed: {result.stdout.strip()} {result.stderr.strip()}")
+            self.recover(started, ledger, what=f"rotation {rotation}")
+            if rotation % self.arguments.token_traffic_every == 0:
+                self.traffic.round(ledger)
+                self.traffic.tidy()
+        return ledger
+
+    def drops(self, count, namespace):
+        ledger = Ledger("drops")
+        for drop in range(count):
+            impaired = namespace.netem is None and drop % 2 == 1
+            forget = drop % 3 == 2
+            if impaired:
+                namespace.impair(loss=5, delay_ms=80)
+            self.traffic.round(ledger)
+            time.sleep(random.uniform(0, 0.3))
+            namespace.link(False)
+            try:
+                self.traffic.cxone_in_thread(ledger)
+                self.traffic.gms(ledger)
+                if forget:
+                    self.campaign.sim("POST", "/control/restart?keep-bindings=0")
+                    self.campaign.sim("POST", "/control/gms/fault?kind=restart")
+                    self.campaign.sim("POST", "/control/cxone/drop")
+                time.sleep(self.arguments.drop_seconds)
+            finally:
+                up = time.time()
+                namespace.link(True)
+            self.recover(up, ledger, what=f"drop {drop}")
+            if impaired:
+                namespace.clear()
+            self.traffic.tidy()
+        return ledger
+
+
+# ---------------------------------------------------------------------------------------------- the tally
+
+def notify_entries(path):
+    """The Notify calls in the notification server's log (an entry may span lines)."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return []
+    return [entry for entry in re.split(r"\n(?=\d+\.\d{3} )", text) if re.match(r"\d+\.\d{3} Notify ", entry)]
+
+
+def tally(campaign, ledger, gms_before, settle):
+    """The ledger's figures, once everything expected is recorded and alerted or `settle` s have passed."""
+    def read():
+        contacts = campaign.contacts()
+        calls = {call["call_id"]: call for call in campaign.sim("GET", "/control/calls")["calls"]}
+        entries = notify_entries(campaign.notify_log)
+        views = [event for event in campaign.sim("GET", "/control/karte/events")
+                 if event.get("event_name") == "view"]
+        return contacts, calls, entries, views
+
+    def figures(contacts, calls, entries, views):
+        ids = {}
+        for contact in contacts:
+            key = (contact["channel"], contact["id"] if contact["channel"] != "actions" else contact["fromAddress"])
+            ids[key] = ids.get(key, 0) + 1
+        rung = [call for call in ledger.calls if calls.get(call, {}).get("status") in ("ringing", "completed")]
+        # An action is due when KARTE took its view as a first send; a view the daemon sent again after a
+        # restart (`_retry`) is answered with nothing, as the SDKs do (Plugins/KarteActions/README.md).
+        answered = {event["values"].get("view_name") for event in views if not event.get("retry")}
+        retried = {event["values"].get("view_name") for event in views if event.get("retry")}
+        due = [campaign_id for campaign_id in ledger.campaigns if campaign_id in answered]
+        ledger.retried_only = sorted(set(ledger.campaigns) & retried - answered)
+        expected = [("voice", call) for call in rung] + [("chat", thread) for thread in ledger.threads] \
+            + [("actions", campaign_id) for campaign_id in due]
+        gms_contacts = sum(1 for contact in contacts if contact["channel"] == "gms")
+        gms_expected = len(ledger.gms_chats - gms_before["chats"])
+        gms_recorded = gms_contacts - gms_before["contacts"]
+        recorded = sum(1 for key in expected if ids.get(key, 0) >= 1) + min(gms_recorded, gms_expected)
+        duplicated = sum(1 for key in expected if ids.get(key, 0) > 1) + max(0, gms_recorded - gms_expected)
+        lost = [key for key in expected if ids.get(key, 0) == 0] + [("gms", "chat")] * max(0, gms_expected - gms_recorded)
+        undue = {f"FC{campaign_id[2:]}kaZ" for campaign_id in ledger.campaigns if campaign_id not in due}
+        alerts = {mark: sum(1 for entry in entries if mark in entry) for _, mark in ledger.marks if mark not in undue}
+        return {
+            "expected": len(expected) + gms_expected, "recorded": recorded, "duplicated": duplicated, "lost": lost,
+            "not_rung": len(ledger.calls) - len(rung),
+            "once": sum(1 for n in alerts.values() if n == 1), "twice": sum(1 for n in alerts.values() if n >= 2),
+            "never": [mark for mark, n in alerts.items() if n == 0],
+            "twice_marks": [mark for mark, n in alerts.items() if n >= 2],
+            "answer_lost": [key for key in lost if key[0] == "actions" and any(
+                0 <= moment - ledger.view_times.get(key[1], 0) < 1 for moment in ledger.kill_times)],
+            "pending_calls": sum(1 for call in ledger.calls if calls.get(call, {}).get("status") == "calling"),
+        }
+
+    deadline = time.monotonic() + settle
+    while True:
+        result = figures(*read())
+        if (not result["lost"] and not result["never"] and not result["pending_calls"]) or time.monotonic() > deadline:
+            return result
+        time.sleep(0.5)
+
+
+def report(rows, arguments):
+    def seconds(values):
+        if not values:
+            return "-", "-", "-"
+        return (f"{statistics.median(values) * 1000:.0f} ms", f"{percentile(values, 0.99) * 1000:.0f} ms",
+                f"{max(values) * 1000:.0f} ms")
+    header = ["fault", "faults", "contacts expected", "recorded", "duplicated", "lost",
+              "of them actions viewed < 1 s before a SIGKILL", "calls not rung",
+              "messages alerted once", "twice+", "never", "listening again: median", "p99", "max", "not within 30 s"]
+    print("| " + " | ".join(header) + " |")
+    print("| " + " | ".join("---" for _ in header) + " |")
+    for kind, faults, ledger, figures in rows:
+        print("| " + " | ".join(str(value) for value in [
+            kind, faults, figures["expected"], figures["recorded"], figures["duplicated"], len(figures["lost"]),
+            len(figures["answer_lost"]), figures["not_rung"], figures["once"], figures["twice"], len(figures["never"]),
+            *seconds(ledger.recoveries), ledger.unrecovered]) + " |")
+
+
+# ---------------------------------------------------------------------------------------------- main
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suspend", type=int, default=200, help="suspend/resume cycles (200)")
+    parser.add_argument("--drops", type=int, default=200, help="network drops (200; needs root)")
+    parser.add_argument("--tokens", type=int, default=1000, help="token rotations (1000)")
+    parser.add_argument("--kill", type=int, default=50, help="SIGKILLs during traffic, each with a restart (50)")
+    parser.add_argument("--refuse-every", type=int, default=5, help="every Nth rotation is refused (5; 0: none)")
+    parser.add_argument("--token-traffic-every", type=int, default=10, help="a traffic round every N rotations (10)")
+    parser.add_argument("--sleep-seconds", type=float, default=0.5, help="how long each suspend lasts (0.5)")
+    parser.add_argument("--drop-seconds", type=float, default=2.0, help="how long each link is down (2)")
+    parser.add_argument("--settle", type=float, default=30, help="how long a fault kind's traffic may take to arrive")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/attendantd"))
+    parser.add_argument("--keep", help="keep the logs (attendantd.log, notify-calls.log, ...) in this folder")
+    parser.add_argument("--relay", nargs="+", help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.relay:
+        ports = [int(port) for port in arguments.relay]
+        return relay(PEER_ADDRESS, ports, os.environ["FAULT_CAMPAIGN_CONTROL"], ports[0])
+    random.seed(arguments.seed)
+    for tool in ("dbus-daemon", "dbus-monitor", "busctl"):
+        if shutil.which(tool) is None:
+            raise BenchError(f"{tool} is missing (scripts/setup installs it)")
+
+    namespace = None
+    if arguments.drops:
+        reason = None
+        if os.geteuid() != 0:
+            reason = "not root"
+        elif shutil.which("ip") is None:
+            reason = "ip (iproute2) is missing"
+        else:
+            namespace = Namespace()
+            try:
+                namespace.open()
+            except BenchError as error:
+                reason = str(error)
+                namespace.close()
+                namespace = None
+        if reason:
+            print(f"drops skipped: the network namespace could not be made ({reason})", flush=True)
+            arguments.drops = 0
+        elif namespace.netem:
+            print(f"drops without loss and latency: {namespace.netem}", flush=True)
+
+    scratch = tempfile.mkdtemp(prefix="fault-campaign-")
+    campaign = Campaign(arguments, scratch)
+    rows, faults = [], None
+    try:
+        campaign.start_desktop()
+        fields = campaign.start_simulator(namespace is not None)
+        campaign.write_configuration(fields)
+        campaign.start_daemon()
+        campaign.all_listening()
+        faults = Faults(campaign, arguments)
+        plan = [("suspend/resume", arguments.suspend, faults.suspend), ("SIGKILL + restart", arguments.kill, faults.kill),
+                ("token rotation", arguments.tokens, faults.tokens),
+                ("network drop", arguments.drops, lambda count: faults.drops(count, namespace))]
+        for kind, count, run in plan:
+            if count <= 0:
+                continue
+            contacts = campaign.contacts()
+            before = {"contacts": sum(1 for contact in contacts if contact["channel"] == "gms"),
+                      "chats": set().union(*(row[2].gms_chats for row in rows))}
+            began = time.monotonic()
+            print(f"{kind}: {count}…", flush=True)
+            ledger = run(count)
+            figures = tally(campaign, ledger, before, arguments.settle)
+            rows.append((kind, count, ledger, figures))
+            print(f"{kind}: done in {time.monotonic() - began:.0f} s", flush=True)
+            for label, items in (("lost", figures["lost"]), ("never alerted", figures["never"]),
+                                 ("alerted twice or more", figures["twice_marks"]), ("notes", ledger.notes)):
+                if items:
+                    print(f"  {label} ({len(items)}): {', '.join(map(str, items[:20]))}", flush=True)
+            if ledger.retried_only:
+                print(f"  views KARTE got only as a retry after the restart, so no action is due: {', '.join(ledger.retried_only)}")
+            if ledger.failed_views:
+                print(f"  views refused or unanswered (not expected): {ledger.failed_views}")
+    finally:
+        campaign.stop_all()
+        if namespace is not None:
+            namespace.close()
+        if arguments.keep:
+            shutil.copytree(scratch, arguments.keep, dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("*bus", "*.sock", "run"))
+        shutil.rmtree(scratch, ignore_errors=True)
+    print()
+    report(rows, arguments)
+    if faults is not None and faults.token_outcomes:
+        print("\ntoken rotations: " + ", ".join(f"{k} {v}" for k, v in sorted(faults.token_outcomes.items())))
+    print(f"\n{campaign.restarts} daemon starts; binary {arguments.binary}")
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        sys.exit(main())
+    except BenchError as error:
+        sys.exit(f"fault_campaign.py: {error}")
+    except KeyboardInterrupt:
+        sys.exit("fault_campaign.py: interrupted (namespace and processes cleaned up)")
