@@ -24,6 +24,8 @@ package final class ContactCenterSimulator: Sendable {
     package let gms: GMSChatServer
     /// The KARTE track endpoint (`/v0/native/track`) with scripted campaigns, on the HTTP port.
     package let karte: KarteTrackServer
+    /// The Genesys Cloud web messaging service: WebSocket `/v1`, deployment configuration, history, on the HTTP port.
+    package let genesys: GenesysMessagingServer
     private let tokens = Mutex(TokenState())
     private let calls = Mutex(CallState())
 
@@ -52,6 +54,9 @@ package final class ContactCenterSimulator: Sendable {
         self.karte = KarteTrackServer(settings: configuration.karte, now: configuration.now) { [host = configuration.host] in
             "http://\(host):\(http.port)"
         }
+        self.genesys = GenesysMessagingServer(settings: configuration.genesys, signingKey: configuration.signingKey, now: configuration.now) {
+            [host = configuration.host] in "http://\(host):\(http.port)"
+        }
     }
 
     /// Opens the SIP sockets and the HTTP endpoint.
@@ -71,7 +76,7 @@ package final class ContactCenterSimulator: Sendable {
                     guard let simulator else { return .error(503, "the simulator is stopping") }
                     return await simulator.route(request)
                 },
-                webSockets: [webSocket, simulator.gms.webSocketEndpoint]
+                webSockets: [webSocket, simulator.gms.webSocketEndpoint, simulator.genesys.webSocketEndpoint]
             )
         } catch {
             await simulator.transport.stop()
@@ -106,6 +111,11 @@ package final class ContactCenterSimulator: Sendable {
     package var cxoneEndpoints: CXoneGatewayEndpoints {
         let root = "\(self.configuration.host):\(self.httpPort)"
         return CXoneGatewayEndpoints(socket: "ws://\(root)\(CXoneGateway.socketPath)", chat: "http://\(root)/chat", host: "http://\(root)")
+    }
+
+    /// Where the plugin finds the web messaging service: one `HOST:PORT` for the socket, the CDN and the API.
+    package var genesysEndpoints: GenesysMessagingEndpoints {
+        GenesysMessagingEndpoints(endpoint: "\(self.configuration.host):\(self.httpPort)", deploymentId: self.configuration.genesys.deploymentId)
     }
 
     /// The token endpoint with the identity parameter last and empty: append the user's name.

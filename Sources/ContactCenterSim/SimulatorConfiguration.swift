@@ -26,6 +26,8 @@ package struct SimulatorConfiguration: Sendable {
     package var gms = GMSServerSettings()
     /// The KARTE track endpoint's app key, campaigns and gzip answers.
     package var karte = KarteServerSettings()
+    /// The Genesys Cloud web messaging deployment: file profile, authentication, scripted agent.
+    package var genesys = GenesysMessagingSettings()
     /// The current time in Unix seconds. Token `exp`/`nbf` checks and binding expiry use only this, so a
     /// test can move time without sleeping.
     package var now: @Sendable () -> Double
@@ -41,6 +43,7 @@ package struct SimulatorConfiguration: Sendable {
         cxone: CXoneGatewaySettings = CXoneGatewaySettings(),
         gms: GMSServerSettings = GMSServerSettings(),
         karte: KarteServerSettings = KarteServerSettings(),
+        genesys: GenesysMessagingSettings = GenesysMessagingSettings(),
         now: @escaping @Sendable () -> Double = SimulatorConfiguration.wallClock
     ) {
         self.host = host
@@ -53,6 +56,7 @@ package struct SimulatorConfiguration: Sendable {
         self.cxone = cxone
         self.gms = gms
         self.karte = karte
+        self.genesys = genesys
         self.now = now
     }
 

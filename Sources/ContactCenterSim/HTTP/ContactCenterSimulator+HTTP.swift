@@ -63,6 +63,7 @@ extension ContactCenterSimulator {
             return .json(["register_count": self.registerCount, "tokens_issued": self.tokensIssued])
         default:
             if let reply = self.cxone.route(request) { return reply }
+            if let reply = self.genesys.route(request) { return reply }
             if let reply = self.gms.controlRoute(request) { return reply }
             if let reply = await self.gms.route(request) { return reply }
             if let reply = self.karte.controlRoute(request) { return reply }
