@@ -9,11 +9,12 @@ struct AttendantSim: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "attendant-sim",
         abstract:
-            "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway, a GMS chat server and a KARTE track endpoint.",
+            "A loopback contact centre: token endpoint, SIP registrar (Bearer tokens) and caller, a CXone chat gateway, a GMS chat server, a Genesys Cloud web messaging service and a KARTE track endpoint.",
         discussion: """
             On start it prints one JSON line on stdout: sip_port, http_port, token_url, \
             registrar_udp, registrar_tcp, domain, cxone_socket, cxone_chat, cxone_brand, \
-            cxone_channel, gms_cometd, gms_base, gms_service, karte_base and karte_app_key.
+            cxone_channel, gms_cometd, gms_base, gms_service, genesys_endpoint, \
+            genesys_deployment, karte_base and karte_app_key.
 
             Tokens (HS256 JWTs, Twilio-style grants):
               GET or POST /token?identity=NAME
@@ -94,6 +95,47 @@ struct AttendantSim: AsyncParsableCommand {
               GET  /control/gms/chats        chats with transcripts, online flags, agent notices
               GET  /control/gms/status       handshakes, connects, clients alive and expired,
                                              402 replies, disconnects with their ext positions
+
+            Genesys Cloud web messaging (the Messenger transport SDK's customEndpoint: one
+            HOST:PORT, genesys_endpoint, for wss://webmessaging.DOMAIN, https://api.DOMAIN and
+            https://api-cdn.DOMAIN), on the same HTTP port:
+              WebSocket /v1?deploymentId=ID  configureSession, configureAuthenticatedSession
+                                             (data.code: a JWT of the code exchange), onMessage
+                                             (Text, Structured with ButtonResponse, Event), echo,
+                                             onAttachment, getAttachment, deleteAttachment,
+                                             getJwt, closeSession; answers {"type","class","code",
+                                             "body","tracingId"}; refusals class "string" with
+                                             the SDK's codes (4006 expired, 4007 no session,
+                                             4010, 4011, 4013, 4017, 403, 401, 5000)
+              GET  /webdeployments/v1/deployments/ID/config.json   the deployment (fileUpload
+                                             modes, conversationDisconnect, auth)
+              GET  /api/v2/webmessaging/messages?pageNumber=N&pageSize=M   history, newest
+                                             first; Authorization: bearer JWT (getJwt's, or
+                                             the code exchange's)
+              POST /api/v2/webdeployments/token/oauthcodegrantjwtexchange|refresh,
+                   DELETE …/token/revoke     OAuth code -> {jwt, refreshToken} (--genesys-auth)
+              PUT  /uploads/ID?X-Amz-Signature=…   a presigned upload (x-amz-tagging header
+                                             required), then UploadSuccessEvent on the socket
+              GET  /downloads/ID?X-Amz-Signature=…
+              POST /control/genesys/agent?text=TEXT[&from=Human|Bot]     the agent writes
+              POST /control/genesys/quick-replies?text=T&options=Yes=yes,No
+              POST /control/genesys/card?title=T&postbacks=Book=book[&description=D]
+                   [&image=URL][&links=Site=URL][&text=T]
+              POST /control/genesys/file?name=NAME[&type=MIME][&text=T]  body: the file
+              POST /control/genesys/typing | join | disconnect (ConversationDisconnect)
+              POST /control/genesys/expiry?in=SECONDS   move the session's expirationDate
+              POST /control/genesys/expire   SessionExpiredEvent; the session is gone
+              POST /control/genesys/oauth-code?subject=USER   a single-use OAuth code
+                   (every agent and session call takes [&session=ID]; default the newest)
+              POST /control/genesys/push     the request body, as is, to every socket
+              POST /control/genesys/fault?kind=KIND   down (sockets dropped, upgrades and REST
+                   503), refuse-configure[&code=N][&count=N], rate-limit[&retry-after=S]
+                   [&count=N] (TooManyRequestsErrorMessage), upload-failure[&count=N]
+                   (UploadFailureEvent), malformed or wrong-shape (one frame to every socket)
+              POST /control/genesys/clear-faults | drop (close every socket)
+              GET  /control/genesys/messages[?session=ID]   the conversation, oldest first
+              GET  /control/genesys/status   connections, sessions, messages received, button
+                                             responses, echoes, actions, uploads, token calls
 
             KARTE track API (in-app actions and variables), on the same HTTP port:
               POST /v0/native/track          X-KARTE-App-Key must be --karte-app-key (else 401);
@@ -241,6 +283,32 @@ struct AttendantSim: AsyncParsableCommand {
     @Flag(help: "GMS refuses WebSocket upgrades and offers long-polling only (as behind a proxy that does not pass them).")
     var gmsNoWebsocket = false
 
+    @Option(help: ArgumentHelp("The web messaging deployment id (configureSession and config.json must name it).", valueName: "id"))
+    var genesysDeployment: String = GenesysMessagingSettings().deploymentId
+
+    @Flag(help: "The web messaging deployment has authentication (auth.enabled): the OAuth code exchange and configureAuthenticatedSession.")
+    var genesysAuth = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With --genesys-auth, an OAuth code the exchange accepts any number of times, for USER (CODE=USER).",
+            valueName: "code=user"
+        )
+    )
+    var genesysAuthCode: String?
+
+    @Flag(help: "The web messaging agent answers each customer text.")
+    var genesysAutoReply = false
+
+    @Option(help: ArgumentHelp("When a new web messaging session starts, the agent joins and says this.", valueName: "text"))
+    var genesysGreeting: String?
+
+    @Flag(help: "The agent's disconnect leaves the conversation open for sending (conversationDisconnect type Send, not ReadOnly).")
+    var genesysDisconnectSend = false
+
+    @Option(help: ArgumentHelp("A web messaging session's inactivity limit (durationSeconds).", valueName: "seconds"))
+    var genesysSessionDuration: Int = 2_592_000
+
     @Option(help: ArgumentHelp("The app key KARTE track requests must carry in X-KARTE-App-Key (32 characters).", valueName: "key"))
     var karteAppKey: String = KarteServerSettings.demoAppKey
 
@@ -271,6 +339,13 @@ struct AttendantSim: AsyncParsableCommand {
         guard self.gmsConnectHold >= 0, self.gmsClientWindow > 0, self.gmsGreetingDelay >= 0 else {
             throw ValidationError("--gms-connect-hold and --gms-greeting-delay must be 0 or more seconds, --gms-client-window more than 0")
         }
+        guard !self.genesysDeployment.isEmpty, !self.genesysDeployment.contains("/") else {
+            throw ValidationError("--genesys-deployment must be a non-empty id without '/'")
+        }
+        if let pair = self.genesysAuthCode, pair.split(separator: "=").count != 2 {
+            throw ValidationError("--genesys-auth-code is CODE=USER")
+        }
+        guard self.genesysSessionDuration > 0 else { throw ValidationError("--genesys-session-duration must be a positive number of seconds") }
         guard self.karteAppKey.count == 32 else { throw ValidationError("--karte-app-key must be 32 characters, as KARTE app keys are") }
     }
 
@@ -307,6 +382,17 @@ struct AttendantSim: AsyncParsableCommand {
             clientWindow: .milliseconds(Int(self.gmsClientWindow * 1000))
         )
         configuration.gms.webSocket = !self.gmsNoWebsocket
+        configuration.genesys = GenesysMessagingSettings(
+            deploymentId: self.genesysDeployment,
+            authEnabled: self.genesysAuth,
+            disconnectReadOnly: !self.genesysDisconnectSend,
+            autoReply: self.genesysAutoReply,
+            greeting: self.genesysGreeting
+        )
+        configuration.genesys.sessionDurationSeconds = self.genesysSessionDuration
+        if let pair = self.genesysAuthCode?.split(separator: "=").map(String.init), pair.count == 2 {
+            configuration.genesys.oauthCodes[pair[0]] = pair[1]
+        }
         configuration.karte = KarteServerSettings(appKey: self.karteAppKey, gzipAnswers: !self.karteNoGzipAnswers)
         if let file = self.karteCampaigns {
             guard let data = FileManager.default.contents(atPath: file) else {
@@ -342,6 +428,8 @@ struct AttendantSim: AsyncParsableCommand {
             "gms_cometd": simulator.gms.cometdURL,
             "gms_base": simulator.gms.baseURL,
             "gms_service": self.gmsService,
+            "genesys_endpoint": simulator.genesysEndpoints.endpoint,
+            "genesys_deployment": simulator.genesysEndpoints.deploymentId,
             "karte_base": simulator.karte.baseURL,
             "karte_app_key": simulator.karte.appKey,
         ]

@@ -68,7 +68,7 @@ final class SimulatorProcess: Sendable {
         #expect(
             keys == [
                 "sip_port", "http_port", "token_url", "registrar_udp", "registrar_tcp", "domain", "cxone_socket", "cxone_chat", "cxone_brand",
-                "cxone_channel", "gms_cometd", "gms_base", "gms_service", "karte_base", "karte_app_key",
+                "cxone_channel", "gms_cometd", "gms_base", "gms_service", "genesys_endpoint", "genesys_deployment", "karte_base", "karte_app_key",
             ]
         )
         let httpPort = try #require((sim.announcement["http_port"] as? String).flatMap { Int($0) })
@@ -76,6 +76,8 @@ final class SimulatorProcess: Sendable {
         #expect(sim.announcement["gms_base"] as? String == "http://127.0.0.1:\(httpPort)/genesys")
         #expect(sim.announcement["gms_service"] as? String == "customer-support")
         #expect(sim.announcement["karte_base"] as? String == "http://127.0.0.1:\(httpPort)")
+        #expect(sim.announcement["genesys_endpoint"] as? String == "127.0.0.1:\(httpPort)")
+        #expect(sim.announcement["genesys_deployment"] as? String == GenesysMessagingSettings().deploymentId)
         #expect(sim.announcement["karte_app_key"] as? String == "demoappkey0000000000000000000001")
         let sipPort = try #require((sim.announcement["sip_port"] as? String).flatMap { Int($0) })
         #expect(sim.announcement["token_url"] as? String == "http://127.0.0.1:\(httpPort)/token?identity=")
@@ -136,7 +138,8 @@ final class SimulatorProcess: Sendable {
         #expect(status == 0)
         let options = [
             "--sip-port", "--http-port", "--token-lifetime", "--signing-key-file", "--ring", "--ring-every", "--cancel-after", "/control/fault",
-            "--cxone-live-chat", "--cxone-offline", "/control/cxone/fault", "down (every socket dropped",
+            "--cxone-live-chat", "--cxone-offline", "/control/cxone/fault", "down (every socket dropped", "--genesys-auth",
+            "--genesys-greeting", "/control/genesys/fault", "/api/v2/webmessaging/messages",
         ]
         for option in options {
             #expect(text.contains(option), "help mentions \(option)")
