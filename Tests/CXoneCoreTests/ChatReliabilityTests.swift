@@ -379,10 +379,38 @@ import Testing
         driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
+        // The list first, as the SDK fetches it on every connection; then what was open is recovered.
+        #expect(driver.lastCommand == .fetchThreadList)
+        driver.handle(.threadListFetched(["t1", "t2"]))
         #expect(driver.lastCommand == .recoverThread(threadID: "t2"))
         #expect(driver.state == .connected)
         driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
         #expect(driver.state == .ready)
+    }
+
+    /// A thread the agent opened while the connection was lost: only the thread list after the reconnect
+    /// names it. It is recovered whole, and each agent message in it is news (found by
+    /// Benchmarks/fault_campaign.py: the thread was never met and its messages never alerted).
+    @Test func multiThreadMeetsAThreadOpenedWhileTheConnectionWasLostAndReportsItsMessages() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"]))
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: nil))
+        #expect(driver.state == .ready)
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        #expect(driver.lastCommand == .fetchThreadList)
+        driver.handle(.threadListFetched(["t1", "t3"]))
+        #expect(driver.lastCommand == .recoverThread(threadID: "t3"))
+        let opening = driver.message("a1", thread: "t3", "Hello, about your order")
+        let next = driver.message("a2", thread: "t3", "Are you there?", at: 1)
+        var recovered = ChatThread(id: "t3", state: .ready)
+        recovered.lastMessages = [opening, next]
+        driver.handle(.threadRecovered(recovered, caseID: "case-3", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.received == [opening, next])
+        #expect(driver.machine.threads.map(\.id) == ["t1", "t3"])
     }
 
     @Test func aStaleTimerIsIgnored() throws {

@@ -75,19 +75,16 @@ extension ChatStateMachine {
 
     // MARK: Loading after connecting
 
-    /// Single-thread and live chat recover the thread; multi-thread fetches the thread list (after a
-    /// reconnect: recovers the threads that were open).
+    /// Single-thread and live chat recover the thread; multi-thread fetches the thread list, after a
+    /// reconnect too (``threadListFetched(_:)``), as the SDK does on every connection
+    /// (`ConnectionService.checkForAuthorization` → `processCustomerReconnectedEvent` →
+    /// `ChatThreadListService.handleForCurrentChatMode`: `.multithread` → `fetchThreadList`).
     mutating func loadThreads() -> [Action] {
         switch self.mode ?? .singleThread {
         case .singleThread, .liveChat:
             let id = self.threads.first?.id ?? self.persisted.threadIDs.first
             return self.enterPhase(.loading(.recovery)) + [.send(self.recoverCommand(id))]
                 + self.arm(.response, after: self.configuration.responseTimeout)
-        case .multiThread where self.isRecovering:
-            let open = self.threads.filter { $0.state == .ready }.map(\.id)
-            let entered = self.enterPhase(.loading(.recoveries(Set(open.map { $0.lowercased() }))))
-            guard !open.isEmpty else { return entered + self.becomeReady() }
-            return entered + open.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
         case .multiThread:
             return self.enterPhase(.loading(.threadList)) + [.send(.fetchThreadList)]
                 + self.arm(.response, after: self.configuration.responseTimeout)
@@ -172,15 +169,27 @@ extension ChatStateMachine {
         }
     }
 
+    /// The customer's threads. On the first connection each is loaded by its metadata (its last message);
+    /// after a lost connection the threads that were open, and those new to the list, are recovered whole:
+    /// a thread the agent opened while the connection was lost is met only here, and every agent message
+    /// in it came meanwhile, so each is news (``isUnshown(_:shown:)``).
     mutating func threadListFetched(_ ids: [String]) -> [Action] {
         guard self.loading == .threadList else { return [] }
         var actions = self.disarm(.response)
+        var new: [String] = []
         for id in ids where self.known.index(of: id) == nil {
             let thread = ChatThread(id: id, state: .received)
             self.known.append(thread)
+            new.append(id)
             actions.append(.report(.threadUpdated(thread)))
         }
         actions += self.storeThreadIDs()
+        if self.isRecovering {
+            let recover = self.threads.filter { $0.state == .ready }.map(\.id) + new
+            guard !recover.isEmpty else { return actions + self.becomeReady() }
+            self.connection.modifyConnected { $0.phase = .loading(.recoveries(Set(recover.map { $0.lowercased() }))) }
+            return actions + recover.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
+        }
         let waiting = Set(ids.map { $0.lowercased() })
         guard !waiting.isEmpty else { return actions + self.becomeReady() }
         self.connection.modifyConnected { $0.phase = .loading(.metadata(waiting)) }
