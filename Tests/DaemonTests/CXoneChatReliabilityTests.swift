@@ -82,6 +82,35 @@ extension CXoneChatDaemonTests {
         await Self.stop(daemon)
     }
 
+    /// Multi-thread: a conversation the agent opens while the gateway is down is met after the reconnect
+    /// (the thread list fetched again, as the SDK does), recorded as a contact and its message alerted.
+    /// Benchmarks/fault_campaign.py found it never met: the reconnect recovered only the open threads.
+    @Test func aConversationTheAgentOpensWhileTheGatewayIsDownIsMetAfterTheReconnect() async throws {
+        let simulator = try await Simulator(["--cxone-multi-thread"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "Hello"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let customer = try #require(try await Self.gatewayThreads(simulator).first?["customer"] as? String)
+
+        _ = try await simulator.control("POST", "/control/cxone/fault?kind=down")
+        try await eventually("the chat reconnecting") { try await Self.status(bus: bus)["state"] == "connecting" }
+        let opened = try await simulator.controlJSON("POST", "/control/cxone/agent?customer=\(customer)&text=News%20while%20you%20were%20away")
+        let threadID = try #require(opened["thread_id"] as? String).lowercased()
+        _ = try await simulator.control("POST", "/control/cxone/clear-faults")
+
+        try await eventually("the new conversation's message") { daemon.stderr.contains("in thread \(threadID), from-agent") }
+        try await eventually("the new conversation in the contact history") {
+            let (status, output) = try await TokenDaemonTests.ctl(["contacts", "--json"], bus: bus)
+            return status == 0 && output.lowercased().contains(threadID)
+        }
+        let threads = try await Self.threads(bus: bus).compactMap { ($0["id"] as? String)?.lowercased() }
+        #expect(threads.contains(threadID), "\(threads)")
+        await Self.stop(daemon)
+    }
+
     // MARK: Errors from the server
 
     @Test func operationAndServerErrorsReachTheUserAsTypedErrors() async throws {
