@@ -56,12 +56,12 @@ HOST_ADDRESS, PEER_ADDRESS = "10.77.0.1", "10.77.0.2"
 
 
 def dbusmock_python():
-    """A python with python-dbusmock: this one (Debian's python3-dbusmock), else scripts/setup's venv."""
-    for candidate in (sys.executable, "/usr/bin/python3", os.path.join(ROOT, ".build-python/bin/python3")):
+    """A python with python-dbusmock: scripts/setup's venv, the one the tests use, else this one."""
+    for candidate in (os.path.join(ROOT, ".build-python/bin/python3"), sys.executable, "/usr/bin/python3"):
         if os.access(candidate, os.X_OK) and subprocess.run([candidate, "-c", "import dbusmock"],
                                                             capture_output=True).returncode == 0:
             return candidate
-    raise BenchError("no python with python-dbusmock (apt install python3-dbusmock, or scripts/setup's .build-python)")
+    raise BenchError("no python with python-dbusmock: run scripts/setup, which installs it into .build-python")
 
 
 def wait_for(what, condition, timeout=30.0, interval=0.05):
