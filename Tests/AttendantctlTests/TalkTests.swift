@@ -377,6 +377,43 @@ import Testing
         #expect(Self.enter("/1", into: &plain).isEmpty && plain.statusLine == "No message offers choices to answer with.")
     }
 
+    /// The answer to an "are you still there?" prompt (an idle alert) is no message of ours: the CXone SDK
+    /// sends it and never shows it (`ChatThreadService.send` with `isInactivityPopupAnswer`, SDK 3.3.1),
+    /// and the channel reports no copy of it. The status line says it was answered.
+    @Test func anIdlePromptsAnswerIsNotShownAsOursTheStatusLineSaysItWasAnswered() {
+        var prompt = Self.agent("Are you still there?", id: "m1", kind: "idle-alert")
+        prompt.choices = [ChatChoiceRecord(id: "refresh", label: "I'm still here"), ChatChoiceRecord(id: "expire", label: "End the chat")]
+        var view = Self.view(rows: 12, columns: 60, messages: [Self.agent("Hello", id: "m0"), prompt])
+        #expect(Self.enter("/1", into: &view) == [.choose(message: "m1", choice: "refresh", label: "I'm still here", thread: "t1")])
+        #expect(view.entries.map(\.id) == ["m0", "m1"], "nothing of ours: \(view.entries.map(\.text))")
+        #expect(view.statusLine == "Answering: I'm still here…")
+        view.chooseAnswered(label: "I'm still here", error: nil, time: 0)
+        #expect(view.entries.map(\.id) == ["m0", "m1"])
+        #expect(view.statusLine == "Answered: I'm still here.")
+        // An answer that closes the conversation: the closing is what the status line says.
+        _ = Self.enter("/2", into: &view)
+        view.threadUpdated(id: "t1", name: "Billing", state: "closed", time: 0)
+        view.chooseAnswered(label: "End the chat", error: nil, time: 0)
+        #expect(view.statusLine == "The conversation is closed.")
+        // Refused: said in the transcript, as any choice.
+        _ = Self.enter("/2", into: &view)
+        view.chooseAnswered(label: "End the chat", error: "channel desk: offline", time: 0)
+        #expect(view.entries.last?.text == "Not chosen: End the chat: channel desk: offline" && view.entries.last?.style == .problem)
+    }
+
+    /// A closed conversation that the channel takes up again in the same thread (a CXone single-thread
+    /// channel: the server opens a new case in it) is still the view's: it follows no other thread after.
+    @Test func aClosedConversationThatGoesOnInItsThreadIsFollowedNoFurther() {
+        var view = Self.view(rows: 12, messages: [Self.agent("Bye", id: "m1")])
+        view.threadUpdated(id: "t1", name: "Billing", state: "closed", time: 0)
+        #expect(Self.enter("One more thing", into: &view).contains(.send("One more thing", thread: "t1")))
+        view.sendAnswered(text: "One more thing", delivery: "sent", reason: nil, error: nil, time: 0)
+        view.threadUpdated(id: "t1", name: "Billing", state: "ready", time: 0)
+        #expect(view.threadState == "ready" && view.statusLine != "The conversation is closed.")
+        view.message(Self.agent("elsewhere", id: "x1", thread: "t0"), now: Self.at(1))
+        #expect(view.threadID == "t1" && !view.entries.contains { $0.id == "x1" }, "\(view.entries.map(\.text))")
+    }
+
     @Test func filesShowWithTypeAndSizeSaveTakesTheLatestAndSendTakesAPath() {
         var message = Self.agent("Here you go", id: "m1")
         message.attachments = [ChatAttachmentRecord(id: "a1", name: "notes.txt", mimeType: "text/plain", size: 67)]

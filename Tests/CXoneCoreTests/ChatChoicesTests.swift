@@ -199,6 +199,40 @@ import Testing
         )
     }
 
+    /// The SDK never shows the popup's answer (`ChatThreadService.send` does not append a message with
+    /// `isInactivityPopupAnswer`, and `shouldIgnoreMessage` drops it when it comes back): its MessageCreated
+    /// takes it out of the outbox and tells the host nothing, and a recovered thread or an older page
+    /// leaves it out.
+    @Test func thePopupsAnswerLeavesTheOutboxButIsNoMessageOfTheThread() throws {
+        var session = ChatSessionStepTests.session(ChatOutboxTests.ready().machine)
+        _ = Self.push(&session, Self.wireMessage("m-popup", Self.popup))
+        _ = try Self.choose(&session, "m-popup", "refresh", id: 1)
+        let answerID = try #require(session.machine.outbox.last?.messageID)
+        var echo = Self.wireMessage(answerID, .answer("I'm still here", postback: #"{"isExpired": false}"#, isInactivityPopupAnswer: true))
+        echo.direction = .inbound
+        echo.authorUser = nil
+        let told = Self.push(&session, echo)
+        #expect(session.machine.outbox.isEmpty, "the answer's MessageCreated confirms it")
+        let messages = told.compactMap { action -> ChatMessage? in
+            if case .emit(.messageReceived(let message)) = action { return message } else { return nil }
+        }
+        #expect(messages.isEmpty, "no message is reported: \(messages)")
+        let thread = try #require(session.machine.thread("thread-1"))
+        #expect(!thread.lastMessages.contains { $0.text == "I'm still here" }, "\(thread.lastMessages.map(\.text))")
+
+        let recovered = ChatWireInput.input(
+            for: .threadRecovered(
+                CXoneWire.ThreadRecovered(
+                    messages: [Self.wireMessage("m-popup", Self.popup), echo],
+                    thread: CXoneWire.Thread(idOnExternalPlatform: "thread-1")
+                )
+            ),
+            now: UnixTime(secondsSince1970: 0)
+        )
+        guard case .threadRecovered(let history, _, _)? = recovered.input else { throw FixtureFailure("no recovered thread") }
+        #expect(history.lastMessages.map(\.id) == ["m-popup"])
+    }
+
     @Test func aChoiceNotOfferedOrALinkIsAnInvalidArgument() throws {
         var session = ChatSessionStepTests.session(ChatOutboxTests.ready().machine)
         _ = Self.push(&session, Self.wireMessage("m-replies", Self.quickReplies))

@@ -166,7 +166,60 @@ import Testing
         #expect(driver.threadUpdates.last?.state == .closed)
         #expect(driver.state == .ready, "single-thread: the chat stays ready")
         #expect(driver.perform { try $0.endConversation(threadID: "thread-1") }?.code == .invalidThread)
-        #expect(driver.perform { try $0.sendMessage(threadID: "thread-1", text: "hi", at: $1) }?.code == .invalidThread)
+    }
+
+    /// The SDK keeps a single-thread (messaging) channel's thread after its case closes
+    /// (`processCaseStatusChangedEvent` closes only a live chat's thread; `create()` refuses a second
+    /// thread): the person writes on in the same thread, the server opens a new case for it. So a thread
+    /// closed here goes on, `ready` again, when the person writes to it or asks for a new thread.
+    @Test func aClosedSingleThreadConversationGoesOnInItsThreadWhenThePersonWritesAgain() throws {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready), caseID: "case-1")
+        driver.perform { try $0.endConversation() }
+        driver.handle(.caseStatusChanged(caseID: "case-1", status: .closed))
+        #expect(driver.machine.threads.first?.state == .closed)
+
+        let refused = driver.perform { try $0.sendMessage(threadID: "thread-1", text: "One more thing", at: $1) }
+        #expect(refused == nil, "\(refused?.message ?? "")")
+        #expect(driver.machine.threads.map(\.id) == ["thread-1"] && driver.machine.threads.first?.state == .ready)
+        #expect(driver.threadUpdates.last?.state == .ready, "the host hears the thread is open again")
+        guard case .sendMessage(let threadID, _, let text, _)? = driver.lastCommand else {
+            Issue.record("no SendMessage: \(String(describing: driver.lastCommand))")
+            return
+        }
+        #expect(threadID == "thread-1" && text == "One more thing")
+
+        // Asking for a new thread (chat send with no thread names the working one, and there is none open)
+        // takes the closed one up again as well.
+        driver.handle(.caseStatusChanged(caseID: "case-1", status: .closed))
+        #expect(driver.perform { try $0.createThread(customFields: [:]) } == nil)
+        #expect(driver.machine.threads.map(\.id) == ["thread-1"] && driver.machine.threads.first?.state == .ready)
+    }
+
+    /// A live chat that is over starts a new conversation when the person writes to it, as the SDK's
+    /// "new conversation" does (`create()` clears the old live chat's thread on a live chat channel).
+    @Test func aLiveChatThatIsOverStartsANewConversationWhenThePersonWritesToIt() throws {
+        var driver = ChatDriver()
+        driver.prepare(.init(isLiveChat: true))
+        driver.perform { try $0.connect() }
+        driver.handle(.availabilityFetched(online: true))
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+        driver.handle(.threadRecovered(ChatThread(id: "live-1", state: .ready), caseID: "case-9", agent: nil))
+        driver.perform { try $0.endConversation() }
+        driver.handle(.caseStatusChanged(caseID: "case-9", status: .closed))
+        #expect(driver.state == .closed)
+
+        let refused = driver.perform { try $0.sendMessage(threadID: "live-1", text: "Hello again", at: $1) }
+        #expect(refused == nil, "\(refused?.message ?? "")")
+        #expect(driver.state == .ready)
+        let thread = try #require(driver.machine.threads.first)
+        #expect(driver.machine.threads.count == 1 && thread.id != "live-1" && thread.state == .pending)
+        guard case .sendMessage(let threadID, _, let text, _)? = driver.lastCommand else {
+            Issue.record("no SendMessage: \(String(describing: driver.lastCommand))")
+            return
+        }
+        #expect(threadID == thread.id && text == "Hello again")
     }
 
     @Test func endingALiveChatClosesTheChatAndANewThreadReopensIt() throws {

@@ -44,4 +44,17 @@ extension DesktopSession {
             ]
         )
     }
+
+    /// The mock server emits ActionInvoked(id, key), as a server does when the person presses one of the
+    /// notification's buttons.
+    package func invoke(_ key: String, on id: Int) async throws {
+        try await Self.busctl(
+            self.sessionBusAddress,
+            self.toolEnvironment,
+            [
+                "call", "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock", "EmitSignal",
+                "sssav", "org.freedesktop.Notifications", "ActionInvoked", "us", "2", "u", "\(id)", "s", key,
+            ]
+        )
+    }
 }

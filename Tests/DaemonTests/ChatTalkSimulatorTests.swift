@@ -157,6 +157,70 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    /// The inactivity popup answered in the view: the gateway gets the answer, and the view shows no
+    /// message of ours for it (the CXone SDK never shows it: `ChatThreadService.shouldIgnoreMessage`,
+    /// SDK 3.3.1). Its "End the chat" closes the contact; the next line the person types goes on in the
+    /// same thread, as the SDK's single-thread channel does, and the gateway opens a new contact for it.
+    @Test func cxoneThePopupsAnswerIsNoMessageOfOursAndAfterTheChatEndedTheNextLineGoesOn() async throws {
+        let greeting = "Hello Grace, this is Ada. How can I help?"
+        let simulator = try await Simulator(["--cxone-greeting", greeting])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await CXoneChatDaemonTests.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        try await eventually("the agent's greeting thread") {
+            CXoneChatDaemonTests.texts(try await CXoneChatDaemonTests.threads(bus: bus).first).contains(greeting)
+        }
+        let thread = try #require(try await CXoneChatDaemonTests.gatewayThreads(simulator).first?["id"] as? String)
+        let tmux = try await Tmux(environment: ["DBUS_SESSION_BUS_ADDRESS": bus.address])
+        _ = try await Self.talk(tmux, showing: greeting)
+
+        // "Are you still there?": /1 stays. The gateway has the answer; the view says it was answered and
+        // shows nothing of ours, then or when the agent writes next.
+        _ = try await simulator.control("POST", "/control/cxone/rich?thread=\(thread)&kind=inactivity-popup")
+        try await tmux.waitFor("the popup") { $0.contains("Are you still there?") && $0.contains("[1] I'm still here  [2] End the chat") }
+        try await tmux.type("/1")
+        try await tmux.press("Enter")
+        try await eventually("the popup's answer at the gateway") {
+            let last = try await CXoneChatDaemonTests.gatewayMessages(simulator).last
+            return last?["text"] as? String == "I'm still here" && last?["inactivity_popup_answer"] as? Bool == true
+        }
+        try await tmux.waitFor("the answer on the status line") { $0.contains("Answered: I'm still here.") }
+        _ = try await simulator.control("POST", "/control/cxone/agent?thread=\(thread)&text=Good%20to%20hear")
+        var pane = try await tmux.waitFor("the agent's next message") { $0.contains(": Good to hear") }
+        #expect(Self.rows(pane, endingWith: ": I'm still here").isEmpty, "no message of ours for the answer: \(pane)")
+
+        // The second popup's "End the chat": the gateway closes the contact, the view's thread is closed.
+        _ = try await simulator.control("POST", "/control/cxone/rich?thread=\(thread)&kind=inactivity-popup")
+        try await tmux.waitFor("the second popup") { $0.components(separatedBy: "Are you still there?").count == 3 }
+        try await tmux.type("/2")
+        try await tmux.press("Enter")
+        try await eventually("the contact closed at the gateway") {
+            try await CXoneChatDaemonTests.gatewayThreads(simulator).first?["status"] as? String == "closed"
+        }
+        try await tmux.waitFor("the thread closed in the view") { $0.contains(" · closed") }
+
+        // The next line goes on in the same thread: the gateway has it under a new contact.
+        try await tmux.type("Sorry, one more question")
+        try await tmux.press("Enter")
+        try await eventually("the line at the gateway") {
+            try await CXoneChatDaemonTests.gatewayMessages(simulator).contains {
+                $0["text"] as? String == "Sorry, one more question" && $0["direction"] as? String == "inbound"
+            }
+        }
+        let threads = try await CXoneChatDaemonTests.gatewayThreads(simulator)
+        #expect(threads.count == 1 && threads.first?["status"] as? String != "closed", "\(threads)")
+        pane = try await tmux.waitFor("ours sent in the open thread") {
+            $0.contains(": Sorry, one more question") && !$0.contains("(sending)") && $0.contains(" · ready")
+        }
+        #expect(!pane.joined(separator: "\n").contains("Not sent"), "\(pane)")
+        #expect(Self.rows(pane, endingWith: ": End the chat").isEmpty, "\(pane)")
+
+        try await Self.leave(tmux, channel: "chat")
+        tmux.stop()
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: GMS
 
     @Test func gmsTheViewShowsTypingLoadsOlderMessagesRepliesAndLeavesCleanly() async throws {

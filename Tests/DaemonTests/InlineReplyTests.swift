@@ -43,6 +43,62 @@ import Testing
         #expect(!daemon.stderr.contains(text), "the journal never holds what the person wrote")
         await CXoneChatDaemonTests.stop(daemon)
     }
+
+    /// The agent's choices as the notification's buttons, through the same server: ActionInvoked on a quick
+    /// reply's button answers with its postback, and the inactivity popup's notification is urgent. That
+    /// popup answered with `attendantctl chat choose` closes its notification, though its answer never
+    /// comes back as a message (the CXone SDK keeps it out of the thread).
+    @Test func aChoiceButtonAnswersWithItsPostbackAndAPromptAnsweredElsewhereClosesItsNotification() async throws {
+        let simulator = try await CXoneChatDaemonTests.Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        try await desktop.startReplyServer()
+        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+        try #require(await daemon.waitForLog("notification server present (actions, body, inline-reply)"), "\(daemon.stderr)")
+        func ctl(_ arguments: [String]) async throws -> (Int32, String) {
+            try await run(TokenDaemonTests.attendantctl, arguments, environment: desktop.toolEnvironment)
+        }
+        func offered(_ label: String) async throws -> NotifyCall {
+            var found: NotifyCall?
+            try await eventually("a notification with the button \(label)") {
+                found = desktop.notifyCalls.last { $0.replied && $0.actions.contains { $0.label == label } }
+                return found != nil
+            }
+            return try #require(found)
+        }
+
+        await #expect(try ctl(["chat", "send", "Hello"]).0 == 0)
+        try await eventually("the thread at the gateway") { try await CXoneChatDaemonTests.gatewayThreads(simulator).count == 1 }
+        let thread = try #require(try await CXoneChatDaemonTests.gatewayThreads(simulator).first?["id"] as? String)
+
+        _ = try await simulator.control("POST", "/control/cxone/rich?thread=\(thread)&kind=quick-replies")
+        let replies = try await offered("Delivery")
+        #expect(replies.actions.prefix(2).map(\.label) == ["Billing", "Delivery"], "\(replies.actions)")
+        let delivery = try #require(replies.actions.first { $0.label == "Delivery" })
+        try await desktop.invoke(delivery.key, on: try #require(replies.returnedID))
+        try await eventually("the chosen reply at the gateway") {
+            try await CXoneChatDaemonTests.gatewayMessages(simulator).last?["text"] as? String == "Delivery"
+        }
+        #expect(try await CXoneChatDaemonTests.gatewayMessages(simulator).last?["postback"] as? String == #"{"topic":"delivery"}"#)
+
+        let popup = try await CXoneChatDaemonTests.offer(simulator, thread: thread, kind: "inactivity-popup")
+        let prompt = try await offered("I'm still here")
+        #expect(prompt.urgency == 2, "an unanswered popup is critical: \(prompt.hints)")
+        let promptID = try #require(prompt.returnedID)
+        let closesBefore = desktop.sessionBus.calls("CloseNotification").filter { $0.arguments.first?.int == promptID }.count
+        let (status, output) = try await ctl(["chat", "choose", popup, "refresh"])
+        #expect(status == 0, "\(output)")
+        try await eventually("the popup's answer at the gateway") {
+            try await CXoneChatDaemonTests.gatewayMessages(simulator).last?["inactivity_popup_answer"] as? Bool == true
+        }
+        try await eventually("the popup's notification closed") {
+            desktop.sessionBus.calls("CloseNotification").filter { $0.arguments.first?.int == promptID }.count > closesBefore
+        }
+        await CXoneChatDaemonTests.stop(daemon)
+    }
 }
 
 /// Opening the conversation from a chat notification with dunst, which has no text field: its Reply button

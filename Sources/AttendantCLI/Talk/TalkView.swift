@@ -118,6 +118,8 @@ struct TalkView: Sendable {
         if self.threadID == nil { self.threadID = id }
         if state != "closed" { self.follow(id, time: time) }
         guard id == self.threadID else { return }
+        // The closed conversation goes on in its own thread (CXone's single thread): nothing to follow.
+        if state != "closed" { self.followsNextThread = false }
         self.threadTitle = ChatThreadRecord(id: id, name: name, state: state).title
         if state == "closed", self.threadState != "closed" { self.status = "The conversation is closed." }
         self.threadState = state
@@ -151,9 +153,17 @@ struct TalkView: Sendable {
         if self.editor.isEmpty { self.editor = LineEditor(text) }
     }
 
-    /// What became of a choice: its label stays as ours, or goes with the channel's refusal.
+    /// What became of a choice: its label stays as ours, or goes with the channel's refusal. A prompt's
+    /// answer, never shown as ours, is said on the status line.
     mutating func chooseAnswered(label: String, error: String?, time: Int64) {
-        guard let error else { return self.delivered(label, message: nil) }
+        guard let error else {
+            // Said unless something newer is (the thread closed by that very answer).
+            if !self.entries.contains(where: { $0.pending && $0.text == label }), self.status == nil || self.status?.hasPrefix("Answering: ") == true
+            {
+                self.status = "Answered: \(TextWidth.printable(label))."
+            }
+            return self.delivered(label, message: nil)
+        }
         self.removePending(label)
         self.problem("Not chosen: \(label): \(error)", time: time)
     }
@@ -320,7 +330,13 @@ struct TalkView: Sendable {
             self.status = "\(TextWidth.printable(choice.label)) is a link: \(TextWidth.printable(url))"
             return []
         }
-        self.addPending(choice.label, time: time)
+        // The answer to an idle prompt (a notice that offers choices: CXone's inactivity popup) is no message:
+        // the SDK sends it with `isInactivityPopupAnswer` and never shows it (ChatThreadService.send, 3.3.1).
+        if offering.style == .notice {
+            self.status = "Answering: \(TextWidth.printable(choice.label))…"
+        } else {
+            self.addPending(choice.label, time: time)
+        }
         return [.choose(message: offering.id, choice: choice.id, label: choice.label, thread: self.threadID)]
     }
 

@@ -20,6 +20,7 @@ package final class DesktopAlertCenter: AlertPresenter {
         case serverOwner(String?)
         case actionInvoked(id: UInt32, key: String)
         case replied(id: UInt32, text: String)
+        case answered(channel: String, messageID: String)
         case closed(id: UInt32, reason: UInt32)
         case doNotDisturb(Bool, CheckedContinuation<Void, Never>?)
         case desktopDoNotDisturb(Bool, source: String)
@@ -80,6 +81,11 @@ package final class DesktopAlertCenter: AlertPresenter {
     }
 
     /// Turns do-not-disturb on or off; returns once applied.
+    /// The person answered a message's choice through the control interface (``AlertPlanner/answered(messageID:channel:)``).
+    package func answered(channel: String, messageID: String) {
+        self.continuation.yield(.answered(channel: channel, messageID: messageID))
+    }
+
     package func setDoNotDisturb(_ on: Bool) async {
         await withCheckedContinuation { continuation in
             if case .terminated = self.continuation.yield(.doNotDisturb(on, continuation)) { continuation.resume() }
@@ -222,6 +228,8 @@ package final class DesktopAlertCenter: AlertPresenter {
                     self.logger.info("a reply typed on notification \(id) matches no chat notification shown now; nothing sent")
                 }
                 commands = close
+            case .answered(let channel, let messageID):
+                commands = planner.answered(messageID: messageID, channel: channel)
             case .closed(let id, let reason):
                 if let route = planner.closedByServer(id: id, reason: NotificationCloseReason(reason)) {
                     self.logger.info("the notification of \(route.key) was dismissed", metadata: ["channel": "\(route.channel)"])

@@ -28,6 +28,7 @@ extension ControlBus {
                     choiceID: Self.string(arguments, 3)
                 )
                 _ = try await Self.chat(arguments, target: target, request)
+                target.alerts?.answered(channel: Self.string(arguments, 0), messageID: Self.string(arguments, 2))
                 return []
             },
             method(m.chatMarkRead, [A("message", "s")]) { arguments throws(BusMethodError) in

@@ -17,6 +17,21 @@ extension ChatStateMachine {
         attachments: [SentFile] = [],
         at now: UnixTime
     ) throws(ChatError) -> [Action] {
+        var taken: [Action] = []
+        var threadID = threadID
+        if let closed = self.known.index(of: threadID), self.known[closed].state == .closed {
+            // Taken up only if the message can go: a refused send changes nothing.
+            let before = self
+            do throws(ChatError) {
+                (threadID, taken) = try self.takeUp(closedAt: closed)
+                guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
+                    throw .illegalState("send a message", self.state, expected: "connect first")
+                }
+            } catch {
+                self = before
+                throw error
+            }
+        }
         guard [.connecting, .connected, .ready].contains(self.state) || self.isAsleep else {
             throw .illegalState("send a message", self.state, expected: "connect first")
         }
@@ -24,9 +39,6 @@ extension ChatStateMachine {
             throw ChatError(.invalidThread, "there is no chat thread \(threadID); create a thread first")
         }
         let thread = self.known[index]
-        guard thread.state != .closed else {
-            throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed; create a new thread")
-        }
         var entries: [OutboxEntry] = []
         if thread.state == .pending, let welcome = self.welcomeMessage, self.known.markWelcomed(thread.id) {
             self.welcomeMessage = nil
@@ -44,7 +56,7 @@ extension ChatStateMachine {
                 attachments: attachments
             )
         )
-        var actions: [Action] = []
+        var actions = taken
         for entry in entries {
             self.outgoing.add(entry)
             actions.append(.persistOutbox(entry))
@@ -121,7 +133,10 @@ extension ChatStateMachine {
         return [.removeFromOutbox(messageID: entry.messageID)]
     }
 
-    mutating func messageCreated(_ message: ChatMessage, caseID: String?) -> [Action] {
+    /// A message the server created: it leaves the outbox, joins its thread and is reported once. A
+    /// `hidden` one (the SDK keeps it out of the thread, ``Input/hiddenMessageCreated(_:caseID:)``) and
+    /// the live chat's opening marker only confirm the outbox and make the thread ready.
+    mutating func messageCreated(_ message: ChatMessage, caseID: String?, hidden: Bool = false) -> [Action] {
         guard self.isSocketOpen, !self.isAuthorizing else { return [] }
         // The welcome message came from this client's outbox: part of the thread, not news.
         let isOwnWelcome = self.outgoing.entry(message.id)?.isWelcome == true
@@ -135,8 +150,9 @@ extension ChatStateMachine {
             actions += self.storeThreadIDs()
         }
         if let caseID { self.known.setCaseID(caseID, ofThread: self.known[index].id) }
-        if Self.isInternalMarker(message) {
-            // The live chat's opening marker creates the thread and its case, but is no message.
+        if hidden || Self.isInternalMarker(message) {
+            // The live chat's opening marker creates the thread and its case, but is no message; nor is
+            // the answer to the inactivity popup (the SDK's `shouldIgnoreMessage`).
             guard [.pending, .received, .loaded].contains(self.known[index].state) else { return actions }
             self.known[index].state = .ready
             return actions + [.report(.threadUpdated(self.known[index]))]

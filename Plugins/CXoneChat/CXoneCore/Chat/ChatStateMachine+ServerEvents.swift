@@ -70,7 +70,7 @@ extension ChatStateMachine.Input {
     package var isServerEvent: Bool {
         switch self {
         case .authorized, .reconnected, .tokenRefreshed, .threadRecovered, .threadRecoveryFailed, .threadListFetched, .threadMetadataLoaded,
-            .messageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
+            .messageCreated, .hiddenMessageCreated, .proactiveAction, .caseStatusChanged, .operationError, .serverError,
             .agentTyping, .positionInQueue, .assigneeChanged, .messageRead:
             return true
         case .channelConfigurationFetched, .channelConfigurationFailed, .availabilityFetched, .availabilityFailed,

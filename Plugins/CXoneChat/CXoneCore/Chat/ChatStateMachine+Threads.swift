@@ -17,14 +17,17 @@ extension ChatStateMachine {
 
     /// `createThread(customFields:)`: a new local thread with a fresh UUID, stored and `pending` until its
     /// first message is created. On a single-thread channel that already has a thread (or a live chat whose
-    /// thread is open) this throws ``ChatError/Code/unsupportedChannelConfig``. `customFields` are the
-    /// pre-chat form's answers (``preChatForm``); they go with the first message.
+    /// thread is open) this throws ``ChatError/Code/unsupportedChannelConfig``, unless that thread is
+    /// closed: it goes on (``takeUp(closedAt:)``). `customFields` are the pre-chat form's answers
+    /// (``preChatForm``); they go with the first message.
     package mutating func createThread(customFields: [String: String] = [:]) throws(ChatError) -> [Action] {
         let mode = self.mode ?? .singleThread
         guard self.state == .ready || (self.state == .closed && mode == .liveChat) else {
             throw .illegalState("create a thread", self.state, expected: "connect and wait until the chat is ready")
         }
         switch mode {
+        case .singleThread where self.threads.count == 1 && self.known[0].state == .closed:
+            return try self.takeUp(closedAt: 0).actions
         case .singleThread where !self.threads.isEmpty:
             throw ChatError(
                 .unsupportedChannelConfig,
@@ -40,6 +43,28 @@ extension ChatStateMachine {
         self.known.append(thread)
         self.known.setCustomFields(customFields, ofThread: thread.id)
         return self.storeThreadIDs() + self.enterPhase(.ready) + [.report(.threadUpdated(thread))]
+    }
+
+    /// The person writes to a closed conversation, on a channel of one conversation: it goes on as the
+    /// SDK lets it go on. A single-thread (messaging) channel keeps its one thread after the case closes
+    /// (CXone mobile SDK 3.3.1: `ChatThreadListService.processCaseStatusChangedEvent` closes only a live
+    /// chat's thread, and `create()` refuses a second thread), so the thread is `ready` again and the
+    /// server opens a new case with the next message. A live chat that is over starts a new conversation
+    /// (`create()` clears the old live chat's thread, the SDK UI's "new conversation"). A multi-thread
+    /// channel's closed thread stays closed: another thread can be created. Returns the thread to write to.
+    mutating func takeUp(closedAt index: Int) throws(ChatError) -> (threadID: String, actions: [Action]) {
+        let thread = self.known[index]
+        switch self.mode ?? .singleThread {
+        case .singleThread:
+            self.known[index].state = .ready
+            return (thread.id, [.report(.threadUpdated(self.known[index]))])
+        case .liveChat:
+            let actions = try self.createThread()
+            guard let started = self.threads.last else { throw ChatError(.invalidThread, "no new conversation was started") }
+            return (started.id, actions)
+        case .multiThread:
+            throw ChatError(.invalidThread, "the conversation in thread \(thread.id) is closed; create a new thread")
+        }
     }
 
     /// `endConversation()`: EndContact for the thread's case; the thread is `closed` when the case status

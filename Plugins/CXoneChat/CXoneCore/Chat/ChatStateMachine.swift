@@ -104,6 +104,10 @@ package struct ChatStateMachine: Sendable {
         case threadMetadataLoaded(threadID: String, name: String?, lastMessage: ChatMessage?)
         /// MessageCreated, with the case id it carries.
         case messageCreated(ChatMessage, caseID: String?)
+        /// MessageCreated of a message the SDK keeps out of the thread (``ChatWireInput/isKeptOutOfTheThread(_:)``:
+        /// the live chat's opening, the inactivity popup's answer): it leaves the outbox and makes its thread
+        /// ready, as any message does, but is no message of the thread and no news.
+        case hiddenMessageCreated(ChatMessage, caseID: String?)
         /// FireProactiveAction with a WelcomeMessage: sent before the user's first message of a new thread.
         case proactiveAction(welcome: String)
         case caseStatusChanged(caseID: String, status: CaseStatus)
@@ -229,6 +233,7 @@ package struct ChatStateMachine: Sendable {
         case .threadListFetched(let ids): return self.threadListFetched(ids)
         case .threadMetadataLoaded(let id, let name, let message): return self.threadMetadataLoaded(id, name: name, lastMessage: message)
         case .messageCreated(let message, let caseID): return self.messageCreated(message, caseID: caseID)
+        case .hiddenMessageCreated(let message, let caseID): return self.messageCreated(message, caseID: caseID, hidden: true)
         case .proactiveAction(let welcome): return self.proactiveAction(welcome: welcome)
         case .caseStatusChanged(let caseID, let status): return self.caseStatusChanged(caseID: caseID, status: status)
         case .eventInS3(let url, _): return self.eventInS3(url: url)

@@ -118,9 +118,12 @@ package enum ChatWireInput {
             guard let threadID else {
                 return (nil, "ThreadMetadataLoaded for no known thread (no last message and no matching request)")
             }
-            return (.threadMetadataLoaded(threadID: threadID, name: nil, lastMessage: metadata.lastMessage.map(Self.message)), nil)
+            let lastMessage = metadata.lastMessage.flatMap { Self.isKeptOutOfTheThread($0) ? nil : Self.message($0) }
+            return (.threadMetadataLoaded(threadID: threadID, name: nil, lastMessage: lastMessage), nil)
         case .messageCreated(let created):
-            return (.messageCreated(Self.message(created.message), caseID: Self.id(created.contact.id)), nil)
+            let caseID = Self.id(created.contact.id)
+            if Self.isKeptOutOfTheThread(created.message) { return (.hiddenMessageCreated(Self.message(created.message), caseID: caseID), nil) }
+            return (.messageCreated(Self.message(created.message), caseID: caseID), nil)
         case .caseStatusChanged(let change):
             return (.caseStatusChanged(caseID: Self.id(change.contact.id), status: ChatStateMachine.CaseStatus(change.contact.status ?? "open")), nil)
         case .caseCreated:
@@ -142,6 +145,7 @@ package enum ChatWireInput {
         case .caseInboxAssigneeChanged(let change):
             return (.assigneeChanged(caseID: Self.id(change.contact.id), agent: change.inboxAssignee.map(Self.party)), nil)
         case .messageReadChanged(let read):
+            guard !Self.isKeptOutOfTheThread(read.message) else { return (nil, "MessageReadChanged of a message kept out of the thread") }
             var message = Self.message(read.message)
             if message.readByAgentAt == nil { message.readByAgentAt = now }
             return (.messageRead(message), nil)
@@ -151,7 +155,9 @@ package enum ChatWireInput {
             // agent's (`userStatistics`) is one the agent has seen. The agent's message seen by the customer
             // (`customerStatistics`, e.g. on another device) changes nothing the host shows.
             let message = Self.message(seen.message)
-            guard message.direction == .toAgent, let statistics = seen.message.userStatistics, let at = statistics.readAt ?? statistics.seenAt else {
+            guard !Self.isKeptOutOfTheThread(seen.message), message.direction == .toAgent, let statistics = seen.message.userStatistics,
+                let at = statistics.readAt ?? statistics.seenAt
+            else {
                 return (nil, "MessageSeenChanged of a message the agent has not seen")
             }
             var read = message
@@ -202,13 +208,28 @@ package enum ChatWireInput {
     }
 
     static func thread(_ thread: CXoneWire.Thread, messages: [CXoneWire.Message], state: ThreadState) -> ChatThread {
-        let ordered = messages.sorted { $0.createdAt < $1.createdAt }
+        let ordered = messages.filter { !Self.isKeptOutOfTheThread($0) }.sorted { $0.createdAt < $1.createdAt }
         return ChatThread(
             id: Self.id(thread.idOnExternalPlatform),
             name: thread.threadName ?? "",
             state: state,
             lastMessages: ordered.map(Self.message)
         )
+    }
+
+    /// The `parameters` that make a text message one the SDK keeps out of the thread
+    /// (`ChatThreadService.shouldIgnoreMessage`, `ChatThread.updated`, `processMoreMessagesLoaded`; CXone
+    /// mobile SDK 3.3.1, `MessageParameter`): the live chat's opening (`isInitialMessage`), the answer to a
+    /// message the app cannot show (`isUnsupportedMessageTypeAnswer`) and to the inactivity popup
+    /// (`isInactivityPopupAnswer`). The SDK sends these itself and never shows them, neither when sent nor
+    /// when they come back (MessageCreated, a recovered thread, an older page, a read or seen receipt).
+    package static let keptOutParameters = ["isInitialMessage", "isUnsupportedMessageTypeAnswer", "isInactivityPopupAnswer"]
+
+    /// Whether the SDK keeps `message` out of the thread: a text message with one of
+    /// ``keptOutParameters`` set to `true` (the SDK's `hasOneOf`).
+    package static func isKeptOutOfTheThread(_ message: CXoneWire.Message) -> Bool {
+        guard message.messageContent.type == "TEXT", let parameters = message.messageContent.parameters else { return false }
+        return Self.keptOutParameters.contains { parameters[$0] == .bool(true) }
     }
 
     static func message(_ message: CXoneWire.Message) -> ChatMessage {
