@@ -50,7 +50,8 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/cxone/availability?online=1|0
               POST /control/cxone/fault?kind=KIND
                    KIND: server-error&event=TYPE, operation-error&event=TYPE[&code=CODE],
-                   drop-next, missing-pongs, s3-failure,
+                   drop-next, missing-pongs, s3-failure, stall-downloads (GET /files/ID
+                   never answered),
                    rest-error&endpoint=configuration|availability|visitor|events[&code=CODE][&status=N],
                    down (every socket dropped; upgrades and the chat REST endpoints
                    answer 503; threads are kept for when it comes back)
@@ -89,7 +90,7 @@ struct AttendantSim: AsyncParsableCommand {
                    (without chat=: the newest open chat; 409 when there is none)
               POST /control/gms/push          the request body, as is, to every CometD client
                                              (a held long-poll's answer, or a text frame)
-              POST /control/gms/fault?kind=restart|drop|down|up
+              POST /control/gms/fault?kind=restart|drop|down|stall-downloads|up
                    restart: every CometD client forgotten (chats kept); drop: held
                    long-polls and WebSockets cut unanswered; down: 503 on /genesys/…
               GET  /control/gms/chats        chats with transcripts, online flags, agent notices

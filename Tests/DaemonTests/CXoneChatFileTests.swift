@@ -102,4 +102,39 @@ extension CXoneChatDaemonTests {
         #expect(after.count == 1, "nothing refused was uploaded: \(after)")
         await Self.stop(daemon)
     }
+
+    /// A download that stalls (the gateway keeps the connection and never answers) ends at the channel's
+    /// response-timeout: `chat save` fails saying so and writes nothing; once the storage answers again,
+    /// the same file is saved.
+    @Test func aDownloadThatStallsEndsAtTheResponseTimeoutAndSavesNothing() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus, extra: "response-timeout = 3")
+        await #expect(try Self.chat(["send", "Send me the invoice"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let thread = try #require(try await Self.gatewayThreads(simulator).first?["id"] as? String)
+        let sent = try Self.json(
+            try await simulator.control("POST", "/control/cxone/file?thread=\(thread)&name=invoice.pdf&type=application/pdf", body: "%PDF-1.7\n")
+        )
+        let message = try #require(sent["message_id"] as? String).lowercased()
+        try await eventually("the file's message in the thread") {
+            try await Self.threads(bus: bus).first.map { ($0["lastMessages"] as? [[String: Any]] ?? []).contains { $0["id"] as? String == message } }
+                == true
+        }
+        _ = try await simulator.control("POST", "/control/cxone/fault?kind=stall-downloads")
+        let folder = scratch.path + "/saved"
+        let stalled = try await Self.chat(["save", message, "--to", folder], bus: bus)
+        #expect(stalled.status != 0, "\(stalled.output)")
+        #expect(stalled.output.contains("no answer within 3 s"), "\(stalled.output)\n\(daemon.stderr.suffix(2000))")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true, "nothing is left behind")
+        #expect(!stalled.output.contains("signature=") && !daemon.stderr.contains("signature="), "the signed address is never shown")
+
+        _ = try await simulator.control("POST", "/control/cxone/clear-faults")
+        let saved = try await Self.chat(["save", message, "--to", folder], bus: bus)
+        #expect(saved.status == 0, "\(saved.output)")
+        #expect(FileManager.default.contents(atPath: folder + "/invoice.pdf") == Data("%PDF-1.7\n".utf8))
+        await Self.stop(daemon)
+    }
 }

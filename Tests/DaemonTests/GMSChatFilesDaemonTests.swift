@@ -103,4 +103,37 @@ import Testing
         #expect(rows.filter { $0["type"] as? String == "FileUploaded" && $0["party"] as? String == "client" }.count == 1)
         await CXoneChatDaemonTests.stop(daemon)
     }
+
+    /// A fileDownload that stalls (GMS keeps the connection and never answers) ends at three times the
+    /// channel's network-delay, a file operation's limit: `chat save` fails saying so and writes nothing;
+    /// once GMS answers again, it is saved.
+    @Test func aDownloadThatStallsEndsAtItsTimeLimitAndSavesNothing() async throws {
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let configuration = GMSChatDaemonTests.configuration(simulator) + "\nnetwork-delay = 3\n"
+        let daemon = try await TokenDaemonTests.daemon(configuration, scratch: scratch, bus: bus)
+        try await CXoneChatDaemonTests.waitForListening(bus, daemon)
+        try await eventually("the chat in chat threads") { try await CXoneChatDaemonTests.threads(bus: bus).first?["id"] != nil }
+        let threadID = try #require(try await CXoneChatDaemonTests.threads(bus: bus).first?["id"] as? String)
+        _ = try await simulator.control("POST", "/control/gms/file?name=notes.txt&type=text%2Fplain", body: "Notes\n")
+        let file = try await Self.found("the agent's file in chat open") { () -> [String: Any]? in
+            let (_, output) = try await Self.chat(["open", threadID, "--json"], bus: bus)
+            return Self.messages(Self.json(output)).last { ($0["attachments"] as? [[String: Any]])?.first?["name"] as? String == "notes.txt" }
+        }
+        let messageID = try #require(file["id"] as? String)
+        _ = try await simulator.control("POST", "/control/gms/fault?kind=stall-downloads")
+        let folder = scratch.path + "/downloads"
+        let stalled = try await Self.chat(["save", messageID, "--to", folder], bus: bus)
+        #expect(stalled.status != 0, "\(stalled)")
+        #expect(stalled.output.contains("/download failed: no answer within 9 s"), "\(stalled)\n\(daemon.stderr.suffix(2000))")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: folder))?.isEmpty ?? true, "nothing is left behind")
+
+        _ = try await simulator.control("POST", "/control/gms/fault?kind=up")
+        let saved = try await Self.chat(["save", messageID, "--to", folder], bus: bus)
+        #expect(saved.status == 0, "\(saved)")
+        #expect(FileManager.default.contents(atPath: folder + "/notes.txt") == Data("Notes\n".utf8))
+        await CXoneChatDaemonTests.stop(daemon)
+    }
 }

@@ -37,6 +37,7 @@ extension CXoneGateway {
             (_, 7, "web-analytics") where segments[1] == "1.0" && segments[2] == "tenants" && segments[4] == "visitors" && segments[6] == "events":
             return self.analyticsReply(request, brand: segments[3], visitor: segments[5], isEvent: segments.count == 7)
         case ("GET", 2, "files"):
+            if self.hasFault(.stallingDownloads) { return .stall }
             return self.fileReply(id: segments[1], signature: request.query["signature"])
         case ("GET", 2, "s3"):
             if self.hasFault(.failingEventInS3) { return .error(500, "EventInS3 storage is failing (injected fault)") }
@@ -235,6 +236,7 @@ extension CXoneGateway {
         case "drop-next": fault = .dropOnNextMessage
         case "missing-pongs": fault = .missingPongs
         case "s3-failure": fault = .failingEventInS3
+        case "stall-downloads": fault = .stallingDownloads
         case "down": fault = .down
         case "rest-error" where ["configuration", "availability", "visitor", "events"].contains(request.query["endpoint"] ?? ""):
             fault = .restError(
@@ -245,7 +247,7 @@ extension CXoneGateway {
         case let other:
             return .error(
                 400,
-                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure, down or rest-error&endpoint=configuration|availability|visitor|events[&code=CODE][&status=N]"
+                "bad fault '\(other)': use server-error&event=TYPE, operation-error&event=TYPE[&code=CODE], drop-next, missing-pongs, s3-failure, stall-downloads, down or rest-error&endpoint=configuration|availability|visitor|events[&code=CODE][&status=N]"
             )
         }
         self.inject(fault)

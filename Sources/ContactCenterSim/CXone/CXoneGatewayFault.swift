@@ -11,6 +11,9 @@ package enum CXoneGatewayFault: Sendable, Hashable {
     case missingPongs
     /// `GET /s3/{id}` answers 500.
     case failingEventInS3
+    /// `GET /files/{id}` (an attachment's download) is never answered; the connection stays open until
+    /// the client gives up.
+    case stallingDownloads
     /// The gateway is unreachable: every open client socket is dropped at once (as
     /// ``CXoneGateway/dropConnections()``), WebSocket upgrades on `/chat-gateway` are refused with 503, and
     /// the chat REST endpoints (channel configuration, availability, web-analytics) answer 503. Threads,

@@ -56,8 +56,11 @@ extension GMSChatServer {
                 case "restart": self.restart()
                 case "drop": self.dropConnections()
                 case "down": self.setDown(true)
-                case "up": self.setDown(false)
-                case let other: return .error(400, "unknown GMS fault kind '\(other)': use restart, drop, down or up")
+                case "up":
+                    self.setDown(false)
+                    self.stallsDownloads = false
+                case "stall-downloads": self.stallsDownloads = true
+                case let other: return .error(400, "unknown GMS fault kind '\(other)': use restart, drop, down, stall-downloads or up")
                 }
             case ("GET", "chats"):
                 return GMSJSON.object(["chats": .array(self.chats.map(Self.json))]).reply()

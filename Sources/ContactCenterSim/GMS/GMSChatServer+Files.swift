@@ -23,6 +23,7 @@ extension GMSChatServer {
             return .error(404, "no GMS endpoint \(request.method) \(request.path): files are POSTs under /genesys/2/chat/<service>/<chatId>/file")
         }
         let chatID = segments[1]
+        if self.stallsDownloads, segments.count == 5, segments[4] == "download" { return .stall }
         let contentType = request.headers["content-type"] ?? ""
         let parts = Self.multipart(request.body, contentType: contentType)
         var fields = request.formBody

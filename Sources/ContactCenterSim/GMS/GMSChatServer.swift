@@ -34,6 +34,8 @@ package final class GMSChatServer: Sendable {
         var v1Services: [String: String?] = [:]
         var counters = GMSServerCounters()
         var isDown = false
+        /// fileDownload is never answered (`/control/gms/fault?kind=stall-downloads`, until `up`).
+        var stallsDownloads = false
         var isStopped = false
     }
 
@@ -156,6 +158,12 @@ package final class GMSChatServer: Sendable {
     }
 
     package var isDown: Bool { self.state.withLock { $0.isDown } }
+
+    /// Whether fileDownload goes unanswered, on a connection kept open until the client gives up.
+    package var stallsDownloads: Bool {
+        get { self.state.withLock { $0.stallsDownloads } }
+        set { self.state.withLock { $0.stallsDownloads = newValue } }
+    }
 
     /// Cuts everything for good (the simulator stops): held requests and sockets, and no timer acts again.
     func shutdown() {

@@ -79,6 +79,11 @@ struct HTTPReply: Sendable {
     var headers: [(name: String, value: String)] = []
     /// Close the connection instead of answering (the held long-poll of a dropped client).
     var closesWithoutAnswer = false
+    /// Never answer and keep the connection open, until the client gives up (a stalled download).
+    var stalls = false
+
+    /// The answer of a server that stalls: none, on a connection it keeps open.
+    static let stall = HTTPReply(status: 500, body: "", stalls: true)
 
     /// The answer a route gives when the connection must be cut unanswered.
     static let dropConnection = HTTPReply(status: 500, body: "", closesWithoutAnswer: true)
@@ -202,6 +207,7 @@ final class HTTPRouteHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if reply.stalls { return }
         var headers = HTTPHeaders()
         for header in reply.headers { headers.add(name: header.name, value: header.value) }
         headers.add(name: "Content-Type", value: "application/json")
