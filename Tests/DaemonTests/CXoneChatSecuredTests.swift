@@ -38,4 +38,22 @@ extension CXoneChatDaemonTests {
         #expect(!daemon.stderr.contains("transactionToken=tt-"), "the token is never logged")
         await Self.stop(daemon)
     }
+
+    /// `token-url` names the token server: the daemon asks there, not at the server it derives from the
+    /// chat URL (here the simulator's root, which would give it a token). The simulator has no token
+    /// server under `/elsewhere`: the first connect fails naming that address, and no token is issued.
+    @Test func aConfiguredTokenURLIsTheTokenServerAsked() async throws {
+        let simulator = try await Simulator(["--cxone-secured-sessions"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let chat = try #require(URLComponents(string: simulator.announcement["cxone_chat"] as? String ?? ""))
+        let elsewhere = "\(chat.scheme ?? "http")://\(chat.host ?? ""):\(chat.port ?? 0)/elsewhere"
+        let daemon = try await Self.daemon(simulator, scratch: scratch, bus: bus, extra: "token-url = \"\(elsewhere)\"")
+        try #require(await daemon.waitForLog("\(elsewhere)/oauth/token"), "\(daemon.stderr)")
+        let status = try await simulator.controlJSON("GET", "/control/cxone/status")
+        #expect(status["transaction_tokens_issued"] as? Int == 0, "\(status)")
+        #expect(status["connections"] as? Int == 0, "\(status)")
+        await Self.stop(daemon)
+    }
 }
