@@ -20,6 +20,8 @@ struct GMSChatRecord {
     var rows: [GMSTranscriptRow] = []
     /// Notices only the agent sees; never in ``rows``.
     var agentNotices: [String] = []
+    /// v2: requestChat's `userData` (string values), which the contact centre's routing reads.
+    var userData: [String: String] = [:]
     /// Milliseconds since 1970.
     let startedAt: Int
     /// v1: how far REST replies have shown the transcript (a reply shows the rows after it).
@@ -41,7 +43,8 @@ struct GMSChatRecord {
             awayPosition: self.awayPosition,
             isEnded: self.isEnded,
             rows: self.rows,
-            agentNotices: self.agentNotices
+            agentNotices: self.agentNotices,
+            userData: self.userData
         )
     }
 }

@@ -81,7 +81,7 @@ extension GMSChatServer {
             let error = Self.v2Error(channel: channel, code: 101, advice: "requestChat needs a nickname, or a firstName and a lastName")
             return self.deliver(error, to: client, &state)
         }
-        let chat = GMSChatRecord(
+        var chat = GMSChatRecord(
             id: GMSIdentifiers.chatID(),
             version: .v2,
             service: service.isEmpty ? self.settings.serviceName : service,
@@ -92,6 +92,7 @@ extension GMSChatServer {
             boundClient: client,
             startedAt: self.nowMilliseconds
         )
+        chat.userData = data["userData"]?.object?.compactMapValues(\.string) ?? [:]
         state.chats[chat.id] = chat
         state.chatOrder.append(chat.id)
         let (rows, _) = self.record([RowEntry(kind: .joined, party: .client)], chat: chat.id, except: client, &state)

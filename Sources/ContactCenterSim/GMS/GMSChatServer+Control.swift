@@ -98,6 +98,7 @@ extension GMSChatServer {
             "secure_key": .string(chat.secureKey),
             "customer_messages": .array(chat.customerMessages.map { .string($0) }),
             "agent_notices": .array(chat.agentNotices.map { .string($0) }),
+            "user_data": .object(chat.userData.mapValues { .string($0) }),
             "transcript": .array(
                 chat.rows.map { row in
                     [

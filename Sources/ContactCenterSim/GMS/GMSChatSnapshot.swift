@@ -20,6 +20,8 @@ package struct GMSChatSnapshot: Sendable, Hashable {
     package var rows: [GMSTranscriptRow]
     /// The agent-side log: notices only the agent sees ("customer is not online").
     package var agentNotices: [String]
+    /// v2: the `userData` requestChat carried (string values).
+    package var userData: [String: String] = [:]
 
     /// The texts of the customer's messages, oldest first.
     package var customerMessages: [String] {
