@@ -137,4 +137,36 @@ extension CXoneChatDaemonTests {
         #expect(FileManager.default.contents(atPath: folder + "/invoice.pdf") == Data("%PDF-1.7\n".utf8))
         await Self.stop(daemon)
     }
+
+    /// A file whose name climbs out of its folder (`../../notes.txt`, as the agent's side names it) is
+    /// saved inside the folder asked for, under a safe name, and shown with its name as given.
+    @Test func aFileNamedOutOfItsFolderIsSavedInsideIt() async throws {
+        let simulator = try await Simulator()
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await Self.listeningDaemon(simulator, scratch: scratch, bus: bus)
+        await #expect(try Self.chat(["send", "The notes, please"], bus: bus).status == 0)
+        try await eventually("the thread at the gateway") { try await Self.gatewayThreads(simulator).count == 1 }
+        let thread = try #require(try await Self.gatewayThreads(simulator).first?["id"] as? String)
+        let sent = try Self.json(
+            try await simulator.control("POST", "/control/cxone/file?thread=\(thread)&name=..%2F..%2Fnotes.txt&type=text/plain", body: "Notes\n")
+        )
+        let message = try #require(sent["message_id"] as? String).lowercased()
+        var shown: [String: Any] = [:]
+        try await eventually("the file's message in the thread") {
+            let messages = try await Self.threads(bus: bus).first?["lastMessages"] as? [[String: Any]] ?? []
+            shown = messages.first { $0["id"] as? String == message } ?? [:]
+            return !shown.isEmpty
+        }
+        #expect((shown["attachments"] as? [[String: Any]])?.first?["name"] as? String == "../../notes.txt", "\(shown)")
+        let folder = scratch.path + "/saved"
+        let saved = try await Self.chat(["save", message, "--to", folder], bus: bus)
+        #expect(saved.status == 0, "\(saved.output)\n\(daemon.stderr.suffix(2000))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(files.count == 1 && !files[0].contains("/") && !files[0].hasPrefix("."), "\(files)")
+        #expect(FileManager.default.contents(atPath: folder + "/" + (files.first ?? "")) == Data("Notes\n".utf8))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path + "/notes.txt"), "nothing outside the folder")
+        await Self.stop(daemon)
+    }
 }

@@ -136,4 +136,25 @@ import Testing
         #expect(FileManager.default.contents(atPath: folder + "/notes.txt") == Data("Notes\n".utf8))
         await CXoneChatDaemonTests.stop(daemon)
     }
+
+    /// A file larger than GMS takes (its limits' `upload-max-file-size`, 1 MiB on the simulator) is refused
+    /// before any upload, saying what it takes.
+    @Test func aFileLargerThanGMSTakesIsRefusedBeforeTheUpload() async throws {
+        let simulator = try await Simulator(["--gms-greeting-delay", "0.2"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await TokenDaemonTests.daemon(GMSChatDaemonTests.configuration(simulator), scratch: scratch, bus: bus)
+        try await CXoneChatDaemonTests.waitForListening(bus, daemon)
+        try await eventually("the chat at GMS") { !(try await GMSChatDaemonTests.gmsChats(simulator)).isEmpty }
+        let large = scratch.path + "/scan.pdf"
+        try Data(count: 1_048_577).write(to: URL(fileURLWithPath: large))
+        let refused = try await Self.chat(["send", "--file", large], bus: bus)
+        #expect(refused.status != 0, "\(refused)")
+        #expect(refused.output.contains("scan.pdf"), "\(refused)")
+        #expect(refused.output.contains("1048576 bytes"), "\(refused)\n\(daemon.stderr.suffix(2000))")
+        let rows = try await GMSChatDaemonTests.gmsChats(simulator).last?["transcript"] as? [[String: Any]] ?? []
+        #expect(!rows.contains { $0["type"] as? String == "FileUploaded" }, "nothing uploaded: \(rows)")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
 }
