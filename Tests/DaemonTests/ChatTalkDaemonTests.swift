@@ -209,6 +209,86 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    /// A private sshd on 127.0.0.1: a host key, a key for this user and a configuration of its own, in a
+    /// folder of the test (no PAM, so it runs without the system's login setup; the user is whoever runs
+    /// the tests, root too). sshd puts itself in the background and is stopped by the pid it writes.
+    final class SSHServer: Sendable {
+        let folder: String
+        let port: UInt16
+        let user: String
+
+        init() async throws {
+            self.folder = try makeTemporaryFolder("talk-ssh")
+            self.port = try LoopbackPort.pickTCP()
+            self.user = String(cString: getpwuid(getuid()).pointee.pw_name)
+            for key in ["host_key", "user_key"] {
+                let (status, output) = try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", "\(self.folder)/\(key)"])
+                try #require(status == 0, "ssh-keygen: \(output)")
+            }
+            try FileManager.default.copyItem(atPath: "\(self.folder)/user_key.pub", toPath: "\(self.folder)/authorized_keys")
+            let configuration = """
+                Port \(self.port)
+                ListenAddress 127.0.0.1
+                HostKey \(self.folder)/host_key
+                AuthorizedKeysFile \(self.folder)/authorized_keys
+                PidFile \(self.folder)/sshd.pid
+                UsePAM no
+                StrictModes no
+                PermitRootLogin prohibit-password
+                PasswordAuthentication no
+                KbdInteractiveAuthentication no
+                """
+            try configuration.write(toFile: "\(self.folder)/sshd_config", atomically: true, encoding: .utf8)
+            // sshd's privilege separation needs its empty folder (Debian's package makes it at boot only).
+            try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+            let (status, output) = try await run("/usr/sbin/sshd", ["-f", "\(self.folder)/sshd_config", "-E", "\(self.folder)/sshd.log"])
+            try #require(status == 0, "sshd did not start: \(output)")
+            try await eventually("sshd's pid") { [folder] in FileManager.default.fileExists(atPath: "\(folder)/sshd.pid") }
+        }
+
+        /// ssh's options and destination, for a command line.
+        var destination: String {
+            "-i \(self.folder)/user_key -p \(self.port) -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR \(self.user)@127.0.0.1"
+        }
+
+        func stop() {
+            if let text = try? String(contentsOfFile: "\(self.folder)/sshd.pid", encoding: .utf8),
+                let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                kill(pid, SIGTERM)
+            }
+            try? FileManager.default.removeItem(atPath: self.folder)
+        }
+    }
+
+    /// Over SSH, as a person logged in from another machine uses it (the terminal is ssh's pty on the far
+    /// side): the transcript, a line sent and its answer, Ctrl-C, and the terminal sane after ssh ends.
+    @Test func theViewWorksOverSSH() async throws {
+        let scratch = try Scratch()
+        let bus = try await PrivateBus()
+        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
+        for step in [["prepare"], ["connect"], ["create"]] {
+            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
+            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
+        }
+        let tmux = try await Tmux(environment: ["LANG": "C.UTF-8"])
+        let ssh = try await SSHServer()
+        defer { ssh.stop() }
+        // The far side's session bus is named on the command line: sshd without PAM sets up no user session.
+        let command = "DBUS_SESSION_BUS_ADDRESS=\"\(bus.address)\" \(TokenDaemonTests.attendantctl) chat talk"
+        try await tmux.type("ssh -tt \(ssh.destination) '\(command)'")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("the view over ssh") { $0.contains("Enter sends") }
+        try await tmux.type("hello over ssh")
+        try await tmux.press("Enter")
+        try await tmux.waitFor("the agent's answer over ssh") { $0.contains("Echo: hello over ssh") }
+        try await tmux.press("C-c")
+        try await tmux.waitFor("the shell again after ssh") { $0.contains("Left the conversation on desk.\nshell$") }
+        try await Self.expectSaneTerminal(tmux)
+        tmux.stop()
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     /// Answering from the desktop in the view, on the Loopback chat's echo agent: older messages loaded at
     /// the top, read receipts as messages show, quick replies chosen with /2, a file saved with /save into
     /// the download folder, a file sent with /send, and the inactivity prompt's "End the chat".
