@@ -1,6 +1,8 @@
 import AttendantPluginAPI
 import AttendantPluginTestKit
 import Foundation
+import Glibc
+import ServiceLifecycle
 import TestSupport
 import Testing
 
@@ -244,5 +246,47 @@ import Testing
 
         serving.cancel()
         try? await serving.value
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` that sends `request`, if any, and stays open; -1 if refused.
+    static func connect(_ port: Int, sending request: String? = nil) -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            close(fd)
+            return -1
+        }
+        if let request { _ = request.withCString { send(fd, $0, strlen($0), 0) } }
+        return fd
+    }
+
+    /// The daemon stopping while connections arrive: a burst of them, some idle, some kept alive after an
+    /// answer, then the graceful shutdown at once. Each is served or closed and the endpoint ends. It
+    /// trapped before ("Deinited NIOAsyncWriter without calling finish()": the shutdown cancelled the loop,
+    /// and a connection accepted but not yet taken from the server channel's stream was dropped unserved;
+    /// swift-nio#2637), which killed attendantd stopped while Prometheus scraped it.
+    @Test func aShutdownDuringABurstOfConnectionsServesOrClosesEachAndEnds() async throws {
+        for _ in 0..<5 {
+            let endpoint = try await MetricsEndpoint.bind(
+                .init(host: "127.0.0.1", port: 0),
+                metrics: DaemonMetrics(),
+                logger: Logger(label: "attendant.test")
+            )
+            let port = try #require(endpoint.port)
+            let group = ServiceGroup(configuration: .init(services: [endpoint], logger: Logger(label: "attendant.test")))
+            let running = Task { try await group.run() }
+            let keptAlive = Self.connect(port, sending: "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            var burst: [Int32] = []
+            for index in 0..<64 { burst.append(Self.connect(port, sending: index.isMultiple(of: 2) ? nil : "GET /metrics HTTP/1.1\r\n")) }
+            await group.triggerGracefulShutdown()
+            try await running.value
+            for fd in burst + [keptAlive] where fd >= 0 { close(fd) }
+        }
     }
 }
