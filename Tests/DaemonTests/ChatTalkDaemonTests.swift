@@ -105,6 +105,16 @@ import Testing
         contact-interval = "1h"
         """
 
+    /// The daemon on ``loopbackChat``, its chat prepared, connected and with a thread.
+    static func chattingDaemon(scratch: Scratch, bus: PrivateBus) async throws -> DaemonProcess {
+        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
+        for step in [["prepare"], ["connect"], ["create"]] {
+            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
+            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
+        }
+        return daemon
+    }
+
     /// The terminal is back in cooked mode with echo: what `stty -a` prints in the pane says so. The marker
     /// is typed as `:do''ne`, so only the shell's output reads `:done`: in a narrow pane the typed command
     /// wraps, and a wrapped piece of it once ended in `:done` and was taken for the answer.
@@ -122,11 +132,7 @@ import Testing
     @Test func theViewShowsTheTranscriptSendsGetsTheAnswerScrollsRedrawsAndLeavesTheTerminalSane() async throws {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
-        for step in [["prepare"], ["connect"], ["create"]] {
-            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
-            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
-        }
+        let daemon = try await Self.chattingDaemon(scratch: scratch, bus: bus)
         // 8 long messages and their 8 echoes, 3 rows each at 100 columns: more than the 27 rows of the
         // transcript show.
         let filler = String(repeating: "lorem ipsum ", count: 20)
@@ -266,11 +272,7 @@ import Testing
     @Test func theViewWorksOverSSH() async throws {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
-        for step in [["prepare"], ["connect"], ["create"]] {
-            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
-            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
-        }
+        let daemon = try await Self.chattingDaemon(scratch: scratch, bus: bus)
         let tmux = try await Tmux(environment: ["LANG": "C.UTF-8"])
         let ssh = try await SSHServer()
         defer { ssh.stop() }
@@ -295,11 +297,7 @@ import Testing
     @Test func theViewLoadsOlderMessagesMarksReadChoosesSavesAndSendsFiles() async throws {
         let scratch = try Scratch()
         let bus = try await PrivateBus()
-        let daemon = try await TokenDaemonTests.daemon(Self.loopbackChat, scratch: scratch, bus: bus)
-        for step in [["prepare"], ["connect"], ["create"]] {
-            let (status, output) = try await CXoneChatDaemonTests.chat(step, bus: bus)
-            try #require(status == 0, "chat \(step[0]): \(output)\n\(daemon.stderr)")
-        }
+        let daemon = try await Self.chattingDaemon(scratch: scratch, bus: bus)
         // 12 messages and their 12 echoes: the thread gives its last 20, and 4 are older.
         for number in 1...12 {
             let (status, output) = try await CXoneChatDaemonTests.chat(["send", "older \(number)"], bus: bus)
