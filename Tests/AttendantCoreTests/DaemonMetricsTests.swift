@@ -272,7 +272,9 @@ import Testing
     /// and a connection accepted but not yet taken from the server channel's stream was dropped unserved;
     /// swift-nio#2637), which killed attendantd stopped while Prometheus scraped it.
     @Test func aShutdownDuringABurstOfConnectionsServesOrClosesEachAndEnds() async throws {
-        for _ in 0..<5 {
+        // Few enough descriptors at a time (the server's side is in this process too): Foundation's
+        // Process.run, used by tests running beside this one, crashes once descriptors pass about 1,024.
+        for _ in 0..<3 {
             let endpoint = try await MetricsEndpoint.bind(
                 .init(host: "127.0.0.1", port: 0),
                 metrics: DaemonMetrics(),
@@ -283,7 +285,7 @@ import Testing
             let running = Task { try await group.run() }
             let keptAlive = Self.connect(port, sending: "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
             var burst: [Int32] = []
-            for index in 0..<64 { burst.append(Self.connect(port, sending: index.isMultiple(of: 2) ? nil : "GET /metrics HTTP/1.1\r\n")) }
+            for index in 0..<24 { burst.append(Self.connect(port, sending: index.isMultiple(of: 2) ? nil : "GET /metrics HTTP/1.1\r\n")) }
             await group.triggerGracefulShutdown()
             try await running.value
             for fd in burst + [keptAlive] where fd >= 0 { close(fd) }
