@@ -33,61 +33,18 @@ final class CXoneGatewayConnection: Sendable {
     func drop() { self.channel.close(promise: nil) }
 }
 
-/// Reads a gateway socket's frames: text to the gateway, pings answered, close echoed.
-final class CXoneGatewaySocketHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
-    private let gateway: CXoneGateway
-    private let connection: CXoneGatewayConnection
-
-    init(gateway: CXoneGateway, connection: CXoneGatewayConnection) {
-        self.gateway = gateway
-        self.connection = connection
-    }
-
-    /// Adds the gateway's handlers to an upgraded channel (on its event loop): fragments joined, then
-    /// this handler.
+/// A gateway socket, read by ``SimTextSocketHandler``: text to the gateway, pings answered, close echoed.
+enum CXoneGatewaySocketHandler {
+    /// Adds the gateway's handlers to an upgraded channel (on its event loop).
     static func install(on channel: any Channel, gateway: CXoneGateway, request: HTTPRouteRequest) throws {
         let connection = CXoneGatewayConnection(id: gateway.nextConnectionID(), query: request.query, channel: channel)
         // Secured sessions: the transaction token authorized the customer.
         connection.customerId = gateway.transactionCustomer(request.query["transactionToken"])?.id
-        try channel.pipeline.syncOperations.addHandler(
-            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: 1 << 22)
+        try SimTextSocketHandler.install(
+            on: channel,
+            opened: { gateway.connected(connection) },
+            receive: { gateway.receive($0, from: connection) },
+            closed: { gateway.disconnected(connection) }
         )
-        try channel.pipeline.syncOperations.addHandler(CXoneGatewaySocketHandler(gateway: gateway, connection: connection))
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.gateway.connected(self.connection)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        self.gateway.disconnected(self.connection)
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = self.unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text:
-            let bytes = frame.unmaskedData.readableBytesView
-            self.gateway.receive(Array(bytes), from: self.connection)
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(self.wrapOutboundOut(pong), promise: nil)
-        case .connectionClose:
-            var data = frame.unmaskedData
-            let code = data.readSlice(length: 2) ?? ByteBuffer()
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
-            let channel = context.channel
-            context.writeAndFlush(self.wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
-        default:
-            break
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }

@@ -34,58 +34,18 @@ final class GenesysMessagingConnection: Sendable {
     func drop() { self.channel.close(promise: nil) }
 }
 
-/// Reads a web messaging socket's frames: text to the server, pings answered, close echoed.
-final class GenesysMessagingSocketHandler: ChannelInboundHandler {
-    typealias InboundIn = WebSocketFrame
-    typealias OutboundOut = WebSocketFrame
-
-    private let server: GenesysMessagingServer
-    private let connection: GenesysMessagingConnection
-
-    init(server: GenesysMessagingServer, connection: GenesysMessagingConnection) {
-        self.server = server
-        self.connection = connection
-    }
-
-    /// Adds the handlers to an upgraded channel (on its event loop): fragments joined, then this handler.
+/// A web messaging socket, read by ``SimTextSocketHandler``: text to the server, pings answered, close
+/// echoed.
+enum GenesysMessagingSocketHandler {
+    /// Adds the handlers to an upgraded channel (on its event loop).
     static func install(on channel: any Channel, server: GenesysMessagingServer, request: HTTPRouteRequest) throws {
         let connection = GenesysMessagingConnection(id: server.nextConnectionID(), query: request.query, channel: channel)
-        try channel.pipeline.syncOperations.addHandler(
-            NIOWebSocketFrameAggregator(minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 256, maxAccumulatedFrameSize: 1 << 22)
+        try SimTextSocketHandler.install(
+            on: channel,
+            opened: { server.connected(connection) },
+            receive: { server.receive($0, from: connection) },
+            closed: { server.disconnected(connection) }
         )
-        try channel.pipeline.syncOperations.addHandler(GenesysMessagingSocketHandler(server: server, connection: connection))
-    }
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        self.server.connected(self.connection)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        self.server.disconnected(self.connection)
-        context.fireChannelInactive()
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let frame = self.unwrapInboundIn(data)
-        switch frame.opcode {
-        case .text:
-            self.server.receive(Array(frame.unmaskedData.readableBytesView), from: self.connection)
-        case .ping:
-            let pong = WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)
-            context.writeAndFlush(self.wrapOutboundOut(pong), promise: nil)
-        case .connectionClose:
-            var data = frame.unmaskedData
-            let code = data.readSlice(length: 2) ?? ByteBuffer()
-            let close = WebSocketFrame(fin: true, opcode: .connectionClose, data: code)
-            let channel = context.channel
-            context.writeAndFlush(self.wrapOutboundOut(close)).whenComplete { _ in channel.close(promise: nil) }
-        default:
-            break
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }
 
