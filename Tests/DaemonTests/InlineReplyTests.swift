@@ -8,16 +8,23 @@ import Testing
 /// a text field (python-dbusmock's, advertising inline-reply as KDE Plasma and SwayNotificationCenter do)
 /// and the simulator's CXone gateway, whose agent answers each message with "You wrote: …".
 @Suite(.serialized, .timeLimit(.minutes(3))) struct InlineReplyTests {
+    /// The daemon with the simulator's CXone chat, listening, on a desktop whose notification server
+    /// advertises inline-reply.
+    static func daemon(_ simulator: CXoneChatDaemonTests.Simulator, scratch: Scratch, desktop: DesktopSession) async throws -> DaemonProcess {
+        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
+        try #require(await daemon.waitForLog("notification server present (actions, body, inline-reply)"), "\(daemon.stderr)")
+        return daemon
+    }
+
     @Test func aReplyTypedInTheNotificationReachesTheAgentOnce() async throws {
         let simulator = try await CXoneChatDaemonTests.Simulator(["--cxone-auto-reply"])
         defer { _ = simulator.stop() }
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         try await desktop.startReplyServer()
-        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
-        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
-        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
-        try #require(await daemon.waitForLog("notification server present (actions, body, inline-reply)"), "\(daemon.stderr)")
+        let daemon = try await Self.daemon(simulator, scratch: scratch, desktop: desktop)
         func ctl(_ arguments: [String]) async throws -> (Int32, String) {
             try await run(TokenDaemonTests.attendantctl, arguments, environment: desktop.toolEnvironment)
         }
@@ -54,10 +61,7 @@ import Testing
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         try await desktop.startReplyServer()
-        let config = try scratch.write("attendant.toml", CXoneChatDaemonTests.configuration(simulator))
-        let daemon = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
-        try #require(await daemon.waitForLog("ready: chat listening"), "\(daemon.stderr)")
-        try #require(await daemon.waitForLog("notification server present (actions, body, inline-reply)"), "\(daemon.stderr)")
+        let daemon = try await Self.daemon(simulator, scratch: scratch, desktop: desktop)
         func ctl(_ arguments: [String]) async throws -> (Int32, String) {
             try await run(TokenDaemonTests.attendantctl, arguments, environment: desktop.toolEnvironment)
         }
