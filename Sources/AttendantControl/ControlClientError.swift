@@ -58,6 +58,10 @@ public struct ControlClientError: Error, Sendable, Hashable, CustomStringConvert
         switch error {
         case .reply(let name, _) where name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner":
             return .notRunning(address)
+        case .reply("org.freedesktop.DBus.Error.NoReply", let message) where message.contains("disconnected"):
+            // The daemon left with our call delivered: dbus-daemon answers for it ("Message recipient
+            // disconnected from message bus without replying"). A timeout's NoReply is not this.
+            return .notRunning(address)
         case .reply(let name, let message):
             return ControlClientError(code: .refused, name: name, message: message.isEmpty ? "\(member) failed: \(name)" : message)
         case .disconnected:
