@@ -1,3 +1,4 @@
+import AttendantControl
 import Foundation
 import TestSupport
 import Testing
@@ -38,6 +39,22 @@ import Testing
         // A folder xdg-user-dirs disabled points at $HOME itself: not a download folder.
         try "XDG_DOWNLOAD_DIR=\"$HOME/\"\n".write(toFile: home + "/.config/user-dirs.dirs", atomically: true, encoding: .utf8)
         #expect(SavedFile.downloadFolder(environment: ["HOME": home]) == home + "/Downloads")
+    }
+
+    @Test func aFolderIsMadeWithItsParentsAndAFileInTheWayIsNamed() throws {
+        let root = try makeTemporaryFolder("attendant-save")
+        let (path, descriptor) = try SavedFile.create(in: root + "/inbox/2026/november", name: "invoice.pdf")
+        close(descriptor)
+        #expect(path == root + "/inbox/2026/november/invoice.pdf")
+        #expect(FileManager.default.fileExists(atPath: path))
+        FileManager.default.createFile(atPath: root + "/plain", contents: Data("x".utf8))
+        do {
+            _ = try SavedFile.create(in: root + "/plain/below", name: "a.txt")
+            Issue.record("a file where a folder should be was not reported")
+        } catch {
+            #expect(error.message.contains(root + "/plain"), "the error names the part in the way: \(error.message)")
+            #expect(error.message.contains("Not a directory"), "\(error.message)")
+        }
     }
 
     @Test func aFilesTypeComesFromItsExtension() {

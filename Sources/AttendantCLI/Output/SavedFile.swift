@@ -60,9 +60,7 @@ enum SavedFile {
 
     /// A new file `name` (or the first free variant) in `folder`, made if missing; never one that exists.
     static func create(in folder: String, name: String) throws(ControlClientError) -> (String, Int32) {
-        if access(folder, F_OK) != 0, mkdir(folder, 0o755) != 0, errno != EEXIST {
-            throw ControlClientError(code: .local, message: "cannot make the folder \(folder): \(String(cString: strerror(errno)))")
-        }
+        try Self.makeFolder(folder)
         for _ in 0..<100 {
             let free = Self.freeName(name) { access(folder + "/" + $0, F_OK) == 0 }
             let path = folder + "/" + free
@@ -74,6 +72,22 @@ enum SavedFile {
             }
         }
         throw ControlClientError(code: .local, message: "cannot find a free name for \(name) in \(folder)")
+    }
+
+    /// Makes `folder` and the folders above it that are missing, as `mkdir -p` does; the error names the
+    /// part that could not be made (a file in the way, a folder without write permission).
+    static func makeFolder(_ folder: String) throws(ControlClientError) {
+        var info = stat()
+        if stat(folder, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return }
+        var path = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o755) == 0 || errno == EEXIST && stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR {
+                continue
+            }
+            let reason = errno == EEXIST ? String(cString: strerror(ENOTDIR)) : String(cString: strerror(errno))
+            throw ControlClientError(code: .local, message: "cannot make the folder \(folder): \(path): \(reason)")
+        }
     }
 
     /// The file at `path` opened to send, with its name (the path's last part); the caller closes it.
