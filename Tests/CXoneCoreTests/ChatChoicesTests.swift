@@ -209,6 +209,7 @@ import Testing
         _ = try Self.choose(&session, "m-popup", "refresh", id: 1)
         let answerID = try #require(session.machine.outbox.last?.messageID)
         var echo = Self.wireMessage(answerID, .answer("I'm still here", postback: #"{"isExpired": false}"#, isInactivityPopupAnswer: true))
+        echo.createdAt = Date(timeIntervalSince1970: 1_700_000_030)
         echo.direction = .inbound
         echo.authorUser = nil
         let told = Self.push(&session, echo)
@@ -230,7 +231,35 @@ import Testing
             now: UnixTime(secondsSince1970: 0)
         )
         guard case .threadRecovered(let history, _, _)? = recovered.input else { throw FixtureFailure("no recovered thread") }
-        #expect(history.lastMessages.map(\.id) == ["m-popup"])
+        #expect(history.lastMessages.isEmpty, "an answered popup is over: \(history.lastMessages.map(\.id))")
+    }
+
+    static func recovered(_ messages: [(String, CXoneWire.MessageContent, seconds: Double)]) throws -> [String] {
+        let wire = messages.map { id, content, seconds in
+            var message = Self.wireMessage(id, content)
+            message.createdAt = Date(timeIntervalSince1970: seconds)
+            return message
+        }
+        let event = CXoneReceivedEvent.threadRecovered(
+            CXoneWire.ThreadRecovered(messages: wire.reversed(), thread: CXoneWire.Thread(idOnExternalPlatform: "thread-1"))
+        )
+        guard case .threadRecovered(let thread, _, _)? = ChatWireInput.input(for: event, now: UnixTime(secondsSince1970: 0)).input else {
+            throw FixtureFailure("no recovered thread")
+        }
+        return thread.lastMessages.map(\.id)
+    }
+
+    /// The SDK keeps inactivity popups out of a thread's history and hands on only one that is the
+    /// latest message (`ChatThread.updated`, `ChatThreadListService.processThreadRecoveredEvent`): an old
+    /// popup's buttons are not offered again.
+    @Test func aRecoveredThreadOffersAPopupOnlyWhenItIsTheLatestMessage() throws {
+        #expect(
+            try Self.recovered([("m-1", .text("Hello"), 100), ("m-popup", Self.popup, 200), ("m-2", .text("Still there"), 300)]) == ["m-1", "m-2"]
+        )
+        #expect(try Self.recovered([("m-1", .text("Hello"), 100), ("m-popup", Self.popup, 200)]) == ["m-1", "m-popup"])
+        #expect(
+            try Self.recovered([("m-old", Self.popup, 50), ("m-1", .text("Hello"), 100), ("m-popup", Self.popup, 200)]) == ["m-1", "m-popup"]
+        )
     }
 
     @Test func aChoiceNotOfferedOrALinkIsAnInvalidArgument() throws {

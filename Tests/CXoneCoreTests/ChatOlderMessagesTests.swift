@@ -42,8 +42,11 @@ import Testing
         #expect(data.scrollToken == "token-1")
         #expect(data.thread.idOnExternalPlatform == "thread-1")
         #expect(data.oldestMessageDatetime == Date(timeIntervalSince1970: 400))
+        // An inactivity popup in an older page is over (the SDK's `ChatThread.updated` keeps it out).
+        var popup = ChatChoicesTests.wireMessage("m-popup", ChatChoicesTests.popup)
+        popup.createdAt = Date(timeIntervalSince1970: 350)
         let page = CXoneWire.MoreMessagesLoaded(
-            messages: [Self.message("m-3", "Three", at: 300), Self.message("m-2", "Two", at: 200)],
+            messages: [popup, Self.message("m-3", "Three", at: 300), Self.message("m-2", "Two", at: 200)],
             scrollToken: "token-2"
         )
         #expect(

@@ -207,8 +207,17 @@ package enum ChatWireInput {
         Party(displayName: agent.displayName ?? "Agent", address: "cxone-agent:\(agent.id)")
     }
 
+    /// A thread as the host sees it: its messages oldest first, without those the SDK keeps out of it.
+    /// An inactivity popup is shown only when it is the thread's latest message, which nobody has
+    /// answered yet: the SDK keeps popups out of a thread's messages (`ChatThread.updated`) and hands on
+    /// only that one, as the popup to answer (`ChatThreadListService.processThreadRecoveredEvent`, CXone
+    /// mobile SDK 3.3.1). An older one has been answered or has expired.
     static func thread(_ thread: CXoneWire.Thread, messages: [CXoneWire.Message], state: ThreadState) -> ChatThread {
-        let ordered = messages.filter { !Self.isKeptOutOfTheThread($0) }.sorted { $0.createdAt < $1.createdAt }
+        let sorted = messages.sorted { $0.createdAt < $1.createdAt }
+        let latest = sorted.last?.idOnExternalPlatform
+        let ordered = sorted.filter {
+            !Self.isKeptOutOfTheThread($0) && (!Self.isInactivityPopup($0) || $0.idOnExternalPlatform == latest)
+        }
         return ChatThread(
             id: Self.id(thread.idOnExternalPlatform),
             name: thread.threadName ?? "",
@@ -230,6 +239,11 @@ package enum ChatWireInput {
     package static func isKeptOutOfTheThread(_ message: CXoneWire.Message) -> Bool {
         guard message.messageContent.type == "TEXT", let parameters = message.messageContent.parameters else { return false }
         return Self.keptOutParameters.contains { parameters[$0] == .bool(true) }
+    }
+
+    static func isInactivityPopup(_ message: CXoneWire.Message) -> Bool {
+        if case .inactivityPopup? = message.messageContent.richContent { return true }
+        return false
     }
 
     static func message(_ message: CXoneWire.Message) -> ChatMessage {

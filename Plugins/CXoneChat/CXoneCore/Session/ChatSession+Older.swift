@@ -63,7 +63,8 @@ extension ChatSession {
             var thread =
                 self.machine.thread(threadID).map { ChatThread(id: $0.id, name: $0.name, state: $0.state) } ?? ChatThread(id: threadID, state: .ready)
             if case .threadRecovered(let older, _, _)? = page.input {
-                thread.lastMessages = older.lastMessages.filter { !ChatStateMachine.internalMarkers.contains($0.text) }
+                // An older page has no popup to answer: the latest message is not in it (ChatWireInput.thread).
+                thread.lastMessages = older.lastMessages.filter { !ChatStateMachine.internalMarkers.contains($0.text) && $0.kind != .idleAlert }
             }
             outcome = .success(.thread(thread))
         }
