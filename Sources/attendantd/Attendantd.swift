@@ -116,6 +116,7 @@ struct Attendantd: AsyncParsableCommand {
         var options = AttendantDaemon.Options(configurationSources: sources, configuration: configuration, environment: environment)
         options.terminalAlerts = self.terminalAlerts || self.demo
         options.version = Self.configuration.version
+        options.configurationReadCheck = .attendantd
         options.clock = TaskRuntime.clock
         options.desktopIsOptional = self.demo
         if self.demo {

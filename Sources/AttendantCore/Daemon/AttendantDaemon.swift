@@ -21,6 +21,8 @@ package struct AttendantDaemon {
         package var systemBus: BusConnection.Address = .system
         /// Reported by the control API.
         package var version = "attendantd"
+        /// How a reload reads the files in a child process first (nil: the daemon reads them itself).
+        package var configurationReadCheck: ConfigurationReadCheck?
         /// Run without the desktop when another daemon owns the bus name (the demo beside a running
         /// service) instead of refusing to start.
         package var desktopIsOptional = false
@@ -163,8 +165,9 @@ package struct AttendantDaemon {
             configuration: configuration,
             watchdogInterval: ServiceWatchdog.interval(),
             statusChanges: wiring.controllerStatus.stream,
-            reloadConfiguration: {
+            reloadConfiguration: { [readCheck = self.options.configurationReadCheck, logger = self.logger] in
                 guard let sources else { return configuration }
+                try await readCheck?.check(try sources.files()) { logger.warning("\($0)") }
                 return try AttendantConfiguration.load(sources)
             },
             onConfiguration: { [alerts, conversations, logger = self.logger, served = configuration.metrics.listen] configuration in

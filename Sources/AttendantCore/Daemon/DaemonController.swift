@@ -11,7 +11,7 @@ package final class DaemonController: Service {
     private let notifier: ServiceNotifier
     private let logger: Logger
     private let initialConfiguration: AttendantConfiguration
-    private let reloadConfiguration: @Sendable () throws -> AttendantConfiguration
+    private let reloadConfiguration: @Sendable () async throws -> AttendantConfiguration
     private let onConfiguration: @Sendable (AttendantConfiguration) -> Void
     private let watchdogInterval: Duration?
     private let statusChanges: AsyncStream<Void>
@@ -23,7 +23,7 @@ package final class DaemonController: Service {
         configuration: AttendantConfiguration,
         watchdogInterval: Duration?,
         statusChanges: AsyncStream<Void>,
-        reloadConfiguration: @escaping @Sendable () throws -> AttendantConfiguration,
+        reloadConfiguration: @escaping @Sendable () async throws -> AttendantConfiguration,
         onConfiguration: @escaping @Sendable (AttendantConfiguration) -> Void = { _ in }
     ) {
         self.fleet = fleet
@@ -103,7 +103,7 @@ package final class DaemonController: Service {
     package func reload() async throws -> String {
         self.notifier.reloading(status: "reloading the configuration")
         do {
-            let configuration = try self.reloadConfiguration()
+            let configuration = try await self.reloadConfiguration()
             self.onConfiguration(configuration)
             await self.fleet.apply(configuration)
             await self.fleet.waitUntilSettled()
