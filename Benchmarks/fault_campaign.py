@@ -34,6 +34,15 @@ has settled); messages (agent messages and actions) alerted once, twice or more,
 whose body or summary holds the mark); and time from the fault's end (resume, restart, renewal, link up)
 to every channel listening again (median, p99, max; ChannelStateChanged signals read with dbus-monitor).
 
+Every output is then scanned for every secret (issue 34, item 4): the voice tokens, the CXone OAuth code,
+PKCE verifier and access tokens, the GMS chats' secure keys and the KARTE app key (what the script writes, and
+the simulator's `/control/secrets`), in attendantd's log, everything on both private buses (dbus-monitor),
+the notifications, every attendantctl output the campaign took plus one of each informational command with
+--json, and every file under the daemon's state, config and runtime folders. Hits are reported per output
+and per kind; secrets.json (mode 0600) is the one place secrets belong, so it is shown apart. The drops
+(link down) leave an unreachable route behind the link's own, so the peers cannot be reached through the
+default route meanwhile.
+
 Usage: Benchmarks/fault_campaign.py [--suspend 200] [--drops 200] [--tokens 1000] [--kill 50]
                                     [--binary .build/debug/attendantd] [--keep DIR]
   A count of 0 skips that fault kind. Needs root for the namespace (drops are skipped without it).
@@ -52,7 +61,7 @@ MOCK = "org.freedesktop.DBus.Mock"
 MANAGER_PATH = "/org/freedesktop/login1"
 MANAGER = "org.freedesktop.login1.Manager"
 NAMESPACE, HOST_LINK, PEER_LINK = "attendant-fc", "afc0", "afc1"
-HOST_ADDRESS, PEER_ADDRESS = "10.77.0.1", "10.77.0.2"
+HOST_ADDRESS, PEER_ADDRESS, UNREACHABLE = "10.77.0.1", "10.77.0.2", "10.77.0.0/30"
 
 
 def dbusmock_python():
@@ -126,6 +135,56 @@ class StateLog:
                 if stamp < moment:
                     states[channel] = state
         return states
+
+
+# ---------------------------------------------------------------------------------------------- secrets
+
+class SecretScan:
+    """Every secret the campaign and the simulator handed the daemon, by kind, and where they turn up.
+
+    The values come from what the script writes (the KARTE app key's file, the CXone OAuth code's file and
+    its PKCE verifier) and from the simulator (`/control/secrets`: every voice token and CXone token it
+    issued, the GMS chats' secure keys). Ids the daemon may show (the CXone customer id, the chats' local
+    ids, KARTE's visitor id) are not secrets and are not looked for. A JWT is also looked for by its
+    signature alone, which a log that cut the token short would still show."""
+
+    def __init__(self):
+        self.values = {}  # kind: set of values
+
+    def add(self, kind, values):
+        for value in values if isinstance(values, (list, set, tuple)) else [values]:
+            if isinstance(value, str) and len(value) >= 8:
+                self.values.setdefault(kind, set()).add(value)
+
+    def needles(self):
+        """(kind, value, a JWT's signature or None) for every value."""
+        found = []
+        for kind, values in self.values.items():
+            for value in sorted(values):
+                parts = value.split(".")
+                signature = parts[2].encode() if len(parts) == 3 and len(parts[2]) >= 16 else None
+                found.append((kind, value.encode(), signature))
+        return found
+
+    def scan(self, outputs):
+        """outputs: (output, [paths]); returns {output: {kind: hits}}, and {output: [(path, kind)]}."""
+        needles = self.needles()
+        hits, where = {}, {}
+        for output, paths in outputs:
+            row = hits.setdefault(output, {kind: 0 for kind in self.values})
+            for path in paths:
+                try:
+                    with open(path, "rb") as f:
+                        data = f.read()
+                except OSError:
+                    continue
+                for kind, value, signature in needles:
+                    # A JWT's signature is in each copy of it, and also in a copy cut short at the front.
+                    count = data.count(signature if signature is not None else value)
+                    if count:
+                        row[kind] += count
+                        where.setdefault(output, []).append((os.path.relpath(path), kind))
+        return hits, where
 
 
 # ---------------------------------------------------------------------------------------------- the relay
@@ -221,6 +280,11 @@ class Namespace:
         self.ip("-n", NAMESPACE, "addr", "add", PEER_ADDRESS + "/30", "dev", PEER_LINK)
         self.ip("link", "set", HOST_LINK, "up")
         self.ip("-n", NAMESPACE, "link", "set", PEER_LINK, "up")
+        # While the link is down its route goes with it, and the peers' addresses would be sent to the
+        # default route instead: on a machine whose network answers any address (a sandbox's proxy does,
+        # with "HTTP/1.1 400"), the daemon would talk to a stranger. This route, behind the link's own,
+        # makes a drop what a lost network is: no route to the peers ("No route to host").
+        self.ip("route", "add", "unreachable", UNREACHABLE, "metric", "4000")
         probe = subprocess.run(["tc", "qdisc", "add", "dev", HOST_LINK, "root", "netem", "delay", "1ms"],
                                capture_output=True, text=True)
         if probe.returncode == 0:
@@ -251,6 +315,7 @@ class Namespace:
                            capture_output=True)
 
     def close(self):
+        self.ip("route", "del", "unreachable", UNREACHABLE, "metric", "4000", check=False)
         if self.ip("link", "show", HOST_LINK, check=False).returncode == 0:
             self.ip("link", "del", HOST_LINK, check=False)
         if NAMESPACE in self.ip("netns", "list", check=False).stdout.split():
@@ -270,6 +335,7 @@ class Campaign:
         self.namespace = None
         self.control_socket = None
         self.restarts = 0
+        self.secrets = SecretScan()
 
     # -- processes
 
@@ -334,6 +400,10 @@ class Campaign:
         self.busctl(self.system_bus, "call", LOGIN1, MANAGER_PATH, MOCK, "AddMethod", "sssss", MANAGER,
                     "GetSessionByPID", "u", "o", f"ret = '/org/freedesktop/login1/session/{self.session_id}'")
         self.states = StateLog(self.session_bus, self.scratch)
+        # Everything on both private buses, for the secret scan: the daemon's replies and signals, the
+        # alerts it sends, what it asks logind.
+        for address, name in ((self.session_bus, "session-bus-traffic"), (self.system_bus, "system-bus-traffic")):
+            self.spawn(name, ["dbus-monitor", "--address", address])
 
     def prepare_for_sleep(self, start):
         flag = "true" if start else "false"
@@ -353,7 +423,7 @@ class Campaign:
     # -- the simulator
 
     def start_simulator(self, in_namespace):
-        command = [os.path.join(self.folder, "attendant-sim"), "--cxone-multi-thread", "--gms-greeting", "",
+        command = [os.path.join(self.folder, "attendant-sim"), "--cxone-multi-thread", "--cxone-oauth", "--gms-greeting", "",
                    "--token-lifetime", "3600"]
         if in_namespace:
             command = ["ip", "netns", "exec", NAMESPACE] + command
@@ -419,10 +489,18 @@ class Campaign:
         key = os.path.join(self.scratch, "karte.key")
         with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
             f.write(fields["karte_app_key"] + "\n")
+        # The CXone channel signs in with OAuth: an authorization code (its token) and a PKCE verifier.
+        code, verifier = f"fc-oauth-code-{random.getrandbits(96):024x}", f"fc-verifier-{random.getrandbits(128):032x}"
+        code_file = os.path.join(self.scratch, "cxone.code")
+        with open(os.open(code_file, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(code + "\n")
+        self.secrets.add("KARTE app key", fields["karte_app_key"])
+        self.secrets.add("CXone OAuth code", code)
+        self.secrets.add("CXone PKCE verifier", verifier)
         self.config = os.path.join(self.scratch, "attendant.toml")
         with open(self.config, "w") as f:
             f.write(f"""[daemon]
-log-level = "info"
+log-level = "{self.arguments.log_level}"
 
 [alerts]
 coalesce = "0s"
@@ -442,6 +520,7 @@ authentication = "bearer"
 [[channel]]
 name = "chat"
 plugin = "cxone-chat"
+token-file = "{code_file}"
 chat-alert-lines = 1
 chat-alert-events = ["message"]
 
@@ -452,6 +531,7 @@ socket-url = "{fields['cxone_socket']}"
 chat-url = "{fields['cxone_chat']}"
 first-name = "Alice"
 last-name = "Campaign"
+code-verifier = "{verifier}"
 
 [[channel]]
 name = "gms"
@@ -494,13 +574,61 @@ start-view = "home"
         self.restarts += 1
         return started
 
+    def event(self, text):
+        """A line in the campaign's own log (campaign.log, kept with --keep), with the time the daemon's
+        log and the bus use, to line up each fault with what the daemon did."""
+        with open(os.path.join(self.scratch, "campaign.log"), "a") as log:
+            log.write(f"{time.strftime('%H:%M:%S', time.localtime())}.{int(time.time() * 1000) % 1000:03d} {text}\n")
+
     def ctl(self, *arguments, check=True):
         result = subprocess.run([os.path.join(self.folder, "attendantctl"), *arguments], capture_output=True, text=True,
                                 env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS=self.session_bus), timeout=60)
+        with open(os.path.join(self.scratch, "attendantctl.log"), "a") as log:  # for the secret scan
+            log.write(f"$ attendantctl {' '.join(arguments)} ({result.returncode})\n{result.stdout}{result.stderr}\n")
         if check and result.returncode != 0:
             raise BenchError(f"attendantctl {' '.join(arguments)} ({result.returncode}): {result.stdout}{result.stderr}"
                              + "\nattendantd's log:\n" + self.log_tail("attendantd"))
         return result
+
+    def sweep(self):
+        """Every informational attendantctl command with --json once, for the secret scan."""
+        commands = [["status"], ["channels"], ["contacts", "--limit", "1000000"], ["health"], ["metrics"],
+                    ["actions", "list", "--channel", "actions"], ["actions", "variables", "--channel", "actions"]]
+        for chat in ("chat", "gms"):
+            commands += [["chat", "status", "--channel", chat], ["chat", "threads", "--channel", chat]]
+        for command in commands:
+            self.ctl(*command, *([] if command == ["metrics"] else ["--json"]), check=False)
+
+    def collect_secrets(self):
+        """The simulator's secrets (every token it issued, the GMS chats' keys), added to the script's."""
+        issued = self.sim("GET", "/control/secrets")
+        self.secrets.add("voice token (JWT)", issued["voice_tokens"])
+        self.secrets.add("CXone access token", issued["cxone_access_tokens"])
+        self.secrets.add("CXone transaction token", issued["cxone_transaction_tokens"])
+        self.secrets.add("GMS secure key", issued["gms_secure_keys"])
+        self.secrets.add("KARTE app key", issued["karte_app_key"])
+
+    def scan_secrets(self):
+        """Each output searched for each secret, once the daemon has stopped: hits by output and kind, the
+        files with hits, and whether the secrets file (the one place secrets belong) has mode 0600."""
+        def files(*folders):
+            return [os.path.join(top, name) for folder in folders for top, _, names in os.walk(folder) for name in names]
+        state = [path for path in files(*(os.path.join(self.scratch, folder) for folder in ("state", "config", "run")))
+                 if not os.path.basename(path) == "secrets.json" and not os.path.basename(path).endswith((".sock", "bus"))]
+        vault = [path for path in files(os.path.join(self.scratch, "state")) if os.path.basename(path) == "secrets.json"]
+        scratch = lambda name: [os.path.join(self.scratch, name)]
+        outputs = [
+            ("attendantd's log (stderr; the journal's lines)", scratch("attendantd.log")),
+            ("session bus: every call, reply and signal", scratch("session-bus-traffic.log")),
+            ("system bus (logind)", scratch("system-bus-traffic.log")),
+            ("desktop notifications", scratch("notify-calls.log")),
+            ("attendantctl outputs (--json and text)", scratch("attendantctl.log")),
+            ("state, config and runtime folders (SQLite, WAL, ...)", state),
+            ("secrets.json (mode 0600: where secrets belong)", vault),
+        ]
+        hits, where = self.secrets.scan(outputs)
+        modes = [oct(os.stat(path).st_mode & 0o777) for path in vault]
+        return hits, where, modes, len(state)
 
     def channels(self):
         result = self.ctl("channels", "--json", check=False)
@@ -631,18 +759,29 @@ class Faults:
         states = dict(states or log.states_at(start))
         deadline = time.time() + 30
         while True:
-            current, last_change, reached = dict(states), start, None
+            current, last_change, reached, came = dict(states), start, None, {}
             with log.lock:
                 entries = [entry for entry in log.entries if entry[0] >= start]
             for stamp, channel, state in entries:
                 was = all(value == "listening" for value in current.values())
                 current[channel] = state
                 last_change = stamp
+                if state == "listening":
+                    came[channel] = stamp
                 if not was and all(value == "listening" for value in current.values()):
                     reached = stamp
             listening = all(value == "listening" for value in current.values())
             if listening and time.time() - last_change >= 1.0:
-                ledger.recoveries.append(0.0 if reached is None else max(0.0, reached - start))
+                took = 0.0 if reached is None else max(0.0, reached - start)
+                ledger.recoveries.append(took)
+                # Which channel was the last to listen again, for the faults past the goal of 1 s.
+                if took > 1.0:
+                    each = ", ".join(f"{channel} {max(0.0, stamp - start):.1f} s"
+                                     for channel, stamp in sorted(came.items(), key=lambda item: -item[1]))
+                    probation = [name for name, channel in self.campaign.channels().items() if channel.get("onProbation")]
+                    ledger.notes.append(f"{what}: listening again after {took:.1f} s ({each})"
+                                        + (f"; on probation: {', '.join(probation)}" if probation else ""))
+                self.campaign.event(f"{what}: listening again after {took:.3f} s")
                 return
             if time.time() > deadline:
                 ledger.unrecovered += 1
@@ -737,6 +876,7 @@ class Faults:
             self.traffic.round(ledger)
             time.sleep(random.uniform(0, 0.3))
             namespace.link(False)
+            self.campaign.event(f"drop {drop}: link down" + (", the peers forget their clients" if forget else ""))
             try:
                 self.traffic.cxone_in_thread(ledger)
                 self.traffic.gms(ledger)
@@ -748,6 +888,7 @@ class Faults:
             finally:
                 up = time.time()
                 namespace.link(True)
+                self.campaign.event(f"drop {drop}: link up")
             self.recover(up, ledger, what=f"drop {drop}")
             if impaired:
                 namespace.clear()
@@ -836,6 +977,21 @@ def report(rows, arguments):
             *seconds(ledger.recoveries), ledger.unrecovered]) + " |")
 
 
+def report_secrets(secrets, hits, where, modes, state_files):
+    kinds = sorted(secrets.values)
+    print("\nsecrets looked for: " + ", ".join(f"{kind} ({len(secrets.values[kind])})" for kind in kinds)
+          + f"; {state_files} files in the state, config and runtime folders")
+    header = ["output"] + kinds + ["hits"]
+    print("| " + " | ".join(header) + " |")
+    print("| " + " | ".join("---" for _ in header) + " |")
+    for output, row in hits.items():
+        print("| " + " | ".join([output] + [str(row.get(kind, 0)) for kind in kinds] + [str(sum(row.values()))]) + " |")
+    for output, places in where.items():
+        print(f"  {output}: " + ", ".join(sorted({f"{path} ({kind})" for path, kind in places})))
+    if modes:
+        print(f"  secrets.json mode: {', '.join(modes)}")
+
+
 # ---------------------------------------------------------------------------------------------- main
 
 def main():
@@ -851,6 +1007,7 @@ def main():
     parser.add_argument("--settle", type=float, default=30, help="how long a fault kind's traffic may take to arrive")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/attendantd"))
+    parser.add_argument("--log-level", default="info", help="attendantd's log-level (info; debug shows each retry)")
     parser.add_argument("--keep", help="keep the logs (attendantd.log, notify-calls.log, ...) in this folder")
     parser.add_argument("--relay", nargs="+", help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -885,7 +1042,7 @@ def main():
 
     scratch = tempfile.mkdtemp(prefix="fault-campaign-")
     campaign = Campaign(arguments, scratch)
-    rows, faults = [], None
+    rows, faults, scan = [], None, None
     try:
         campaign.start_desktop()
         fields = campaign.start_simulator(namespace is not None)
@@ -916,8 +1073,12 @@ def main():
                 print(f"  views KARTE got only as a retry after the restart, so no action is due: {', '.join(ledger.retried_only)}")
             if ledger.failed_views:
                 print(f"  views refused or unanswered (not expected): {ledger.failed_views}")
+        campaign.sweep()
+        campaign.collect_secrets()
     finally:
         campaign.stop_all()
+        if campaign.secrets.values and rows:
+            scan = campaign.scan_secrets()
         if namespace is not None:
             namespace.close()
         if arguments.keep:
@@ -928,6 +1089,8 @@ def main():
     report(rows, arguments)
     if faults is not None and faults.token_outcomes:
         print("\ntoken rotations: " + ", ".join(f"{k} {v}" for k, v in sorted(faults.token_outcomes.items())))
+    if scan is not None:
+        report_secrets(campaign.secrets, *scan)
     print(f"\n{campaign.restarts} daemon starts; binary {arguments.binary}")
 
 

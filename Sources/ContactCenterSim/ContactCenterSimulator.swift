@@ -31,6 +31,8 @@ package final class ContactCenterSimulator: Sendable {
 
     private struct TokenState {
         var issued = 0
+        /// Every token issued, for the secret scan of Benchmarks/fault_campaign.py (`/control/secrets`).
+        var values: [String] = []
         var refusesRenewals = false
     }
 
@@ -137,8 +139,12 @@ package final class ContactCenterSimulator: Sendable {
             exp: now + lifetime,
             grants: .init(identity: identity, voice: .init(incoming: .init(allow: incoming)))
         )
-        self.tokens.withLock { $0.issued += 1 }
-        return SimulatorToken.sign(claims, key: self.configuration.signingKey)
+        let token = SimulatorToken.sign(claims, key: self.configuration.signingKey)
+        self.tokens.withLock {
+            $0.issued += 1
+            $0.values.append(token)
+        }
+        return token
     }
 
     /// While on, the token endpoint answers `403 {"error":"renewals refused by the simulator"}`.
@@ -148,6 +154,9 @@ package final class ContactCenterSimulator: Sendable {
 
     /// Tokens issued so far, by ``issueToken(identity:lifetime:incoming:)`` and the endpoint.
     package var tokensIssued: Int { self.tokens.withLock { $0.issued } }
+
+    /// The tokens issued so far, oldest first.
+    package var issuedTokens: [String] { self.tokens.withLock { $0.values } }
 
     // MARK: Registrar
 

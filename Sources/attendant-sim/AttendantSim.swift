@@ -31,6 +31,8 @@ struct AttendantSim: AsyncParsableCommand {
               POST /control/restart?keep-bindings=1|0
               GET  /control/bindings?user=NAME
               GET  /control/status           REGISTERs received, tokens issued
+              GET  /control/secrets          every token, CXone access and transaction token,
+                   GMS secure key issued, and the KARTE app key (secret scans)
 
             CXone chat gateway, on the same HTTP port:
               WebSocket /chat-gateway?brandId=&channelId=&visitorId=&sdkPlatform=&sdkVersion=

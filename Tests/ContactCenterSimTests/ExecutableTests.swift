@@ -92,6 +92,9 @@ final class SimulatorProcess: Sendable {
         #expect(status == 200)
         #expect(token["expires_in"] as? Int == 120)
         let jwt = try #require(token["token"] as? String)
+        let (_, secrets) = try await Self.post(client, base + "/control/secrets", method: .GET)
+        #expect(secrets["voice_tokens"] as? [String] == [jwt], "every issued token, for the fault campaign's secret scan")
+        #expect(secrets["karte_app_key"] as? String == "demoappkey0000000000000000000001")
 
         #expect(try await Self.post(client, base + "/control/refuse-renewals?on=1").0 == 200)
         #expect(try await Self.post(client, base + "/token?identity=alice").0 == 403)

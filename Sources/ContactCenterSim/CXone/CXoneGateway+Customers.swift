@@ -49,10 +49,18 @@ extension CXoneGateway {
         }
     }
 
+    /// The access and transaction tokens issued so far (the secret scan of Benchmarks/fault_campaign.py).
+    var issuedTokens: (access: [String], transaction: [String]) {
+        self.state.withLock { ($0.issuedAccessTokens, Array($0.transactionTokens.keys)) }
+    }
+
     /// A new access token for `identity`: `{"token", "expiresIn", "currentDate"}`.
     func issueToken(for identity: SimCXoneCustomer) -> GMSJSON {
         let token = "sim-" + SimCXoneID.random()
-        self.state.withLock { $0.tokens[token] = identity }
+        self.state.withLock {
+            $0.tokens[token] = identity
+            $0.issuedAccessTokens.append(token)
+        }
         return [
             "token": .string(token),
             "expiresIn": .int(self.settings.accessTokenLifetime),

@@ -29,6 +29,8 @@ package final class CXoneGateway: Sendable {
         var nextConnection = 1
         /// Access token → the customer it was issued to.
         var tokens: [String: SimCXoneCustomer] = [:]
+        /// Every access token issued, also those a refresh replaced (``issuedTokens``).
+        var issuedAccessTokens: [String] = []
         /// Threads by ``SimCXoneID/key(_:)`` of their id.
         var threads: [String: CXoneGatewayThread] = [:]
         /// Thread keys in creation order.

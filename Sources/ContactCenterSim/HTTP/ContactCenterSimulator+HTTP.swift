@@ -59,6 +59,19 @@ extension ContactCenterSimulator {
                 return object
             }
             return .json(["user": user, "bindings": bindings])
+        case ("GET", "/control/secrets"):
+            // Every secret the simulator handed its clients, for a scan of what the daemon writes
+            // (Benchmarks/fault_campaign.py): tokens, CXone access and transaction tokens, GMS chat keys, the
+            // KARTE app key.
+            let cxone = self.cxone.issuedTokens
+            let chats = self.gms.chats
+            return .json([
+                "voice_tokens": self.issuedTokens,
+                "cxone_access_tokens": cxone.access,
+                "cxone_transaction_tokens": cxone.transaction,
+                "gms_secure_keys": chats.map(\.secureKey),
+                "karte_app_key": self.configuration.karte.appKey,
+            ])
         case ("GET", "/control/status"):
             return .json(["register_count": self.registerCount, "tokens_issued": self.tokensIssued])
         default:
