@@ -85,15 +85,15 @@ package struct RegistrationStateMachine: Sendable {
     var identifiers: SIPIdentifiers
     /// Digest hashes, the host's (``ChannelHost/hashing``).
     let hashing: any ChannelHashing
-    private var sequence: UInt32 = 0
-    private var requestedExpires: UInt32
-    private var transaction: NonInviteClientTransaction?
+    var sequence: UInt32 = 0
+    var requestedExpires: UInt32
+    var transaction: NonInviteClientTransaction?
     /// Over a reliable transport, the unanswered REGISTERs of this attempt that a probe replaced: a final
     /// answer to one of them is as good as one to ``transaction``.
-    private var superseded: [NonInviteClientTransaction] = []
+    var superseded: [NonInviteClientTransaction] = []
     var purpose: Purpose = .register
     var pending: Pending?
-    private var timers = TimerTable<Timer>()
+    var timers = TimerTable<Timer>()
 
     // Authentication: challenges answered in every request, per header (Authorization and
     // Proxy-Authorization); the nonce counts; what this attempt answered.
@@ -355,64 +355,6 @@ package struct RegistrationStateMachine: Sendable {
             )
         default:
             return RegistrationError(.configuration, "the registrar refused REGISTER (\(status))", statusCode: code, retryAfter: retryAfter)
-        }
-    }
-
-    // MARK: Sending
-
-    private mutating func refreshNow() -> [Action] {
-        var actions = self.timers.disarm(.refresh).map { [Action.cancelTimer($0)] } ?? []
-        actions += self.sendRegister(purpose: .register)
-        return actions
-    }
-
-    /// Sends a REGISTER as a new transaction; `probing` replaces the one in flight (see the rules), whose
-    /// timer F then stays the attempt's.
-    mutating func sendRegister(purpose: Purpose, probing: Bool = false) -> [Action] {
-        let credentials: [(SIPHeaderName, SIPCredentials)]
-        switch self.authorizations() {
-        case .success(let answers): credentials = answers
-        case .failure(let error): return self.failOrFinish(error)
-        }
-        self.sequence += 1
-        let branch = self.identifiers.branch()
-        let request = self.configuration.builder.request(
-            callID: self.callID,
-            fromTag: self.fromTag,
-            sequence: self.sequence,
-            branch: branch,
-            expires: purpose == .unregister ? 0 : self.requestedExpires,
-            credentials: credentials
-        )
-        var transaction = NonInviteClientTransaction(
-            request: request,
-            branch: branch,
-            reliable: self.configuration.reliableTransport,
-            timers: self.configuration.timers
-        )
-        var started = transaction.start()
-        if probing { started.removeAll { if case .setTimer(.timeout, _) = $0 { true } else { false } } }
-        self.transaction = transaction
-        self.purpose = purpose
-        var actions = self.map(started)
-        if purpose == .register, self.configuration.reliableTransport {
-            actions.append(.setTimer(self.timers.arm(.probe), after: self.configuration.timers.t2))
-        }
-        return actions
-    }
-
-    private mutating func map(_ actions: [NonInviteClientTransaction.Action]) -> [Action] {
-        actions.compactMap { action in
-            switch action {
-            case .send(let request):
-                return .send(request)
-            case .setTimer(let timer, let after):
-                return .setTimer(self.timers.arm(timer == .retransmit ? .retransmit : .transactionTimeout), after: after)
-            case .cancelTimer(let timer):
-                return self.timers.disarm(timer == .retransmit ? .retransmit : .transactionTimeout).map(Action.cancelTimer)
-            case .timedOut:
-                return nil
-            }
         }
     }
 
