@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "attendant-sip-voice", type: .dynamic, targets: ["SIPVoice"]),
         .library(name: "attendant-cxone-chat", type: .dynamic, targets: ["CXoneChat"]),
         .library(name: "attendant-gms-chat", type: .dynamic, targets: ["GMSChat"]),
+        .library(name: "attendant-genesys-messaging", type: .dynamic, targets: ["GenesysMessaging"]),
         .library(name: "attendant-karte-actions", type: .dynamic, targets: ["KarteActions"]),
     ],
     dependencies: [
@@ -240,6 +241,14 @@ let package = Package(
             name: "GMSChat",
             dependencies: [pluginAPI, "GMSCore"],
             path: "Plugins/GMSChat/Channel",
+            swiftSettings: strictness
+        ),
+
+        // The genesys-messaging channel plugin: Genesys Cloud web messaging, GenesysCore's chat session on the kit's driver.
+        .target(
+            name: "GenesysMessaging",
+            dependencies: [pluginAPI, "GenesysCore"],
+            path: "Plugins/GenesysMessaging/Channel",
             swiftSettings: strictness
         ),
 

@@ -23,6 +23,7 @@ import Testing
         "sip-voice": ["registrar": .string("sip:pbx.example.org;transport=tcp"), "address-of-record": .string("sip:alice@example.org")],
         "cxone-chat": ["brand-id": .integer(1386), "channel-id": .string("chat_51eafc1d"), "region": .string("eu1")],
         "gms-chat": ["url": .string("https://gms.example.com:8443/genesys")],
+        "genesys-messaging": ["deployment-id": .string("5e1f0c4a-7d2b-4c3e-9f10-2a6b8c0d1e35"), "domain": .string("mypurecloud.com")],
     ]
 
     /// The keys the page documents, by table (`daemon`, `channel`, `channel.sip-voice`, …): each `.It Cm

@@ -1,0 +1,67 @@
+import AttendantPluginAPI
+@_spi(Experimental) import AttendantPluginKit
+import GenesysCore
+
+/// A Genesys Cloud web messaging conversation. GenesysCore's pure ``GenesysChatSession`` decides
+/// everything (the socket's session machine, the messages shown once, the callers waiting); the kit's
+/// ``SessionDriver`` runs it (the lock, the timers, the WebSocket as its link, whose frames are decoded
+/// outside the lock, the ordered worker for the store and the host's events). This class reads the store
+/// and the session token once, and fetches the deployment's configuration on the host's network.
+final class GenesysMessagingChannel: Channel {
+    typealias Session = GenesysChatSession
+
+    let configuration: GenesysMessagingConfiguration
+    let host: any ChannelHost
+    let driver: SessionDriver<Session>
+
+    init(configuration: GenesysMessagingConfiguration, host: any ChannelHost) {
+        self.configuration = configuration
+        self.host = host
+        self.driver = SessionDriver(host: host, prefix: Session.prefix)
+    }
+
+    var prefix: String { Session.prefix }
+
+    func run() async {
+        await self.driver.run({ work in self.carryOut(work) }, link: { Session.step(for: $0, now: self.host.now()) })
+    }
+
+    /// The session's work: the deployment's config.json, read outside the lock.
+    func carryOut(_ work: Session.Work) {
+        switch work {
+        case .fetchDeployment:
+            let request = self.configuration.sessionSettings.deploymentRequest
+            let server = self.configuration.serverDescription
+            let prefix = self.prefix
+            self.driver.send(request) { outcome in
+                let read = Self.deployment(outcome, server: server, prefix: prefix)
+                let now = self.host.now()
+                return { $0.deploymentFetched(read, now: now) }
+            }
+        }
+    }
+
+    /// config.json as the deployment, or why not: a 404 (no such deployment) is the configuration's fault.
+    static func deployment(
+        _ outcome: Result<NetworkResponse, NetworkError>,
+        server: String,
+        prefix: String
+    ) -> Result<GenesysDeploymentConfig, ChannelError> {
+        switch outcome {
+        case .failure(let error):
+            return .failure(ChannelError(.transient, "\(prefix): could not fetch the deployment's configuration from \(server): \(error)"))
+        case .success(let response) where response.status == 404 || response.status == 403:
+            return .failure(
+                ChannelError(.configuration, "\(prefix): \(server) knows no such deployment (HTTP \(response.status)); check deployment-id")
+            )
+        case .success(let response) where response.status != 200:
+            return .failure(ChannelError(.transient, "\(prefix): the deployment's configuration from \(server) failed: HTTP \(response.status)"))
+        case .success(let response):
+            do throws(GenesysWireError) {
+                return .success(try GenesysDeploymentConfig(decoding: response.body))
+            } catch {
+                return .failure(ChannelError(.server, "\(prefix): the deployment's configuration from \(server) is not one: \(error)"))
+            }
+        }
+    }
+}
