@@ -193,6 +193,8 @@ import Testing
         let statusBefore = try await Self.ctl(["chat", "status", "--json"], desktop).output
         await CXoneChatDaemonTests.stop(first)
         let callsBefore = desktop.notifyCalls.count
+        // While no daemon runs, the agent writes: the history API has it.
+        _ = try await simulator.control("POST", "/control/genesys/agent?text=While%20you%20were%20away")
 
         let second = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
         let sessions = try await Self.status(simulator)["sessions"] as? [[String: Any]] ?? []
@@ -203,7 +205,8 @@ import Testing
         _ = try await simulator.control("POST", "/control/genesys/push", body: String(decoding: frame, as: UTF8.self))
         try await Self.agentSays("Anything else?", simulator, desktop)
         try await eventually("the new alert in dunst") { desktop.printed.contains { $0.body.contains("Anything else?") } }
-        #expect(Self.agentTexts(desktop) == ["Your refund is on its way", "Anything else?"])
+        #expect(Self.agentTexts(desktop) == ["Your refund is on its way", "While you were away", "Anything else?"])
+        await #expect(try Self.status(simulator)["history_requests"] as? Int ?? 0 >= 1)
         #expect(!desktop.notifyCalls.dropFirst(callsBefore).contains { $0.body.contains("Your refund is on its way") })
 
         let secrets = try String(contentsOfFile: scratch.path + "/state/attendant/secrets.json", encoding: .utf8)
@@ -226,8 +229,9 @@ import Testing
         }
     }
 
-    /// Sleep closes the socket inside logind's delay lock; resume configures the session again, and the
-    /// agent's next message arrives.
+    /// Sleep closes the socket inside logind's delay lock; resume configures the session again, fetches
+    /// what the agent wrote meanwhile from the history API, and shows it once, in order, before the agent's
+    /// next message.
     @Test func sleepClosesTheSocketAndResumeConfiguresTheSessionAgain() async throws {
         let simulator = try await Simulator([])
         defer { _ = simulator.stop() }
@@ -238,10 +242,16 @@ import Testing
         try await desktop.prepareForSleep(true)
         try await eventually("the socket closed") { try await Self.status(simulator)["connections"] as? Int == 0 }
         try await eventually("the delay lock released") { try await desktop.inhibitors().isEmpty }
+        // The agent writes while the machine sleeps: the history API has it.
+        let night = (1...3).map { "In the night \($0)" }
+        for text in night { _ = try await simulator.control("POST", "/control/genesys/agent?text=\(CXoneChatDaemonTests.escaped(text))") }
+        #expect(!Self.agentTexts(desktop).contains("In the night 1"), "nothing arrives while asleep")
         try await desktop.prepareForSleep(false)
         try await eventually("the socket again") { try await Self.status(simulator)["connections"] as? Int == 1 }
         try await Self.agentSays("Good morning", simulator, desktop)
-        #expect(Self.agentTexts(desktop) == ["Before the night", "Good morning"])
+        // Each once, in order: the history's (getJwt, then its pages), then the socket's.
+        #expect(Self.agentTexts(desktop) == ["Before the night"] + night + ["Good morning"])
+        try await eventually("the night's alert in dunst") { desktop.printed.contains { $0.body.contains("In the night 3") } }
         let configures = try await Self.status(simulator)["received"] as? [String] ?? []
         #expect(configures.filter { $0 == "configureSession" }.count == 2, "\(configures)")
         let sessions = try await Self.status(simulator)["sessions"] as? [[String: Any]] ?? []

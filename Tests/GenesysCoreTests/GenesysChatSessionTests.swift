@@ -143,7 +143,21 @@ import Testing
         #expect(Self.messages(harness.frame(echo)).isEmpty)
     }
 
-    @Test func aRestartShowsNoMessageShownBefore() throws {
+    /// A message of the history API, as `entities` carry it.
+    static func entity(_ id: String, _ text: String, direction: String = "Outbound") -> String {
+        #"{"id":"\#(id)","type":"Text","text":"\#(text)","direction":"\#(direction)","channel":{"time":"2022-08-22T19:24:26.704Z","from":{"nickname":"Sam"}},"originatingEntity":"Human"}"#
+    }
+
+    static func page(_ number: Int, of count: Int, _ entities: [String]) throws -> GenesysHistoryPage {
+        let text =
+            #"{"entities":[\#(entities.joined(separator: ","))],"pageSize":25,"pageNumber":\#(number),"total":\#(count * 25),"pageCount":\#(count)}"#
+        return try GenesysHistoryPage(decoding: Array(text.utf8))
+    }
+
+    /// A restart: the same session, configured again, asks for a JWT and the history, newest page first,
+    /// until a message shown before; what is new is shown once and oldest first, then what the socket
+    /// brought meanwhile (held until then), without what the history showed already.
+    @Test func aRestartCatchesUpWithTheHistoryAndShowsNoMessageTwice() throws {
         var before = Harness()
         try before.listening()
         _ = before.frame(Self.agentSays("m1", "one"))
@@ -156,14 +170,63 @@ import Testing
         #expect(!listen.isEmpty)
         _ = after.run { $0.deploymentFetched(.success(try! GenesysDeploymentConfig(decoding: Self.deployment)), now: Self.now) }
         _ = after.run { $0.linkOpened(now: Self.now) }
-        // The same session, not a new one: the thread goes on.
-        _ = after.frame(#"{"type":"response","class":"SessionResponse","code":200,"body":{"connected":true,"newSession":false}}"#)
+        // The same session, not a new one: the thread goes on, and the history is asked for with a JWT.
+        let configured = after.frame(#"{"type":"response","class":"SessionResponse","code":200,"body":{"connected":true,"newSession":false}}"#)
         #expect(after.session.threadID == "thread-1")
+        let getJwt = try #require(Self.written(configured).first)
+        #expect(getJwt.action == .getJwt)
+        // Live messages wait for the history: m2 again, and m5, newer than the history's newest.
         #expect(Self.messages(after.frame(Self.agentSays("m2", "two"))).isEmpty)
-        let news = Self.messages(after.frame(Self.agentSays("m3", "three")))
-        #expect(news.map(\.text) == ["three"] && news.first?.threadID == "thread-1")
-        // The contact was told of before the restart: not again.
+        #expect(Self.messages(after.frame(Self.agentSays("m5", "five"))).isEmpty)
+        let jwtFrame =
+            #"{"type":"response","class":"JwtResponse","code":200,"tracingId":"\#(try #require(getJwt.tracingId))","body":{"jwt":"JWT-SECRET","exp":\#(Int(Self.now.secondsSince1970) + 3600)}}"#
+        let firstPage = after.frame(jwtFrame)
+        let fetches = firstPage.compactMap { if case .work(.fetchHistory(let request, let page)) = $0 { (request, page) } else { nil } }
+        let (request, number) = try #require(fetches.first)
+        #expect(number == 1 && request.url == "http://127.0.0.1:9/api/v2/webmessaging/messages?pageNumber=1&pageSize=25")
+        #expect(request.headers.contains(NetworkHeader("Authorization", "bearer JWT-SECRET")))
+        // Page 1 (newest first) holds no message shown: page 2 is asked for.
+        let second = after.run {
+            $0.historyFetched(page: 1, .success(try! Self.page(1, of: 3, [Self.entity("m5", "five"), Self.entity("m4", "four")])), now: Self.now)
+        }
+        #expect(second.contains { if case .work(.fetchHistory(_, page: 2)) = $0 { true } else { false } })
+        #expect(Self.messages(second).isEmpty)
+        // Page 2 reaches m2, shown before: the catch-up ends there.
+        let done = after.run {
+            $0.historyFetched(
+                page: 2,
+                .success(try! Self.page(2, of: 3, [Self.entity("m3", "three"), Self.entity("m2", "two"), Self.entity("m1", "one")])),
+                now: Self.now
+            )
+        }
+        #expect(Self.messages(done).map(\.text) == ["three", "four", "five"])
+        #expect(!done.contains { if case .work(.fetchHistory) = $0 { true } else { false } })
+        #expect(Self.messages(after.frame(Self.agentSays("m6", "six"))).map(\.text) == ["six"])
+        // The contact was told of before the restart: not again. The JWT is in no action but the request.
         #expect(!after.actions.contains { if case .emit(.incomingContact) = $0 { true } else { false } })
+        for action in after.actions {
+            if case .work = action { continue }
+            #expect(!"\(action)".contains("JWT-SECRET"), "\(action)")
+        }
+    }
+
+    /// A history that fails (the JWT refused) ends the catch-up: the socket's messages held are shown.
+    @Test func aFailedCatchUpShowsWhatTheSocketBrought() throws {
+        var harness = Harness()
+        try harness.listening()
+        _ = harness.run { $0.linkClosed("reset", now: Self.now) }
+        _ = harness.run { $0.timerFired(.machine(.reconnect), now: Self.now) }
+        _ = harness.run { $0.linkOpened(now: Self.now) }
+        let getJwt = try #require(
+            Self.written(harness.frame(#"{"type":"response","class":"SessionResponse","code":200,"body":{"connected":true,"newSession":false}}"#))
+                .first
+        )
+        #expect(getJwt.action == .getJwt)
+        #expect(Self.messages(harness.frame(Self.agentSays("m1", "live"))).isEmpty)
+        let refused = harness.frame(
+            #"{"type":"response","class":"string","code":403,"tracingId":"\#(try #require(getJwt.tracingId))","body":"Forbidden"}"#
+        )
+        #expect(Self.messages(refused).map(\.text) == ["live"])
     }
 
     @Test func quickRepliesAndCardButtonsAreChoicesAnsweredWithButtonResponse() throws {

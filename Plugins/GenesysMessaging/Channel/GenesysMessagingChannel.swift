@@ -38,6 +38,12 @@ final class GenesysMessagingChannel: Channel {
                 let now = self.host.now()
                 return { $0.deploymentFetched(read, now: now) }
             }
+        case .fetchHistory(let request, let page):
+            self.driver.send(request) { outcome in
+                let read = Self.historyPage(outcome)
+                let now = self.host.now()
+                return { $0.historyFetched(page: page, read, now: now) }
+            }
         }
     }
 
@@ -61,6 +67,26 @@ final class GenesysMessagingChannel: Channel {
                 return .success(try GenesysDeploymentConfig(decoding: response.body))
             } catch {
                 return .failure(ChannelError(.server, "\(prefix): the deployment's configuration from \(server) is not one: \(error)"))
+            }
+        }
+    }
+}
+
+extension GenesysMessagingChannel {
+    /// A history page as the session reads it: a 401 or 403 is the JWT's (asked for again next time).
+    static func historyPage(_ outcome: Result<NetworkResponse, NetworkError>) -> Result<GenesysHistoryPage, ChannelError> {
+        switch outcome {
+        case .failure(let error):
+            return .failure(ChannelError(.transient, "the history API failed: \(error)"))
+        case .success(let response) where response.status == 401 || response.status == 403:
+            return .failure(ChannelError(.authentication, "the history API refused the JWT: HTTP \(response.status)"))
+        case .success(let response) where response.status != 200:
+            return .failure(ChannelError(.transient, "the history API answered HTTP \(response.status)"))
+        case .success(let response):
+            do throws(GenesysWireError) {
+                return .success(try GenesysHistoryPage(decoding: response.body))
+            } catch {
+                return .failure(ChannelError(.server, "a history page is not one: \(error)"))
             }
         }
     }

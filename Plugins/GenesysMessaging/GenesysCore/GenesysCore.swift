@@ -8,3 +8,5 @@
 //   JSONValue, so a fuzz target can compile it alone.
 // - Session/: the file profile the deployment and the session give, and the session state machine
 //   (configuring, configured, read-only after ConversationDisconnect, reconnection, echo and typing cool-downs).
+// - Chat/: the chat session the channel's SessionDriver runs (the machine, the messages shown once, the
+//   history catch-up, the requests); imports the plugin API, so the fuzz target leaves it out.

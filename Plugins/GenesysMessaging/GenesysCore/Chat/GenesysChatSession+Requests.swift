@@ -48,7 +48,8 @@ extension GenesysChatSession {
         self.asleep = true
         self.connected = false
         let going = Action.log(.info, "\(self.prefix): going to the background: closing the socket to \(self.server)")
-        return [going] + self.failSends("the socket closed for the background") + self.machineStep(now: now) { $0.stop() }
+        return [going] + self.catchUpEnded("the socket closed for the background", now: now) + self.failSends("the socket closed for the background")
+            + self.machineStep(now: now) { $0.stop() }
     }
 
     /// Back in the foreground: the socket opens again and the session is configured again with its token.
@@ -175,6 +176,6 @@ extension GenesysChatSession {
                 break
             }
         }
-        return (self.carryOut(steps), tracingIds)
+        return (self.carryOut(steps, now: now), tracingIds)
     }
 }

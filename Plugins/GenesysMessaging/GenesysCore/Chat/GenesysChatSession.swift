@@ -20,6 +20,8 @@ package struct GenesysChatSession: ChannelSession {
         case machine(GenesysSessionStateMachine.Timer)
         /// A waiting caller's deadline.
         case request(UInt64)
+        /// The history catch-up's deadline for its next answer (the JWT, a page).
+        case catchUp
     }
 
     /// What the channel does on the network beside the link.
@@ -27,6 +29,9 @@ package struct GenesysChatSession: ChannelSession {
         /// GET the deployment's config.json (``Settings/deploymentRequest``); the answer is
         /// ``deploymentFetched(_:now:)``.
         case fetchDeployment
+        /// GET page `page` of the history API (``historyRequest(page:jwt:)``); the answer is
+        /// ``historyFetched(page:_:now:)``. The request carries the JWT: it is never logged.
+        case fetchHistory(NetworkRequest, page: Int)
     }
 
     /// Where the chat's state is kept in the channel's store (never the session token: that is a secret).
@@ -166,6 +171,10 @@ package struct GenesysChatSession: ChannelSession {
     var sendWaiting: [(tracingId: String, id: UInt64)] = []
     /// Callers waiting for a new chat's configuration.
     var newChatWaiting: [UInt64] = []
+    /// The history catch-up under way, with the socket's messages held until it is done.
+    var catchUp: GenesysCatchUp?
+    /// The JWT of `getJwt` (never logged, never stored) and its expiry, epoch seconds.
+    var jwt: (value: String, expires: Int)?
     let settings: Settings
     let token: String
 
@@ -255,7 +264,7 @@ package struct GenesysChatSession: ChannelSession {
         self.connected = false
         self.lastError = "the socket closed: \(reason)"
         let log = Action.log(.notice, "\(self.prefix): the socket to \(self.server) closed: \(reason); reconnecting")
-        return [log] + self.failSends("the socket closed before the service answered")
+        return [log] + self.catchUpEnded("the socket closed", now: now) + self.failSends("the socket closed before the service answered")
             + self.machineStep(now: now) { $0.socketFailed(now: Self.instant(now)) }
     }
 
@@ -276,9 +285,19 @@ package struct GenesysChatSession: ChannelSession {
         switch frame.body {
         case .structuredMessage(let message) where !frame.isHealthCheckReply:
             actions += self.answered(tracingId: frame.tracingId, by: message)
-            actions += self.show(message, now: now)
+            if self.catchUp != nil {
+                // Shown after what the history brings, so that the conversation keeps its order.
+                self.catchUp?.held.append(message)
+            } else {
+                actions += self.show(message, now: now)
+            }
+        case .jwt(let jwt, let expires):
+            actions += self.jwtArrived(jwt, expires: expires, now: now)
         case .error(let code, let text):
             actions += self.refused(code, text, tracingId: frame.tracingId)
+            if let asked = self.catchUp?.asked, asked == frame.tracingId {
+                actions += self.catchUpEnded("getJwt was refused: \(code)", now: now)
+            }
         case .tooManyRequests(let retryAfter, let code, let text):
             actions += self.refused(code, "\(text); retry after \(retryAfter) s", tracingId: frame.tracingId)
         default:
@@ -291,11 +310,11 @@ package struct GenesysChatSession: ChannelSession {
 
     /// Runs a step of the session machine and turns what it answers into the session's actions.
     mutating func machineStep(now: UnixTime, _ body: (inout GenesysSessionStateMachine) -> [GenesysSessionStateMachine.Action]) -> [Action] {
-        self.carryOut(body(&self.machine))
+        self.carryOut(body(&self.machine), now: now)
     }
 
     /// The session's actions for what the machine answered.
-    mutating func carryOut(_ steps: [GenesysSessionStateMachine.Action]) -> [Action] {
+    mutating func carryOut(_ steps: [GenesysSessionStateMachine.Action], now: UnixTime) -> [Action] {
         var actions: [Action] = []
         for action in steps {
             switch action {
@@ -311,7 +330,7 @@ package struct GenesysChatSession: ChannelSession {
             case .cancelTimer(let timer):
                 actions.append(.cancelTimer(.machine(timer)))
             case .configured(let session):
-                actions += self.configured(session)
+                actions += self.configured(session, now: now)
             case .readOnly:
                 actions += self.becameReadOnly()
             case .failed(let failure):
@@ -325,7 +344,7 @@ package struct GenesysChatSession: ChannelSession {
 
     /// The session is configured: `listen()` is over, and a new conversation (the first, a new chat after
     /// read-only, or a new session the service made) gets a thread of its own.
-    mutating func configured(_ session: GenesysSessionResponse) -> [Action] {
+    mutating func configured(_ session: GenesysSessionResponse, now: UnixTime) -> [Action] {
         self.lastError = nil
         var actions: [Action] = [
             .log(.info, "\(self.prefix): the session with \(self.server) is configured\(session.newSession ? " (a new session)" : "")")
@@ -341,6 +360,9 @@ package struct GenesysChatSession: ChannelSession {
             ]
         }
         actions.append(.emit(.chatStateChanged(.ready)))
+        // A session configured again (a reconnect, the foreground, a restart): what came meanwhile is in the
+        // history (SDK `MessagingClient.fetchNextPage` after a reconnect).
+        if !session.newSession { actions += self.startCatchUp(now: now) }
         let thread = self.bareThread.map(ChannelReply.thread) ?? .done
         let (listeners, newChats) = (self.listenWaiting, self.newChatWaiting)
         (self.listenWaiting, self.newChatWaiting) = ([], [])
@@ -415,6 +437,8 @@ package struct GenesysChatSession: ChannelSession {
         switch timer {
         case .machine(let timer):
             return self.machineStep(now: now) { $0.timerFired(timer, now: Self.instant(now)) }
+        case .catchUp:
+            return self.catchUpEnded("no answer within \(self.settings.requestTimeout)", now: now)
         case .request(let id):
             let timeout = self.settings.requestTimeout
             if self.listenWaiting.contains(id) {

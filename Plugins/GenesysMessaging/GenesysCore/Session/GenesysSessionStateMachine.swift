@@ -250,6 +250,15 @@ package struct GenesysSessionStateMachine: Sendable {
         return [.send(self.request(.onMessage(message)))]
     }
 
+    /// Asks for a JWT for the REST calls (the history), when configured or read-only: the states in which
+    /// the SDK fetches history (`MessagingClientImpl.fetchNextPage`, `StateMachine.checkIfConfiguredOrReadOnly`).
+    package mutating func getJwt() -> [Action] {
+        switch self.state {
+        case .configured, .readOnly: return [.send(self.request(.getJwt))]
+        default: return [.refused(self.whyNotSending)]
+        }
+    }
+
     /// From read-only: close the session everywhere, then configure a new chat.
     package mutating func startNewChat() -> [Action] {
         guard case .readOnly(let live, startingNew: false) = self.state else {
