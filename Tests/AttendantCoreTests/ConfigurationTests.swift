@@ -93,6 +93,25 @@ import Testing
         #expect(problems.first?.message.contains("not valid TOML:") == true, "\(problems)")
     }
 
+    /// toml++ (TOMLKit) asserts in `parse_value` when an array's next value starts with `}` (`a=[}`, found by
+    /// scripts/fuzz toml): an array ends with `]`, so a `}` while an array is the innermost open value is
+    /// invalid TOML wherever it stands.
+    @Test(arguments: ["a=[}\n", "a = [ }\n", "a = [1, }\n", "a = [\n  # a comment\n}\n", "a = [[}]]\n", "a = {b = [}}\n", "a = 1\nb = [1 }\n"])
+    func anArrayClosedByABraceIsASyntaxError(text: String) {
+        let problems = self.problems(text)
+        #expect(problems.map(\.code) == [.syntax])
+        let line = text.hasPrefix("a = 1\n") ? 2 : text.contains("comment") ? 3 : 1
+        #expect(problems.first?.message.hasPrefix("\(self.file):\(line):") == true, "\(problems)")
+        #expect(problems.first?.message.contains("not valid TOML: an array ends with ], not }") == true, "\(problems)")
+    }
+
+    /// Braces in arrays' inline tables and strings are not that.
+    @Test func bracesInsideArraysStillRead() throws {
+        let tree = try ConfigurationTree(toml: "a = [{b = 1}, {c = [2, {d = \"}\"}]}]\ne = [ # }\n 1 ]\n", file: self.file)
+        #expect(tree.root["a"] == .array([.table(["b": .integer(1)]), .table(["c": .array([.integer(2), .table(["d": .string("}")])])])]))
+        #expect(tree.root["e"] == .array([.integer(1)]))
+    }
+
     /// Dates and date-times with a space, in values, arrays and strings, still read as they are.
     @Test func datesWithASpaceStillRead() throws {
         let text = """

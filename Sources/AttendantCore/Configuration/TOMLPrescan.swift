@@ -13,6 +13,9 @@
 ///   `parse_time`). Here such a value must be a date, a time or a date-time as TOML 1.0.0's grammar has
 ///   them (RFC 3339 with `T`, `t` or a space between), whatever its digits say.
 ///
+/// - A `}` while an array is the innermost open value (`a=[}`, `a = [1, }`): toml++ asserts in
+///   `parse_value` when an array's next value starts with it. An array ends with `]` only.
+///
 /// What is inside strings and comments is skipped.
 enum TOMLPrescan {
     /// The first such place, as (line, column), both from 1, and what is wrong there.
@@ -76,6 +79,9 @@ enum TOMLPrescan {
                     open.append(byte)
                     expectsKey = byte == UInt8(ascii: "{")
                 case UInt8(ascii: "]") where inValue, UInt8(ascii: "}") where inValue:
+                    if byte == UInt8(ascii: "}") && open.last == UInt8(ascii: "[") {
+                        return (self.line, self.column, "an array ends with ], not }")
+                    }
                     _ = open.popLast()
                     expectsKey = false
                 case UInt8(ascii: ",") where inValue:
