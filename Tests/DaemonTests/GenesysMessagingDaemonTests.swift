@@ -147,6 +147,49 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    // MARK: Files
+
+    /// A file the agent sent is listed with its message and saved by `chat save` from its presigned URL;
+    /// `chat send --file` uploads ours as the SDK does (onAttachment, the PUT with the presigned headers,
+    /// UploadSuccessEvent, then the message with the attachment); a file the deployment does not take is
+    /// refused before any upload, saying why.
+    @Test func theAgentsFileIsSavedAndOursIsUploadedAsTheSDKUploadsIt() async throws {
+        let simulator = try await Simulator([])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
+        _ = try await simulator.control(
+            "POST",
+            "/control/genesys/file?name=..%2Finvoice.txt&type=text%2Fplain&text=Here%20is%20your%20invoice.",
+            body: "Invoice 42\n"
+        )
+        try await eventually("the agent's file") { Self.agentTexts(desktop).contains("Here is your invoice.") }
+        let message = try #require(Self.messages(desktop).last { $0.text == "Here is your invoice." })
+        let folder = scratch.path + "/downloads"
+        let saved = try await Self.ctl(["chat", "save", message.id, "--to", folder], desktop)
+        #expect(saved.status == 0, "\(saved)\n\(daemon.stderr.suffix(2000))")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        #expect(files.count == 1 && !files[0].contains("/"), "\(files)")
+        #expect(FileManager.default.contents(atPath: folder + "/" + (files.first ?? "")) == Data("Invoice 42\n".utf8))
+
+        let hello = try scratch.write("hello.txt", "hello")
+        let sent = try await Self.ctl(["chat", "send", "--file", hello], desktop)
+        #expect(sent.status == 0, "\(sent)\n\(daemon.stderr.suffix(2000))")
+        let uploads = try await Self.status(simulator)["uploads"] as? [[String: Any]] ?? []
+        #expect(uploads.count == 1 && uploads.first?["name"] as? String == "hello.txt", "\(uploads)")
+        let ours = try await Self.conversation(simulator).last { $0["direction"] as? String == "Inbound" }
+        let content = ours?["content"] as? [[String: Any]] ?? []
+        #expect(content.first?["contentType"] as? String == "Attachment", "\(String(describing: ours))")
+
+        let program = try scratch.write("run.exe", "MZ")
+        let refused = try await Self.ctl(["chat", "send", "--file", program], desktop)
+        #expect(refused.status != 0 && refused.output.contains("run.exe"), "\(refused)")
+        #expect((try await Self.status(simulator)["uploads"] as? [[String: Any]] ?? []).count == 1)
+        #expect((try await Self.status(simulator)["received"] as? [String] ?? []).filter { $0 == "onAttachment" }.count == 1)
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Bad input
 
     /// A frame that is not JSON, one of a class the SDK does not know and a message with an unknown presence

@@ -134,7 +134,7 @@ import Testing
         #expect(request.action == .onMessage(.text("I need help")))
         #expect(Self.replies(sending).isEmpty)
         let copy = harness.frame(Self.ours("m2", "I need help", tracingId: try #require(request.tracingId)))
-        #expect(Self.replies(copy)[7] == .success(.fields(["message-id": "m2"])))
+        #expect(Self.replies(copy)[7] == .success(.fields(["delivery": "sent", "message": "m2", "thread": "thread-1"])))
         #expect(Self.messages(copy).map(\.direction) == [.toAgent])
 
         // The echo's answer (the health check's tracing id) is not a message.
@@ -262,6 +262,55 @@ import Testing
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "c1", choiceID: "2", 5, now: Self.now) }
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "c1", choiceID: "9", 5, now: Self.now) }
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "nope", choiceID: "1", 5, now: Self.now) }
+    }
+
+    // MARK: Files
+
+    /// Our file: refused when the deployment does not take it; else onAttachment, the PUT to the presigned
+    /// URL with its headers, UploadSuccessEvent, then a Text message with the attachment, whose copy
+    /// answers the caller.
+    @Test func aFileIsCheckedThenUploadedAsTheSDKUploadsIt() throws {
+        var harness = Harness()
+        try harness.listening()
+        let file = ChatFile(name: "hello.txt", mimeType: "text/plain", bytes: Array("hello".utf8))
+        // The test deployment has no fileUpload: it takes no files.
+        #expect(throws: ChannelError.self) { try harness.session.sendFile(file, 2, now: Self.now) }
+
+        var withFiles = Harness()
+        let deployment = Array(
+            #"{"id":"deploymentId","status":"Active","messenger":{"enabled":true,"apps":{"conversations":{"messagingEndpoint":"wss://x"}},"fileUpload":{"modes":[{"fileTypes":["text/plain"],"maxFileSizeKB":100}]}}}"#
+                .utf8
+        )
+        _ = withFiles.run { $0.listen(1, timeout: .seconds(30), now: Self.now) }
+        _ = withFiles.run { $0.deploymentFetched(.success(try! GenesysDeploymentConfig(decoding: deployment)), now: Self.now) }
+        _ = withFiles.run { $0.linkOpened(now: Self.now) }
+        _ = withFiles.frame(Self.configured)
+        do {
+            _ = try withFiles.session.sendFile(ChatFile(name: "scan.pdf", mimeType: "application/pdf", bytes: [1]), 3, now: Self.now)
+            Issue.record("a PDF went out")
+        } catch {
+            #expect(error.code == .invalidArgument && error.message.contains("the deployment takes text/plain"), "\(error)")
+        }
+        let asked = try #require(Self.written(try withFiles.session.sendFile(file, 4, now: Self.now)).first)
+        guard case .onAttachment(let upload) = asked.action else {
+            Issue.record("not onAttachment: \(asked.action)")
+            return
+        }
+        #expect(upload.fileName == "hello.txt" && upload.fileType == "text/plain" && upload.fileSize == 5 && upload.errorsAsJson)
+        let presigned = withFiles.frame(
+            #"{"type":"response","class":"PresignedUrlResponse","code":200,"body":{"attachmentId":"\#(upload.attachmentId)","headers":{"x-amz-tagging":"abc"},"url":"https://uploads.example.com/x"}}"#
+        )
+        let puts = presigned.compactMap { if case .work(.upload(let request, _)) = $0 { request } else { nil } }
+        #expect(puts.map(\.method) == ["PUT"] && puts.first?.body == Array("hello".utf8))
+        #expect(puts.first?.headers == [NetworkHeader("x-amz-tagging", "abc")])
+        #expect(withFiles.run { $0.uploaded(upload.attachmentId, failure: nil) }.isEmpty)
+        let success = withFiles.frame(
+            #"{"type":"message","class":"UploadSuccessEvent","code":200,"body":{"attachmentId":"\#(upload.attachmentId)","downloadUrl":"https://d","timestamp":"2022-08-22T19:24:26.704Z"}}"#
+        )
+        let message = try #require(Self.written(success).first)
+        #expect(message.action == .onMessage(.text("", content: [.attachment(id: upload.attachmentId)])))
+        let copy = withFiles.frame(Self.ours("f1", "", tracingId: try #require(message.tracingId)))
+        #expect(Self.replies(copy)[4] == .success(.fields(["delivery": "sent", "message": "f1", "thread": "thread-1"])))
     }
 
     // MARK: Read-only and a new chat

@@ -73,9 +73,36 @@ extension GenesysMessagingChannel {
             return try await self.driver.request { session, id throws(ChannelError) in
                 try session.choose(messageID: messageID, choiceID: choiceID, id, now: now)
             }
+        case .download(let messageID, let attachmentID):
+            let (request, file) = try self.session { session throws(ChannelError) in
+                try session.download(messageID: messageID, attachmentID: attachmentID, maximumSize: self.configuration.maximumAttachmentSize)
+            }
+            return .file(try await self.fetch(request, file))
+        case .sendFile(let file):
+            return try await self.driver.request { session, id throws(ChannelError) in try session.sendFile(file, id, now: now) }
         case .newChat:
             return try await self.driver.request { session, id throws(ChannelError) in try session.startNewChat(id, now: now) }
         }
+    }
+
+    /// A file the agent sent, from its presigned URL (which no message names).
+    func fetch(_ request: NetworkRequest, _ file: ChatFile) async throws(ChannelError) -> ChatFile {
+        let response: NetworkResponse
+        do throws(NetworkError) {
+            response = try await self.host.network.send(request)
+        } catch {
+            let code: ChannelError.Code = error.kind == .tooLarge ? .invalidArgument : .transient
+            throw ChannelError(
+                code,
+                "\(self.prefix): could not fetch \(file.name): \(error.kind == .tooLarge ? "larger than max-attachment-size" : error.message)"
+            )
+        }
+        guard response.status == 200 else {
+            throw ChannelError(.server, "\(self.prefix): could not fetch \(file.name): HTTP \(response.status)")
+        }
+        var fetched = file
+        fetched.bytes = response.body
+        return fetched
     }
 
     /// What the session makes of a caller's request, under its lock.

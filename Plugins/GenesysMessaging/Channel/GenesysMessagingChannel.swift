@@ -38,6 +38,16 @@ final class GenesysMessagingChannel: Channel {
                 let now = self.host.now()
                 return { $0.deploymentFetched(read, now: now) }
             }
+        case .upload(let request, let attachmentId):
+            self.driver.send(request) { outcome in
+                let failure: String? =
+                    switch outcome {
+                    case .success(let response) where (200..<300).contains(response.status): nil
+                    case .success(let response): "HTTP \(response.status)"
+                    case .failure(let error): error.message
+                    }
+                return { $0.uploaded(attachmentId, failure: failure) }
+            }
         case .fetchHistory(let request, let page):
             self.driver.send(request) { outcome in
                 let read = Self.historyPage(outcome)

@@ -11,6 +11,8 @@ struct GenesysMessagingConfiguration: Sendable {
     var autoStart: Bool?
     /// A send's wait for the service's copy, and listen()'s for a configured session.
     var requestTimeout: Duration = .seconds(10)
+    /// The largest attachment fetched (`max-attachment-size`, bytes), as the other chat channels: 25 MiB.
+    var maximumAttachmentSize = 25 << 20
 
     /// The SDK's `application` query parameter is `TransportSDK-<version>` (`core/Configuration.kt`); ours names us.
     static let application = "Attendant-1.0.0"
@@ -44,6 +46,12 @@ struct GenesysMessagingConfiguration: Sendable {
             self.endpoints = endpoints
         }
         self.autoStart = try settings.bool("auto-start")
+        if let size = try settings.integer("max-attachment-size") {
+            guard (1...(64 << 20)).contains(size) else {
+                throw settings.error("max-attachment-size", "must be a number of bytes from 1 to 67108864 (64 MiB), not \(size)")
+            }
+            self.maximumAttachmentSize = size
+        }
         if let timeout = try settings.duration("request-timeout") {
             guard timeout >= .milliseconds(500) else { throw settings.error("request-timeout", "must be at least 0.5 s") }
             self.requestTimeout = timeout

@@ -21,11 +21,12 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `domain`: the region's domain, such as `mypurecloud.com`; or `endpoint`: `host:port` of a custom
 ///   endpoint (plain `ws://` and `http://`, the SDK's `TRANSPORT_CUSTOM_ENDPOINT`);
 /// - `auto-start`: send autostart after a new session (default: the deployment's `autoStart`);
-/// - `request-timeout` (10 s): how long a send waits for the service's copy.
+/// - `request-timeout` (10 s): how long a send waits for the service's copy;
+/// - `max-attachment-size` (25 MiB): the largest attachment fetched, in bytes.
 ///
 /// Requests: `prepare`/`connect` (nothing to do: `listen()` configures the session), `create-thread` (a new
 /// chat after the conversation went read-only), `list-threads`, `open-thread`, `send-message`, `typing`,
-/// `choose` (quick replies and card buttons), `end-conversation` (only once the agent ended it) and the
+/// `choose` (quick replies and card buttons), `download-attachment`, `send-file`, `end-conversation` (only once the agent ended it) and the
 /// custom `chat-status` (as fields).
 public final class GenesysMessagingPluginFactory: ChannelPluginFactory {
     public let name = "genesys-messaging"

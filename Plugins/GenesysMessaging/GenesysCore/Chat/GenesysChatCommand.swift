@@ -17,6 +17,10 @@ package enum GenesysChatCommand: Sendable, Hashable {
     case endConversation
     /// `chat-status`: the session's fields.
     case status
+    /// `download-attachment`: a file the agent sent.
+    case download(messageID: String, attachmentID: String)
+    /// `send-file`.
+    case sendFile(ChatFile)
 
     package init(_ request: ChannelRequest) throws(ChannelError) {
         switch request {
@@ -41,10 +45,14 @@ package enum GenesysChatCommand: Sendable, Hashable {
             self = .endConversation
         case .custom("chat-status", _):
             self = .status
+        case .downloadAttachment(_, let messageID, let attachmentID):
+            self = .download(messageID: messageID, attachmentID: attachmentID)
+        case .sendFile(_, let file):
+            self = .sendFile(file)
         default:
             throw ChannelError(
                 .unsupported,
-                "\(GenesysChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, create-thread, list-threads, open-thread, send-message, typing, choose, end-conversation and chat-status"
+                "\(GenesysChatSession.prefix): no \(request.name) requests here; it knows prepare, connect, create-thread, list-threads, open-thread, send-message, typing, choose, download-attachment, send-file, end-conversation and chat-status"
             )
         }
     }

@@ -83,6 +83,7 @@ extension GenesysChatSession {
             return [.log(.debug, "\(self.prefix): a message already shown came again; not shown twice")]
         }
         var chat = self.chatMessage(message, threadID: threadID, kind: kind, now: now)
+        self.keepFiles(message)
         if kind == .message, message.direction == .outbound {
             let offer = Self.offer(of: message, threadID: threadID)
             chat.choices = offer.choices
@@ -180,7 +181,10 @@ extension GenesysChatSession {
             return []
         }
         let id = self.sendWaiting.remove(at: index).id
-        return self.reply(to: [id], .success(.fields(["message-id": message.id])))
+        // The reply the other chat channels give a send (CXoneChat's `ChatOperation`).
+        var fields = ["delivery": "sent", "message": message.id]
+        fields["thread"] = self.threadID
+        return self.reply(to: [id], .success(.fields(fields)))
     }
 
     /// The service refused a request: the send it answers (by tracing id, else the oldest waiting, as the SDK

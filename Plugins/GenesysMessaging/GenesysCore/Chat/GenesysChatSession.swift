@@ -32,6 +32,8 @@ package struct GenesysChatSession: ChannelSession {
         /// GET page `page` of the history API (``historyRequest(page:jwt:)``); the answer is
         /// ``historyFetched(page:_:now:)``. The request carries the JWT: it is never logged.
         case fetchHistory(NetworkRequest, page: Int)
+        /// PUT a file of ours to its presigned URL; the answer is ``uploaded(_:failure:)``.
+        case upload(NetworkRequest, attachmentId: String)
     }
 
     /// Where the chat's state is kept in the channel's store (never the session token: that is a secret).
@@ -171,6 +173,11 @@ package struct GenesysChatSession: ChannelSession {
     var sendWaiting: [(tracingId: String, id: UInt64)] = []
     /// Callers waiting for a new chat's configuration.
     var newChatWaiting: [UInt64] = []
+    /// The attachments of the latest messages, by message id and attachment id.
+    var files: [String: [String: GenesysReceivedAttachment]] = [:]
+    var fileOrder: [String] = []
+    /// Our files on their way, by attachment id.
+    var uploads: [String: GenesysUpload] = [:]
     /// The history catch-up under way, with the socket's messages held until it is done.
     var catchUp: GenesysCatchUp?
     /// The JWT of `getJwt` (never logged, never stored) and its expiry, epoch seconds.
@@ -293,6 +300,12 @@ package struct GenesysChatSession: ChannelSession {
             }
         case .jwt(let jwt, let expires):
             actions += self.jwtArrived(jwt, expires: expires, now: now)
+        case .presignedURL(let answer):
+            actions += self.presigned(answer)
+        case .uploadSuccess(let attachmentId, _, _):
+            actions += self.uploadSucceeded(attachmentId, now: now)
+        case .uploadFailure(let failure), .generateURLError(let failure):
+            actions += self.uploadFailed(failure.attachmentId, "\(failure.errorCode): \(failure.errorMessage)")
         case .error(let code, let text):
             actions += self.refused(code, text, tracingId: frame.tracingId)
             if let asked = self.catchUp?.asked, asked == frame.tracingId {
@@ -400,6 +413,8 @@ package struct GenesysChatSession: ChannelSession {
         actions += self.failListen(error) + self.failSends(error.message)
         actions += self.reply(to: self.newChatWaiting, .failure(error))
         self.newChatWaiting = []
+        actions += self.reply(to: self.uploads.values.map(\.caller).sorted(), .failure(error))
+        self.uploads = [:]
         if self.listening, !self.asleep {
             self.listening = false
             actions.append(.emit(.stoppedListening(error)))
@@ -431,6 +446,7 @@ package struct GenesysChatSession: ChannelSession {
         self.listenWaiting.removeAll { $0 == id }
         self.sendWaiting.removeAll { $0.id == id }
         self.newChatWaiting.removeAll { $0 == id }
+        self.uploads = self.uploads.filter { $0.value.caller != id }
     }
 
     package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
@@ -456,6 +472,11 @@ package struct GenesysChatSession: ChannelSession {
                 return [
                     .replied(id, .failure(ChannelError(.transient, "\(self.prefix): \(self.server) did not confirm the message within \(timeout)")))
                 ]
+            }
+            if let (attachmentId, upload) = self.uploads.first(where: { $0.value.caller == id }) {
+                self.uploads[attachmentId] = nil
+                let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not take \(upload.file.name) within \(timeout * 6)")
+                return [.replied(id, .failure(error))]
             }
             if self.newChatWaiting.contains(id) {
                 self.newChatWaiting.removeAll { $0 == id }

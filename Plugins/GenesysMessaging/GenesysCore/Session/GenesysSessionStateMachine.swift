@@ -250,6 +250,14 @@ package struct GenesysSessionStateMachine: Sendable {
         return [.send(self.request(.onMessage(message)))]
     }
 
+    /// Asks for a presigned upload URL for a file of ours (SDK `AttachmentHandlerImpl.prepare`): a new
+    /// attachment id (a UUID), the size, no MD5 and `errorsAsJson`; only when messages may be sent.
+    package mutating func attach(fileName: String, fileType: String, fileSize: Int) -> [Action] {
+        guard case .configured = self.state else { return [.refused(self.whyNotSending)] }
+        let upload = GenesysAttachmentUpload(attachmentId: self.random.uuid(), fileName: fileName, fileType: fileType, fileSize: fileSize)
+        return [.send(self.request(.onAttachment(upload)))]
+    }
+
     /// Asks for a JWT for the REST calls (the history), when configured or read-only: the states in which
     /// the SDK fetches history (`MessagingClientImpl.fetchNextPage`, `StateMachine.checkIfConfiguredOrReadOnly`).
     package mutating func getJwt() -> [Action] {
