@@ -9,6 +9,8 @@ package struct LoopbackConfiguration: Sendable {
     package var contactKind = ContactKind.call
     package var listenFailures = 0
     package var listenFailure = ChannelError.Code.transient
+    /// The delay a failed listen asks for, as a server's Retry-After does.
+    package var listenRetryAfter: Duration?
     package var echoAgent = false
     /// How long the scripted agent takes to answer.
     package var echoDelay = Duration.seconds(1)
@@ -37,6 +39,10 @@ package struct LoopbackConfiguration: Sendable {
         if let failures = try settings.integer("listen-failures") {
             guard failures >= 0 else { throw settings.error("listen-failures", "must be zero or more") }
             self.listenFailures = failures
+        }
+        if let delay = try settings.duration("listen-retry-after") {
+            guard delay > .zero else { throw settings.error("listen-retry-after", "must be longer than zero") }
+            self.listenRetryAfter = delay
         }
         if let delay = try settings.duration("stop-delay") {
             guard delay >= .zero else { throw settings.error("stop-delay", "must not be negative") }

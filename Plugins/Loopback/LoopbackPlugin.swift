@@ -27,6 +27,7 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 /// - `listen-failures`: the first this many attempts to listen fail (default 0), with the error class
 ///   `listen-failure`: `transient`, `authentication` or `configuration` (default `transient`), to show
 ///   the daemon's recovery, sign-in and health reporting without a real server;
+/// - `listen-retry-after`: the delay each such failure asks for, as a server's Retry-After does;
 /// - `stop-delay`: stopping takes this long (default 0) and ignores cancellation, as a stuck plugin would,
 ///   to show that the daemon drops a channel that does not stop within its `shutdown-timeout`.
 ///

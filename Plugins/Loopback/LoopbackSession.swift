@@ -73,7 +73,8 @@ package struct LoopbackSession: ChannelSession {
         if self.listenAttempts <= self.configuration.listenFailures {
             // A reply, not a throw: the attempt counts.
             let message = "loopback: listen attempt \(self.listenAttempts) fails on purpose (listen-failures = \(self.configuration.listenFailures))"
-            return [.replied(id, .failure(ChannelError(self.configuration.listenFailure, message)))]
+            let error = ChannelError(self.configuration.listenFailure, message, retryAfter: self.configuration.listenRetryAfter)
+            return [.replied(id, .failure(error))]
         }
         self.phase = .listening
         self.nextContact = max(self.nextContact, stored)

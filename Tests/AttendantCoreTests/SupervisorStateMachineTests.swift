@@ -153,6 +153,52 @@ import Testing
         #expect(m.resumed(now: .seconds(2)) == .none, "only a waiting channel is hurried")
     }
 
+    @Test func aNetworkChangeRetriesAWaitingChannelAndChecksAListeningOne() {
+        var m = self.machine()
+        _ = m.start()
+        #expect(m.networkChanged(now: .zero) == .none, "a listen in progress is left to finish")
+        _ = m.listenFailed(self.transient, now: .zero)
+        #expect(m.networkChanged(now: .seconds(1)) == .listen, "the backoff is not waited out")
+        #expect(m.listenSucceeded(now: .seconds(2)) == .wakeUp(at: .seconds(602)))
+        #expect(m.networkChanged(now: .seconds(3)) == .keepAlive, "a listening channel checks its connection now")
+        #expect(m.state == .keepingAlive(since: .seconds(2)))
+        #expect(m.timerFired(now: .seconds(602)) == .none, "the cycle's timer does not start a second keep-alive")
+        #expect(m.keepAliveSucceeded(now: .seconds(4)) == .wakeUp(at: .seconds(604)))
+        #expect(m.state == .listening(since: .seconds(2), keepAliveAt: .seconds(604)))
+    }
+
+    /// A drop soon after the network changed is the change's doing (a server that forgot the client while
+    /// the link was down): it does not put the channel on probation, whose retries would come 30 s and
+    /// more apart (issue 34's campaign: 15 to 27 s until voice listened again after such drops).
+    @Test func dropsRightAfterNetworkChangesAreNoQuickDrops() {
+        var m = self.machine()
+        _ = m.start()
+        var now = Duration.zero
+        for _ in 1...5 {
+            _ = m.listenSucceeded(now: now)
+            now += .seconds(5)
+            #expect(m.networkChanged(now: now) == .keepAlive)
+            now += .seconds(1)
+            guard case .wakeUp(let until) = m.keepAliveFailed(self.transient, now: now) else {
+                Issue.record("expected a retry")
+                return
+            }
+            #expect(!m.onProbation)
+            #expect(until - now <= .seconds(1), "the first step of the backoff")
+            now = until
+            #expect(m.timerFired(now: now) == .listen)
+        }
+        // Long after the change, quick drops count again.
+        for _ in 1...3 {
+            _ = m.listenSucceeded(now: now)
+            now += .seconds(40)
+            guard case .wakeUp(let until) = m.stoppedListening(self.transient, now: now) else { return }
+            now = until
+            _ = m.timerFired(now: now)
+        }
+        #expect(m.onProbation)
+    }
+
     @Test func stopFromAnyActiveStateStopsListening() {
         var m = self.machine()
         #expect(m.stop() == .none)

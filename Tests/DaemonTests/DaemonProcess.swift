@@ -27,13 +27,14 @@ final class DaemonProcess: Sendable {
     let process: Process
     private let output = OutputBox()
 
-    /// Starts `attendantd arguments` with a private runtime and state folder under `scratch`.
-    init(_ arguments: [String], scratch: Scratch, environment extra: [String: String] = [:]) throws {
+    /// Starts `attendantd arguments` with a private runtime and state folder under `scratch`; `launcher`
+    /// (such as `unshare --net`) runs it, and must exec it so that ``process`` is attendantd.
+    init(_ arguments: [String], scratch: Scratch, environment extra: [String: String] = [:], launcher: [String] = []) throws {
         let process = Process()
         // Through `env --default-signal`, as systemd starts it: a child of the test process would inherit
         // the test runner's blocked signal mask.
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal", BuildProducts.attendantd] + arguments
+        process.arguments = ["--default-signal"] + launcher + [BuildProducts.attendantd] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = scratch.path + "/run"
         environment["XDG_STATE_HOME"] = scratch.path + "/state"

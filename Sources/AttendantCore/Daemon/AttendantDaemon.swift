@@ -224,6 +224,7 @@ package struct AttendantDaemon {
                     .init(service: router, serviceName: "event-router"),
                     .init(service: fleet, serviceName: "channels"),
                     .init(service: sessionMonitor, serviceName: "session-monitor"),
+                    .init(service: NetworkMonitor(fleet: fleet, logger: self.logger), serviceName: "network-monitor"),
                     .init(service: controller, serviceName: "systemd"),
                 ],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -179,6 +179,11 @@ package final class ChannelFleet: Service {
         for supervisor in self.shared.withLock({ $0.supervisors }) { supervisor.resume() }
     }
 
+    /// Tells every channel the network came back or changed (``NetworkMonitor``).
+    package func networkChanged() {
+        for supervisor in self.shared.withLock({ $0.supervisors }) { supervisor.networkChanged() }
+    }
+
     // MARK: Service
 
     package func run() async {

@@ -44,6 +44,8 @@ package final class ChannelSupervisor: Sendable {
         case stopFinished
         case timer(generation: Int, tokenLifetime: Duration?)
         case resume
+        /// The network came back or changed.
+        case networkChanged
         /// The channel has handled a change of the session's application state.
         case applicationStateChanged
         case stop
@@ -105,6 +107,9 @@ package final class ChannelSupervisor: Sendable {
 
     /// Retry now rather than after the backoff (resume from sleep, network back).
     package func resume() { self.continuation.yield(.resume) }
+
+    /// The network came back or changed: retry now, or check the connection now.
+    package func networkChanged() { self.continuation.yield(.networkChanged) }
 
     /// Tells the channel that the session went to the background or came back; returns once the
     /// channel has handled it (after any channel method in progress) and the status says so.
@@ -238,6 +243,13 @@ package final class ChannelSupervisor: Sendable {
                 }
             case .resume:
                 action = machine.resumed(now: now)
+            case .networkChanged:
+                action = machine.networkChanged(now: now)
+                switch action {
+                case .listen: self.logger.info("the network changed: retrying now")
+                case .keepAlive: self.logger.info("the network changed: checking the connection now")
+                default: break
+                }
             case .applicationStateChanged:
                 self.publish(machine)
                 continue

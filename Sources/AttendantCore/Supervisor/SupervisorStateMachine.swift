@@ -37,6 +37,10 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         /// The range a channel's own retry delay (``AttendantPluginAPI/ChannelError/retryAfter``) is kept
         /// in: a server asking for no delay is not retried in a tight loop, nor one asking for days never.
         package var retryAfterRange: ClosedRange<Duration> = .milliseconds(250) ... .seconds(3600)
+        /// A drop this soon after the network changed is the change's doing (a connection that did not
+        /// survive it, a server that forgot the client meanwhile), not the channel's: it does not count
+        /// towards probation.
+        package var networkChangeGrace: Duration = .seconds(30)
 
         package init() {}
     }
@@ -99,6 +103,8 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     /// Whether the token was renewed since the channel last listened (authentication errors renew once).
     private var renewedSinceListening = false
     private var quickDrops = 0
+    /// When the network last changed (``networkChanged(now:)``).
+    private var networkChangedAt: Duration?
 
     package init(configuration: Configuration, random: Random) {
         self.configuration = configuration
@@ -135,7 +141,9 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
     package mutating func stoppedListening(_ error: ChannelError, now: Duration) -> Action {
         switch self.state {
         case .listening(let since, _), .keepingAlive(let since), .renewingBeforeKeepAlive(let since):
-            if now - since < self.configuration.probationWindow {
+            if let changed = self.networkChangedAt, now - changed < self.configuration.networkChangeGrace {
+                // The network's doing: the count stays as it was.
+            } else if now - since < self.configuration.probationWindow {
                 self.quickDrops += 1
             } else {
                 self.quickDrops = 0
@@ -229,6 +237,25 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         guard case .waitingToRetry(let attempt, _, _) = self.state else { return .none }
         self.state = .starting(attempt: attempt)
         return .listen
+    }
+
+    /// The network came back or changed (a link up, a new address or default route): a channel
+    /// waiting to retry retries at once, as after a resume, and a listening one keeps alive now, so a
+    /// connection or registration the change broke is found at once rather than at the next cycle (as
+    /// baresip re-registers on a network change). DESIGN.md: "retry immediately on resume or network
+    /// change". A drop within ``Configuration/networkChangeGrace`` afterwards is no quick drop.
+    package mutating func networkChanged(now: Duration) -> Action {
+        self.networkChangedAt = now
+        switch self.state {
+        case .waitingToRetry(let attempt, _, _):
+            self.state = .starting(attempt: attempt)
+            return .listen
+        case .listening(let since, _):
+            self.state = .keepingAlive(since: since)
+            return .keepAlive
+        default:
+            return .none
+        }
     }
 
     package mutating func stop() -> Action {
