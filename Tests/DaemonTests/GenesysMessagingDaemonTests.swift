@@ -147,6 +147,28 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    // MARK: The session's expiry
+
+    /// The service says the session expires in 302 s (SessionResponse's `expirationDate`, learnt when the
+    /// socket is configured again): 300 s before it, the desktop shows that the session is about to
+    /// expire, once (the SDK's SessionExpirationNotice).
+    @Test func aSessionAboutToExpireIsAnAlert() async throws {
+        let simulator = try await Simulator([])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
+        try await Self.agentSays("Hello", simulator, desktop)
+        _ = try await simulator.control("POST", "/control/genesys/expiry?in=302")
+        _ = try await simulator.control("POST", "/control/genesys/drop")
+        try await eventually("the expiry notice") { Self.messages(desktop).contains { $0.text.contains("expires in 5 minutes") } }
+        try await eventually("the notice in dunst") { desktop.printed.contains { $0.body.contains("expires in 5 minutes") } }
+        // A later message has come, so a second notice would have come by now.
+        try await Self.agentSays("Are you there?", simulator, desktop)
+        #expect(Self.messages(desktop).filter { $0.text.contains("expires in") }.count == 1)
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Files
 
     /// A file the agent sent is listed with its message and saved by `chat save` from its presigned URL;

@@ -313,6 +313,38 @@ import Testing
         #expect(Self.replies(copy)[4] == .success(.fields(["delivery": "sent", "message": "f1", "thread": "thread-1"])))
     }
 
+    // MARK: The session's expiry
+
+    /// SDK SessionDurationHandler: 300 s before `expirationDate` the person hears the session is about to
+    /// expire (an echo 10 s before, to learn a moved expiry); a message in or out moves the expiry.
+    @Test func theExpiryNoticeComes300SecondsBeforeTheExpiryUnlessAMessageMovedIt() throws {
+        var harness = Harness()
+        try harness.listening()
+        let expires = Int(Self.now.secondsSince1970) + 302
+        let configured = harness.frame(
+            #"{"type":"response","class":"SessionResponse","code":200,"body":{"connected":true,"newSession":false,"durationSeconds":600,"expirationDate":\#(expires)}}"#
+        )
+        #expect(configured.contains { if case .setTimer(.expiryNotice, let delay) = $0 { delay == .seconds(2) } else { false } })
+        #expect(configured.contains { if case .setTimer(.expiryEcho, let delay) = $0 { delay == .zero } else { false } })
+        let echo = harness.run { $0.timerFired(.expiryEcho, now: Self.now) }
+        #expect(Self.written(echo).map(\.action) == [.echo])
+        let later = UnixTime(secondsSince1970: Self.now.secondsSince1970 + 2)
+        let notice = try #require(Self.messages(harness.run { $0.timerFired(.expiryNotice, now: later) }).first)
+        #expect(notice.kind == .idleAlert && notice.direction == .notice && notice.text.contains("expires in 5 minutes"), "\(notice)")
+        // Once per expiry.
+        #expect(Self.messages(harness.run { $0.timerFired(.expiryNotice, now: later) }).isEmpty)
+
+        // An agent's message moves the expiry to now + 600 s: no notice at the old time.
+        var active = Harness()
+        try active.listening()
+        _ = active.frame(
+            #"{"type":"response","class":"SessionResponse","code":200,"body":{"connected":true,"newSession":false,"durationSeconds":600,"expirationDate":\#(expires)}}"#
+        )
+        let moved = active.frame(Self.agentSays("m1", "Still there?"))
+        #expect(moved.contains { if case .setTimer(.expiryNotice, let delay) = $0 { delay == .seconds(300) } else { false } })
+        #expect(Self.messages(active.run { $0.timerFired(.expiryNotice, now: later) }).isEmpty)
+    }
+
     // MARK: Read-only and a new chat
 
     @Test func aDisconnectMakesTheConversationReadOnlyUntilANewChat() throws {

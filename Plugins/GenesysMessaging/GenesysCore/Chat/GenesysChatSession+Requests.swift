@@ -27,7 +27,7 @@ extension GenesysChatSession {
     package mutating func stopListening(now: UnixTime) -> [Action] {
         self.listening = false
         self.connected = false
-        return self.machineStep(now: now) { $0.stop() }
+        return [.cancelTimer(.expiryEcho), .cancelTimer(.expiryNotice)] + self.machineStep(now: now) { $0.stop() }
     }
 
     /// The keep-alive: an `echo` (at most one per 30 s, the machine defers one asked for sooner); nil when
@@ -48,7 +48,8 @@ extension GenesysChatSession {
         self.asleep = true
         self.connected = false
         let going = Action.log(.info, "\(self.prefix): going to the background: closing the socket to \(self.server)")
-        return [going] + self.catchUpEnded("the socket closed for the background", now: now) + self.failSends("the socket closed for the background")
+        return [going, .cancelTimer(.expiryEcho), .cancelTimer(.expiryNotice)] + self.catchUpEnded("the socket closed for the background", now: now)
+            + self.failSends("the socket closed for the background")
             + self.machineStep(now: now) { $0.stop() }
     }
 

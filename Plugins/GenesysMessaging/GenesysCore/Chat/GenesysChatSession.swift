@@ -22,6 +22,9 @@ package struct GenesysChatSession: ChannelSession {
         case request(UInt64)
         /// The history catch-up's deadline for its next answer (the JWT, a page).
         case catchUp
+        /// The echo 10 s before the session's expiry notice, and the notice.
+        case expiryEcho
+        case expiryNotice
     }
 
     /// What the channel does on the network beside the link.
@@ -180,6 +183,8 @@ package struct GenesysChatSession: ChannelSession {
     var uploads: [String: GenesysUpload] = [:]
     /// The history catch-up under way, with the socket's messages held until it is done.
     var catchUp: GenesysCatchUp?
+    /// When the session expires, as the service last said.
+    var expiry: GenesysSessionExpiry?
     /// The JWT of `getJwt` (never logged, never stored) and its expiry, epoch seconds.
     var jwt: (value: String, expires: Int)?
     let settings: Settings
@@ -290,8 +295,16 @@ package struct GenesysChatSession: ChannelSession {
         }
         var actions: [Action] = []
         switch frame.body {
-        case .structuredMessage(let message) where !frame.isHealthCheckReply:
+        case .structuredMessage(let message) where frame.isHealthCheckReply:
+            // SDK `MessagingClientImpl.handleHealthCheck`: the echo's answer says when the session expires.
+            actions += self.expires(
+                at: message.metadata["expirationDate"].flatMap { Int($0) },
+                duration: message.metadata["durationSeconds"].flatMap { Int($0) },
+                now: now
+            )
+        case .structuredMessage(let message):
             actions += self.answered(tracingId: frame.tracingId, by: message)
+            if message.kind != .event { actions += self.activity(now: now) }
             if self.catchUp != nil {
                 // Shown after what the history brings, so that the conversation keeps its order.
                 self.catchUp?.held.append(message)
@@ -376,6 +389,7 @@ package struct GenesysChatSession: ChannelSession {
         // A session configured again (a reconnect, the foreground, a restart): what came meanwhile is in the
         // history (SDK `MessagingClient.fetchNextPage` after a reconnect).
         if !session.newSession { actions += self.startCatchUp(now: now) }
+        actions += self.expires(at: session.expirationDate, duration: session.durationSeconds, now: now)
         let thread = self.bareThread.map(ChannelReply.thread) ?? .done
         let (listeners, newChats) = (self.listenWaiting, self.newChatWaiting)
         (self.listenWaiting, self.newChatWaiting) = ([], [])
@@ -409,7 +423,7 @@ package struct GenesysChatSession: ChannelSession {
         self.connected = false
         self.lastError = failure.description
         let error = ChannelError(.transient, "\(self.prefix): the session with \(self.server) ended: \(failure)")
-        var actions: [Action] = [.log(.warning, error.message)]
+        var actions: [Action] = [.log(.warning, error.message), .cancelTimer(.expiryEcho), .cancelTimer(.expiryNotice)]
         actions += self.failListen(error) + self.failSends(error.message)
         actions += self.reply(to: self.newChatWaiting, .failure(error))
         self.newChatWaiting = []
@@ -455,6 +469,10 @@ package struct GenesysChatSession: ChannelSession {
             return self.machineStep(now: now) { $0.timerFired(timer, now: Self.instant(now)) }
         case .catchUp:
             return self.catchUpEnded("no answer within \(self.settings.requestTimeout)", now: now)
+        case .expiryEcho:
+            return self.expiryEchoDue(now: now)
+        case .expiryNotice:
+            return self.expiryNoticeDue(now: now)
         case .request(let id):
             let timeout = self.settings.requestTimeout
             if self.listenWaiting.contains(id) {
