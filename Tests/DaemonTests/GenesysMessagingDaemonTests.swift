@@ -1,5 +1,6 @@
 import DaemonTestSupport
 import Foundation
+import Glibc
 import TestSupport
 import Testing
 
@@ -167,6 +168,61 @@ import Testing
         try await Self.agentSays("Are you there?", simulator, desktop)
         #expect(Self.messages(desktop).filter { $0.text.contains("expires in") }.count == 1)
         await CXoneChatDaemonTests.stop(daemon)
+    }
+
+    // MARK: Authenticated sessions
+
+    /// With a token source, the token is an OAuth code: exchanged once for a JWT and a refresh token, and
+    /// the socket configured with configureAuthenticatedSession, so the session is the signed-in user's. A
+    /// restart refreshes the JWT with the refresh token kept in the secrets file (no new code), and the
+    /// refresh token is in no log, D-Bus reply or database.
+    @Test func anAuthenticatedSessionExchangesTheCodeOnceAndRefreshesAfterARestart() async throws {
+        let simulator = try await Simulator(["--genesys-auth"])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        // The sign-in: each run makes a new single-use code for "grace".
+        let script = try scratch.write(
+            "sign-in",
+            "#!/bin/sh\ncurl -s -X POST 'http://127.0.0.1:\(simulator.httpPort)/control/genesys/oauth-code?subject=grace' | sed 's/.*\"code\":\"\\([^\"]*\\)\".*/\\1/'\n"
+        )
+        chmod(script, 0o700)
+        let config = try scratch.write(
+            "attendant.toml",
+            Self.configuration(simulator).replacingOccurrences(
+                of: "plugin = \"genesys-messaging\"",
+                with: "plugin = \"genesys-messaging\"\ntoken-command = [\"\(script)\"]"
+            )
+        )
+        let first = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await first.waitForLog("ready: chat listening"), "\(first.stderr)")
+        var status = try await Self.status(simulator)
+        let sessions = status["sessions"] as? [[String: Any]] ?? []
+        #expect(sessions.count == 1 && sessions.first?["subject"] as? String == "grace", "\(sessions)")
+        #expect((status["received"] as? [String] ?? []).contains("configureAuthenticatedSession"), "\(status)")
+        #expect(status["code_exchanges"] as? Int == 1)
+        try await Self.agentSays("Hello Grace", simulator, desktop)
+        #expect(try await Self.ctl(["chat", "send", "Hi"], desktop).status == 0)
+        await CXoneChatDaemonTests.stop(first)
+
+        let second = try DaemonProcess(["--config", config], scratch: scratch, environment: desktop.environment)
+        try #require(await second.waitForLog("ready: chat listening"), "\(second.stderr)")
+        status = try await Self.status(simulator)
+        #expect(status["code_exchanges"] as? Int == 1 && status["refreshes"] as? Int == 1, "\(status)")
+        #expect((status["sessions"] as? [[String: Any]] ?? []).count == 1)
+        try await Self.agentSays("Welcome back", simulator, desktop)
+        let outputs = [first.stderr, try await Self.ctl(["chat", "status", "--json"], desktop).output]
+        await CXoneChatDaemonTests.stop(second)
+        let secrets = try String(contentsOfFile: scratch.path + "/state/attendant/secrets.json", encoding: .utf8)
+        let stored = try JSONSerialization.jsonObject(with: Data(secrets.utf8)) as? [String: [String: String]]
+        let refreshToken = try #require(stored?["chat"]?["refresh-token"])
+        var everything = outputs + [second.stderr, "\(desktop.sessionBus.signals("ChannelEvent").map(\.raw))"]
+        for name in ["state.sqlite", "state.sqlite-wal"] {
+            if let data = FileManager.default.contents(atPath: scratch.path + "/state/attendant/" + name) {
+                everything.append(String(decoding: data, as: UTF8.self))
+            }
+        }
+        for output in everything { #expect(!output.contains(refreshToken), "the refresh token leaked") }
     }
 
     // MARK: Files

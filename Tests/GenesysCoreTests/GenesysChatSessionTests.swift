@@ -38,14 +38,15 @@ import Testing
         var actions: [Action] = []
         var threadCounter = 0
 
-        init(stored: GenesysChatSession.Stored = GenesysChatSession.Stored(token: GenesysChatSessionTests.token)) {
+        init(stored: GenesysChatSession.Stored = GenesysChatSession.Stored(token: GenesysChatSessionTests.token), authenticated: Bool = false) {
             let counter = ThreadIDs()
-            let settings = GenesysChatSession.Settings(
+            var settings = GenesysChatSession.Settings(
                 endpoints: GenesysEndpoints(domain: "", deploymentId: "deploymentId", application: "test", customEndpoint: "127.0.0.1:9"),
                 serverDescription: "the service",
                 makeThreadID: { counter.next() },
                 seed: 1
             )
+            settings.authenticated = authenticated
             self.session = GenesysChatSession(settings: settings, stored: stored)
         }
 
@@ -262,6 +263,93 @@ import Testing
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "c1", choiceID: "2", 5, now: Self.now) }
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "c1", choiceID: "9", 5, now: Self.now) }
         #expect(throws: ChannelError.self) { try harness.session.choose(messageID: "nope", choiceID: "1", 5, now: Self.now) }
+    }
+
+    // MARK: Authenticated sessions
+
+    /// A JWT whose `exp` is `exp`, as the token API issues them (the signature is not read).
+    static func jwt(exp: Int) -> String {
+        func part(_ text: String) -> String {
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            var out = ""
+            var bits = 0
+            var count = 0
+            for byte in text.utf8 {
+                bits = bits << 8 | Int(byte)
+                count += 8
+                while count >= 6 {
+                    count -= 6
+                    out.append(alphabet[(bits >> count) & 63])
+                }
+            }
+            if count > 0 { out.append(alphabet[(bits << (6 - count)) & 63]) }
+            return out
+        }
+        return part(#"{"alg":"HS256"}"#) + "." + part(#"{"sub":"grace","exp":\#(exp)}"#) + ".c2ln"
+    }
+
+    /// The code is exchanged before the socket opens; the JWT configures it (configureAuthenticatedSession);
+    /// a configuration refused with 401 refreshes the JWT and tries again, at most 3 times in a row; a
+    /// refused refresh falls back on a new code; the refresh token goes to the secrets.
+    @Test func anAuthenticatedSessionExchangesTheCodeAndRefreshesARefusedJWT() throws {
+        var harness = Harness(authenticated: true)
+        _ = harness.run { $0.listen(1, timeout: .seconds(30), now: Self.now) }
+        let fetched = harness.run { $0.deploymentFetched(.success(try! GenesysDeploymentConfig(decoding: Self.deployment)), now: Self.now) }
+        #expect(fetched.contains { if case .work(.exchangeCode) = $0 { true } else { false } } && Self.links(fetched).isEmpty)
+        let jwt = Self.jwt(exp: Int(Self.now.secondsSince1970) + 3600)
+        let exchanged = harness.run { $0.authAnswered(.success(.init(jwt: jwt, refreshToken: "REFRESH-1")), refreshed: false, now: Self.now) }
+        #expect(exchanged.contains { if case .write(let write) = $0 { write.place == .secrets && write.value == "REFRESH-1" } else { false } })
+        #expect(Self.links(exchanged).count == 1)
+        let configure = try #require(Self.written(harness.run { $0.linkOpened(now: Self.now) }).first)
+        guard case .configureAuthenticatedSession(_, _, _, let sent) = configure.action else {
+            Issue.record("not configureAuthenticatedSession: \(configure.action)")
+            return
+        }
+        #expect(sent == jwt)
+        // 401 while configuring: refresh with the refresh token, then configure again.
+        let refused = harness.frame(
+            #"{"type":"response","class":"string","code":401,"tracingId":"\#(configure.tracingId ?? "")","body":"User is unauthorized"}"#
+        )
+        #expect(refused.contains { if case .work(.refreshJWT("REFRESH-1")) = $0 { true } else { false } })
+        #expect(!refused.contains { if case .emit(.stoppedListening) = $0 { true } else { false } })
+        let fresh = Self.jwt(exp: Int(Self.now.secondsSince1970) + 7200)
+        #expect(Self.links(harness.run { $0.authAnswered(.success(.init(jwt: fresh)), refreshed: true, now: Self.now) }).count == 1)
+        let again = try #require(Self.written(harness.run { $0.linkOpened(now: Self.now) }).first)
+        guard case .configureAuthenticatedSession(_, _, _, let second) = again.action else {
+            Issue.record("not configureAuthenticatedSession")
+            return
+        }
+        #expect(second == fresh)
+        // A refused refresh: the refresh token is forgotten, and the code exchanged again.
+        let failed = harness.run { $0.authAnswered(.failure(ChannelError(.authentication, "refused")), refreshed: true, now: Self.now) }
+        #expect(
+            failed.contains {
+                if case .write(let write) = $0 { write.key == GenesysChatSession.refreshTokenSecret && write.value == nil } else { false }
+            }
+        )
+        // The JWT is only ever written on the socket.
+        for action in harness.actions {
+            if case .writeLink = action { continue }
+            #expect(!"\(action)".contains(jwt) && !"\(action)".contains(fresh), "\(action)")
+        }
+
+        // Three refusals in a row end it.
+        var stubborn = Harness(authenticated: true)
+        _ = stubborn.run { $0.listen(1, timeout: .seconds(30), now: Self.now) }
+        _ = stubborn.run { $0.deploymentFetched(.success(try! GenesysDeploymentConfig(decoding: Self.deployment)), now: Self.now) }
+        var outcome: Result<ChannelReply, ChannelError>?
+        for attempt in 0...3 {
+            _ = stubborn.run { $0.authAnswered(.success(.init(jwt: jwt, refreshToken: "REFRESH")), refreshed: attempt > 0, now: Self.now) }
+            let configure = try #require(Self.written(stubborn.run { $0.linkOpened(now: Self.now) }).first)
+            let answer = stubborn.frame(#"{"type":"response","class":"string","code":401,"tracingId":"\#(configure.tracingId ?? "")","body":"no"}"#)
+            outcome = Self.replies(answer)[1]
+            if outcome != nil { break }
+        }
+        guard case .failure(let error)? = outcome else {
+            Issue.record("four refusals did not end the session")
+            return
+        }
+        #expect(error.message.contains("401"), "\(error)")
     }
 
     // MARK: Files

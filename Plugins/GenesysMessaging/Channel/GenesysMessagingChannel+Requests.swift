@@ -115,7 +115,7 @@ extension GenesysMessagingChannel {
     /// first start makes the token (a random UUID, SDK `TokenGenerator`) and keeps it there.
     func loadIfNeeded() async throws {
         guard !self.driver.isLoaded else { return }
-        let stored: Session.Stored
+        var stored: Session.Stored
         do {
             var token = try await self.host.secrets.secret(forKey: Session.tokenSecret)
             if token == nil {
@@ -125,10 +125,14 @@ extension GenesysMessagingChannel {
                 self.host.logger.info("\(self.prefix): made a new session token, kept in the secrets file")
             }
             stored = Session.Stored(store: try await self.host.store.allValues(), token: token ?? "")
+            stored.refreshToken = try await self.host.secrets.secret(forKey: Session.refreshTokenSecret)
         } catch {
             throw ChannelError(.transient, "\(self.prefix): could not read or keep the chat's stored state: \(error)")
         }
-        if self.driver.load(Session(settings: self.configuration.sessionSettings, stored: stored)), let thread = stored.threadID {
+        // A token source makes the session authenticated: its token is the OAuth code.
+        var settings = self.configuration.sessionSettings
+        if case .noSource = await self.host.tokenState() {} else { settings.authenticated = true }
+        if self.driver.load(Session(settings: settings, stored: stored)), let thread = stored.threadID {
             self.host.logger.info("\(self.prefix): resuming the conversation of thread \(thread) with \(self.configuration.serverDescription)")
         }
     }

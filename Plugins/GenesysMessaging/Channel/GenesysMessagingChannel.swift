@@ -38,6 +38,22 @@ final class GenesysMessagingChannel: Channel {
                 let now = self.host.now()
                 return { $0.deploymentFetched(read, now: now) }
             }
+        case .exchangeCode:
+            self.driver.concurrently {
+                let outcome = await self.exchangeCode()
+                let now = self.host.now()
+                return { $0.authAnswered(outcome, refreshed: false, now: now) }
+            }
+        case .refreshJWT(let refreshToken):
+            let request = self.configuration.post(
+                self.configuration.endpoints.jwtRefresh,
+                GenesysAuthBodies.refresh(refreshToken: refreshToken)
+            )
+            self.driver.send(request) { outcome in
+                let read = Self.authJwt(outcome, what: "the JWT's refresh")
+                let now = self.host.now()
+                return { $0.authAnswered(read, refreshed: true, now: now) }
+            }
         case .upload(let request, let attachmentId):
             self.driver.send(request) { outcome in
                 let failure: String? =
@@ -97,6 +113,48 @@ extension GenesysMessagingChannel {
                 return .success(try GenesysHistoryPage(decoding: response.body))
             } catch {
                 return .failure(ChannelError(.server, "a history page is not one: \(error)"))
+            }
+        }
+    }
+}
+
+// Authenticated sessions: the channel's token is the OAuth authorization code.
+extension GenesysMessagingChannel {
+    /// `POST …/token/oauthcodegrantjwtexchange` with the channel's token as the code (and the configured
+    /// redirect URI and PKCE verifier). Without a valid token the sign-in is needed.
+    func exchangeCode() async -> Result<GenesysAuthBodies.AuthJwt, ChannelError> {
+        let state = await self.host.tokenState()
+        guard let code = state.token?.value else {
+            return .failure(ChannelError(.authentication, "\(self.prefix): the authenticated session needs an OAuth code: \(state)"))
+        }
+        let body = GenesysAuthBodies.codeExchange(
+            deploymentId: self.configuration.deploymentId,
+            code: code,
+            redirectUri: self.configuration.redirectUri,
+            codeVerifier: self.configuration.codeVerifier
+        )
+        let request = self.configuration.post(self.configuration.endpoints.jwtExchange, body)
+        do throws(NetworkError) {
+            return Self.authJwt(.success(try await self.host.network.send(request)), what: "the OAuth code's exchange")
+        } catch {
+            return Self.authJwt(.failure(error), what: "the OAuth code's exchange")
+        }
+    }
+
+    /// `{jwt, refreshToken?}`, or why not: a 400 or 401 is the credential's (a new code is needed).
+    static func authJwt(_ outcome: Result<NetworkResponse, NetworkError>, what: String) -> Result<GenesysAuthBodies.AuthJwt, ChannelError> {
+        switch outcome {
+        case .failure(let error):
+            return .failure(ChannelError(.transient, "\(GenesysChatSession.prefix): \(what) failed: \(error)"))
+        case .success(let response) where (400...403).contains(response.status):
+            return .failure(ChannelError(.authentication, "\(GenesysChatSession.prefix): \(what) was refused: HTTP \(response.status)"))
+        case .success(let response) where response.status != 200:
+            return .failure(ChannelError(.transient, "\(GenesysChatSession.prefix): \(what) failed: HTTP \(response.status)"))
+        case .success(let response):
+            do throws(GenesysWireError) {
+                return .success(try GenesysAuthBodies.AuthJwt(decoding: response.body))
+            } catch {
+                return .failure(ChannelError(.server, "\(GenesysChatSession.prefix): \(what) answered what is not a token: \(error)"))
             }
         }
     }

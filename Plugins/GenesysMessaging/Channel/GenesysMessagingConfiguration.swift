@@ -11,6 +11,9 @@ struct GenesysMessagingConfiguration: Sendable {
     var autoStart: Bool?
     /// A send's wait for the service's copy, and listen()'s for a configured session.
     var requestTimeout: Duration = .seconds(10)
+    /// An authenticated session's OAuth redirect URI and PKCE verifier, sent with the code's exchange.
+    var redirectUri: String?
+    var codeVerifier: String?
     /// The largest attachment fetched (`max-attachment-size`, bytes), as the other chat channels: 25 MiB.
     var maximumAttachmentSize = 25 << 20
 
@@ -46,6 +49,9 @@ struct GenesysMessagingConfiguration: Sendable {
             self.endpoints = endpoints
         }
         self.autoStart = try settings.bool("auto-start")
+        self.redirectUri = try settings.string("redirect-uri")
+        if let redirectUri { try settings.checkURL(redirectUri, key: "redirect-uri", schemes: ["http", "https"]) }
+        self.codeVerifier = try settings.string("code-verifier")
         if let size = try settings.integer("max-attachment-size") {
             guard (1...(64 << 20)).contains(size) else {
                 throw settings.error("max-attachment-size", "must be a number of bytes from 1 to 67108864 (64 MiB), not \(size)")
@@ -62,6 +68,19 @@ struct GenesysMessagingConfiguration: Sendable {
     var serverDescription: String {
         if let custom = self.endpoints.customEndpoint { return "Genesys web messaging at \(custom)" }
         return "Genesys web messaging at \(self.endpoints.domain)"
+    }
+
+    /// A JSON POST to the token API.
+    func post(_ url: String, _ body: [UInt8]) -> NetworkRequest {
+        NetworkRequest(
+            method: "POST",
+            url: url,
+            headers: [NetworkHeader("Content-Type", "application/json")],
+            body: body,
+            timeout: self.requestTimeout,
+            maximumResponseSize: 1 << 20,
+            usesCookies: false
+        )
     }
 
     var sessionSettings: GenesysChatSession.Settings {

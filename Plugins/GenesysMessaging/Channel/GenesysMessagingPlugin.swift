@@ -22,7 +22,9 @@ public func attendantPluginFactory() -> UnsafeMutableRawPointer {
 ///   endpoint (plain `ws://` and `http://`, the SDK's `TRANSPORT_CUSTOM_ENDPOINT`);
 /// - `auto-start`: send autostart after a new session (default: the deployment's `autoStart`);
 /// - `request-timeout` (10 s): how long a send waits for the service's copy;
-/// - `max-attachment-size` (25 MiB): the largest attachment fetched, in bytes.
+/// - `max-attachment-size` (25 MiB): the largest attachment fetched, in bytes;
+/// - `redirect-uri`, `code-verifier`: with a token source (whose token is then an OAuth code, exchanged for
+///   a JWT: an authenticated session), what the code was issued with.
 ///
 /// Requests: `prepare`/`connect` (nothing to do: `listen()` configures the session), `create-thread` (a new
 /// chat after the conversation went read-only), `list-threads`, `open-thread`, `send-message`, `typing`,

@@ -20,7 +20,7 @@ extension GenesysChatSession {
             actions.append(.work(.fetchDeployment))
             return actions
         }
-        return actions + self.machineStep(now: now) { $0.start() }
+        return actions + self.connect(now: now)
     }
 
     /// The host stops the channel: the socket closes, nothing is retried.
@@ -64,7 +64,7 @@ extension GenesysChatSession {
             self.fetchingDeployment = true
             return [back, .work(.fetchDeployment)]
         }
-        return [back] + self.machineStep(now: now) { $0.start() }
+        return [back] + self.connect(now: now)
     }
 
     // MARK: The chat's requests

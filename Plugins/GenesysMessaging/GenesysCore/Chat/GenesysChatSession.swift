@@ -35,6 +35,11 @@ package struct GenesysChatSession: ChannelSession {
         /// GET page `page` of the history API (``historyRequest(page:jwt:)``); the answer is
         /// ``historyFetched(page:_:now:)``. The request carries the JWT: it is never logged.
         case fetchHistory(NetworkRequest, page: Int)
+        /// Exchange the channel's token (an OAuth authorization code) for a JWT and a refresh token; the
+        /// answer is ``authAnswered(_:refreshed:now:)``.
+        case exchangeCode
+        /// Refresh the JWT with this refresh token (a secret: never logged).
+        case refreshJWT(String)
         /// PUT a file of ours to its presigned URL; the answer is ``uploaded(_:failure:)``.
         case upload(NetworkRequest, attachmentId: String)
     }
@@ -65,6 +70,8 @@ package struct GenesysChatSession: ChannelSession {
         package var makeThreadID: @Sendable () -> String
         /// Seeds the machine's tracing ids and jitter.
         package var seed: UInt64
+        /// The channel has a token source: its token is an OAuth code, and the session is authenticated.
+        package var authenticated = false
 
         package init(
             endpoints: GenesysEndpoints,
@@ -124,6 +131,8 @@ package struct GenesysChatSession: ChannelSession {
         package var shown: [String]
         package var contactThread: String?
         package var readOnlyThread: String?
+        /// An authenticated session's refresh token, from the secrets.
+        package var refreshToken: String?
 
         package init(token: String, threadID: String? = nil, shown: [String] = [], contactThread: String? = nil, readOnlyThread: String? = nil) {
             self.token = token
@@ -183,6 +192,8 @@ package struct GenesysChatSession: ChannelSession {
     var uploads: [String: GenesysUpload] = [:]
     /// The history catch-up under way, with the socket's messages held until it is done.
     var catchUp: GenesysCatchUp?
+    /// An authenticated session's credentials; nil for a guest.
+    var auth: GenesysAuth?
     /// When the session expires, as the service last said.
     var expiry: GenesysSessionExpiry?
     /// The JWT of `getJwt` (never logged, never stored) and its expiry, epoch seconds.
@@ -206,6 +217,7 @@ package struct GenesysChatSession: ChannelSession {
         self.contactThread = stored.contactThread
         self.readOnlyThread = stored.readOnlyThread
         self.shown = GenesysShownMessages(stored.shown)
+        if settings.authenticated { self.auth = GenesysAuth(refreshToken: stored.refreshToken) }
     }
 
     /// The machine's instant for `now`: the host's wall clock as an offset from one fixed instant, so that
@@ -245,7 +257,7 @@ package struct GenesysChatSession: ChannelSession {
             configuration.showUserTypingIndicator = deployment.conversations.showUserTypingIndicator
             self.machine = GenesysSessionStateMachine(configuration: configuration, seed: self.settings.seed)
             guard self.listening, !self.asleep else { return [] }
-            return self.machineStep(now: now) { $0.start() }
+            return self.connect(now: now)
         }
     }
 
@@ -360,7 +372,7 @@ package struct GenesysChatSession: ChannelSession {
             case .readOnly:
                 actions += self.becameReadOnly()
             case .failed(let failure):
-                actions += self.failed(failure)
+                actions += self.retryWithFreshJWT(failure, now: now) ?? self.failed(failure)
             case .refused(let reason):
                 actions.append(.log(.info, "\(self.prefix): \(reason)"))
             }
@@ -372,6 +384,7 @@ package struct GenesysChatSession: ChannelSession {
     /// read-only, or a new session the service made) gets a thread of its own.
     mutating func configured(_ session: GenesysSessionResponse, now: UnixTime) -> [Action] {
         self.lastError = nil
+        self.auth?.refusals = 0
         var actions: [Action] = [
             .log(.info, "\(self.prefix): the session with \(self.server) is configured\(session.newSession ? " (a new session)" : "")")
         ]

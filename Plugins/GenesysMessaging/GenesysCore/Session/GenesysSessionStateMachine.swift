@@ -72,6 +72,10 @@ package struct GenesysSessionStateMachine: Sendable {
     }
 
     package private(set) var state: State = .idle
+    /// An authenticated session's JWT (from the OAuth code exchange or its refresh): the socket is then
+    /// configured with `configureAuthenticatedSession` (SDK `MessagingClientImpl.connectAuthenticatedSession`).
+    /// Whoever drives the machine gets it, refreshes it, and sets it before ``start()``.
+    package var authenticatedJWT: String?
     package let configuration: GenesysSessionConfiguration
     private var random: GenesysRandom
 
@@ -302,7 +306,16 @@ package struct GenesysSessionStateMachine: Sendable {
     }
 
     private mutating func configureSession(startNew: Bool) -> GenesysRequest {
-        .configureSession(
+        if let jwt = self.authenticatedJWT {
+            return .configureAuthenticatedSession(
+                token: self.configuration.token,
+                deploymentId: self.configuration.deploymentId,
+                startNew: startNew,
+                jwt: jwt,
+                tracingId: self.random.uuid()
+            )
+        }
+        return .configureSession(
             token: self.configuration.token,
             deploymentId: self.configuration.deploymentId,
             startNew: startNew,
