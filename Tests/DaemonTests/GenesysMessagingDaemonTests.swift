@@ -268,6 +268,41 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    // MARK: Resilience
+
+    /// Sockets dropped, then the service down (upgrades refused) while the agent writes: the channel
+    /// reconnects with backoff, configures the same session, and every message arrives once, in order,
+    /// from the socket or the history.
+    @Test func aDroppedSocketOrAServiceDownLosesAndDoublesNothing() async throws {
+        let simulator = try await Simulator([])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
+        try await Self.agentSays("Hello", simulator, desktop)
+        var expected = ["Hello"]
+        for round in 1...2 {
+            _ = try await simulator.control("POST", "/control/genesys/drop")
+            for index in 1...3 {
+                let text = "Drop \(round) message \(index)"
+                expected.append(text)
+                _ = try await simulator.control("POST", "/control/genesys/agent?text=\(CXoneChatDaemonTests.escaped(text))")
+            }
+            try await eventually("round \(round)") { Self.agentTexts(desktop).contains("Drop \(round) message 3") }
+        }
+        _ = try await simulator.control("POST", "/control/genesys/fault?kind=down")
+        try await eventually("the socket gone") { try await Self.status(simulator)["connections"] as? Int == 0 }
+        _ = try await simulator.control("POST", "/control/genesys/agent?text=While%20down")
+        expected.append("While down")
+        _ = try await simulator.control("POST", "/control/genesys/clear-faults")
+        try await Self.agentSays("Back up", simulator, desktop)
+        expected.append("Back up")
+        #expect(Self.agentTexts(desktop) == expected)
+        #expect((try await Self.status(simulator)["sessions"] as? [[String: Any]] ?? []).count == 1)
+        #expect(daemon.stderr.contains("genesys-messaging: the socket to"), "\(daemon.stderr.suffix(2000))")
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Bad input
 
     /// A frame that is not JSON, one of a class the SDK does not know and a message with an unknown presence
