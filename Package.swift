@@ -486,6 +486,20 @@ let benchmarkTargets: [Target] = [
         swiftSettings: strictness
     ),
     .executableTarget(
+        name: "attendant-genesys-messaging-bench",
+        dependencies: [
+            "GenesysMessaging",
+            "AttendantCore",
+            "AttendantBenchSupport",
+            "ContactCenterSim",
+            "Systemd",
+            pluginAPI,
+            .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI"),
+        ],
+        path: "Benchmarks/GenesysMessaging",
+        swiftSettings: strictness
+    ),
+    .executableTarget(
         name: "attendant-karte-bench",
         dependencies: [
             "KarteActions",
