@@ -268,6 +268,31 @@ import Testing
         await CXoneChatDaemonTests.stop(daemon)
     }
 
+    /// An old message's file, whose download URL expired (signed 11 minutes ago; the SDK says a
+    /// `downloadUrl` "typically expires after 10 minutes"): `chat save` is refused by the store (S3's 403
+    /// "Request has expired"), asks for a fresh URL with `getAttachment` as the SDK's
+    /// `refreshAttachmentUrl`, and saves the file from it.
+    @Test func anOldFileWhoseURLExpiredIsSavedFromAFreshURL() async throws {
+        let simulator = try await Simulator([])
+        defer { _ = simulator.stop() }
+        let scratch = try Scratch()
+        let desktop = try await DesktopSession()
+        let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
+        _ = try await simulator.control(
+            "POST",
+            "/control/genesys/file?name=receipt.txt&type=text%2Fplain&text=Your%20receipt.&age=660",
+            body: "Receipt 7\n"
+        )
+        try await eventually("the agent's file") { Self.agentTexts(desktop).contains("Your receipt.") }
+        let message = try #require(Self.messages(desktop).last { $0.text == "Your receipt." })
+        let folder = scratch.path + "/downloads"
+        let saved = try await Self.ctl(["chat", "save", message.id, "--to", folder], desktop)
+        #expect(saved.status == 0, "\(saved)\n\(daemon.stderr.suffix(2000))")
+        #expect(FileManager.default.contents(atPath: folder + "/receipt.txt") == Data("Receipt 7\n".utf8))
+        #expect((try await Self.status(simulator)["received"] as? [String] ?? []).filter { $0 == "getAttachment" }.count == 1)
+        await CXoneChatDaemonTests.stop(daemon)
+    }
+
     // MARK: Resilience
 
     /// Sockets dropped, then the service down (upgrades refused) while the agent writes: the channel

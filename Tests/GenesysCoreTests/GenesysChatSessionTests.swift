@@ -401,6 +401,45 @@ import Testing
         #expect(Self.replies(copy)[4] == .success(.fields(["delivery": "sent", "message": "f1", "thread": "thread-1"])))
     }
 
+    /// An agent's download URL that expired (SDK `MessagingClient.refreshAttachmentUrl`: "typically expires
+    /// after 10 minutes"): `getAttachment {attachmentId}`, and the PresignedUrlResponse that is a refresh
+    /// (no headers, a size: `isRefreshUrl`) gives the URL the next download uses; a refusal (4008) reaches
+    /// the caller with the service's code, and nothing is asked unless configured.
+    @Test func anExpiredDownloadURLIsRefreshedWithGetAttachment() throws {
+        var harness = Harness()
+        try harness.listening()
+        let content =
+            #"[{"contentType":"Attachment","attachment":{"id":"att-1","url":"https://files.example.com/old","filename":"invoice.txt","fileSize":11,"mediaType":"File","mime":"text/plain"}}]"#
+        _ = harness.frame(Self.agentSays("m1", "Here is your invoice.", content: content))
+        #expect(try harness.session.download(messageID: "m1", attachmentID: "att-1", maximumSize: 100).0.url == "https://files.example.com/old")
+        let asked = try harness.session.refreshDownload(messageID: "m1", attachmentID: "att-1", 5, now: Self.now)
+        let request = try #require(Self.written(asked).first)
+        #expect(request.action == .getAttachment(attachmentId: "att-1"))
+        #expect(asked.contains { if case .setTimer(.request(5), _) = $0 { true } else { false } })
+        // An upload's PresignedUrlResponse (with headers) for the same id is not the refresh.
+        let upload = harness.frame(
+            #"{"type":"response","class":"PresignedUrlResponse","code":200,"body":{"attachmentId":"att-1","headers":{"x-amz-tagging":"abc"},"url":"https://uploads.example.com/x"}}"#
+        )
+        #expect(Self.replies(upload)[5] == nil)
+        let fresh = harness.frame(
+            #"{"type":"response","class":"PresignedUrlResponse","code":200,"tracingId":"\#(request.tracingId ?? "")","body":{"attachmentId":"att-1","headers":{},"url":"https://files.example.com/new","fileName":"invoice.txt","fileSize":11,"fileType":"text/plain"}}"#
+        )
+        #expect(Self.replies(fresh)[5] == .success(.done))
+        #expect(try harness.session.download(messageID: "m1", attachmentID: "att-1", maximumSize: 100).0.url == "https://files.example.com/new")
+
+        let again = try #require(Self.written(try harness.session.refreshDownload(messageID: "m1", attachmentID: "att-1", 6, now: Self.now)).first)
+        let refused = harness.frame(
+            #"{"type":"response","class":"string","code":4008,"tracingId":"\#(again.tracingId ?? "")","body":"Attachment has expired"}"#
+        )
+        let failure = try #require(Self.replies(refused)[6])
+        #expect(throws: ChannelError.self) { try failure.get() }
+        if case .failure(let error) = failure { #expect(error.code == .server && error.message.contains("4008"), "\(error)") }
+        #expect(throws: ChannelError.self) { try harness.session.refreshDownload(messageID: "m1", attachmentID: "nope", 7, now: Self.now) }
+
+        _ = harness.frame(Self.disconnect)
+        #expect(throws: ChannelError.self) { try harness.session.refreshDownload(messageID: "m1", attachmentID: "att-1", 8, now: Self.now) }
+    }
+
     // MARK: The session's expiry
 
     /// SDK SessionDurationHandler: 300 s before `expirationDate` the person hears the session is about to

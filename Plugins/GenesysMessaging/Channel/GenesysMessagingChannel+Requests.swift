@@ -77,7 +77,26 @@ extension GenesysMessagingChannel {
             let (request, file) = try self.session { session throws(ChannelError) in
                 try session.download(messageID: messageID, attachmentID: attachmentID, maximumSize: self.configuration.maximumAttachmentSize)
             }
-            return .file(try await self.fetch(request, file))
+            var response = try await self.fetch(request, file)
+            if Self.expiredURLStatuses.contains(response.status) {
+                // The stored URL expired: a fresh one (getAttachment, SDK `refreshAttachmentUrl`), tried once.
+                self.host.logger.info(
+                    "\(self.prefix): the download URL of \(file.name) was refused (HTTP \(response.status)); asking for a fresh one"
+                )
+                _ = try await self.driver.request { session, id throws(ChannelError) in
+                    try session.refreshDownload(messageID: messageID, attachmentID: attachmentID, id, now: now)
+                }
+                let (fresh, _) = try self.session { session throws(ChannelError) in
+                    try session.download(messageID: messageID, attachmentID: attachmentID, maximumSize: self.configuration.maximumAttachmentSize)
+                }
+                response = try await self.fetch(fresh, file)
+            }
+            guard response.status == 200 else {
+                throw ChannelError(.server, "\(self.prefix): could not fetch \(file.name): HTTP \(response.status)")
+            }
+            var fetched = file
+            fetched.bytes = response.body
+            return .file(fetched)
         case .sendFile(let file):
             return try await self.driver.request { session, id throws(ChannelError) in try session.sendFile(file, id, now: now) }
         case .newChat:
@@ -85,11 +104,10 @@ extension GenesysMessagingChannel {
         }
     }
 
-    /// A file the agent sent, from its presigned URL (which no message names).
-    func fetch(_ request: NetworkRequest, _ file: ChatFile) async throws(ChannelError) -> ChatFile {
-        let response: NetworkResponse
+    /// The GET of a file the agent sent, from its presigned URL (which no message names).
+    func fetch(_ request: NetworkRequest, _ file: ChatFile) async throws(ChannelError) -> NetworkResponse {
         do throws(NetworkError) {
-            response = try await self.host.network.send(request)
+            return try await self.host.network.send(request)
         } catch {
             let code: ChannelError.Code = error.kind == .tooLarge ? .invalidArgument : .transient
             throw ChannelError(
@@ -97,13 +115,14 @@ extension GenesysMessagingChannel {
                 "\(self.prefix): could not fetch \(file.name): \(error.kind == .tooLarge ? "larger than max-attachment-size" : error.message)"
             )
         }
-        guard response.status == 200 else {
-            throw ChannelError(.server, "\(self.prefix): could not fetch \(file.name): HTTP \(response.status)")
-        }
-        var fetched = file
-        fetched.bytes = response.body
-        return fetched
     }
+
+    /// The statuses of a download URL that expired, worth a fresh URL: 403 (what S3 answers a presigned URL
+    /// past its `X-Amz-Expires`: AccessDenied "Request has expired") and 404. The SDK leaves the decision to
+    /// the app: a `downloadUrl` "typically expires after 10 minutes. If this URL is consumed after the
+    /// expiration period, it will result in an error", and `refreshAttachmentUrl` gets a new one
+    /// (`core/MessagingClient.kt`). Which statuses count is **decided** here.
+    static let expiredURLStatuses: Set<Int> = [403, 404]
 
     /// What the session makes of a caller's request, under its lock.
     func session<Made>(_ make: (inout Session) throws(ChannelError) -> Made) throws(ChannelError) -> Made {

@@ -3,7 +3,9 @@ import Synchronization
 
 /// Attachments: onAttachment answered with a presigned upload URL on the simulator (`PUT /uploads/{id}`),
 /// UploadSuccessEvent once the file is there, getAttachment's fresh download URL, deleteAttachment, and
-/// the agent's files (`GET /downloads/{id}`). Both URLs carry an `X-Amz-Signature` as presigned S3 URLs do.
+/// the agent's files (`GET /downloads/{id}`). Both URLs carry an `X-Amz-Signature` as presigned S3 URLs do;
+/// a download URL also carries `X-Amz-Date` and `X-Amz-Expires` (signed with it) and is refused with S3's
+/// 403 AccessDenied "Request has expired" once they are past.
 extension GenesysMessagingServer {
     /// `onAttachment` (OnAttachmentRequest.kt). A file the deployment's profile does not take is refused
     /// with 4001 FileTypeInvalid, 4002 FileSizeInvalid or 4004 FileNameInvalid (ErrorCode.kt): as a
@@ -63,25 +65,30 @@ extension GenesysMessagingServer {
         return nil
     }
 
-    /// `getAttachment`: a fresh download URL for an uploaded file, as PresignedUrlResponse with no headers
-    /// and a fileSize (what the SDK reads as a refreshed URL: `PresignedUrlResponse.isRefreshUrl`).
+    /// `getAttachment`: a fresh download URL for an uploaded file or an agent's file of the session's
+    /// conversation, as PresignedUrlResponse with no headers and a fileSize (what the SDK reads as a
+    /// refreshed URL: `PresignedUrlResponse.isRefreshUrl`); an unknown one is 4009 AttachmentNotFound.
     func refreshAttachment(
         _ frame: SimGenesysClientFrame,
         attachmentId: String,
         on connection: GenesysMessagingConnection
     ) throws(SimGenesysWireError) {
         _ = try self.session(for: frame, on: connection)
-        guard let upload = self.state.withLock({ $0.uploads[attachmentId] }), upload.token == frame.token, let bytes = upload.bytes, !upload.deleted
-        else {
-            throw SimGenesysWireError(4009, "Attachment \(attachmentId) was not found")
+        let file: (bytes: [UInt8], name: String, type: String)? = self.state.withLock { state in
+            if let agentFile = state.agentFiles[attachmentId], agentFile.token == frame.token {
+                return (agentFile.bytes, agentFile.name, agentFile.type)
+            }
+            guard let upload = state.uploads[attachmentId], upload.token == frame.token, let bytes = upload.bytes, !upload.deleted else { return nil }
+            return (bytes, upload.fileName, upload.fileType)
         }
+        guard let file else { throw SimGenesysWireError(4009, "Attachment \(attachmentId) was not found") }
         let body: GMSJSON = [
             "attachmentId": .string(attachmentId),
             "headers": [:],
             "url": .string(self.downloadURL(attachmentId)),
-            "fileName": .string(upload.fileName),
-            "fileSize": .int(bytes.count),
-            "fileType": .string(upload.fileType),
+            "fileName": .string(file.name),
+            "fileSize": .int(file.bytes.count),
+            "fileType": .string(file.type),
         ]
         connection.send(.response("PresignedUrlResponse", body, tracingId: frame.tracingId))
     }
@@ -130,10 +137,18 @@ extension GenesysMessagingServer {
         return HTTPReply(status: 200, body: "")
     }
 
-    /// `GET /downloads/{id}?X-Amz-Signature=…`: a customer's upload or an agent's file.
+    /// `GET /downloads/{id}?X-Amz-Date=…&X-Amz-Expires=…&X-Amz-Signature=…`: a customer's upload or an
+    /// agent's file, while the URL is valid.
     func downloadReply(_ request: HTTPRouteRequest, id: String) -> HTTPReply {
-        guard request.query["X-Amz-Signature"] == Self.signature(id, self.signingKey) else {
+        let date = request.query["X-Amz-Date"] ?? ""
+        let expires = request.query["X-Amz-Expires"] ?? ""
+        guard request.query["X-Amz-Signature"] == Self.signature("\(id)\n\(date)\n\(expires)", self.signingKey),
+            let signed = Self.amzDate.date(from: date), let lifetime = Int(expires)
+        else {
             return .error(403, "SignatureDoesNotMatch: the download URL's signature is missing or wrong")
+        }
+        guard Double(self.nowSeconds) < signed.timeIntervalSince1970 + Double(lifetime) else {
+            return .error(403, "AccessDenied: Request has expired")
         }
         let bytes: [UInt8]? = self.state.withLock { state in state.agentFiles[id]?.bytes ?? state.uploads[id].flatMap { $0.deleted ? nil : $0.bytes }
         }
@@ -150,15 +165,17 @@ extension GenesysMessagingServer {
         name: String,
         mimeType: String,
         bytes: [UInt8],
-        text: String = ""
+        text: String = "",
+        signedSecondsAgo: Int = 0
     ) throws(SimulatorError)
         -> String
     {
         let token = try self.sessionToken(session)
         let id = SimGenesysTime.id()
-        self.state.withLock { $0.agentFiles[id] = (bytes, name, mimeType) }
+        self.state.withLock { $0.agentFiles[id] = (bytes, name, mimeType, token) }
         var message = self.outbound(type: "Text", text: text, originatingEntity: "Human")
-        message.content = [self.attachmentContent(id: id, name: name, type: mimeType, size: bytes.count, url: self.downloadURL(id))]
+        let url = self.downloadURL(id, signedAt: self.nowSeconds - signedSecondsAgo)
+        message.content = [self.attachmentContent(id: id, name: name, type: mimeType, size: bytes.count, url: url)]
         return try self.deliver(message, to: token).id
     }
 
@@ -190,5 +207,18 @@ extension GenesysMessagingServer {
 
     func uploadURL(_ id: String) -> String { "\(self.httpBase())/uploads/\(id)?X-Amz-Signature=\(Self.signature(id, self.signingKey))" }
 
-    func downloadURL(_ id: String) -> String { "\(self.httpBase())/downloads/\(id)?X-Amz-Signature=\(Self.signature(id, self.signingKey))" }
+    /// A download URL signed at `signedAt` (now by default), valid for the settings' lifetime.
+    func downloadURL(_ id: String, signedAt: Int? = nil) -> String {
+        let date = Self.amzDate.string(from: Date(timeIntervalSince1970: Double(signedAt ?? self.nowSeconds)))
+        let expires = String(self.settings.downloadURLLifetimeSeconds)
+        let signature = Self.signature("\(id)\n\(date)\n\(expires)", self.signingKey)
+        return "\(self.httpBase())/downloads/\(id)?X-Amz-Date=\(date)&X-Amz-Expires=\(expires)&X-Amz-Signature=\(signature)"
+    }
+
+    /// `X-Amz-Date`'s form: ISO 8601 basic, UTC (`20220822T192426Z`).
+    static var amzDate: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withTimeZone]
+        return formatter
+    }
 }

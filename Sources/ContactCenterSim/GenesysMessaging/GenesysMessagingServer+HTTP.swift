@@ -161,15 +161,17 @@ extension GenesysMessagingServer {
                 guard let name = query["name"] else {
                     return .error(
                         400,
-                        "missing parameters: /control/genesys/file?name=NAME[&type=MIME][&text=TEXT][&session=ID] with the file as the body"
+                        "missing parameters: /control/genesys/file?name=NAME[&type=MIME][&text=TEXT][&age=SECONDS][&session=ID] with the file as the body"
                     )
                 }
+                // `age`: the file's download URL was signed that long ago (an old message's URL may have expired).
                 let message = try self.agentSendsFile(
                     session: session,
                     name: name,
                     mimeType: query["type"] ?? "application/octet-stream",
                     bytes: request.body,
-                    text: query["text"] ?? ""
+                    text: query["text"] ?? "",
+                    signedSecondsAgo: query["age"].flatMap(Int.init) ?? 0
                 )
                 return Self.sent(message)
             case ("POST", "typing"):

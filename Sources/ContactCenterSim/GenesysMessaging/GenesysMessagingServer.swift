@@ -79,7 +79,7 @@ package final class GenesysMessagingServer: Sendable {
         /// Customer uploads by attachment id.
         var uploads: [String: Upload] = [:]
         /// The agent's files by id: bytes, name, type.
-        var agentFiles: [String: (bytes: [UInt8], name: String, type: String)] = [:]
+        var agentFiles: [String: (bytes: [UInt8], name: String, type: String, token: String)] = [:]
         // Counters and records for the tests.
         var actions: [String] = []
         var messagesReceived = 0

@@ -19,6 +19,9 @@ package struct GenesysMessagingSettings: Sendable {
     /// A guest session's inactivity limit (SessionResponse's `durationSeconds`); `expirationDate` is the
     /// last activity plus this.
     package var sessionDurationSeconds: Int = 2_592_000
+    /// How long a presigned download URL is valid (`X-Amz-Expires`): the SDK's
+    /// `MessagingClient.refreshAttachmentUrl` says a `downloadUrl` "typically expires after 10 minutes".
+    package var downloadURLLifetimeSeconds: Int = 600
     /// How long the JWTs of getJwt and the OAuth code exchange are valid.
     package var jwtLifetimeSeconds: Int = 3600
     /// The agent's `channel.from.nickname`.

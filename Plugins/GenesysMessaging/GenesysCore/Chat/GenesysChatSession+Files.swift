@@ -67,9 +67,48 @@ extension GenesysChatSession {
         return actions + [.setTimer(.request(id), after: self.settings.requestTimeout * 6)]
     }
 
-    /// `PresignedUrlResponse` for an upload of ours: PUT the file there with its headers.
+    /// `download-attachment` again after the file's URL was refused: `getAttachment {attachmentId}` (SDK
+    /// `MessagingClient.refreshAttachmentUrl`, whose documentation says a download URL "typically expires
+    /// after 10 minutes" and that using it later "will result in an error"); request `id` hears once the
+    /// fresh URL came, and ``download(messageID:attachmentID:maximumSize:)`` then gives it. Only when
+    /// configured, as the SDK's `send` checks.
+    package mutating func refreshDownload(messageID: String, attachmentID: String, _ id: UInt64, now: UnixTime) throws(ChannelError) -> [Action] {
+        _ = try self.download(messageID: messageID, attachmentID: attachmentID, maximumSize: 0)
+        let (actions, tracingIds) = try self.machineRequest(now: now) { $0.refreshAttachment(attachmentId: attachmentID) }
+        self.refreshes += tracingIds.map { ($0, attachmentID, id) }
+        return actions + [.setTimer(.request(id), after: self.settings.requestTimeout)]
+    }
+
+    /// A `PresignedUrlResponse` that is a refresh (SDK `isRefreshUrl`, then
+    /// `AttachmentHandlerImpl.onAttachmentRefreshed`: the attachment's state becomes `Refreshed(url)`): the
+    /// file's URL is the fresh one, and its callers hear.
+    mutating func refreshed(_ answer: GenesysPresignedURL) -> [Action] {
+        for messageID in self.files.keys where self.files[messageID]?[answer.attachmentId] != nil {
+            self.files[messageID]?[answer.attachmentId]?.url = answer.url
+        }
+        let waiting = self.refreshes.filter { $0.attachmentId == answer.attachmentId }.map(\.id)
+        self.refreshes.removeAll { $0.attachmentId == answer.attachmentId }
+        return self.reply(to: waiting, .success(.done))
+    }
+
+    /// An error that answers a `getAttachment` (its tracing id, or, without one, an attachment's code:
+    /// 4008 AttachmentHasExpired, 4009 AttachmentNotFound) fails the oldest caller waiting; nil if none.
+    mutating func refreshRefused(_ code: GenesysErrorCode, _ text: String, tracingId: String?) -> [Action]? {
+        let attachmentCodes: [GenesysErrorCode] = [.attachmentHasExpired, .attachmentNotFound, .attachmentNotSuccessfullyUploaded]
+        let index =
+            tracingId.flatMap { tracingId in self.refreshes.firstIndex { $0.tracingId == tracingId } }
+            ?? (tracingId == nil && attachmentCodes.contains(code) ? self.refreshes.indices.first : nil)
+        guard let index else { return nil }
+        let refresh = self.refreshes.remove(at: index)
+        let error = ChannelError(.server, "\(self.prefix): \(self.server) gave no fresh URL for file \(refresh.attachmentId): \(code): \(text)")
+        return [.log(.warning, error.message)] + self.reply(to: [refresh.id], .failure(error))
+    }
+
+    /// `PresignedUrlResponse` for an upload of ours: PUT the file there with its headers; a refresh's goes
+    /// to ``refreshed(_:)``.
     mutating func presigned(_ answer: GenesysPresignedURL) -> [Action] {
-        guard !answer.isRefreshedDownload, var upload = self.uploads[answer.attachmentId], upload.phase == .presigning else { return [] }
+        if answer.isRefreshedDownload { return self.refreshed(answer) }
+        guard var upload = self.uploads[answer.attachmentId], upload.phase == .presigning else { return [] }
         upload.phase = .uploading
         self.uploads[answer.attachmentId] = upload
         let request = NetworkRequest(

@@ -190,6 +190,8 @@ package struct GenesysChatSession: ChannelSession {
     var fileOrder: [String] = []
     /// Our files on their way, by attachment id.
     var uploads: [String: GenesysUpload] = [:]
+    /// Callers waiting for a fresh download URL (`getAttachment`), by the request's tracing id.
+    var refreshes: [(tracingId: String, attachmentId: String, id: UInt64)] = []
     /// The history catch-up under way, with the socket's messages held until it is done.
     var catchUp: GenesysCatchUp?
     /// An authenticated session's credentials; nil for a guest.
@@ -332,7 +334,7 @@ package struct GenesysChatSession: ChannelSession {
         case .uploadFailure(let failure), .generateURLError(let failure):
             actions += self.uploadFailed(failure.attachmentId, "\(failure.errorCode): \(failure.errorMessage)")
         case .error(let code, let text):
-            actions += self.refused(code, text, tracingId: frame.tracingId)
+            actions += self.refreshRefused(code, text, tracingId: frame.tracingId) ?? self.refused(code, text, tracingId: frame.tracingId)
             if let asked = self.catchUp?.asked, asked == frame.tracingId {
                 actions += self.catchUpEnded("getJwt was refused: \(code)", now: now)
             }
@@ -440,8 +442,9 @@ package struct GenesysChatSession: ChannelSession {
         actions += self.failListen(error) + self.failSends(error.message)
         actions += self.reply(to: self.newChatWaiting, .failure(error))
         self.newChatWaiting = []
-        actions += self.reply(to: self.uploads.values.map(\.caller).sorted(), .failure(error))
+        actions += self.reply(to: self.uploads.values.map(\.caller).sorted() + self.refreshes.map(\.id), .failure(error))
         self.uploads = [:]
+        self.refreshes = []
         if self.listening, !self.asleep {
             self.listening = false
             actions.append(.emit(.stoppedListening(error)))
@@ -474,6 +477,7 @@ package struct GenesysChatSession: ChannelSession {
         self.sendWaiting.removeAll { $0.id == id }
         self.newChatWaiting.removeAll { $0 == id }
         self.uploads = self.uploads.filter { $0.value.caller != id }
+        self.refreshes.removeAll { $0.id == id }
     }
 
     package mutating func timerFired(_ timer: Timer, now: UnixTime) -> [Action] {
@@ -507,6 +511,14 @@ package struct GenesysChatSession: ChannelSession {
             if let (attachmentId, upload) = self.uploads.first(where: { $0.value.caller == id }) {
                 self.uploads[attachmentId] = nil
                 let error = ChannelError(.transient, "\(self.prefix): \(self.server) did not take \(upload.file.name) within \(timeout * 6)")
+                return [.replied(id, .failure(error))]
+            }
+            if let refresh = self.refreshes.first(where: { $0.id == id }) {
+                self.refreshes.removeAll { $0.id == id }
+                let error = ChannelError(
+                    .transient,
+                    "\(self.prefix): \(self.server) gave no fresh URL for file \(refresh.attachmentId) within \(timeout)"
+                )
                 return [.replied(id, .failure(error))]
             }
             if self.newChatWaiting.contains(id) {

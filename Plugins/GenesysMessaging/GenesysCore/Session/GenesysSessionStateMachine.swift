@@ -262,6 +262,13 @@ package struct GenesysSessionStateMachine: Sendable {
         return [.send(self.request(.onAttachment(upload)))]
     }
 
+    /// Asks for a fresh download URL of an attachment (SDK `MessagingClientImpl.refreshAttachmentUrl`:
+    /// `getAttachment {attachmentId}`, sent through `send`, which checks that the session is configured).
+    package mutating func refreshAttachment(attachmentId: String) -> [Action] {
+        guard case .configured = self.state else { return [.refused(self.whyNotSending)] }
+        return [.send(self.request(.getAttachment(attachmentId: attachmentId)))]
+    }
+
     /// Asks for a JWT for the REST calls (the history), when configured or read-only: the states in which
     /// the SDK fetches history (`MessagingClientImpl.fetchNextPage`, `StateMachine.checkIfConfiguredOrReadOnly`).
     package mutating func getJwt() -> [Action] {
