@@ -201,7 +201,8 @@ package struct GenesysChatSession: ChannelSession {
     /// The JWT of `getJwt` (never logged, never stored) and its expiry, epoch seconds.
     var jwt: (value: String, expires: Int)?
     let settings: Settings
-    let token: String
+    /// The session token; a new one replaces it when the SDK would drop it (4017, LogoutEvent).
+    var token: String
 
     /// The start of every message (the plugin's name).
     package static let prefix = "genesys-messaging"
@@ -374,7 +375,7 @@ package struct GenesysChatSession: ChannelSession {
             case .readOnly:
                 actions += self.becameReadOnly()
             case .failed(let failure):
-                actions += self.retryWithFreshJWT(failure, now: now) ?? self.failed(failure)
+                actions += self.retryWithFreshJWT(failure, now: now) ?? (self.dropCredentials(after: failure, now: now) + self.failed(failure))
             case .refused(let reason):
                 actions.append(.log(.info, "\(self.prefix): \(reason)"))
             }
@@ -437,7 +438,9 @@ package struct GenesysChatSession: ChannelSession {
     mutating func failed(_ failure: GenesysSessionFailure) -> [Action] {
         self.connected = false
         self.lastError = failure.description
-        let error = ChannelError(.transient, "\(self.prefix): the session with \(self.server) ended: \(failure)")
+        // Signed out: the host is asked for a new sign-in (SDK `Event.Logout`: the app authorizes again).
+        let code: ChannelError.Code = failure == .loggedOut ? .authentication : .transient
+        let error = ChannelError(code, "\(self.prefix): the session with \(self.server) ended: \(failure)")
         var actions: [Action] = [.log(.warning, error.message), .cancelTimer(.expiryEcho), .cancelTimer(.expiryNotice)]
         actions += self.failListen(error) + self.failSends(error.message)
         actions += self.reply(to: self.newChatWaiting, .failure(error))
@@ -558,6 +561,7 @@ package struct GenesysChatSession: ChannelSession {
         case .configured: state = "configured"
         case .readOnly: state = "read-only"
         case .waitingToReconnect: state = "reconnecting"
+        case .failed(.loggedOut): state = "signed-out"
         case .failed: state = "failed"
         }
         var fields: [String: String] = [

@@ -21,7 +21,7 @@ import AttendantPluginKit
 /// - A lost socket is retried after the configuration's backoff, up to its number of attempts; then the
 ///   session fails. A `ConnectionClosedEvent` (the session closed from elsewhere) closes the socket
 ///   and is not retried.
-/// - `SessionExpiredEvent` and the error codes 4006 and 4007 fail the session. An HTTP-class error
+/// - `SessionExpiredEvent`, `LogoutEvent` and the error codes 4006, 4007 and 4017 fail the session. An HTTP-class error
 ///   while configuring fails it too (authenticated sessions, which retry after a JWT refresh, come later).
 /// - ``keepAlive(now:)`` sends `echo` at most once per ``GenesysSessionConfiguration/echoCooldown``; one
 ///   asked for sooner is sent when the cool-down ends (a timer), as the SDK defers it.
@@ -76,7 +76,7 @@ package struct GenesysSessionStateMachine: Sendable {
     /// configured with `configureAuthenticatedSession` (SDK `MessagingClientImpl.connectAuthenticatedSession`).
     /// Whoever drives the machine gets it, refreshes it, and sets it before ``start()``.
     package var authenticatedJWT: String?
-    package let configuration: GenesysSessionConfiguration
+    package private(set) var configuration: GenesysSessionConfiguration
     private var random: GenesysRandom
 
     package init(configuration: GenesysSessionConfiguration, seed: UInt64) {
@@ -159,6 +159,13 @@ package struct GenesysSessionStateMachine: Sendable {
             return self.message(message)
         case .sessionExpired:
             return self.fail(.sessionExpired)
+        case .error(let code, _) where code == .cannotDowngradeToUnauthenticated:
+            // SDK `MessagingClientImpl.handleError`: `invalidateSessionToken()`, then the Error state.
+            return self.fail(.cannotDowngrade)
+        case .logout:
+            // SDK `performLogout`: the tokens are dropped, `Event.Logout`, and the socket is closed.
+            guard self.hasSocket else { return [] }
+            return self.fail(.loggedOut)
         case .error(let code, _) where code.endsTheSession:
             return self.fail(code == .sessionHasExpired ? .sessionExpired : .sessionNotFound)
         case .error(let code, _) where code.isHTTPClass:
@@ -288,6 +295,12 @@ package struct GenesysSessionStateMachine: Sendable {
         return [.send(self.request(.closeSession(closeAllConnections: true)))]
     }
 
+    /// The session token was dropped (SDK `invalidateSessionToken`): every request from now on carries
+    /// `token`, so the next configuration is a new session.
+    package mutating func replaceToken(_ token: String) {
+        self.configuration.token = token
+    }
+
     // MARK: Helpers
 
     private var hasSocket: Bool {
@@ -343,6 +356,10 @@ package enum GenesysSessionFailure: Sendable, Hashable, CustomStringConvertible 
     case reconnectionGaveUp(attempts: Int)
     /// `ConnectionClosedEvent`: the user signed in elsewhere, or the session's connection limit.
     case closedElsewhere(signedIn: Bool)
+    /// 4017 CannotDowngradeToUnauthenticated: a guest configuration of a signed-in user's session.
+    case cannotDowngrade
+    /// `LogoutEvent`: the user signed out (here or on another device).
+    case loggedOut
 
     package var description: String {
         switch self {
@@ -350,6 +367,9 @@ package enum GenesysSessionFailure: Sendable, Hashable, CustomStringConvertible 
         case .sessionNotFound: "the server does not know the session (4007 SessionNotFound)"
         case .configurationRefused(let code): "configureSession was refused with \(code)"
         case .reconnectionGaveUp(let attempts): "the socket could not be opened again after \(attempts) attempts"
+        case .cannotDowngrade:
+            "the session is a signed-in user's and cannot go on as a guest (4017 CannotDowngradeToUnauthenticated)"
+        case .loggedOut: "the user was signed out (LogoutEvent)"
         case .closedElsewhere(let signedIn):
             signedIn
                 ? "the session was closed: the user signed in on another device"
