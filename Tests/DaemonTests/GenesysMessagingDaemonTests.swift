@@ -318,6 +318,26 @@ import Testing
 
     // MARK: Files
 
+    /// The agent sends a file (`/control/genesys/file?QUERY` with `body`) with the message `text`, and
+    /// `chat save` stores it in the folder it returns; the save must succeed.
+    static func saveAgentsFile(
+        _ query: String,
+        body: String,
+        text: String,
+        _ simulator: Simulator,
+        _ desktop: DesktopSession,
+        _ scratch: Scratch,
+        _ daemon: DaemonProcess
+    ) async throws -> String {
+        _ = try await simulator.control("POST", "/control/genesys/file?" + query, body: body)
+        try await eventually("the agent's file") { Self.agentTexts(desktop).contains(text) }
+        let message = try #require(Self.messages(desktop).last { $0.text == text })
+        let folder = scratch.path + "/downloads"
+        let saved = try await Self.ctl(["chat", "save", message.id, "--to", folder], desktop)
+        #expect(saved.status == 0, "\(saved)\n\(daemon.stderr.suffix(2000))")
+        return folder
+    }
+
     /// A file the agent sent is listed with its message and saved by `chat save` from its presigned URL;
     /// `chat send --file` uploads ours as the SDK does (onAttachment, the PUT with the presigned headers,
     /// UploadSuccessEvent, then the message with the attachment); a file the deployment does not take is
@@ -328,16 +348,15 @@ import Testing
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
-        _ = try await simulator.control(
-            "POST",
-            "/control/genesys/file?name=..%2Finvoice.txt&type=text%2Fplain&text=Here%20is%20your%20invoice.",
-            body: "Invoice 42\n"
+        let folder = try await Self.saveAgentsFile(
+            "name=..%2Finvoice.txt&type=text%2Fplain&text=Here%20is%20your%20invoice.",
+            body: "Invoice 42\n",
+            text: "Here is your invoice.",
+            simulator,
+            desktop,
+            scratch,
+            daemon
         )
-        try await eventually("the agent's file") { Self.agentTexts(desktop).contains("Here is your invoice.") }
-        let message = try #require(Self.messages(desktop).last { $0.text == "Here is your invoice." })
-        let folder = scratch.path + "/downloads"
-        let saved = try await Self.ctl(["chat", "save", message.id, "--to", folder], desktop)
-        #expect(saved.status == 0, "\(saved)\n\(daemon.stderr.suffix(2000))")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder)
         #expect(files.count == 1 && !files[0].contains("/"), "\(files)")
         #expect(FileManager.default.contents(atPath: folder + "/" + (files.first ?? "")) == Data("Invoice 42\n".utf8))
@@ -369,16 +388,15 @@ import Testing
         let scratch = try Scratch()
         let desktop = try await DesktopSession()
         let daemon = try await Self.daemon(simulator, desktop: desktop, scratch: scratch)
-        _ = try await simulator.control(
-            "POST",
-            "/control/genesys/file?name=receipt.txt&type=text%2Fplain&text=Your%20receipt.&age=660",
-            body: "Receipt 7\n"
+        let folder = try await Self.saveAgentsFile(
+            "name=receipt.txt&type=text%2Fplain&text=Your%20receipt.&age=660",
+            body: "Receipt 7\n",
+            text: "Your receipt.",
+            simulator,
+            desktop,
+            scratch,
+            daemon
         )
-        try await eventually("the agent's file") { Self.agentTexts(desktop).contains("Your receipt.") }
-        let message = try #require(Self.messages(desktop).last { $0.text == "Your receipt." })
-        let folder = scratch.path + "/downloads"
-        let saved = try await Self.ctl(["chat", "save", message.id, "--to", folder], desktop)
-        #expect(saved.status == 0, "\(saved)\n\(daemon.stderr.suffix(2000))")
         #expect(FileManager.default.contents(atPath: folder + "/receipt.txt") == Data("Receipt 7\n".utf8))
         #expect((try await Self.status(simulator)["received"] as? [String] ?? []).filter { $0 == "getAttachment" }.count == 1)
         await CXoneChatDaemonTests.stop(daemon)
