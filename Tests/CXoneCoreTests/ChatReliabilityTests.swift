@@ -379,12 +379,15 @@ import Testing
         driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
-        // The list first, as the SDK fetches it on every connection; then what was open is recovered.
+        // The list first, as the SDK fetches it on every connection; then what was loaded or open is
+        // recovered.
         #expect(driver.lastCommand == .fetchThreadList)
         driver.handle(.threadListFetched(["t1", "t2"]))
-        #expect(driver.lastCommand == .recoverThread(threadID: "t2"))
+        #expect(Array(driver.commands.suffix(2)) == [.recoverThread(threadID: "t1"), .recoverThread(threadID: "t2")])
         #expect(driver.state == .connected)
         driver.handle(.threadRecovered(ChatThread(id: "t2", state: .ready), caseID: "case-2", agent: nil))
+        #expect(driver.state == .connected, "t1 is still awaited")
+        driver.handle(.threadRecovered(ChatThread(id: "t1", state: .ready), caseID: "case-1", agent: nil))
         #expect(driver.state == .ready)
     }
 
@@ -402,7 +405,8 @@ import Testing
         Self.reconnect(&driver)
         #expect(driver.lastCommand == .fetchThreadList)
         driver.handle(.threadListFetched(["t1", "t3"]))
-        #expect(driver.lastCommand == .recoverThread(threadID: "t3"))
+        #expect(Array(driver.commands.suffix(2)) == [.recoverThread(threadID: "t1"), .recoverThread(threadID: "t3")])
+        driver.handle(.threadRecovered(ChatThread(id: "t1", state: .ready), caseID: "case-1", agent: nil))
         let opening = driver.message("a1", thread: "t3", "Hello, about your order")
         let next = driver.message("a2", thread: "t3", "Are you there?", at: 1)
         var recovered = ChatThread(id: "t3", state: .ready)
@@ -411,6 +415,57 @@ import Testing
         #expect(driver.state == .ready)
         #expect(driver.received == [opening, next])
         #expect(driver.machine.threads.map(\.id) == ["t1", "t3"])
+    }
+
+    /// A thread met by its metadata (not opened) is recovered whole after a lost connection too: the agent
+    /// may have written in it meanwhile, and nothing else would bring those messages. The fault campaign
+    /// lost such conversations after suspends.
+    @Test func multiThreadRecoversAThreadMetByItsMetadataAfterTheConnectionWasLost() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"]))
+        let old = driver.message("a0", thread: "t1", "Your order shipped")
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: old))
+        #expect(driver.state == .ready)
+        #expect(driver.received.isEmpty, "met for the first time, its last message is history")
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        driver.handle(.threadListFetched(["t1"]))
+        #expect(driver.lastCommand == .recoverThread(threadID: "t1"))
+        let meanwhile = driver.message("a1", thread: "t1", "Did it arrive?", at: 5)
+        var recovered = ChatThread(id: "t1", state: .ready)
+        recovered.lastMessages = [old, meanwhile]
+        driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.received == [meanwhile], "only what came while the connection was lost is news")
+    }
+
+    /// Loading many threads waits for each answer within the response timeout, not for all of them: a
+    /// gateway answering one recovery after another on a busy machine is slow, not silent.
+    @Test func theResponseTimeoutRunsFromTheLastAnswerWhileThreadsLoad() throws {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        let ids = (1...5).map { "t\($0)" }
+        driver.handle(.threadListFetched(ids))
+        for id in ids {
+            driver.advance(by: .seconds(4))
+            driver.handle(.pong)  // the heartbeat's, every 10 s
+            driver.handle(.threadMetadataLoaded(threadID: id, name: nil, lastMessage: nil))
+        }
+        #expect(driver.state == .ready, "20 s for five answers 4 s apart, each within the 10 s timeout")
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        driver.handle(.threadListFetched(ids))
+        for id in ids {
+            driver.advance(by: .seconds(4))
+            driver.handle(.pong)
+            driver.handle(.threadRecovered(ChatThread(id: id, state: .ready), caseID: nil, agent: nil))
+        }
+        #expect(driver.state == .ready)
+        #expect(driver.socketOpens == 2, "no connection given up on")
+        #expect(driver.errors.isEmpty, "no answer was late: \(driver.errors)")
     }
 
     @Test func aStaleTimerIsIgnored() throws {

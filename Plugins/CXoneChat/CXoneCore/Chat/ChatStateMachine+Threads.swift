@@ -188,14 +188,15 @@ extension ChatStateMachine {
         case .recovery:
             return self.becomeReady()
         case .recoveries:
-            return self.connection.modifyConnected({ $0.answered(key) }) == true ? self.becomeReady() : []
+            return self.loadingAnswered(key)
         case .threadList, .metadata, nil:
             return []
         }
     }
 
     /// The customer's threads. On the first connection each is loaded by its metadata (its last message);
-    /// after a lost connection the threads that were open, and those new to the list, are recovered whole:
+    /// after a lost connection the threads that were loaded or open, and those new to the list, are
+    /// recovered whole:
     /// a thread the agent opened while the connection was lost is met only here, and every agent message
     /// in it came meanwhile, so each is news (``isUnshown(_:shown:)``).
     mutating func threadListFetched(_ ids: [String]) -> [Action] {
@@ -210,7 +211,8 @@ extension ChatStateMachine {
         }
         actions += self.storeThreadIDs()
         if self.isRecovering {
-            let recover = self.threads.filter { $0.state == .ready }.map(\.id) + new
+            // Met by their metadata or opened: the agent may have written in any of them meanwhile.
+            let recover = self.threads.filter { $0.state == .ready || $0.state == .loaded }.map(\.id) + new
             guard !recover.isEmpty else { return actions + self.becomeReady() }
             self.connection.modifyConnected { $0.phase = .loading(.recoveries(Set(recover.map { $0.lowercased() }))) }
             return actions + recover.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
@@ -240,10 +242,16 @@ extension ChatStateMachine {
         if thread.state == .received { thread.state = .loaded }
         self.known[index] = thread
         actions.insert(.report(.threadUpdated(thread)), at: 0)
-        if case .metadata = self.loading, self.connection.modifyConnected({ $0.answered(thread.id.lowercased()) }) == true {
-            actions += self.becomeReady()
-        }
+        if case .metadata = self.loading { actions += self.loadingAnswered(thread.id.lowercased()) }
         return actions
+    }
+
+    /// One of the answers loading the threads waits for came: ready after the last; otherwise the
+    /// response timeout starts again, since a gateway answering a thousand threads one after another (on a
+    /// busy machine) is slow, not silent.
+    mutating func loadingAnswered(_ key: String?) -> [Action] {
+        self.connection.modifyConnected({ $0.answered(key) }) == true
+            ? self.becomeReady() : self.arm(.response, after: self.configuration.responseTimeout)
     }
 
     // MARK: Ending
