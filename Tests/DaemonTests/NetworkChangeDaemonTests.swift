@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// attendantd follows the kernel's network changes (rtnetlink): when a link comes up, or an address or a
@@ -24,17 +25,12 @@ import Testing
         """
 
     /// Runs `script` with sh in the daemon's network namespace.
-    static func inNamespace(of daemon: DaemonProcess, _ script: String) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/nsenter")
-        process.arguments = ["--net=/proc/\(daemon.process.processIdentifier)/ns/net", "sh", "-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+    static func inNamespace(of daemon: DaemonProcess, _ script: String) async throws -> (status: Int32, output: String) {
+        let (status, output) = try await run(
+            "/usr/bin/nsenter",
+            ["--net=/proc/\(daemon.process.processIdentifier)/ns/net", "sh", "-c", script]
+        )
+        return (status, output)
     }
 
     static func changes(_ daemon: DaemonProcess) -> [Substring] {
@@ -51,12 +47,12 @@ import Testing
         // The waiting channel's one failure asks for an hour's delay: only a network change ends it sooner.
         #expect(await daemon.waitForLog("[waiting] could not listen"), "\(daemon.stderr)")
         // The loopback link is no network: bringing it up changes nothing.
-        let loopback = try Self.inNamespace(of: daemon, "ip link set lo up")
+        let loopback = try await Self.inNamespace(of: daemon, "ip link set lo up")
         #expect(loopback.status == 0, "\(loopback.output)")
 
         // A cable plugged in: a veth pair (this kernel may lack the dummy driver) with an address and a
         // default route.
-        let plugged = try Self.inNamespace(
+        let plugged = try await Self.inNamespace(
             of: daemon,
             "ip link add attendant0 type veth peer name attendant1 && ip link set attendant1 up && ip addr add 10.77.0.2/24 dev attendant0 && ip link set attendant0 up && ip route add default via 10.77.0.1 dev attendant0"
         )
@@ -73,7 +69,7 @@ import Testing
 
         // Unplugged and plugged in again: the link's return is a change of its own.
         let before = Self.changes(daemon).count
-        let replugged = try Self.inNamespace(
+        let replugged = try await Self.inNamespace(
             of: daemon,
             "ip link set attendant0 down && ip link set attendant0 up && ip route replace default via 10.77.0.1 dev attendant0"
         )
