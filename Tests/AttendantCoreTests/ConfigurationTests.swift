@@ -83,7 +83,7 @@ import Testing
         "c = 1979-05-2= 7\n", "d = 1979-05-27 7\n", "d = [1979-05-27 7]\n", "d = {e = 1979-05-27 7}\n",
         "a = 1\nd = 1979-05-27 7 # a comment\n", "a = 1980-05-27T\u{1E}7:\n", "a = 1980-05-27T07:32\n", "a = 1980-05-27 07:32:00+1\n",
         "a = 07:32:0x\n", "a = 07:32:00Z\n", "a = 1980-05-27T07:32:00.Z\n", "a = [1980-05-27T]\n", "a = 1979-05-27TBB07:J = 1\n",
-        "a = {b = 1, c = 1979-05-27T7}\n",
+        "a = {b = 1, c = 1979-05-27T7}\n", "a=197\u{FFFD}-05-2= 7\n", "a = 19é9-05-27 07:00:00\n",
     ])
     func aValueThatStartsAsADateOrTimeAndIsNotOneIsASyntaxError(text: String) {
         let problems = self.problems(text)

@@ -138,8 +138,17 @@ enum TOMLPrescan {
             func isDigits(_ bytes: ArraySlice<UInt8>) -> Bool { !bytes.isEmpty && bytes.allSatisfy { (48...57).contains($0) } }
             let startsDate = first.count >= 5 && isDigits(first[0..<4]) && first[4] == UInt8(ascii: "-")
             let startsTime = first.count >= 3 && isDigits(first[0..<2]) && first[2] == UInt8(ascii: ":")
-            guard startsDate || startsTime else { return nil }
             let shown = String(decoding: first, as: UTF8.self)
+            // toml++ counts characters, not bytes: a value of ten characters with `-` as the fifth and the
+            // eighth and a space after is read as a date whose time follows, whatever the other eight are,
+            // and an assertion fails when they are no date (`a=197\u{FFFD}-05-2= 7`, found by fuzzing).
+            var wide: [UInt8] = []
+            while let byte = self.at(wide.count), byte >= 0x80 || !Self.endsValue(byte) { wide.append(byte) }
+            let scalars = Array(String(decoding: wide, as: UTF8.self).unicodeScalars)
+            if !startsDate, scalars.count == 10, scalars[4] == "-", scalars[7] == "-", self.at(wide.count) == UInt8(ascii: " ") {
+                return "\(String(decoding: wide, as: UTF8.self)) is not a date: a date is YYYY-MM-DD"
+            }
+            guard startsDate || startsTime else { return nil }
             guard startsDate else {
                 return Self.isTime(first[...], offset: false)
                     ? nil : "\(shown) is not a time: a local time is HH:MM:SS, with a fraction of a second if any"
