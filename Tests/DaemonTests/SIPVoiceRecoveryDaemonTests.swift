@@ -113,7 +113,9 @@ import Testing
         await #expect(try TokenDaemonTests.channel("phone", bus: bus)["state"] as? String == "listening")
         #expect(!daemon.stderr.contains("stopped listening"), "\(daemon.stderr)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        // Seen once under heavy load: not 0 within 30 s; the daemon's last words say why next time.
+        let status = await daemon.waitForExit()
+        #expect(status == 0, "exit status \(String(describing: status)); stderr ends:\n\(daemon.stderr.suffix(3000))")
     }
 
     @Test func overTCPAResponseSaysInItsTopViaWhereTheRequestCameFrom() async throws {
