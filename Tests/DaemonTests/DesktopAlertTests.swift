@@ -325,6 +325,7 @@ import Testing
         )
         try await eventually("alerts again") { desktop.printed.count > shownBefore }
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        let status = await daemon.waitForExit()
+        #expect(status == 0, "exit status \(String(describing: status)); stderr ends:\n\(daemon.stderr.suffix(3000))")
     }
 }
