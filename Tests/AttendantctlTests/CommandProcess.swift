@@ -26,14 +26,6 @@ enum BuildProducts {
 final class CommandProcess: Sendable {
     let process: Process
     private let folder: String
-    private let exit = ExitState()
-
-    final class ExitState: Sendable {
-        private let state = Mutex<(status: Int32?, waiters: [CheckedContinuation<Void, Never>])>((nil, []))
-        func withLock<R>(_ body: (inout (status: Int32?, waiters: [CheckedContinuation<Void, Never>])) -> R) -> R {
-            self.state.withLock { body(&$0) }
-        }
-    }
 
     /// Starts `executable arguments` with `environment` added to this process's environment.
     init(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
@@ -50,16 +42,6 @@ final class CommandProcess: Sendable {
         process.standardOutput = FileHandle(forWritingAtPath: self.folder + "/out")
         process.standardError = FileHandle(forWritingAtPath: self.folder + "/err")
         self.process = process
-        let exit = self.exit
-        process.terminationHandler = { finished in
-            let waiters = exit.withLock { state in
-                // Killed by a signal: 128 + its number, as a shell reports it.
-                state.status = finished.terminationReason == .uncaughtSignal ? 128 + finished.terminationStatus : finished.terminationStatus
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
         try process.run()
     }
 
@@ -69,44 +51,33 @@ final class CommandProcess: Sendable {
 
     func signal(_ number: Int32) { kill(self.process.processIdentifier, number) }
 
-    /// The exit status, once the process has exited; nil (and the process killed) after `seconds`.
+    /// The exit status once the process has exited (killed by a signal: 128 + its number, as a shell
+    /// reports it); nil (and the process killed) after `seconds`. `Process.ended` asks the kernel: Foundation's
+    /// own notice of the exit waits for every process that inherited its socket (TestSupport).
     func waitForExit(within seconds: Double = 60) async -> Int32? {
-        let killed = Locked(false)
-        let killer = Task { [process, exit] in
-            try await Task.sleep(for: .seconds(seconds))
-            killed.withLock { $0 = true }
-            kill(process.processIdentifier, SIGKILL)
-            // Should Foundation never report the exit, the wait ends anyway.
-            try await Task.sleep(for: .seconds(5))
-            for waiter in exit.withLock({ state in
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }) { waiter.resume() }
-        }
-        await withCheckedContinuation { continuation in
-            let done = self.exit.withLock { state in
-                if state.status != nil { return true }
-                state.waiters.append(continuation)
-                return false
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            if let end = self.process.ended { return end.signaled ? 128 + end.status : end.status }
+            if ContinuousClock.now > deadline {
+                kill(self.process.processIdentifier, SIGKILL)
+                return nil
             }
-            if done { continuation.resume() }
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        killer.cancel()
-        return killed.withLock { $0 } ? nil : self.exit.withLock { $0.status }
     }
 
     /// Waits until `condition` holds for the output so far (bounded); whether it came to hold.
     func waitFor(within seconds: Double = 30, _ condition: (CommandProcess) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !condition(self) {
-            if ContinuousClock.now > deadline || !self.process.isRunning { return condition(self) }
+            if ContinuousClock.now > deadline || self.process.ended != nil { return condition(self) }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return true
     }
 
     deinit {
-        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(atPath: self.folder)
     }
 }

@@ -142,7 +142,7 @@ package final class Baresip {
     }
 
     private static func report(_ process: FixtureProcess) -> String {
-        let status = process.isRunning ? "running" : "exited with status \(process.process.terminationStatus)"
+        let status = process.process.ended.map { "ended: \($0)" } ?? "running"
         let output = process.stdout.split(separator: "\n", omittingEmptySubsequences: false).suffix(80).joined(separator: "\n")
         return
             "\(process.name) (pid \(process.pid), \(status)); its output ends:\n\(output)\(process.stderr.isEmpty ? "" : "\nstderr:\n" + process.stderr)"

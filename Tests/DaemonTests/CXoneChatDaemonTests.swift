@@ -72,11 +72,7 @@ import Testing
     /// SIGTERM, and the daemon exits 0 (if not, the failure says how it ended and what it logged last).
     static func stop(_ daemon: DaemonProcess) async {
         daemon.signal(SIGTERM)
-        let status = await daemon.waitForExit()
-        #expect(
-            status == 0,
-            "exit status \(status.map(String.init) ?? "none within 30 s (killed)"); the daemon's last log lines:\n\(daemon.stderr.suffix(4000))"
-        )
+        await daemon.expectCleanExit()
     }
 
     static func waitForListening(_ bus: PrivateBus, _ daemon: DaemonProcess) async throws {

@@ -54,7 +54,7 @@ import Testing
         let again = try DaemonProcess(["--config", config], scratch: scratch)
         #expect(await again.waitForLog("ready: 2 channels listening"))
         again.signal(SIGTERM)
-        #expect(await again.waitForExit() == 0)
+        await again.expectCleanExit()
     }
 
     /// `channel/contact` for every "incoming … recorded" line (`[busy] … recorded contact=loopback-7`).

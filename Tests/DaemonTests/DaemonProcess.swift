@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 import Synchronization
 import TestSupport
+import Testing
 
 /// A private folder for one test, removed at the end.
 final class Scratch {
@@ -40,6 +41,9 @@ final class DaemonProcess: Sendable {
         environment["XDG_STATE_HOME"] = scratch.path + "/state"
         environment["XDG_CONFIG_HOME"] = scratch.path + "/config"
         for key in ["NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "JOURNAL_STREAM"] { environment[key] = nil }
+        // A crash, or the SIGQUIT of ``expectCleanExit(within:sourceLocation:)``, prints every thread's
+        // stack to stderr, where the test shows it.
+        environment["SWIFT_BACKTRACE"] = "enable=yes,threads=all,interactive=no,color=no"
         environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe()
@@ -91,15 +95,45 @@ final class DaemonProcess: Sendable {
     /// Waits for the process to exit (bounded, so a hung daemon fails the test instead of hanging it).
     func waitForExit(within seconds: Double = 30) async -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
-        while self.process.isRunning {
+        var end = self.process.ended
+        while end == nil {
             if Date() > deadline {
                 self.signal(SIGKILL)
                 return nil
             }
             try? await Task.sleep(for: .milliseconds(20))
+            end = self.process.ended
         }
         try? await Task.sleep(for: .milliseconds(50))  // let the pipes drain
-        return self.process.terminationStatus
+        return end?.status
+    }
+
+    /// Waits for the exit after a SIGTERM and records an issue unless the daemon exited 0, saying how it
+    /// ended and showing the end of its stderr. A daemon still running after `seconds` is sent SIGQUIT
+    /// first: the Swift runtime's backtracer (``environment``) then prints every thread's stack, which says
+    /// where the shutdown stopped, and only then is it killed.
+    func expectCleanExit(within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        var end = self.process.ended
+        while end == nil && Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+            end = self.process.ended
+        }
+        if end == ProcessEnd(status: 0, signaled: false) { return }
+        var how = end.map { "\($0)" } ?? "still running \(Int(seconds)) s after the signal; sent SIGQUIT for its threads' stacks"
+        if end == nil {
+            self.signal(SIGQUIT)
+            let stacks = Date().addingTimeInterval(30)
+            while self.process.ended == nil && Date() < stacks {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            if self.process.ended == nil {
+                how += ", then SIGKILL"
+                self.signal(SIGKILL)
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(100))  // let the pipes drain
+        Issue.record("attendantd did not exit 0: \(how). The end of its stderr:\n\(self.stderr.suffix(6000))", sourceLocation: sourceLocation)
     }
 
     /// Waits until stderr contains `text` (bounded).
@@ -107,7 +141,7 @@ final class DaemonProcess: Sendable {
     func waitForLog(_ text: String, within seconds: Double = 30) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !self.stderr.contains(text) {
-            if Date() > deadline || !self.process.isRunning && !self.stderr.contains(text) {
+            if Date() > deadline || self.process.ended != nil && !self.stderr.contains(text) {
                 return self.stderr.contains(text)
             }
             try? await Task.sleep(for: .milliseconds(20))
@@ -116,6 +150,6 @@ final class DaemonProcess: Sendable {
     }
 
     deinit {
-        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
     }
 }

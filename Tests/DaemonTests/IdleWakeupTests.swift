@@ -69,7 +69,7 @@ import Testing
         )
         try await Self.expectNoWakeUps(daemon)
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "attendantd did not stop cleanly:\n\(daemon.stderr)")
+        await daemon.expectCleanExit()
     }
 
     /// An idle KarteActions channel, too, wakes nothing: the track API is request and answer, and the
@@ -93,7 +93,7 @@ import Testing
         // async-http-client cancels once connected, still wakes its event loop at its old deadline.
         try await Self.expectNoWakeUps(daemon, settle: .seconds(12))
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "attendantd did not stop cleanly:\n\(daemon.stderr)")
+        await daemon.expectCleanExit()
     }
 
     /// Lets start-up finish for `settle` (the channel's first status, the bus name; slower on a loaded

@@ -53,6 +53,6 @@ import Testing
         #expect(valid == 0, "\(summary)")
         #expect(summary.contains("\(main), \(quiet): valid (2 channels: first (loopback), second (loopback))"), "\(summary)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 }

@@ -108,7 +108,7 @@ import Testing
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
         #expect(status == 0 && (object?["metrics"] as? String ?? "").contains(rang + " 2"), "\(json)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "\(daemon.stderr)")
+        await daemon.expectCleanExit()
     }
 
     /// A real Prometheus scrapes the endpoint every second; a query reads the contact counter back as the
@@ -164,7 +164,7 @@ import Testing
         #expect(series.labels["kind"] == "call" && series.labels["outcome"] == "rang", "\(answer)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "\(daemon.stderr)")
+        await daemon.expectCleanExit()
         await prometheus.terminate()
     }
 
@@ -193,7 +193,7 @@ import Testing
         let sum = try #require(Self.value(#"attendant_alert_latency_seconds_sum{channel="desk"}"#, in: text), "\(text)")
         #expect(sum > 0, "\(text)")
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0, "\(daemon.stderr)")
+        await daemon.expectCleanExit()
     }
 
     /// A port that is taken stops the start, naming the address, the key and the reason.

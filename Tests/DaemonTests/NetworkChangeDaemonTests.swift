@@ -82,6 +82,6 @@ import Testing
         #expect(returned(), "\(Self.changes(daemon).dropFirst(before))")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 }

@@ -97,7 +97,7 @@ import Testing
         #expect(log.contains("[third-party] listening"))
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 
     @Test func pluginsOthersCanWriteAreRefused() async throws {

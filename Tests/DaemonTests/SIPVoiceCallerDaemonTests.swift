@@ -102,6 +102,6 @@ import Testing
         #expect(!desktop.printed.contains { $0.summary.contains("Your Bank") })
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 }

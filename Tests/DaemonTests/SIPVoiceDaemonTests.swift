@@ -135,7 +135,7 @@ import Testing
 
         // Stopping the daemon unregisters.
         phone.daemon.signal(SIGTERM)
-        #expect(await phone.daemon.waitForExit() == 0)
+        await phone.daemon.expectCleanExit()
         try await peers.waitForContacts(of: "alice", "no binding after attendantd stopped") { $0.isEmpty }
         #expect(!phone.daemon.stderr.contains(peers.secret), "the secret never shows")
     }

@@ -149,7 +149,7 @@ import Testing
         #expect(daemon.stderr.contains("invalid_token (the token was revoked)"), "\(daemon.stderr)")
         #expect(daemon.process.isRunning)
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 
     @Test func bearerRegistrationCallsRenewalAndRefusalAgainstTheSimulatorLeakNoToken() async throws {
@@ -208,7 +208,7 @@ import Testing
         await outputs.append(try ctl("channels").output)
         await outputs.append(try ctl("contacts").output)
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
         outputs += [daemon.stdout, daemon.stderr]
         let simulatorLog = simulator.stop()
         outputs.append(simulatorLog)

@@ -62,7 +62,7 @@ import Testing
         // SIGTERM: STOPPING=1, channels stop, exit status 0.
         daemon.signal(SIGTERM)
         #expect(await notify.waitFor { $0.contains("STOPPING=1") } != nil)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
         #expect(daemon.stderr.contains("[first] stopped"))
         #expect(daemon.stderr.contains("[second] stopped"))
     }
@@ -109,6 +109,6 @@ import Testing
         #expect(second.stderr.contains("attendantd is already running for this user (pid \(first.process.processIdentifier))"))
         #expect(second.stderr.contains("systemctl --user stop attendantd"))
         first.signal(SIGTERM)
-        #expect(await first.waitForExit() == 0)
+        await first.expectCleanExit()
     }
 }

@@ -30,7 +30,7 @@ import Testing
         #expect(warnings.first?.contains("[trusting]") == true)
         #expect(warnings.first?.contains("do not check the server's certificate") == true)
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
     }
 
     /// The CA file is read when the channel starts; a reload after it was edited in place (the same

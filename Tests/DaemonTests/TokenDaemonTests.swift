@@ -101,7 +101,7 @@ import Testing
         #expect(renew.status == 0, "\(renew)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
         // DESIGN.md §7: the token is in no output and not in the state database.
         #expect(!daemon.stderr.contains(token) && !daemon.stdout.contains(token))
         #expect(!table.output.contains(token) && !ok.output.contains(token) && !renew.output.contains(token))
@@ -169,7 +169,7 @@ import Testing
 
         #expect(daemon.process.isRunning)
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
         for pid in pids { #expect(kill(pid, 0) != 0, "token command \(pid) outlived the daemon") }
     }
 }

@@ -136,7 +136,7 @@ import Testing
         #expect(daemon.stderr.contains("a new token arrived: listening again"), "\(daemon.stderr)")
 
         daemon.signal(SIGTERM)
-        #expect(await daemon.waitForExit() == 0)
+        await daemon.expectCleanExit()
         for output in [daemon.stdout, daemon.stderr] {
             #expect(!output.contains("eyJ"), "token material in the daemon's output:\n\(output.prefix(2000))")
         }

@@ -8,22 +8,55 @@ import Glibc
 // background) keeps `isRunning` true after the child is gone, and `waitUntilExit()` waits as long.
 // `readDataToEndOfFile()` waits the same way for every holder of the pipe.
 
+//
+// The same goes for a process that another thread of the test runner starts while Foundation starts this one:
+// it can inherit the socket in the moment before Foundation closes its copy, and keep it as long as it lives
+// (a bus, dunst, a SIP peer of another test). In whole-suite runs on a busy machine, daemons that had exited
+// 0 on SIGTERM were waited for 30 s and reported as hung, a different test each time (issue 29). So every wait
+// here asks the kernel: `Process.ended`.
+
+/// How a child process ended.
+package struct ProcessEnd: Equatable, Sendable, CustomStringConvertible {
+    /// The exit status, or the number of the signal that ended it (as Foundation's `terminationStatus`).
+    package var status: Int32
+    package var signaled: Bool
+
+    package init(status: Int32, signaled: Bool) {
+        self.status = status
+        self.signaled = signaled
+    }
+
+    package var description: String { self.signaled ? "killed by signal \(self.status)" : "exit status \(self.status)" }
+}
+
 extension Process {
+    /// How the process ended; nil while it runs. Asked of the kernel with `waitid(WNOWAIT)`, which leaves
+    /// the child for Foundation to reap, so it is right the moment the child ends, whoever else holds the
+    /// socket Foundation waits on (above).
+    package var ended: ProcessEnd? {
+        if !self.isRunning { return ProcessEnd(status: self.terminationStatus, signaled: self.terminationReason == .uncaughtSignal) }
+        var info = siginfo_t()
+        let pid = self.processIdentifier
+        // ECHILD when Foundation reaped it between the two looks: `isRunning` turns false a moment later.
+        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else { return nil }
+        return ProcessEnd(status: info._sifields._sigchld.si_status, signaled: Int(info.si_code) != Int(CLD_EXITED))
+    }
+
     /// Waits at most `seconds` for the process to end, checking every 5 ms; then SIGKILL and a further bounded
     /// wait. Its exit status, or nil if it had to be killed. Blocking: for teardown and short-lived tools.
     @discardableResult
     package func exitStatus(within seconds: Double = 20) -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
-        while self.isRunning {
+        while true {
+            if let end = self.ended { return end.status }
             if Date() > deadline {
                 kill(self.processIdentifier, SIGKILL)
                 let killed = Date().addingTimeInterval(5)
-                while self.isRunning && Date() < killed { usleep(5_000) }
+                while self.ended == nil && Date() < killed { usleep(5_000) }
                 return nil
             }
             usleep(5_000)
         }
-        return self.terminationStatus
     }
 }
 

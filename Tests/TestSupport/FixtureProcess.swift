@@ -52,13 +52,13 @@ package final class FixtureProcess: Sendable {
     }
 
     package var pid: Int32 { self.process.processIdentifier }
-    package var isRunning: Bool { self.process.isRunning }
+    package var isRunning: Bool { self.process.ended == nil }
     package var stdout: String { self.out.text }
     package var stderr: String { self.err.text }
 
     /// What a failure message says about this process.
     package var report: String {
-        let status = self.isRunning ? "running" : "exited with status \(self.process.terminationStatus)"
+        let status = self.process.ended.map { "ended: \($0)" } ?? "running"
         return "\(self.name) (pid \(self.pid), \(status)); its stderr:\n\(self.stderr)"
     }
 
@@ -74,18 +74,20 @@ package final class FixtureProcess: Sendable {
     /// killed.
     package func waitForExit(within seconds: Double = 20) async -> Int32? {
         let deadline = Date().addingTimeInterval(seconds)
-        while self.isRunning {
+        var end = self.process.ended
+        while end == nil {
             if Date() > deadline {
                 kill(self.pid, SIGKILL)
                 return nil
             }
             try? await Task.sleep(for: .milliseconds(10))
+            end = self.process.ended
         }
         let drained = Date().addingTimeInterval(2)
         while !(self.out.ended && self.err.ended) && Date() < drained {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return self.process.terminationStatus
+        return end?.status
     }
 
     /// SIGTERM, a bounded wait, then SIGKILL. Blocking: for teardown in `defer` and `deinit`.
@@ -105,7 +107,7 @@ package final class FixtureProcess: Sendable {
     }
 
     deinit {
-        if self.process.isRunning { kill(self.process.processIdentifier, SIGKILL) }
+        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
     }
 }
 
