@@ -20,8 +20,11 @@ kind after the other, each for its count:
   ports from 10.77.0.2 to its 127.0.0.1, since attendant-sim listens on loopback only). Each drop takes the
   link down for --drop-seconds and up again; every third one also has the simulator's registrar and GMS
   server forget their clients (`/control/restart`, `/control/gms/fault?kind=restart`) and the CXone gateway
-  drop its sockets while the link is down; with tc netem in the kernel, every other drop first adds loss
-  and latency to the link for its traffic (the script says when netem is missing, and goes on without).
+  drop its sockets while the link is down; every other drop first adds loss and latency to the link for
+  its traffic: 5 % loss and 80 ms each way, with tc netem on both ends of the veth pair, or, on a kernel
+  built without netem, the loss from nftables (a `numgen random` drop of 5 % of the packets leaving each
+  end) and the latency from the relay, which holds each chunk 80 ms before passing it on (the script says
+  which it used, and goes on without either when neither works).
 
 Traffic, each round: the simulator calls the voice channel (the call is declined once recorded); the CXone
 agent opens a new thread with a message; the GMS agent writes in the open chat (the first round's is a
@@ -189,12 +192,42 @@ class SecretScan:
 
 # ---------------------------------------------------------------------------------------------- the relay
 
+class RelayDelay:
+    """The latency the relay adds to each chunk, in ms, read from a file the script writes (absent: none)."""
+
+    def __init__(self, path):
+        self.path, self.stamp, self.seconds = path, None, 0.0
+
+    def current(self):
+        try:
+            stamp = os.stat(self.path).st_mtime_ns
+        except OSError:
+            self.stamp, self.seconds = None, 0.0
+            return 0.0
+        if stamp != self.stamp:
+            try:
+                with open(self.path) as f:
+                    self.seconds = float(f.read().strip() or 0) / 1000
+            except (OSError, ValueError):
+                self.seconds = 0.0
+            self.stamp = stamp
+            print(f"{time.strftime('%H:%M:%S')} relay: each chunk now waits {self.seconds * 1000:.0f} ms", file=sys.stderr,
+                  flush=True)
+        return self.seconds
+
+
+DELAY = None  # the relay's RelayDelay, in the relay process only
+
+
 def pump(source, sink):
     try:
         while True:
             data = source.recv(65536)
             if not data:
                 break
+            delay = DELAY.current() if DELAY else 0.0
+            if delay > 0:
+                time.sleep(delay)
             sink.sendall(data)
     except OSError:
         pass
@@ -224,7 +257,11 @@ def forward(listener, target):
 def relay(listen_host, ports, unix_path, http_port):
     """Runs inside the namespace: each port on listen_host to the same port on 127.0.0.1, where
     attendant-sim listens, and unix_path (a file socket, which no network namespace hides) to its HTTP
-    port, for the script's control calls while the link is down."""
+    port, for the script's control calls while the link is down. Each chunk waits the latency written in
+    FAULT_CAMPAIGN_DELAY, when that file is there (the stand-in for netem's delay)."""
+    global DELAY
+    if os.environ.get("FAULT_CAMPAIGN_DELAY"):
+        DELAY = RelayDelay(os.environ["FAULT_CAMPAIGN_DELAY"])
     listeners = []
     for port in ports:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -261,6 +298,8 @@ class Namespace:
     def __init__(self):
         self.made = False
         self.netem = None  # why netem is unavailable, or None once it worked
+        self.nft = None  # without netem: why nftables cannot drop packets, or None once it could
+        self.delay_file = None  # without netem: where the relay reads its latency (Campaign sets it)
 
     @staticmethod
     def ip(*arguments, check=True):
@@ -297,6 +336,42 @@ class Namespace:
                         self.netem += f" (this kernel, {os.uname().release}, is built without CONFIG_NET_SCH_NETEM)"
             except OSError:
                 pass
+            self.nft = self.nft_rules(0)
+            if self.nft is None:
+                self.nft_clear()
+
+    @property
+    def impairment(self):
+        """How loss and latency are made: 'netem', 'nftables and the relay', or None."""
+        if self.netem is None:
+            return "netem"
+        return "nftables and the relay" if self.nft is None else None
+
+    @staticmethod
+    def nft_script(link, loss):
+        # A table of the campaign's own in each namespace: output of the veth end, loss % of the packets.
+        return (f"table inet attendant_fc {{\n chain out {{\n  type filter hook output priority 0; policy accept;\n"
+                f"  oifname \"{link}\" numgen random mod 100 < {loss} counter drop\n }}\n}}\n")
+
+    def nft_rules(self, loss):
+        """Drops loss % of what leaves each end of the link; None once done, else why it could not."""
+        self.nft_clear()
+        for prefix, link in (([], HOST_LINK), (["ip", "netns", "exec", NAMESPACE], PEER_LINK)):
+            try:
+                result = subprocess.run([*prefix, "nft", "-f", "-"], input=self.nft_script(link, loss),
+                                        capture_output=True, text=True)
+            except FileNotFoundError:
+                return "nft is not installed (Debian's nftables; scripts/setup installs it)"
+            if result.returncode != 0:
+                return f"nft: {result.stderr.strip()}"
+        return None
+
+    def nft_clear(self):
+        for prefix in ([], ["ip", "netns", "exec", NAMESPACE]):
+            try:
+                subprocess.run([*prefix, "nft", "delete", "table", "inet", "attendant_fc"], capture_output=True)
+            except FileNotFoundError:
+                return
 
     def link(self, up):
         self.ip("link", "set", HOST_LINK, "up" if up else "down")
@@ -307,14 +382,39 @@ class Namespace:
                             "delay", f"{delay_ms}ms"], check=True, capture_output=True)
             subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "qdisc", "replace", "dev", PEER_LINK, "root",
                             "netem", "loss", f"{loss}%", "delay", f"{delay_ms}ms"], check=True, capture_output=True)
+        elif self.nft is None:
+            reason = self.nft_rules(loss)
+            if reason:
+                raise BenchError(f"cannot add the loss: {reason}")
+            if self.delay_file:
+                with open(self.delay_file, "w") as f:
+                    f.write(str(delay_ms))
+
+    def dropped(self):
+        """Packets nftables dropped so far on each end (host, peer), for the log; None with netem."""
+        if self.netem is None or self.nft is not None:
+            return None
+        counts = []
+        for prefix in ([], ["ip", "netns", "exec", NAMESPACE]):
+            listing = subprocess.run([*prefix, "nft", "list", "table", "inet", "attendant_fc"], capture_output=True,
+                                     text=True).stdout
+            found = re.search(r"counter packets (\d+)", listing)
+            counts.append(int(found.group(1)) if found else 0)
+        return tuple(counts)
 
     def clear(self):
         if self.netem is None:
             subprocess.run(["tc", "qdisc", "del", "dev", HOST_LINK, "root"], capture_output=True)
             subprocess.run(["ip", "netns", "exec", NAMESPACE, "tc", "qdisc", "del", "dev", PEER_LINK, "root"],
                            capture_output=True)
+        elif self.nft is None:
+            self.nft_clear()
+            if self.delay_file and os.path.exists(self.delay_file):
+                os.unlink(self.delay_file)
 
     def close(self):
+        if self.netem is not None:
+            self.nft_clear()  # before the namespace goes (no nft installed: nothing to clear, nothing said)
         self.ip("route", "del", "unreachable", UNREACHABLE, "metric", "4000", check=False)
         if self.ip("link", "show", HOST_LINK, check=False).returncode == 0:
             self.ip("link", "del", HOST_LINK, check=False)
@@ -443,7 +543,8 @@ class Campaign:
             self.control_socket = os.path.join(self.scratch, "control.sock")
             relay_process = self.spawn("relay", ["ip", "netns", "exec", NAMESPACE, sys.executable, __file__,
                                                  "--relay", str(fields["http_port"]), str(fields["sip_port"])],
-                                       dict(os.environ, FAULT_CAMPAIGN_CONTROL=self.control_socket),
+                                       dict(os.environ, FAULT_CAMPAIGN_CONTROL=self.control_socket,
+                                            FAULT_CAMPAIGN_DELAY=os.path.join(self.scratch, "relay-delay-ms")),
                                        stdout=subprocess.PIPE, text=True)
             if relay_process.stdout.readline().strip() != "relaying":
                 raise BenchError("the relay did not start: " + self.log_tail("relay"))
@@ -869,7 +970,7 @@ class Faults:
     def drops(self, count, namespace):
         ledger = Ledger("drops")
         for drop in range(count):
-            impaired = namespace.netem is None and drop % 2 == 1
+            impaired = namespace.impairment is not None and drop % 2 == 1
             forget = drop % 3 == 2
             if impaired:
                 namespace.impair(loss=5, delay_ms=80)
@@ -891,6 +992,10 @@ class Faults:
                 self.campaign.event(f"drop {drop}: link up")
             self.recover(up, ledger, what=f"drop {drop}")
             if impaired:
+                dropped = namespace.dropped()
+                if dropped is not None:
+                    self.campaign.event(f"drop {drop}: nftables dropped {dropped[0]} packets leaving here and "
+                                        f"{dropped[1]} leaving the peers' side")
                 namespace.clear()
             self.traffic.tidy()
         return ledger
@@ -1037,11 +1142,15 @@ def main():
         if reason:
             print(f"drops skipped: the network namespace could not be made ({reason})", flush=True)
             arguments.drops = 0
+        elif namespace.impairment is None:
+            print(f"drops without loss and latency: {namespace.netem}; and {namespace.nft}", flush=True)
         elif namespace.netem:
-            print(f"drops without loss and latency: {namespace.netem}", flush=True)
+            print(f"every other drop's loss from nftables and latency from the relay ({namespace.netem})", flush=True)
 
     scratch = tempfile.mkdtemp(prefix="fault-campaign-")
     campaign = Campaign(arguments, scratch)
+    if namespace is not None:
+        namespace.delay_file = os.path.join(scratch, "relay-delay-ms")  # as start_simulator tells the relay
     rows, faults, scan = [], None, None
     try:
         campaign.start_desktop()
