@@ -405,7 +405,7 @@ import Testing
         Self.reconnect(&driver)
         #expect(driver.lastCommand == .fetchThreadList)
         driver.handle(.threadListFetched(["t1", "t3"]))
-        #expect(Array(driver.commands.suffix(2)) == [.recoverThread(threadID: "t1"), .recoverThread(threadID: "t3")])
+        #expect(Array(driver.commands.suffix(2)) == [.recoverThread(threadID: "t3"), .recoverThread(threadID: "t1")], "the new one first")
         driver.handle(.threadRecovered(ChatThread(id: "t1", state: .ready), caseID: "case-1", agent: nil))
         let opening = driver.message("a1", thread: "t3", "Hello, about your order")
         let next = driver.message("a2", thread: "t3", "Are you there?", at: 1)
@@ -439,6 +439,41 @@ import Testing
         driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
         #expect(driver.state == .ready)
         #expect(driver.received == [meanwhile], "only what came while the connection was lost is news")
+    }
+
+    /// A thread new to the list after a reconnect whose recovery the next drop cut short (the full-size
+    /// fault campaign: with 118 threads to recover after each resume, the new one, recovered last, was not
+    /// answered before the machine slept again) stays `received`: it is recovered after the next
+    /// reconnect too, and before the threads already met, since it is the one with news. Before, only
+    /// `ready` and `loaded` threads were, and each such thread's messages were lost for good.
+    @Test func multiThreadRecoversANewThreadWhoseRecoveryADropCutShort() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"]))
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: nil))
+        #expect(driver.state == .ready)
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        var before = driver.sent.count
+        driver.handle(.threadListFetched(["t1", "t2"]))
+        #expect(
+            Array(driver.commands.dropFirst(before)) == [.recoverThread(threadID: "t2"), .recoverThread(threadID: "t1")],
+            "the new thread first"
+        )
+        driver.handle(.threadRecovered(ChatThread(id: "t1", state: .ready), caseID: "case-1", agent: nil))
+        driver.handle(.socketClosed(reason: "reset"))  // before t2's answer
+        Self.reconnect(&driver)
+        before = driver.sent.count
+        driver.handle(.threadListFetched(["t1", "t2"]))
+        #expect(Array(driver.commands.dropFirst(before)) == [.recoverThread(threadID: "t2"), .recoverThread(threadID: "t1")])
+        let news = driver.message("a1", thread: "t2", "A new question", at: 5)
+        var recovered = ChatThread(id: "t2", state: .ready)
+        recovered.lastMessages = [news]
+        driver.handle(.threadRecovered(recovered, caseID: "case-2", agent: nil))
+        driver.handle(.threadRecovered(ChatThread(id: "t1", state: .ready), caseID: "case-1", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.received == [news], "the agent's message in the new thread is news")
     }
 
     /// Loading many threads waits for each answer within the response timeout, not for all of them: a

@@ -195,8 +195,8 @@ extension ChatStateMachine {
     }
 
     /// The customer's threads. On the first connection each is loaded by its metadata (its last message);
-    /// after a lost connection the threads that were loaded or open, and those new to the list, are
-    /// recovered whole:
+    /// after a lost connection every thread is recovered whole, those not yet met whole first (new to
+    /// the list, or left `received` by a drop that cut their recovery short), then those loaded or open:
     /// a thread the agent opened while the connection was lost is met only here, and every agent message
     /// in it came meanwhile, so each is news (``isUnshown(_:shown:)``).
     mutating func threadListFetched(_ ids: [String]) -> [Action] {
@@ -211,8 +211,13 @@ extension ChatStateMachine {
         }
         actions += self.storeThreadIDs()
         if self.isRecovering {
-            // Met by their metadata or opened: the agent may have written in any of them meanwhile.
-            let recover = self.threads.filter { $0.state == .ready || $0.state == .loaded }.map(\.id) + new
+            // First those not yet met whole: new to the list, or new after an earlier reconnect whose
+            // recovery a drop cut short (still `received`; the full-size fault campaign lost such threads
+            // for good). They are the ones with news. Then those met by their metadata or opened: the agent
+            // may have written in any of them meanwhile.
+            let recover =
+                self.threads.filter { $0.state == .received }.map(\.id)
+                + self.threads.filter { $0.state == .ready || $0.state == .loaded }.map(\.id)
             guard !recover.isEmpty else { return actions + self.becomeReady() }
             self.connection.modifyConnected { $0.phase = .loading(.recoveries(Set(recover.map { $0.lowercased() }))) }
             return actions + recover.map { .send(.recoverThread(threadID: $0)) } + self.arm(.response, after: self.configuration.responseTimeout)
