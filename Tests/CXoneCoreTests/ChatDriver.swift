@@ -77,6 +77,7 @@ struct ChatDriver {
             case .store(.accessToken(let token)): self.stored.accessToken = token
             case .store(.threadIDs(let ids)): self.stored.threadIDs = ids
             case .store(.shownMessages(let id, let shown)): self.stored.shownMessages[id] = shown
+            case .store(.threadsListedAt(let time)): self.stored.threadsListedAt = time
             case .persistOutbox(let entry):
                 #expect(!self.stored.outbox.contains { $0.messageID == entry.messageID }, "persisted \(entry.messageID) twice")
                 self.stored.outbox.append(entry)

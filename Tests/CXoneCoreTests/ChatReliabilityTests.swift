@@ -476,6 +476,54 @@ import Testing
         #expect(driver.received == [news], "the agent's message in the new thread is news")
     }
 
+    /// A thread the agent opened while the daemon was not running (killed, stopped, the machine off) is met
+    /// on the first connection of the next run. It is recovered whole, and each agent message in it is news,
+    /// as for a thread new after a reconnect: the full-size fault campaign lost such threads in its
+    /// SIGKILLs, met by their last message only and taken for history. Messages from before the earlier
+    /// run's list stay history, threads met before are loaded by their metadata as ever, and on a
+    /// channel's first run every thread's past stays history.
+    @Test func multiThreadRecoversWholeAThreadOpenedWhileTheDaemonWasAway() {
+        var first = ChatDriver()
+        first.prepare(.init(multiThread: true))
+        first.connect()
+        first.handle(.threadListFetched(["t1"], at: first.wallClock))
+        first.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: first.message("a0", thread: "t1", "Old news")))
+        #expect(first.state == .ready)
+        #expect(first.received.isEmpty, "the first run: history")
+
+        // The daemon is killed; the agent opens t2 meanwhile; the next run starts from the store.
+        var second = ChatDriver(stored: first.stored, seed: 99)
+        second.prepare(.init(multiThread: true))
+        second.connect()
+        let before = second.sent.count
+        second.handle(.threadListFetched(["t1", "t2"], at: second.wallClock + .seconds(60)))
+        #expect(Array(second.commands.dropFirst(before)) == [.recoverThread(threadID: "t2"), .loadThreadMetadata(threadID: "t1")])
+        second.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: second.message("a0", thread: "t1", "Old news")))
+        #expect(second.state != .ready, "the recovery of t2 is waited for")
+        // Written while the daemon was away, but for one from long before the first run's list (a thread
+        // that reaches the list late, say after the brand went multi-thread): history.
+        let old = second.message("b0", thread: "t2", "Your order from 2022", at: -86_400 * 365)
+        let opening = second.message("b1", thread: "t2", "About your order", at: 1)
+        let next = second.message("b2", thread: "t2", "Are you there?", at: 2)
+        var recovered = ChatThread(id: "t2", state: .ready)
+        recovered.lastMessages = [old, opening, next]
+        second.handle(.threadRecovered(recovered, caseID: "case-2", agent: nil))
+        #expect(second.state == .ready)
+        #expect(second.received == [opening, next], "what the new thread got since the last list is news; t1's last is not")
+
+        // A third run meets t2 as known: nothing is news again.
+        var third = ChatDriver(stored: second.stored, seed: 5)
+        third.prepare(.init(multiThread: true))
+        third.connect()
+        let start = third.sent.count
+        third.handle(.threadListFetched(["t1", "t2"], at: third.wallClock + .seconds(120)))
+        #expect(Array(third.commands.dropFirst(start)) == [.loadThreadMetadata(threadID: "t1"), .loadThreadMetadata(threadID: "t2")])
+        third.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: third.message("a0", thread: "t1", "Old news")))
+        third.handle(.threadMetadataLoaded(threadID: "t2", name: nil, lastMessage: next))
+        #expect(third.state == .ready)
+        #expect(third.received.isEmpty)
+    }
+
     /// Loading many threads waits for each answer within the response timeout, not for all of them: a
     /// gateway answering one recovery after another on a busy machine is slow, not silent.
     @Test func theResponseTimeoutRunsFromTheLastAnswerWhileThreadsLoad() throws {

@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func listsLargeEventsErrorsAndPongs() throws {
-        guard case .threadListFetched(let ids)? = try Self.input("thread-list-fetched").input else {
+        guard case .threadListFetched(let ids, at: _)? = try Self.input("thread-list-fetched").input else {
             Issue.record("expected threadListFetched")
             return
         }

@@ -127,7 +127,11 @@ extension CXoneGateway {
                 if let thread = request.query["thread"], !thread.isEmpty {
                     message = try self.agentSays(threadID: thread, text: text, at: request.query["at"].flatMap(Double.init))
                 } else {
-                    message = try self.agentOpensThread(customerID: request.query["customer"] ?? "", text: text)
+                    message = try self.agentOpensThread(
+                        customerID: request.query["customer"] ?? "",
+                        text: text,
+                        at: request.query["at"].flatMap(Double.init)
+                    )
                 }
                 return .json(["ok": true, "message_id": message.id, "thread_id": message.threadId])
             } catch {

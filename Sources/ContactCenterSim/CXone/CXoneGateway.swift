@@ -178,7 +178,7 @@ package final class CXoneGateway: Sendable {
     /// The agent starts a conversation (an outbound thread) with a customer: a new thread whose first
     /// message is the agent's, pushed as MessageCreated if the customer is connected.
     @discardableResult
-    package func agentOpensThread(customerID: String, text: String) throws(SimulatorError) -> CXoneGatewayMessage {
+    package func agentOpensThread(customerID: String, text: String, at seconds: Double? = nil) throws(SimulatorError) -> CXoneGatewayMessage {
         let known = self.state.withLock { state in
             state.connections.values.contains { SimCXoneID.same($0.customerId, customerID) }
                 || state.threads.values.contains { SimCXoneID.same($0.customerId, customerID) }
@@ -187,13 +187,13 @@ package final class CXoneGateway: Sendable {
             throw SimulatorError(.callState, "the CXone gateway knows no customer \(customerID); a client must authorize first")
         }
         let id = SimCXoneID.random()
-        let contact = CXoneGatewayContact(id: SimCXoneID.random(), status: "new", createdAt: Date(timeIntervalSince1970: self.now()))
+        let contact = CXoneGatewayContact(id: SimCXoneID.random(), status: "new", createdAt: Date(timeIntervalSince1970: seconds ?? self.now()))
         let thread = CXoneGatewayThread(id: id, customerId: customerID, contact: contact, messages: [])
         self.state.withLock { state in
             state.threads[SimCXoneID.key(id)] = thread
             state.threadOrder.append(SimCXoneID.key(id))
         }
-        return try self.agentSays(threadID: id, text: text)
+        return try self.agentSays(threadID: id, text: text, at: seconds)
     }
 
     /// The customers who authorized on a socket that is open now, oldest connection first.

@@ -57,12 +57,27 @@ extension ChatStateMachine {
 
     /// Whether a message met while loading a thread is one to show: an agent's, not met before in this
     /// run, and either met while recovering a lost connection or not among the thread's shown messages.
-    /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first time).
+    /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first
+    /// time: its messages are history, but those written after an earlier run last had the thread list,
+    /// which came while the daemon was not there to see them).
     mutating func isUnshown(_ message: ChatMessage, shown: ShownMessages?) -> Bool {
         guard self.activity.firstMeeting(message.id), message.direction == .fromAgent else { return false }
         if self.isRecovering { return true }
-        guard let shown else { return false }
+        guard let shown else { return self.listedBefore.map { message.sentAt + Self.clockSkew > $0 } ?? false }
         return !shown.contains(message)
+    }
+
+    /// How far the server's clock (messages' times) may be behind the daemon's (``listedBefore``): a
+    /// message that much older than the last list still counts as written after it.
+    static let clockSkew: Duration = .seconds(300)
+
+    /// A thread on the list this channel has never met, when an earlier run had the list: it appeared
+    /// since, while the daemon was not there to see it (stopped, killed, the machine off), or the daemon
+    /// stopped before it had loaded it. It is recovered whole, and its agent messages written since are
+    /// news (``isUnshown(_:shown:)``), as a thread new to the list after a reconnect. On the channel's
+    /// first run every thread is history, met by its metadata.
+    func isFresh(_ threadID: String) -> Bool {
+        self.listedBefore != nil && self.persisted.shownMessages[threadID.lowercased()] == nil
     }
 
     /// Remembers (and stores) that these messages of a thread were shown, and that the thread is known.

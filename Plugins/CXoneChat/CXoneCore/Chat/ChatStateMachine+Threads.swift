@@ -174,7 +174,7 @@ extension ChatStateMachine {
                 actions += self.storeThreadIDs()
             }
             return actions + self.becomeReady()
-        case .recoveries:
+        case .recoveries, .metadata:
             return self.recoveryAnswered(threadID?.lowercased())
         default:
             guard self.state == .ready, let threadID else { return [] }
@@ -187,9 +187,10 @@ extension ChatStateMachine {
         switch self.loading {
         case .recovery:
             return self.becomeReady()
-        case .recoveries:
+        case .recoveries, .metadata:
+            // While metadata loads, the recoveries of the threads that appeared meanwhile count as theirs.
             return self.loadingAnswered(key)
-        case .threadList, .metadata, nil:
+        case .threadList, nil:
             return []
         }
     }
@@ -199,9 +200,13 @@ extension ChatStateMachine {
     /// the list, or left `received` by a drop that cut their recovery short), then those loaded or open:
     /// a thread the agent opened while the connection was lost is met only here, and every agent message
     /// in it came meanwhile, so each is news (``isUnshown(_:shown:)``).
-    mutating func threadListFetched(_ ids: [String]) -> [Action] {
+    mutating func threadListFetched(_ ids: [String], at now: UnixTime?) -> [Action] {
         guard self.loading == .threadList else { return [] }
         var actions = self.disarm(.response)
+        if let now {
+            self.persisted.threadsListedAt = now
+            actions.append(.store(.threadsListedAt(now)))
+        }
         var new: [String] = []
         for id in ids where self.known.index(of: id) == nil {
             let thread = ChatThread(id: id, state: .received)
@@ -225,7 +230,12 @@ extension ChatStateMachine {
         let waiting = Set(ids.map { $0.lowercased() })
         guard !waiting.isEmpty else { return actions + self.becomeReady() }
         self.connection.modifyConnected { $0.phase = .loading(.metadata(waiting)) }
-        actions += ids.map { .send(.loadThreadMetadata(threadID: $0)) }
+        // Threads that appeared while the daemon was away are recovered whole (first: they hold the news),
+        // the others loaded by their metadata (found by the full-size fault campaign: a thread the agent
+        // opened while the daemon was killed was met by its last message only, as history, and lost).
+        let fresh = ids.filter(self.isFresh)
+        actions += fresh.map { .send(.recoverThread(threadID: $0)) }
+        actions += ids.filter { !self.isFresh($0) }.map { .send(.loadThreadMetadata(threadID: $0)) }
         return actions + self.arm(.response, after: self.configuration.responseTimeout)
     }
 

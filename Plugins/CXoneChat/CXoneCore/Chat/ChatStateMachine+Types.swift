@@ -132,6 +132,9 @@ extension ChatStateMachine {
         /// Per thread (lower-cased id), the agent messages shown: a recovered agent message not among
         /// them arrived while the daemon was not running (or asleep) and is shown once.
         package var shownMessages: [String: ShownMessages]
+        /// When the channel last had the customer's thread list (multi-thread; the daemon's clock). A
+        /// thread on a later list that the channel never met appeared after it: its messages since are news.
+        package var threadsListedAt: UnixTime?
 
         package init(
             visitorID: String? = nil,
@@ -139,7 +142,8 @@ extension ChatStateMachine {
             accessToken: ChannelToken? = nil,
             threadIDs: [String] = [],
             outbox: [OutboxEntry] = [],
-            shownMessages: [String: ShownMessages] = [:]
+            shownMessages: [String: ShownMessages] = [:],
+            threadsListedAt: UnixTime? = nil
         ) {
             self.visitorID = visitorID
             self.customerID = customerID
@@ -147,6 +151,7 @@ extension ChatStateMachine {
             self.threadIDs = threadIDs
             self.outbox = outbox
             self.shownMessages = shownMessages
+            self.threadsListedAt = threadsListedAt
         }
     }
 
@@ -158,6 +163,8 @@ extension ChatStateMachine {
         case threadIDs([String])
         /// The agent messages shown in a thread (see ``StoredValues/shownMessages``).
         case shownMessages(threadID: String, ShownMessages)
+        /// See ``StoredValues/threadsListedAt``.
+        case threadsListedAt(UnixTime)
     }
 
     /// A message the user wrote that the server has not confirmed yet. The driver keeps these

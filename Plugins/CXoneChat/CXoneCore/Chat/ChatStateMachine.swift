@@ -98,8 +98,8 @@ package struct ChatStateMachine: Sendable {
         case threadRecovered(ChatThread, caseID: String?, agent: Party?)
         /// RecoveringThreadFailed / RecoveringLivechatFailed: there is no such thread.
         case threadRecoveryFailed(threadID: String?)
-        /// ThreadListFetched: the ids of the customer's threads.
-        case threadListFetched([String])
+        /// ThreadListFetched: the ids of the customer's threads, and when it came (the daemon's clock).
+        case threadListFetched([String], at: UnixTime? = nil)
         /// ThreadMetadataLoaded: a thread's name and last message.
         case threadMetadataLoaded(threadID: String, name: String?, lastMessage: ChatMessage?)
         /// MessageCreated, with the case id it carries.
@@ -145,6 +145,9 @@ package struct ChatStateMachine: Sendable {
     package internal(set) var channelID: String?
     /// What is stored for the channel, but the outbox (``outgoing``).
     var persisted: StoredValues
+    /// When an earlier run last had the thread list: a thread this run meets for the first time appeared
+    /// after it, while the daemon was not there to see it (``isFresh(_:)``).
+    let listedBefore: UnixTime?
     package internal(set) var configuration: Configuration
     /// The welcome message from FireProactiveAction, until it is sent.
     package internal(set) var welcomeMessage: String?
@@ -162,6 +165,7 @@ package struct ChatStateMachine: Sendable {
     package init(stored: StoredValues = StoredValues(), configuration: Configuration = Configuration(), random: ChatRandom = ChatRandom()) {
         self.persisted = stored
         self.persisted.outbox = []
+        self.listedBefore = stored.threadsListedAt
         self.outgoing = ChatOutbox(stored.outbox)
         self.configuration = configuration
         self.random = random
@@ -230,7 +234,7 @@ package struct ChatStateMachine: Sendable {
         case .tokenRefreshed(let token): return self.tokenRefreshed(token)
         case .threadRecovered(let thread, let caseID, let agent): return self.threadRecovered(thread, caseID: caseID, agent: agent)
         case .threadRecoveryFailed(let threadID): return self.threadRecoveryFailed(threadID: threadID)
-        case .threadListFetched(let ids): return self.threadListFetched(ids)
+        case .threadListFetched(let ids, let at): return self.threadListFetched(ids, at: at)
         case .threadMetadataLoaded(let id, let name, let message): return self.threadMetadataLoaded(id, name: name, lastMessage: message)
         case .messageCreated(let message, let caseID): return self.messageCreated(message, caseID: caseID)
         case .hiddenMessageCreated(let message, let caseID): return self.messageCreated(message, caseID: caseID, hidden: true)

@@ -112,7 +112,7 @@ package enum ChatWireInput {
             let thread = Self.thread(recovered.thread, messages: recovered.messages, state: .loaded)
             return (.threadRecovered(thread, caseID: recovered.contact.map { Self.id($0.id) }, agent: recovered.inboxAssignee.map(Self.party)), nil)
         case .threadListFetched(let list):
-            return (.threadListFetched(list.threads.map { Self.id($0.idOnExternalPlatform) }), nil)
+            return (.threadListFetched(list.threads.map { Self.id($0.idOnExternalPlatform) }, at: now), nil)
         case .threadMetadataLoaded(let metadata):
             let threadID = metadata.lastMessage.map { Self.id($0.threadIdOnExternalPlatform) } ?? request?.threadID
             guard let threadID else {

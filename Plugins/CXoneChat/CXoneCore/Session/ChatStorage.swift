@@ -14,6 +14,8 @@ package enum ChatStorage {
         package static let visitorID = "visitor-id"
         package static let customerID = "customer-id"
         package static let threadIDs = "thread-ids"
+        /// When the channel last had the thread list, seconds since 1970.
+        package static let threadsListedAt = "threads-listed-at"
         /// `shown.THREAD`: the thread's shown agent messages (``ShownRecord``, JSON).
         package static let shownPrefix = "shown."
         /// `shown-through.THREAD`: what versions before the shown ids kept, seconds since 1970 of the
@@ -36,6 +38,7 @@ package enum ChatStorage {
         if let ids = values[Key.threadIDs] {
             stored.threadIDs = (try? decoder.decode([String].self, from: Data(ids.utf8))) ?? []
         }
+        stored.threadsListedAt = values[Key.threadsListedAt].flatMap(Double.init).map { UnixTime(secondsSince1970: $0) }
         for (key, value) in values where key.hasPrefix(Key.shownPrefix) {
             if let record = try? decoder.decode(ShownRecord.self, from: Data(value.utf8)) {
                 stored.shownMessages[String(key.dropFirst(Key.shownPrefix.count))] = record.shown
@@ -71,6 +74,8 @@ package enum ChatStorage {
             return StoreWrite(.store, key: Key.threadIDs, value: try self.json(ids), what: what)
         case .shownMessages(let threadID, let shown):
             return StoreWrite(.store, key: Key.shownPrefix + threadID.lowercased(), value: try self.json(ShownRecord(shown)), what: what)
+        case .threadsListedAt(let time):
+            return StoreWrite(.store, key: Key.threadsListedAt, value: String(time.secondsSince1970), what: what)
         case .accessToken(let token):
             let text = try token.map { try self.json(TokenRecord(value: $0.value, expiresAt: $0.expiresAt?.secondsSince1970)) }
             return StoreWrite(.secrets, key: Key.accessToken, value: text, what: what)
@@ -95,6 +100,7 @@ package enum ChatStorage {
         case .customerID: "customer id"
         case .threadIDs: "thread ids"
         case .shownMessages: "shown message ids"
+        case .threadsListedAt: "time of the last thread list"
         case .accessToken: "access token"
         }
     }
