@@ -524,6 +524,62 @@ import Testing
         #expect(third.received.isEmpty)
     }
 
+    /// Waking from sleep reconnects as after a lost connection: every thread is recovered whole, so what the
+    /// agent wrote while the machine slept is met, in a thread opened meanwhile too (found by the full-size
+    /// fault campaign: after each resume the threads were loaded by their metadata, and a thread opened just
+    /// before the sleep, or during it, was met by its last message only and taken for history; and in a known
+    /// thread only the last of several messages would have been news). What was met before is not news again.
+    @Test func multiThreadRecoversEveryThreadWholeAfterASleep() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"], at: driver.wallClock))
+        let old = driver.message("a0", thread: "t1", "Your order shipped")
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: old))
+        #expect(driver.state == .ready)
+        driver.apply(driver.machine.background(at: driver.wallClock))
+        #expect(driver.machine.isAsleep)
+        driver.apply(driver.machine.foreground())
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+        #expect(driver.lastCommand == .fetchThreadList)
+        let before = driver.sent.count
+        driver.handle(.threadListFetched(["t1", "t2"], at: driver.wallClock))
+        #expect(Array(driver.commands.dropFirst(before)) == [.recoverThread(threadID: "t2"), .recoverThread(threadID: "t1")])
+        let first = driver.message("a1", thread: "t1", "Did it arrive?", at: 5)
+        let second = driver.message("a2", thread: "t1", "Hello?", at: 6)
+        var t1 = ChatThread(id: "t1", state: .ready)
+        t1.lastMessages = [old, first, second]
+        let opening = driver.message("b1", thread: "t2", "A new question", at: 7)
+        var t2 = ChatThread(id: "t2", state: .ready)
+        t2.lastMessages = [opening]
+        driver.handle(.threadRecovered(t2, caseID: "case-2", agent: nil))
+        driver.handle(.threadRecovered(t1, caseID: "case-1", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.received == [opening, first, second])
+    }
+
+    /// After a restart a thread is met by its last message; when a lost connection then has it recovered
+    /// whole, the messages before that one are its history, not news (they are older than what was met).
+    @Test func aRecoveryAfterARestartShowsNoHistoryAsNews() {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"]))
+        let older = driver.message("a0", thread: "t1", "Your order shipped")
+        let last = driver.message("a1", thread: "t1", "Did it arrive?", at: 5)
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: last))
+        #expect(driver.state == .ready)
+        driver.handle(.socketClosed(reason: "reset"))
+        Self.reconnect(&driver)
+        driver.handle(.threadListFetched(["t1"]))
+        let meanwhile = driver.message("a2", thread: "t1", "Hello?", at: 9)
+        var recovered = ChatThread(id: "t1", state: .ready)
+        recovered.lastMessages = [older, last, meanwhile]
+        driver.handle(.threadRecovered(recovered, caseID: "case-1", agent: nil))
+        #expect(driver.received == [meanwhile])
+    }
+
     /// Loading many threads waits for each answer within the response timeout, not for all of them: a
     /// gateway answering one recovery after another on a busy machine is slow, not silent.
     @Test func theResponseTimeoutRunsFromTheLastAnswerWhileThreadsLoad() throws {

@@ -43,11 +43,15 @@ extension ChatStateMachine {
         return actions
     }
 
-    /// The daemon's foreground signal: reconnects a session ``background(at:)`` disconnected.
+    /// The daemon's foreground signal: reconnects a session ``background(at:)`` disconnected, as after a
+    /// lost connection (a live chat asks for the availability first, as on connect): the threads are
+    /// recovered whole, so what the agent wrote while the machine slept is met, in a thread opened
+    /// meanwhile too, not just each thread's last message (found by the full-size fault campaign).
     package mutating func foreground() -> [Action] {
         guard self.connection == .asleep else { return [] }
         self.connection = .prepared
-        return (try? self.connect()) ?? []
+        guard self.channelConfiguration?.isLiveChat == false else { return (try? self.connect()) ?? [] }
+        return self.openSocket(recovery: ChatConnection.Recovery(attempt: 0, lastLoss: "the machine slept"))
     }
 
     // MARK: Results

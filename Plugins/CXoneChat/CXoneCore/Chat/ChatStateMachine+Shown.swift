@@ -56,15 +56,16 @@ extension ChatStateMachine {
     }
 
     /// Whether a message met while loading a thread is one to show: an agent's, not met before in this
-    /// run, and either met while recovering a lost connection or not among the thread's shown messages.
-    /// `shown` is the thread's record as it was before this load (nil: the thread is met for the first
-    /// time: its messages are history, but those written after an earlier run last had the thread list,
-    /// which came while the daemon was not there to see them).
+    /// run, and not among the thread's shown messages (nor older than its floor). `shown` is the thread's
+    /// record as it was before this load; nil: the thread is met for the first time. Then, when recovering a
+    /// lost connection or after a sleep, all of it came meanwhile; otherwise its messages are history, but
+    /// for those written after an earlier run last had the thread list, which came while the daemon was not
+    /// there to see them.
     mutating func isUnshown(_ message: ChatMessage, shown: ShownMessages?) -> Bool {
         guard self.activity.firstMeeting(message.id), message.direction == .fromAgent else { return false }
+        if let shown { return !shown.contains(message) }
         if self.isRecovering { return true }
-        guard let shown else { return self.listedBefore.map { message.sentAt + Self.clockSkew > $0 } ?? false }
-        return !shown.contains(message)
+        return self.listedBefore.map { message.sentAt + Self.clockSkew > $0 } ?? false
     }
 
     /// How far the server's clock (messages' times) may be behind the daemon's (``listedBefore``): a
