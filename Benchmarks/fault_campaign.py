@@ -765,7 +765,7 @@ class Ledger:
         self.recoveries = []     # seconds from the fault's end to every channel listening
         self.unrecovered = 0     # faults after which the channels were not all listening within the bound
         self.notes = []
-        self.failed_views = 0    # views the daemon refused or never answered (killed): not expected
+        self.failed_views = 0    # views attendantctl could not hand over (the daemon killed then, or refusing)
         self.retried_only = []   # views KARTE got only as retries after a restart: no action due
         self.view_times = {}     # campaign id: when its view was asked for
         self.kill_times = []
@@ -1181,7 +1181,8 @@ def main():
             if ledger.retried_only:
                 print(f"  views KARTE got only as a retry after the restart, so no action is due: {', '.join(ledger.retried_only)}")
             if ledger.failed_views:
-                print(f"  views refused or unanswered (not expected): {ledger.failed_views}")
+                print(f"  views attendantctl could not hand to the daemon (it said so; none tracked, none due): "
+                      f"{ledger.failed_views}")
         campaign.sweep()
         campaign.collect_secrets()
     finally:

@@ -23,6 +23,18 @@ import Testing
     }
 
     /// Lets the reconnect timer fire and answers socket and ReconnectCustomer.
+    /// A multi-thread chat, ready with one thread, t1, met by its metadata (`last`: its last message);
+    /// `listed`: the thread list came with its time, as the session gives it.
+    static func multiThreadReady(last: ChatMessage? = nil, listed: Bool = false) -> ChatDriver {
+        var driver = ChatDriver()
+        driver.prepare(.init(multiThread: true))
+        driver.connect()
+        driver.handle(.threadListFetched(["t1"], at: listed ? driver.wallClock : nil))
+        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: last))
+        #expect(driver.state == .ready)
+        return driver
+    }
+
     static func reconnect(_ driver: inout ChatDriver) {
         driver.advance(by: driver.deadline(.reconnect)! - driver.now)
         driver.handle(.socketOpened)
@@ -395,12 +407,7 @@ import Testing
     /// names it. It is recovered whole, and each agent message in it is news (found by
     /// Benchmarks/fault_campaign.py: the thread was never met and its messages never alerted).
     @Test func multiThreadMeetsAThreadOpenedWhileTheConnectionWasLostAndReportsItsMessages() {
-        var driver = ChatDriver()
-        driver.prepare(.init(multiThread: true))
-        driver.connect()
-        driver.handle(.threadListFetched(["t1"]))
-        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: nil))
-        #expect(driver.state == .ready)
+        var driver = Self.multiThreadReady()
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
         #expect(driver.lastCommand == .fetchThreadList)
@@ -421,13 +428,8 @@ import Testing
     /// may have written in it meanwhile, and nothing else would bring those messages. The fault campaign
     /// lost such conversations after suspends.
     @Test func multiThreadRecoversAThreadMetByItsMetadataAfterTheConnectionWasLost() {
-        var driver = ChatDriver()
-        driver.prepare(.init(multiThread: true))
-        driver.connect()
-        driver.handle(.threadListFetched(["t1"]))
-        let old = driver.message("a0", thread: "t1", "Your order shipped")
-        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: old))
-        #expect(driver.state == .ready)
+        let old = ChatDriver().message("a0", thread: "t1", "Your order shipped")
+        var driver = Self.multiThreadReady(last: old)
         #expect(driver.received.isEmpty, "met for the first time, its last message is history")
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
@@ -447,12 +449,7 @@ import Testing
     /// reconnect too, and before the threads already met, since it is the one with news. Before, only
     /// `ready` and `loaded` threads were, and each such thread's messages were lost for good.
     @Test func multiThreadRecoversANewThreadWhoseRecoveryADropCutShort() {
-        var driver = ChatDriver()
-        driver.prepare(.init(multiThread: true))
-        driver.connect()
-        driver.handle(.threadListFetched(["t1"]))
-        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: nil))
-        #expect(driver.state == .ready)
+        var driver = Self.multiThreadReady()
         driver.handle(.socketClosed(reason: "reset"))
         Self.reconnect(&driver)
         var before = driver.sent.count
@@ -483,12 +480,7 @@ import Testing
     /// run's list stay history, threads met before are loaded by their metadata as ever, and on a
     /// channel's first run every thread's past stays history.
     @Test func multiThreadRecoversWholeAThreadOpenedWhileTheDaemonWasAway() {
-        var first = ChatDriver()
-        first.prepare(.init(multiThread: true))
-        first.connect()
-        first.handle(.threadListFetched(["t1"], at: first.wallClock))
-        first.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: first.message("a0", thread: "t1", "Old news")))
-        #expect(first.state == .ready)
+        let first = Self.multiThreadReady(last: ChatDriver().message("a0", thread: "t1", "Old news"), listed: true)
         #expect(first.received.isEmpty, "the first run: history")
 
         // The daemon is killed; the agent opens t2 meanwhile; the next run starts from the store.
@@ -530,13 +522,8 @@ import Testing
     /// before the sleep, or during it, was met by its last message only and taken for history; and in a known
     /// thread only the last of several messages would have been news). What was met before is not news again.
     @Test func multiThreadRecoversEveryThreadWholeAfterASleep() {
-        var driver = ChatDriver()
-        driver.prepare(.init(multiThread: true))
-        driver.connect()
-        driver.handle(.threadListFetched(["t1"], at: driver.wallClock))
-        let old = driver.message("a0", thread: "t1", "Your order shipped")
-        driver.handle(.threadMetadataLoaded(threadID: "t1", name: nil, lastMessage: old))
-        #expect(driver.state == .ready)
+        let old = ChatDriver().message("a0", thread: "t1", "Your order shipped")
+        var driver = Self.multiThreadReady(last: old, listed: true)
         driver.apply(driver.machine.background(at: driver.wallClock))
         #expect(driver.machine.isAsleep)
         driver.apply(driver.machine.foreground())
