@@ -55,15 +55,11 @@ final class CommandProcess: Sendable {
     /// reports it); nil (and the process killed) after `seconds`. `Process.ended` asks the kernel: Foundation's
     /// own notice of the exit waits for every process that inherited its socket (TestSupport).
     func waitForExit(within seconds: Double = 60) async -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while true {
-            if let end = self.process.ended { return end.signaled ? 128 + end.status : end.status }
-            if ContinuousClock.now > deadline {
-                kill(self.process.processIdentifier, SIGKILL)
-                return nil
-            }
-            try? await Task.sleep(for: .milliseconds(10))
+        guard let end = await self.process.waitForEnd(within: seconds) else {
+            kill(self.process.processIdentifier, SIGKILL)
+            return nil
         }
+        return end.signaled ? 128 + end.status : end.status
     }
 
     /// Waits until `condition` holds for the output so far (bounded); whether it came to hold.

@@ -94,18 +94,12 @@ final class DaemonProcess: Sendable {
 
     /// Waits for the process to exit (bounded, so a hung daemon fails the test instead of hanging it).
     func waitForExit(within seconds: Double = 30) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var end = self.process.ended
-        while end == nil {
-            if Date() > deadline {
-                self.signal(SIGKILL)
-                return nil
-            }
-            try? await Task.sleep(for: .milliseconds(20))
-            end = self.process.ended
+        guard let end = await self.process.waitForEnd(within: seconds) else {
+            self.signal(SIGKILL)
+            return nil
         }
         try? await Task.sleep(for: .milliseconds(50))  // let the pipes drain
-        return end?.status
+        return end.status
     }
 
     /// Waits for the exit after a SIGTERM and records an issue unless the daemon exited 0, saying how it
@@ -113,21 +107,12 @@ final class DaemonProcess: Sendable {
     /// first: the Swift runtime's backtracer (``environment``) then prints every thread's stack, which says
     /// where the shutdown stopped, and only then is it killed.
     func expectCleanExit(within seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
-        let deadline = Date().addingTimeInterval(seconds)
-        var end = self.process.ended
-        while end == nil && Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-            end = self.process.ended
-        }
+        let end = await self.process.waitForEnd(within: seconds)
         if end == ProcessEnd(status: 0, signaled: false) { return }
         var how = end.map { "\($0)" } ?? "still running \(Int(seconds)) s after the signal; sent SIGQUIT for its threads' stacks"
         if end == nil {
             self.signal(SIGQUIT)
-            let stacks = Date().addingTimeInterval(30)
-            while self.process.ended == nil && Date() < stacks {
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-            if self.process.ended == nil {
+            if await self.process.waitForEnd(within: 30) == nil {
                 how += ", then SIGKILL"
                 self.signal(SIGKILL)
             }

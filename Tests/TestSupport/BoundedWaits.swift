@@ -42,6 +42,17 @@ extension Process {
         return ProcessEnd(status: info._sifields._sigchld.si_status, signaled: Int(info.si_code) != Int(CLD_EXITED))
     }
 
+    /// How the process ended, waiting at most `seconds` (checking every 10 ms, holding no thread meanwhile):
+    /// nil if it still runs then. Kills nothing.
+    package func waitForEnd(within seconds: Double) async -> ProcessEnd? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            if let end = self.ended { return end }
+            if Date() > deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Waits at most `seconds` for the process to end, checking every 5 ms; then SIGKILL and a further bounded
     /// wait. Its exit status, or nil if it had to be killed. Blocking: for teardown and short-lived tools.
     @discardableResult

@@ -73,21 +73,15 @@ package final class FixtureProcess: Sendable {
     /// Waits (bounded) for the process to exit and its output to end; nil if it was still running and was
     /// killed.
     package func waitForExit(within seconds: Double = 20) async -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        var end = self.process.ended
-        while end == nil {
-            if Date() > deadline {
-                kill(self.pid, SIGKILL)
-                return nil
-            }
-            try? await Task.sleep(for: .milliseconds(10))
-            end = self.process.ended
+        guard let end = await self.process.waitForEnd(within: seconds) else {
+            kill(self.pid, SIGKILL)
+            return nil
         }
         let drained = Date().addingTimeInterval(2)
         while !(self.out.ended && self.err.ended) && Date() < drained {
             try? await Task.sleep(for: .milliseconds(5))
         }
-        return end?.status
+        return end.status
     }
 
     /// SIGTERM, a bounded wait, then SIGKILL. Blocking: for teardown in `defer` and `deinit`.
