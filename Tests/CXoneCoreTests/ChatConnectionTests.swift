@@ -132,4 +132,71 @@ import Testing
         #expect(driver.state == .connecting)
         #expect(driver.timerKinds == [.reconnect])
     }
+
+    /// The host asks to connect while the machine waits out its backoff after a lost socket (the
+    /// keep-alive after a network change or a resume, `listen()` after the host's own wait): the socket
+    /// opens again at once, as the same recovery (the thread is recovered, the customer reconnected).
+    @Test func connectWhileWaitingToReconnectOpensTheSocketAtOnce() {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready))
+        driver.handle(.socketClosed(reason: "the gateway closed the connection"))
+        #expect(driver.state == .connecting)
+        #expect(driver.machine.isArmed(.reconnect), "waiting out the backoff")
+        let before = driver.now
+
+        #expect(driver.perform { try $0.connect() } == nil)
+        #expect(driver.socketOpens == 2, "opened at once, not at the end of the backoff")
+        #expect(driver.now == before)
+        #expect(!driver.machine.isArmed(.reconnect), "the backoff's timer is cancelled")
+        #expect(driver.machine.reconnectAttempt == 1)
+        driver.handle(.socketOpened)
+        driver.answerAuthorization()
+        #expect(driver.lastCommand == .recoverThread(threadID: "thread-1"))
+        driver.handle(.threadRecovered(ChatThread(id: "thread-1", state: .ready), caseID: "case-1", agent: nil))
+        #expect(driver.state == .ready)
+        #expect(driver.machine.reconnectAttempt == 0)
+    }
+
+    /// The keep-alive's check of a ready chat: the heartbeat goes out now, not at its time, with the
+    /// pong timeout armed; its pong ends the check, and the heartbeats go on every 10 s from there.
+    @Test func aConnectionCheckSendsTheHeartbeatNow() {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready))
+        driver.advance(by: .seconds(3))
+        #expect(!driver.machine.awaitsPong)
+
+        driver.perform { $0.checkConnection() }
+        #expect(driver.lastCommand == .heartbeat)
+        #expect(driver.sent.last?.at == .seconds(3))
+        #expect(driver.machine.awaitsPong)
+        #expect(driver.machine.isArmed(.pongTimeout) && !driver.machine.isArmed(.heartbeat))
+        #expect(driver.perform { $0.checkConnection() } == nil)
+        #expect(driver.commands.filter { $0 == .heartbeat }.count == 1, "a check while a heartbeat is out waits for its pong")
+
+        driver.handle(.pong)
+        #expect(!driver.machine.awaitsPong)
+        #expect(driver.deadline(.heartbeat) == driver.now + .seconds(10))
+    }
+
+    /// A check whose pong does not come: the machine closes the socket after the pong timeout and waits
+    /// to reconnect, where the keep-alive's connect() takes over at once.
+    @Test func aConnectionCheckWithoutAPongLosesTheSocket() {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready))
+        driver.perform { $0.checkConnection() }
+        driver.advance(by: .seconds(5))
+        #expect(driver.actions.contains(.closeSocket))
+        #expect(driver.state == .connecting)
+        #expect(driver.perform { try $0.connect() } == nil)
+        #expect(driver.socketOpens == 2)
+    }
+
+    /// Without an open socket there is nothing to check.
+    @Test func aConnectionCheckWithoutASocketSendsNothing() {
+        var driver = ChatDriver()
+        driver.prepare()
+        driver.perform { $0.checkConnection() }
+        #expect(driver.sent.isEmpty)
+        #expect(driver.timers.isEmpty)
+    }
 }

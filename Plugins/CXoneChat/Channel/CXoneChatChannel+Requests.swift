@@ -42,14 +42,36 @@ extension CXoneChatChannel {
         }
     }
 
-    /// The machine's heartbeat checks the connection every 10 s; the keep-alive reports whether the chat
-    /// is still ready.
+    /// The keep-alive: each cycle, and at once after a network change or a resume. The machine's own
+    /// heartbeat checks the socket every 10 s; here a ready chat sends one now and returns on its pong,
+    /// so a socket the change broke is found within the pong timeout (5 s). A chat whose socket is lost
+    /// (found so now, or before) reconnects at once instead of at the end of the CXone SDK's backoff,
+    /// and the keep-alive returns when it is ready again: DESIGN.md retries at once on resume or network
+    /// change. A chat that gave up reconnecting told the host already; the keep-alive fails as before.
     func keepAlive() async throws {
         let (phase, background) = self.driver.withSession { ($0.machine.state, $0.presence.background) } ?? (.initial, false)
         guard !background, self.configuration.autoConnect else { return }
-        guard phase == .ready || phase == .closed else {
+        switch phase {
+        case .closed:
+            return
+        case .ready:
+            do {
+                _ = try await self.run(self.commands.checkConnection)
+                return
+            } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
+                // The socket is gone or did not answer: connect again below, at once.
+            }
+        case .connecting, .connected:
+            break
+        default:
             throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
         }
+        do {
+            _ = try await self.run(self.commands.connect)
+        } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
+            throw ChannelError(.transient, error.message)
+        }
+        _ = self.driver.withSession { $0.presence.connected() }
     }
 
     /// With OAuth the channel's token is the authorization code for AuthorizeCustomer.

@@ -7,7 +7,11 @@ extension ChatStateMachine {
     /// `connect()`: a live chat that is offline goes to `offline`; otherwise the WebSocket opens, the
     /// customer is reconnected with the stored access token or authorized (with the OAuth code and
     /// verifier), and the chat is `connected`, then `ready` once its threads are loaded. Illegal in
-    /// `initial` and `preparing`; ignored while connecting or connected.
+    /// `initial` and `preparing`; ignored while connecting or connected, except while waiting out the
+    /// backoff after a lost socket: then the socket opens again at once. The host asks only after a
+    /// resume, a network change or its own wait (the keep-alive, `listen()`), or the user does
+    /// (`chat connect`), and DESIGN.md retries at once then; the CXone SDK's backoff
+    /// (`min(1.3^n + rand(0..1), 30)` s) paces the reconnects the machine makes on its own.
     package mutating func connect() throws(ChatError) -> [Action] {
         switch self.connection {
         case .unprepared, .preparing:
@@ -21,7 +25,9 @@ extension ChatStateMachine {
                 return [.fetchAvailability(brandID: brandID, channelID: channelID)]
             }
             return self.startConnecting()
-        case .checkingAvailability, .authenticating, .opening, .connected, .waitingToReconnect:
+        case .waitingToReconnect(let recovery):
+            return self.disarm(.reconnect) + self.openSocket(recovery: recovery)
+        case .checkingAvailability, .authenticating, .opening, .connected:
             return []
         }
     }
@@ -141,6 +147,17 @@ extension ChatStateMachine {
         guard self.connection.modifyConnected({ $0.heartbeat = .awaitingPong }) != nil else { return [] }
         return [.send(.heartbeat)] + self.arm(.pongTimeout, after: self.configuration.pongTimeout)
     }
+
+    /// The keep-alive's check of a ready socket (after a network change, say): the heartbeat goes out now
+    /// rather than at its time, so a socket the change broke is found within the pong timeout. While a
+    /// heartbeat is out, its pong answers the check. Nothing without an open socket.
+    package mutating func checkConnection() -> [Action] {
+        guard self.connection.connected?.heartbeat == .scheduled else { return [] }
+        return self.disarm(.heartbeat) + self.heartbeatDue()
+    }
+
+    /// A heartbeat is out and its pong has not come.
+    package var awaitsPong: Bool { self.connection.connected?.heartbeat == .awaitingPong }
 
     mutating func pong() -> [Action] {
         guard self.connection.connected?.heartbeat == .awaitingPong else { return [] }

@@ -79,6 +79,11 @@ package enum ChatCommand {
         package var connect: ChatOperation {
             .connect(channelDescription: "brand \(self.brandID), channel \(self.channelID)", timeout: self.responseTimeout * 4 + self.requestTimeout)
         }
+
+        /// A heartbeat now, over when its pong comes (the machine's pong timeout ends it sooner).
+        package var checkConnection: ChatOperation {
+            .checkConnection(timeout: self.responseTimeout)
+        }
     }
 
     /// Reads `request` (at `now`), or says what is wrong with it.

@@ -91,6 +91,21 @@ package struct ChatOperation {
         }
     }
 
+    /// Checks that the ready chat's socket still answers (the keep-alive): a heartbeat now, over when its
+    /// pong comes. It fails when the chat is not ready, or stops being ready meanwhile (the socket was
+    /// lost, or no pong came within the pong timeout and the machine closed it): the caller then
+    /// connects again.
+    package static func checkConnection(timeout: Duration) -> ChatOperation {
+        ChatOperation(timeout: timeout) { machine, _ throws(ChatError) in
+            Pending(actions: machine.checkConnection()) { machine, _ in
+                guard machine.state == .ready || machine.state == .closed else {
+                    return .failure(ChannelError(.transient, "cxone-chat: the chat is \(machine.state), not ready"))
+                }
+                return machine.awaitsPong ? nil : .success(.done)
+            }
+        }
+    }
+
     /// Reports the page the visitor views (analytics).
     package static func viewPage(title: String, url: String, at now: UnixTime) -> ChatOperation {
         .immediate { machine, _ throws(ChatError) in (try machine.viewPage(title: title, url: url, at: now), .done) }
