@@ -3,7 +3,8 @@ import Glibc
 import Synchronization
 
 /// The host the daemon hands each channel: it forwards events to the channel's supervisor and to the
-/// event router, stores in the state database and gets tokens from the channel's token keeper.
+/// event router, stores in the state database (each write after what the channel reported before it is
+/// recorded: ``HistoryFirstStore``) and gets tokens from the channel's token keeper.
 final class DaemonChannelHost: ChannelHost {
     let channelName: String
     let logger: Logger
@@ -39,7 +40,7 @@ final class DaemonChannelHost: ChannelHost {
         self.logger = logger
         self.clock = clock
         self.wallClock = wallClock
-        self.store = store
+        self.store = HistoryFirstStore(store, router: router, channel: channelName)
         self.secrets = secrets
         self.tokens = tokens
         self.router = router

@@ -1,14 +1,29 @@
 package import AttendantPluginAPI
 import ServiceLifecycle
+import Synchronization
 
 /// Takes every event from every channel, in order: records contacts in the state store, logs them to
-/// the journal, and hands them to the presenters (the terminal in the demo, the desktop later).
+/// the journal, and hands them to the presenters (the terminal in the demo, the desktop).
 ///
-/// A contact is logged as recorded only after its row is committed.
+/// Two stages, each in order: recording (the state database and the journal) and presenting. Recording
+/// never waits for the desktop, so a notification server that is slow to answer holds back alerts, not
+/// the history. A contact is logged as recorded only after its row is committed. ``recorded(channel:)``
+/// lets a channel's own writes wait for what it reported before them (``HistoryFirstStore``).
 package final class EventRouter: Service {
     struct Delivery: Sendable {
         var channel: String
         var event: ChannelEvent
+        /// The channel's count of events delivered, this one included.
+        var sequence: UInt64
+    }
+
+    /// How far each channel's events are recorded, and who waits for that.
+    private struct Progress {
+        var delivered: [String: UInt64] = [:]
+        var recorded: [String: UInt64] = [:]
+        var waiters: [(channel: String, sequence: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        /// Recording has ended (the daemon stops): nothing waits any more.
+        var over = false
     }
 
     private let store: StateStore
@@ -18,6 +33,9 @@ package final class EventRouter: Service {
     private let metrics: DaemonMetrics
     private let stream: AsyncStream<Delivery>
     private let continuation: AsyncStream<Delivery>.Continuation
+    private let presenting: AsyncStream<Delivery>
+    private let toPresent: AsyncStream<Delivery>.Continuation
+    private let progress = Mutex(Progress())
 
     package init(
         store: StateStore,
@@ -32,6 +50,7 @@ package final class EventRouter: Service {
         self.wallClock = wallClock
         self.metrics = metrics
         (self.stream, self.continuation) = AsyncStream.makeStream()
+        (self.presenting, self.toPresent) = AsyncStream.makeStream()
     }
 
     /// Queues an event; returns at once. A contact's or action's alert latency runs from here.
@@ -41,13 +60,45 @@ package final class EventRouter: Service {
         case .actionReceived(let action): self.metrics.alertAwaited(.inAppAction(channel: channel, actionID: action.id))
         default: break
         }
-        self.continuation.yield(Delivery(channel: channel, event: event))
+        let sequence = self.progress.withLock { progress in
+            progress.delivered[channel, default: 0] += 1
+            return progress.delivered[channel, default: 0]
+        }
+        self.continuation.yield(Delivery(channel: channel, event: event, sequence: sequence))
+    }
+
+    /// Returns once every event `channel` delivered so far is recorded: its contact or outcome committed
+    /// to the state database (an event that records nothing counts once it is logged). At once when
+    /// recording has ended.
+    package func recorded(channel: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = self.progress.withLock { progress in
+                let sequence = progress.delivered[channel, default: 0]
+                guard !progress.over, progress.recorded[channel, default: 0] < sequence else { return true }
+                progress.waiters.append((channel, sequence, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     package func run() async {
         await withGracefulShutdownHandler {
-            for await delivery in self.stream {
-                await self.handle(delivery)
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await delivery in self.presenting {
+                        for presenter in self.presenters {
+                            await presenter.present(delivery.event, channel: delivery.channel)
+                        }
+                    }
+                }
+                for await delivery in self.stream {
+                    await self.record(delivery)
+                    self.markRecorded(delivery)
+                    self.toPresent.yield(delivery)
+                }
+                self.endRecording()
+                self.toPresent.finish()
             }
         } onGracefulShutdown: {
             // Channels have stopped by now (services stop in reverse order): drain what is queued.
@@ -55,7 +106,31 @@ package final class EventRouter: Service {
         }
     }
 
-    private func handle(_ delivery: Delivery) async {
+    private func markRecorded(_ delivery: Delivery) {
+        let ready = self.progress.withLock { progress in
+            progress.recorded[delivery.channel] = delivery.sequence
+            var ready: [CheckedContinuation<Void, Never>] = []
+            progress.waiters.removeAll { waiter in
+                guard waiter.channel == delivery.channel, waiter.sequence <= delivery.sequence else { return false }
+                ready.append(waiter.continuation)
+                return true
+            }
+            return ready
+        }
+        for continuation in ready { continuation.resume() }
+    }
+
+    private func endRecording() {
+        let waiting = self.progress.withLock { progress in
+            progress.over = true
+            defer { progress.waiters.removeAll() }
+            return progress.waiters.map(\.continuation)
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Records and logs one event.
+    private func record(_ delivery: Delivery) async {
         var logger = self.logger
         logger[metadataKey: "channel"] = .string(delivery.channel)
         switch delivery.event {
@@ -127,9 +202,6 @@ package final class EventRouter: Service {
             logger.info("chat \(message.kind) \(message.id) in thread \(message.threadID), \(message.direction) from \(message.sender.displayName)")
         default:
             logger.info("\(delivery.event.name)")
-        }
-        for presenter in self.presenters {
-            await presenter.present(delivery.event, channel: delivery.channel)
         }
     }
 }

@@ -42,6 +42,12 @@ public protocol ChannelHost: Sendable {
     func renewToken() async throws -> ChannelToken
 
     /// Reports something that happened on the channel. Returns at once; events are delivered in order.
+    ///
+    /// The daemon records what an event carries (a contact, an action, how one ended) before any later
+    /// write of this channel to ``store`` lands. So a channel that keeps what it reported (messages shown,
+    /// a contact started) should emit first and write after: killed in between, it comes back with a
+    /// contact the history has and its store does not, and may report it again (the history keeps one
+    /// contact per id), rather than the reverse, which it would never report again.
     func emit(_ event: ChannelEvent)
 
     /// The network: HTTP, WebSocket, UDP and TCP flows on the host's one I/O stack (since API 1.4).

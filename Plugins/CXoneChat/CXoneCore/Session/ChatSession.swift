@@ -308,13 +308,16 @@ package struct ChatSession: ChannelSession {
         }
     }
 
-    /// What the host hears of a report: the contact it starts or ends first (kept, then told), then the
-    /// report itself.
+    /// What the host hears of a report: the contact it starts or ends first (told, then kept), then the
+    /// report itself. Told first: the daemon records what a channel reported before that channel's next
+    /// write lands, so a kill between the two leaves a contact the history has and the store has not (told
+    /// again at the next start, which the history takes as the same contact), never the reverse, which
+    /// would never be told again.
     mutating func told(_ report: ChatStateMachine.Report) -> [Action] {
         var out: [Action] = []
         let machine = self.machine
         if let change = self.contacts.note(report, threadName: { machine.thread($0)?.name }) {
-            out += [.write(ChatStorage.contactRecord(threadID: change.threadID, ended: change.ended)), .emit(change.event)]
+            out += [.emit(change.event), .write(ChatStorage.contactRecord(threadID: change.threadID, ended: change.ended))]
         }
         switch report {
         case .stateChanged(let state):
