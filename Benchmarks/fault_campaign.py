@@ -775,6 +775,10 @@ class Traffic:
         self.customer = None
         self.last_thread = None
         self.serial = 0
+        # Every campaign so far: KARTE is given them all each time, so that a view whose request reaches it
+        # late (held in a dropped link, then retransmitted) still meets its campaign. With only the newest,
+        # a view that arrived after the next round's campaign was answered with nothing and counted lost.
+        self.karte_campaigns = []
 
     def mark(self, ledger, channel):
         self.serial += 1
@@ -825,10 +829,11 @@ class Traffic:
         self.serial += 1
         identifier = f"fc{ledger.kind[0]}{self.serial:06d}"
         title = f"FC{ledger.kind[0]}{self.serial:06d}kaZ"
-        self.campaign.sim("PUT", "/control/karte/campaigns", [{
+        self.karte_campaigns.append({
             "id": identifier, "shorten_id": identifier, "kind": "popup",
             "trigger": {"event_name": "view", "values": {"view_name": identifier}},
-            "title": title, "body": "campaign " + title}])
+            "title": title, "body": "campaign " + title})
+        self.campaign.sim("PUT", "/control/karte/campaigns", self.karte_campaigns)
         result = self.campaign.ctl("actions", "--channel", "actions", "view", identifier, check=False)
         if result.returncode == 0:
             ledger.campaigns.append(identifier)
