@@ -24,6 +24,29 @@ import Testing
         await rig.stop()
     }
 
+    /// A slow link: the pong is queued behind frames still arriving. Each frame is a sign of life, so
+    /// 12 s of frames without the pong (the pong timeout is 5 s) keep the socket; the pong then ends the
+    /// keep-alive.
+    @Test func framesArrivingBeforeThePongKeepTheSocket() async throws {
+        let rig = try Rig()
+        let socket = try await rig.listening()
+        let keepAlive = Task { [channel = rig.channel] in try await channel.keepAlive() }
+        try await socket.nextHeartbeat()
+
+        var said: [CXoneGateway.Message] = []
+        for second in [4, 8, 12] {
+            said.append(socket.agentSays("Still loading, \(second) s"))
+            try await rig.heard(said.last!)
+            rig.host.manualClock.advance(by: .seconds(4))
+        }
+        #expect(rig.host.inMemoryNetwork.webSockets.count == 1, "the socket was taken for dead")
+        socket.peer.send(text: #""pong""#)
+        try await keepAlive.value
+        #expect(rig.host.inMemoryNetwork.webSockets.count == 1)
+        #expect(!rig.host.logRecords.text.contains("no pong"), "\(rig.host.logRecords.text)")
+        await rig.stop()
+    }
+
     /// The network changed under a socket that looks open: its heartbeat finds it gone, and the chat
     /// reconnects at once (not after the CXone SDK's backoff) and recovers its thread; the keep-alive
     /// returns when it is ready again.
@@ -43,7 +66,7 @@ import Testing
         let recovery = try await again.recover()
         #expect(recovery.threadID?.lowercased() == rig.gateway.threadID)
         try await keepAlive.value
-        #expect(rig.entered(.ready) == 2)
+        try await until("the host heard the chat ready again") { rig.entered(.ready) == 2 }
         try await rig.heard(meanwhile)
         #expect(rig.messages.map(\.text) == [hello.text, meanwhile.text], "each once")
         await rig.stop()
@@ -63,7 +86,7 @@ import Testing
         try await again.authorize()
         try await again.recover()
         try await keepAlive.value
-        #expect(rig.entered(.ready) == 2)
+        try await until("the host heard the chat ready again") { rig.entered(.ready) == 2 }
         #expect(rig.host.logRecords.text.contains("reconnecting (attempt 1)"), "\(rig.host.logRecords.text)")
         await rig.stop()
     }

@@ -199,4 +199,35 @@ import Testing
         #expect(driver.sent.isEmpty)
         #expect(driver.timers.isEmpty)
     }
+
+    /// While a pong is awaited, every frame that arrives is a sign of life and starts the pong timeout
+    /// again (the pong is queued behind them); a socket silent for a whole timeout is lost.
+    @Test func framesArrivingWhileAPongIsAwaitedKeepTheSocket() {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready))
+        driver.perform { $0.checkConnection() }
+        for _ in 1...4 {
+            driver.advance(by: .seconds(4))
+            driver.perform { $0.frameArrived() }
+        }
+        #expect(driver.state == .ready, "16 s of frames without the pong")
+        #expect(!driver.actions.contains(.closeSocket))
+        #expect(driver.deadline(.pongTimeout) == driver.now + .seconds(5))
+        driver.handle(.pong)
+        #expect(!driver.machine.awaitsPong)
+
+        driver.perform { $0.checkConnection() }
+        driver.advance(by: .seconds(5))
+        #expect(driver.actions.contains(.closeSocket), "5 s with nothing at all")
+        #expect(driver.state == .connecting)
+    }
+
+    /// No pong awaited: a frame changes no timer.
+    @Test func aFrameWithoutAPongAwaitedChangesNothing() {
+        var driver = ChatDriver()
+        driver.readySingleThread(thread: ChatThread(id: "thread-1", state: .ready))
+        let before = driver.actions.count
+        driver.perform { $0.frameArrived() }
+        #expect(driver.actions.count == before)
+    }
 }

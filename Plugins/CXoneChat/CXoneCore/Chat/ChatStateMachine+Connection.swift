@@ -159,6 +159,16 @@ extension ChatStateMachine {
     /// A heartbeat is out and its pong has not come.
     package var awaitsPong: Bool { self.connection.connected?.heartbeat == .awaitingPong }
 
+    /// A frame arrived on the socket while a heartbeat's pong is awaited. The socket is alive, and the
+    /// pong waits behind what is arriving (on a slow, lossy link, the recoveries of hundreds of threads),
+    /// so the pong timeout starts again. A socket that brings nothing for a whole timeout is still found
+    /// dead. Without this, the fault campaign's chat with 300 threads lost its socket to missed pongs
+    /// while loading them, four times in a row, and never got ready.
+    package mutating func frameArrived() -> [Action] {
+        guard self.awaitsPong else { return [] }
+        return self.arm(.pongTimeout, after: self.configuration.pongTimeout)
+    }
+
     mutating func pong() -> [Action] {
         guard self.connection.connected?.heartbeat == .awaitingPong else { return [] }
         self.connection.modifyConnected { $0.heartbeat = .scheduled }

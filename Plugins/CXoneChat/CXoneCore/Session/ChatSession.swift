@@ -151,10 +151,11 @@ package struct ChatSession: ChannelSession {
     /// A frame from the socket, decoded: matched to the request it answers and handed to the machine.
     package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
+        let alive = self.apply(self.machine.frameArrived())
         for message in inbound.receivedEvent.map(ChatWireInput.messages(in:)) ?? [] { self.note(message) }
         let older = self.olderPage(inbound) + self.transcriptAnswer(inbound)
         let (meaning, ignored) = self.link.receive(inbound, now: now)
-        var actions: [Action] = []
+        var actions = alive
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
         switch meaning {
         case .input(let input): actions += self.apply(self.machine.handle(input))
