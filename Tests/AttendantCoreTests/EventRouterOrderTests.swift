@@ -34,17 +34,38 @@ import Testing
 
     static let caller = Party(displayName: "Ada Lovelace", address: "cxone-agent:42")
 
+    /// A state database in a folder of its own and a router over it (not running yet).
+    struct Rig {
+        let folder: String
+        let store: StateStore
+        let router: EventRouter
+
+        init(presenters: [any AlertPresenter] = []) throws {
+            self.folder = try makeTemporaryFolder("router-order")
+            self.store = try StateStore(directory: self.folder)
+            self.router = EventRouter(store: self.store, logger: Logger(label: "attendant.test"), presenters: presenters)
+        }
+
+        /// `channel`'s store as the daemon's host lends it.
+        func channelStore(_ channel: String) -> HistoryFirstStore {
+            HistoryFirstStore(self.store.channelStore(for: channel, now: SystemWallClock.now), router: self.router, channel: channel)
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(atPath: self.folder)
+        }
+    }
+
     /// The desktop is stuck on the chat's first alert; the agent's next message starts a contact; the
     /// channel then writes that it showed the message. When that write has landed, the contact is in the
     /// history.
     @Test func aChannelsWriteLandsOnlyAfterWhatItReportedIsRecordedWhileTheDesktopIsStuck() async throws {
-        let folder = try makeTemporaryFolder("router-order")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try StateStore(directory: folder)
         let desktop = StuckPresenter()
-        let router = EventRouter(store: store, logger: Logger(label: "attendant.test"), presenters: [desktop])
+        let rig = try Rig(presenters: [desktop])
+        defer { rig.remove() }
+        let (store, router) = (rig.store, rig.router)
         let run = Task { await router.run() }
-        let channelStore = HistoryFirstStore(store.channelStore(for: "chat", now: SystemWallClock.now), router: router, channel: "chat")
+        let channelStore = rig.channelStore("chat")
 
         router.deliver(.chatStateChanged(.ready), from: "chat")
         let contact = Contact(id: "thread-1", kind: .chat, from: Self.caller, summary: "Conversation", receivedAt: SystemWallClock.now())
@@ -61,18 +82,17 @@ import Testing
     /// Waiting is per channel: another channel's events do not hold a write back, and a channel that
     /// reported nothing writes at once.
     @Test func aWriteWaitsOnlyForItsOwnChannelsEvents() async throws {
-        let folder = try makeTemporaryFolder("router-order")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try StateStore(directory: folder)
-        let router = EventRouter(store: store, logger: Logger(label: "attendant.test"), presenters: [])
+        let rig = try Rig()
+        defer { rig.remove() }
+        let (store, router) = (rig.store, rig.router)
         // Not running yet: nothing delivered is recorded.
         let contact = Contact(id: "call-1", kind: .call, from: Self.caller, summary: "Call", receivedAt: SystemWallClock.now())
         router.deliver(.incomingContact(contact), from: "voice")
-        let chatStore = HistoryFirstStore(store.channelStore(for: "chat", now: SystemWallClock.now), router: router, channel: "chat")
+        let chatStore = rig.channelStore("chat")
         try await chatStore.setValue("1", forKey: "k")
         #expect(try await store.recentContacts().isEmpty, "the chat's write did not wait for the voice channel")
 
-        let voiceStore = HistoryFirstStore(store.channelStore(for: "voice", now: SystemWallClock.now), router: router, channel: "voice")
+        let voiceStore = rig.channelStore("voice")
         let write = Task { try await voiceStore.setValue("1", forKey: "k") }
         let run = Task { await router.run() }
         try await write.value
@@ -82,15 +102,13 @@ import Testing
 
     /// Once recording has ended (the daemon stops), writes no longer wait.
     @Test func writesDoNotWaitOnceTheRouterHasStopped() async throws {
-        let folder = try makeTemporaryFolder("router-order")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try StateStore(directory: folder)
-        let router = EventRouter(store: store, logger: Logger(label: "attendant.test"), presenters: [])
-        let run = Task { await router.run() }
+        let rig = try Rig()
+        defer { rig.remove() }
+        let run = Task { await rig.router.run() }
         run.cancel()
         await run.value
-        router.deliver(.chatStateChanged(.ready), from: "chat")
-        let chatStore = HistoryFirstStore(store.channelStore(for: "chat", now: SystemWallClock.now), router: router, channel: "chat")
+        rig.router.deliver(.chatStateChanged(.ready), from: "chat")
+        let chatStore = rig.channelStore("chat")
         try await chatStore.setValue("1", forKey: "k")
         #expect(try await chatStore.value(forKey: "k") == "1")
     }
