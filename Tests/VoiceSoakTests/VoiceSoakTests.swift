@@ -33,7 +33,10 @@ import Testing
         // The registrar restarted 12 times; each time the channel noticed, went back to listening by itself,
         // within the bound, and only then.
         #expect(report.restarts == 12)
-        #expect(report.gaps.count == 12, "one listening gap per restart, none for token renewals: \(report.gaps)")
+        #expect(
+            report.gaps.count == 12,
+            "one listening gap per restart, none for token renewals: \(report.gaps); why the channel stopped each time:\n\(report.stops)"
+        )
         #expect(report.gaps.allSatisfy { $0 <= Self.recoveryBound }, "\(report.gaps)")
         // Hourly tokens: renewed about every 54 minutes (90 % of an hour), each without a listening gap.
         #expect((25...30).contains(report.tokensIssued), "\(report)")
@@ -100,6 +103,13 @@ struct SoakReport: CustomStringConvertible {
     var finalState: ChannelStatus.State = .starting
     var log = ""
     var timeline: [String] = []
+
+    /// The log's lines that say why the channel stopped listening or what failed, in order: one per
+    /// registrar restart, and the cause of any other gap (a failure message names it).
+    var stops: String {
+        self.log.split(separator: "\n").filter { $0.contains("stopped listening") || $0.contains("failed") || $0.contains("warning") }
+            .joined(separator: "\n")
+    }
 
     var description: String {
         "\(timeline.joined(separator: " ")); calls \(calls), rang \(rang), missed recorded \(recordedMissed), restarts \(restarts), gaps \(gaps.map(\.seconds)), tokens \(tokensIssued), listens \(listens), keep-alives \(keepAlives), steps \(steps), final \(finalState)"
