@@ -167,6 +167,23 @@ import Testing
         #expect(m.state == .listening(since: .seconds(2), keepAliveAt: .seconds(604)))
     }
 
+    /// A drop within seconds of a network change is retried at once: the connection did not survive the
+    /// change and the network is up (DESIGN.md: retry immediately on resume or network change). The
+    /// campaign's drops had voice wait up to the backoff's second first. A server's Retry-After still holds.
+    @Test func aDropRightAfterANetworkChangeIsRetriedAtOnce() {
+        var m = self.machine()
+        _ = m.start()
+        _ = m.listenSucceeded(now: .zero)
+        #expect(m.networkChanged(now: .seconds(100)) == .keepAlive)
+        _ = m.keepAliveSucceeded(now: .seconds(100))
+        #expect(m.stoppedListening(self.transient, now: .milliseconds(100_004)) == .wakeUp(at: .milliseconds(100_004)))
+        #expect(m.timerFired(now: .milliseconds(100_004)) == .listen)
+        _ = m.listenSucceeded(now: .seconds(101))
+
+        let busy = ChannelError(.transient, "503 Service Unavailable", retryAfter: .seconds(20))
+        #expect(m.stoppedListening(busy, now: .seconds(102)) == .wakeUp(at: .seconds(122)), "the server's delay holds")
+    }
+
     /// A drop soon after the network changed is the change's doing (a server that forgot the client while
     /// the link was down): it does not put the channel on probation, whose retries would come 30 s and
     /// more apart (issue 34's campaign: 15 to 27 s until voice listened again after such drops).

@@ -201,6 +201,7 @@ package final class ChannelSupervisor: Sendable {
             case .stoppedListening(let error):
                 self.logger.warning("stopped listening: \(error.message)", metadata: ["error-class": "\(error.code)"])
                 action = machine.stoppedListening(error, now: now)
+                self.logRetry(action, now: now)
             case .listenFinished(nil):
                 self.logger.info("listening")
                 if hasListened { self.metrics.reconnected(channel: self.name) }
@@ -210,6 +211,7 @@ package final class ChannelSupervisor: Sendable {
                 self.logger.warning("could not listen: \(error.message)", metadata: ["error-class": "\(error.code)"])
                 self.metrics.listenFailed(channel: self.name, errorClass: error.code.rawValue)
                 action = machine.listenFailed(error, now: now)
+                self.logRetry(action, now: now)
             case .keepAliveFinished(nil):
                 self.logger.debug("keep-alive done")
                 action = machine.keepAliveSucceeded(now: now)
@@ -322,6 +324,14 @@ package final class ChannelSupervisor: Sendable {
                 self.continuation.yield(.stopFinished)
             }
         }
+    }
+
+    /// When the channel is to listen again after a failure (the backoff's wait, a server's Retry-After,
+    /// or at once after a network change), for the log.
+    private func logRetry(_ action: SupervisorStateMachine<SystemRandomNumberGenerator>.Action, now: Duration) {
+        guard case .wakeUp(let at) = action else { return }
+        let wait = at - now
+        self.logger.info(wait > .zero ? "listening again in \(wait.seconds.formatted) s" : "listening again at once")
     }
 
     /// Hands a token to the channel, between its other calls, unless it already has it.

@@ -41,6 +41,10 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         /// survive it, a server that forgot the client meanwhile), not the channel's: it does not count
         /// towards probation.
         package var networkChangeGrace: Duration = .seconds(30)
+        /// A drop this soon after the network changed is retried at once, without the backoff's wait: the
+        /// connection did not survive the change and the network is up (DESIGN.md: "retry immediately on
+        /// resume or network change"). A server's own delay (Retry-After) and probation still apply.
+        package var retryAtOnceAfterNetworkChange: Duration = .seconds(5)
 
         package init() {}
     }
@@ -148,7 +152,8 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
             } else {
                 self.quickDrops = 0
             }
-            return self.recover(from: error, attempt: 0, now: now)
+            let atOnce = self.networkChangedAt.map { now - $0 < self.configuration.retryAtOnceAfterNetworkChange } ?? false
+            return self.recover(from: error, attempt: 0, now: now, atOnce: atOnce)
         default:
             return .none
         }
@@ -284,13 +289,15 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         return .wakeUp(at: next)
     }
 
-    private mutating func recover(from error: ChannelError, attempt: Int, now: Duration) -> Action {
+    private mutating func recover(from error: ChannelError, attempt: Int, now: Duration, atOnce: Bool = false) -> Action {
         switch error.code {
         case .transient, .server:
             // The channel's own delay (a server's Retry-After, its probing of a silent server) replaces
             // the backoff, except that probation still slows a channel that keeps dropping.
             let delay: Duration
-            if self.onProbation {
+            if atOnce, !self.onProbation, error.retryAfter == nil {
+                delay = .zero
+            } else if self.onProbation {
                 delay = max(self.configuration.probationBackoff.delay(attempt: attempt, using: &self.random), error.retryAfter ?? .zero)
             } else if let asked = error.retryAfter {
                 delay = min(max(asked, self.configuration.retryAfterRange.lowerBound), self.configuration.retryAfterRange.upperBound)
