@@ -39,10 +39,17 @@ final class CommandProcess: Sendable {
         _ = FileManager.default.createFile(atPath: self.folder + "/out", contents: nil)
         _ = FileManager.default.createFile(atPath: self.folder + "/err", contents: nil)
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: self.folder + "/out")
-        process.standardError = FileHandle(forWritingAtPath: self.folder + "/err")
+        let out = FileHandle(forWritingAtPath: self.folder + "/out")
+        let err = FileHandle(forWritingAtPath: self.folder + "/err")
+        process.standardOutput = out
+        process.standardError = err
         self.process = process
         try process.run()
+        // The child has its own copies now. The parent's would stay open for as long as Foundation keeps
+        // the Process, which can outlive the test: a whole-suite run held 386 of them (the files already
+        // deleted), and past 1,024 open descriptors Foundation's Process.run crashes the test runner.
+        try? out?.close()
+        try? err?.close()
     }
 
     var stdout: String { (try? String(contentsOfFile: self.folder + "/out", encoding: .utf8)) ?? "" }
