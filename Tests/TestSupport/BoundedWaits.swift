@@ -179,6 +179,7 @@ private func runBlocking(
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
+    waitForFreeDescriptorNumbers()
     try process.run()
     let output = PipeOutput(pipe.fileHandleForReading)
     guard let status = process.exitStatus(within: seconds) else {
@@ -186,4 +187,29 @@ private func runBlocking(
     }
     output.waitForEnd()
     return (status, output.text)
+}
+
+/// Waits (up to 10 s; this thread is off the cooperative pool) while this process has 900 descriptors or
+/// more open. Foundation's `Process.run` watches each child through a CFSocket, which uses `select()`: a
+/// descriptor numbered 1,024 or more overflows its `fd_set`, and the test runner crashed that way (SIGSEGV
+/// in `memcpy`) when a whole-suite run's early peak passed 1,024 (Tests/README.md). New descriptors take
+/// the lowest free numbers, so below 900 open there are free numbers under 1,024 for the spawn. After
+/// 10 s it spawns anyway, as before.
+func waitForFreeDescriptorNumbers() {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while openDescriptorCount() >= 900, ContinuousClock.now < deadline {
+        usleep(20_000)
+    }
+}
+
+/// How many descriptors this process has open (entries of /proc/self/fd, less the one reading it).
+func openDescriptorCount() -> Int {
+    guard let directory = opendir("/proc/self/fd") else { return 0 }
+    defer { closedir(directory) }
+    var count = 0
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        if name != "." && name != ".." { count += 1 }
+    }
+    return count - 1
 }
