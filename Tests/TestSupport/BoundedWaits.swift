@@ -190,9 +190,9 @@ private func runBlocking(
 }
 
 /// Waits (up to 10 s; this thread is off the cooperative pool) while this process has 900 descriptors or
-/// more open. Foundation's `Process.run` watches each child through a CFSocket, which uses `select()`: a
-/// descriptor numbered 1,024 or more overflows its `fd_set`, and the test runner crashed that way (SIGSEGV
-/// in `memcpy`) when a whole-suite run's early peak passed 1,024 (Tests/README.md). New descriptors take
+/// more open. The test runner crashed in Foundation's `Process.run` (SIGSEGV in `memcpy`, with descriptor
+/// numbers past 1,024 in its registers) when a whole-suite run's early peak passed 1,024 (Tests/README.md);
+/// most likely a `select()` `fd_set` (1,024 bits) overflowed, not yet confirmed in Foundation's source. New descriptors take
 /// the lowest free numbers, so below 900 open there are free numbers under 1,024 for the spawn. After
 /// 10 s it spawns anyway, as before.
 func waitForFreeDescriptorNumbers() {
