@@ -192,24 +192,24 @@ private func runBlocking(
 /// Waits (up to 10 s; this thread is off the cooperative pool) while this process has 900 descriptors or
 /// more open. The test runner crashed in Foundation's `Process.run` (SIGSEGV in `memcpy`, with descriptor
 /// numbers past 1,024 in its registers) when a whole-suite run's early peak passed 1,024 (Tests/README.md);
-/// most likely a `select()` `fd_set` (1,024 bits) overflowed, not yet confirmed in Foundation's source. New descriptors take
-/// the lowest free numbers, so below 900 open there are free numbers under 1,024 for the spawn. After
-/// 10 s it spawns anyway, as before.
-func waitForFreeDescriptorNumbers() {
+/// most likely a `select()` `fd_set` (1,024 bits) overflowed, not yet confirmed in Foundation's source.
+/// New descriptors take the lowest free numbers, so below 900 open there are free numbers under 1,024 for
+/// the spawn. After 10 s it spawns anyway, as before.
+private func waitForFreeDescriptorNumbers() {
     let deadline = ContinuousClock.now + .seconds(10)
     while openDescriptorCount() >= 900, ContinuousClock.now < deadline {
         usleep(20_000)
     }
 }
 
-/// How many descriptors this process has open (entries of /proc/self/fd, less the one reading it).
-func openDescriptorCount() -> Int {
+/// How many descriptors this process has open (the entries of /proc/self/fd but `.`, `..` and the one
+/// reading it).
+private func openDescriptorCount() -> Int {
     guard let directory = opendir("/proc/self/fd") else { return 0 }
     defer { closedir(directory) }
     var count = 0
     while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        if name != "." && name != ".." { count += 1 }
+        if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
     }
     return count - 1
 }

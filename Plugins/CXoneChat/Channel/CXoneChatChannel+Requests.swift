@@ -27,9 +27,18 @@ extension CXoneChatChannel {
             if !viewing, let title = self.configuration.pageTitle, let url = self.configuration.pageURL {
                 _ = try? await self.run(.viewPage(title: title, url: url, at: self.host.now()))
             }
+        } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
+            throw ChannelError(.transient, error.message)
+        }
+        try await self.connectUntilReady()
+    }
+
+    /// Connects and waits until the chat is ready; then it listens and earlier errors are over. The
+    /// server's refusals and a chat in the wrong state are worth another try later (transient).
+    private func connectUntilReady() async throws {
+        do {
             _ = try await self.run(self.commands.connect)
         } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
-            // The server's refusals and a chat in the wrong state are worth another try later.
             throw ChannelError(.transient, error.message)
         }
         _ = self.driver.withSession { $0.presence.connected() }
@@ -66,12 +75,7 @@ extension CXoneChatChannel {
         default:
             throw ChannelError(.transient, "\(self.prefix): the chat with \(self.configuration.gatewayDescription) is \(phase), not ready")
         }
-        do {
-            _ = try await self.run(self.commands.connect)
-        } catch let error as ChannelError where error.code != .configuration && error.code != .authentication {
-            throw ChannelError(.transient, error.message)
-        }
-        _ = self.driver.withSession { $0.presence.connected() }
+        try await self.connectUntilReady()
     }
 
     /// With OAuth the channel's token is the authorization code for AuthorizeCustomer.

@@ -170,7 +170,7 @@ extension ChatStateMachine {
     }
 
     mutating func pong() -> [Action] {
-        guard self.connection.connected?.heartbeat == .awaitingPong else { return [] }
+        guard self.awaitsPong else { return [] }
         self.connection.modifyConnected { $0.heartbeat = .scheduled }
         return self.disarm(.pongTimeout) + self.arm(.heartbeat, after: self.configuration.heartbeatInterval)
     }

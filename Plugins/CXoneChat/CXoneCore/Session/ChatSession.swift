@@ -151,19 +151,20 @@ package struct ChatSession: ChannelSession {
     /// A frame from the socket, decoded: matched to the request it answers and handed to the machine.
     package mutating func received(_ inbound: CXoneInbound, now: UnixTime) -> [Action] {
         self.framesReceived += 1
-        let alive = self.apply(self.machine.frameArrived())
         for message in inbound.receivedEvent.map(ChatWireInput.messages(in:)) ?? [] { self.note(message) }
         let older = self.olderPage(inbound) + self.transcriptAnswer(inbound)
         let (meaning, ignored) = self.link.receive(inbound, now: now)
-        var actions = alive
+        var actions: [Action] = []
         if let ignored { actions.append(.log(ignored.unknown ? .notice : .debug, "\(self.prefix): ignored \(ignored.text)")) }
+        // Any frame is a sign of life while a pong is awaited; then what it means.
+        var step = self.machine.frameArrived()
         switch meaning {
-        case .input(let input): actions += self.apply(self.machine.handle(input))
+        case .input(let input): step += self.machine.handle(input)
         case .refusal(let messageID, let error, let transient):
-            actions += self.apply(self.machine.messageRefused(messageID: messageID, error, transient: transient))
+            step += self.machine.messageRefused(messageID: messageID, error, transient: transient)
         case .nothing: break
         }
-        return actions + older + self.refreshLater(now: now)
+        return actions + self.apply(step) + older + self.refreshLater(now: now)
     }
 
     /// Sets the refresh timer for a new access token (OAuth channels get one when the customer is
