@@ -335,6 +335,8 @@ let package = Package(
         // Shared by test targets: a private dbus-daemon, child processes with bounded waits (BoundedWaits.swift).
         .target(
             name: "TestSupport",
+            // AttendantPluginKit's ChildDescriptors: a spawned child gets only its own descriptors.
+            dependencies: [pluginAPI],
             path: "Tests/TestSupport",
             swiftSettings: strictness
         ),

@@ -24,13 +24,13 @@ enum BuildProducts {
 /// A built program running as a child, its stdout and stderr going to files that tests read while it
 /// runs; it never blocks a thread of the concurrency pool while waiting.
 final class CommandProcess: Sendable {
-    let process: Process
+    let process: SpawnedProcess
     private let folder: String
 
     /// Starts `executable arguments` with `environment` added to this process's environment.
     init(_ executable: String, _ arguments: [String], environment extra: [String: String] = [:]) throws {
         self.folder = try makeTemporaryFolder("attendantctl-run")
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
@@ -56,14 +56,14 @@ final class CommandProcess: Sendable {
     var stderr: String { (try? String(contentsOfFile: self.folder + "/err", encoding: .utf8)) ?? "" }
     var stdoutLines: [String] { self.stdout.split(separator: "\n").map(String.init) }
 
-    func signal(_ number: Int32) { kill(self.process.processIdentifier, number) }
+    func signal(_ number: Int32) { self.process.signal(number) }
 
     /// The exit status once the process has exited (killed by a signal: 128 + its number, as a shell
     /// reports it); nil (and the process killed) after `seconds`. `Process.ended` asks the kernel: Foundation's
     /// own notice of the exit waits for every process that inherited its socket (TestSupport).
     func waitForExit(within seconds: Double = 60) async -> Int32? {
         guard let end = await self.process.waitForEnd(within: seconds) else {
-            kill(self.process.processIdentifier, SIGKILL)
+            self.process.signal(SIGKILL)
             return nil
         }
         return end.signaled ? 128 + end.status : end.status
@@ -80,7 +80,7 @@ final class CommandProcess: Sendable {
     }
 
     deinit {
-        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
+        self.process.signal(SIGKILL)
         try? FileManager.default.removeItem(atPath: self.folder)
     }
 }

@@ -11,7 +11,7 @@ import Testing
 
 /// `attendant-sim` as a child process.
 final class SimulatorProcess: Sendable {
-    let process: Process
+    let process: SpawnedProcess
     let announcement: [String: any Sendable]
     private let stderr: PipeOutput
 
@@ -22,10 +22,9 @@ final class SimulatorProcess: Sendable {
     }()
 
     init(_ arguments: [String]) async throws {
-        let process = Process()
-        // Through `env --default-signal`: a child of the test runner would inherit its blocked signals.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal", Self.executable] + arguments
+        let process = SpawnedProcess()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
@@ -35,7 +34,7 @@ final class SimulatorProcess: Sendable {
         self.stderr = PipeOutput(err.fileHandleForReading)
         // The first line of stdout: the process writes it right after binding.
         guard let line = await firstLine(of: out.fileHandleForReading.fileDescriptor) else {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(self.stderr.text)")
         }
         let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]

@@ -1,5 +1,6 @@
 import ContactCenterSim
 import Foundation
+import TestSupport
 import Testing
 
 /// Conformance with an independent Bayeux client: aiocometd-ng (Python) against the GMS server, over
@@ -21,7 +22,7 @@ import Testing
         let errURL = folder.appendingPathComponent("stderr")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: Self.python)
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: outURL)
@@ -29,7 +30,7 @@ import Testing
         // Bounded: a check that hangs is killed after 60 s and fails with its stderr.
         let killer = Task {
             try await Task.sleep(for: .seconds(60))
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
         }
         defer { killer.cancel() }
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in

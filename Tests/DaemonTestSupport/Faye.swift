@@ -23,9 +23,21 @@ package final class Faye: Sendable {
     }
 
     /// Starts thin with Faye (holding connects `timeout` seconds) and returns once it accepts connections;
-    /// `port` restarts a stopped one on the port it had.
+    /// `port` restarts a stopped one on the port it had. A port picked here is free when picked, but another
+    /// test may bind it before thin does (ruby takes a second or more to start on a busy machine): then thin
+    /// says "no acceptor", and up to three other ports are tried.
     package static func start(timeout: Int = 25, port: UInt16? = nil) async throws -> Faye {
-        let port = try port ?? LoopbackPort.pickTCP()
+        var attempt = 1
+        while true {
+            do {
+                return try await Self.start(timeout: timeout, on: try port ?? LoopbackPort.pickTCP())
+            } catch let error as FixtureError where port == nil && attempt < 4 && error.description.contains("no acceptor") {
+                attempt += 1
+            }
+        }
+    }
+
+    private static func start(timeout: Int, on port: UInt16) async throws -> Faye {
         let config = BuildProducts.packageRoot + "/Tests/Fixtures/gms/faye.ru"
         var environment = ProcessInfo.processInfo.environment
         environment["FAYE_TIMEOUT"] = String(timeout)

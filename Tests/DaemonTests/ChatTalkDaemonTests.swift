@@ -24,8 +24,8 @@ import Testing
             environment.merge(extra) { $1 }
             environment.removeValue(forKey: "TMUX")
             self.environment = environment
-            // FixtureProcess starts it through env --default-signal: the shell and what it runs must not
-            // inherit the test runner's blocked signals (SIGWINCH, SIGTERM, SIGHUP).
+            // FixtureProcess starts it with no signal blocked: the shell and what it runs must not inherit
+            // the test runner's blocked signals (SIGWINCH, SIGTERM, SIGHUP).
             self.server = try FixtureProcess("tmux", "/usr/bin/tmux", ["-D", "-S", self.socket, "-f", "/dev/null"], environment: environment)
             // The session's environment is what -e gives, not the server's; the prompt is set in the file
             // $ENV names, which an interactive sh reads (dash sets root's own over one in the environment).
@@ -81,7 +81,7 @@ import Testing
 
         /// Ends the server and its shell (blocking, bounded; the server is killed if it will not go).
         func stop() {
-            let process = Process()
+            let process = SpawnedProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
             process.arguments = ["-S", self.socket, "kill-server"]
             process.standardInput = FileHandle.nullDevice

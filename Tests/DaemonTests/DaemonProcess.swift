@@ -25,17 +25,17 @@ final class Scratch {
 
 /// `attendantd` running as a child process, with its stdout and stderr collected.
 final class DaemonProcess: Sendable {
-    let process: Process
+    let process: SpawnedProcess
     private let output = OutputBox()
 
     /// Starts `attendantd arguments` with a private runtime and state folder under `scratch`; `launcher`
-    /// (such as `unshare --net`) runs it, and must exec it so that ``process`` is attendantd.
+    /// (such as `/usr/bin/unshare --net`, a path) runs it, and must exec it so that ``process`` is attendantd.
     init(_ arguments: [String], scratch: Scratch, environment extra: [String: String] = [:], launcher: [String] = []) throws {
-        let process = Process()
-        // Through `env --default-signal`, as systemd starts it: a child of the test process would inherit
-        // the test runner's blocked signal mask.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal"] + launcher + [BuildProducts.attendantd] + arguments
+        let process = SpawnedProcess()
+        // With no signal blocked and every signal at its default, as systemd starts it (SpawnedProcess).
+        let command = launcher + [BuildProducts.attendantd] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_RUNTIME_DIR"] = scratch.path + "/run"
         environment["XDG_STATE_HOME"] = scratch.path + "/state"
@@ -90,7 +90,7 @@ final class DaemonProcess: Sendable {
         let text = Mutex<(out: String, err: String)>(("", ""))
     }
 
-    func signal(_ signal: Int32) { kill(self.process.processIdentifier, signal) }
+    func signal(_ signal: Int32) { self.process.signal(signal) }
 
     /// Waits for the process to exit (bounded, so a hung daemon fails the test instead of hanging it).
     func waitForExit(within seconds: Double = 30) async -> Int32? {
@@ -135,6 +135,6 @@ final class DaemonProcess: Sendable {
     }
 
     deinit {
-        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
+        self.process.signal(SIGKILL)
     }
 }

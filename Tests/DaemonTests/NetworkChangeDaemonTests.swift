@@ -41,7 +41,7 @@ import Testing
         try #require(geteuid() == 0, "a network namespace of its own needs root (unshare --net)")
         let scratch = try Scratch()
         let config = try scratch.write("attendant.toml", Self.configuration)
-        let daemon = try DaemonProcess(["--config", config], scratch: scratch, launcher: ["unshare", "--net"])
+        let daemon = try DaemonProcess(["--config", config], scratch: scratch, launcher: ["/usr/bin/unshare", "--net"])
 
         #expect(await daemon.waitForLog("[steady] listening"), "\(daemon.stderr)")
         // The waiting channel's one failure asks for an hour's delay: only a network change ends it sooner.

@@ -10,15 +10,15 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct SimulatorDaemonTests {
     /// `attendant-sim` as a child process; its announcement line read.
     final class Simulator {
-        let process: Process
+        let process: SpawnedProcess
         let announcement: [String: Any]
         /// Its stderr, read as it comes (a pipe nobody reads would block the simulator's logging).
         private let errors: PipeOutput
 
         init(_ arguments: [String] = []) async throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["--default-signal", BuildProducts.directory + "/attendant-sim"] + arguments
+            let process = SpawnedProcess()
+            process.executableURL = URL(fileURLWithPath: BuildProducts.directory + "/attendant-sim")
+            process.arguments = arguments
             let out = Pipe()
             let err = Pipe()
             process.standardOutput = out
@@ -27,7 +27,7 @@ import Testing
             self.process = process
             self.errors = PipeOutput(err.fileHandleForReading)
             guard let line = await firstLine(of: out.fileHandleForReading.fileDescriptor) else {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
                 throw FixtureError("attendant-sim did not announce itself; its stderr:\n\(self.errors.text)")
             }
             self.announcement = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] ?? [:]
@@ -74,7 +74,7 @@ import Testing
         }
 
         func stop() -> String {
-            kill(self.process.processIdentifier, SIGTERM)
+            self.process.signal(SIGTERM)
             self.process.exitStatus()
             self.errors.waitForEnd()
             return self.errors.text

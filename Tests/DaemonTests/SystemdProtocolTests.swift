@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import Testing
 
 /// The daemon under a stand-in for systemd: `NOTIFY_SOCKET` and `WATCHDOG_USEC` point at the test.

@@ -39,16 +39,12 @@ import Testing
     /// `python3 -m http.server` serving `directory` on a free loopback port: an HTTP token endpoint that
     /// is not ours.
     final class FileServer {
-        let process = Process()
+        let process = SpawnedProcess()
         let port: Int
 
         init(directory: String) async throws {
-            // Through `env --default-signal`: a child of the test runner inherits its blocked signals, and
-            // would not end on SIGTERM.
-            self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            self.process.arguments = [
-                "--default-signal", "/usr/bin/python3", "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, "0",
-            ]
+            self.process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            self.process.arguments = ["-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", directory, "0"]
             let out = Pipe()
             self.process.standardOutput = out
             self.process.standardError = FileHandle.nullDevice

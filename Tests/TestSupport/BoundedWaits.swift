@@ -2,18 +2,10 @@ package import Foundation
 import Glibc
 
 // Every wait on a child process in the tests is bounded: a peer that hangs fails its test with a message, it
-// never holds the whole run. Foundation's `waitUntilExit()` and `readDataToEndOfFile()` are not used. On
-// Linux, Foundation learns that a child ended when a socket it hands the child (not close-on-exec) reaches
-// end of file, so a grandchild that inherited the socket (a forked worker, a helper started in the
-// background) keeps `isRunning` true after the child is gone, and `waitUntilExit()` waits as long.
-// `readDataToEndOfFile()` waits the same way for every holder of the pipe.
-
-//
-// The same goes for a process that another thread of the test runner starts while Foundation starts this one:
-// it can inherit the socket in the moment before Foundation closes its copy, and keep it as long as it lives
-// (a bus, dunst, a SIP peer of another test). In whole-suite runs on a busy machine, daemons that had exited
-// 0 on SIGTERM were waited for 30 s and reported as hung, a different test each time (issue 29). So every wait
-// here asks the kernel: `Process.ended`.
+// never holds the whole run. Every child is a `SpawnedProcess`, and every wait on one asks the kernel
+// (`SpawnedProcess.ended`). Foundation's `Process` is not used (SpawnedProcess.swift says why, and
+// Tests/README.md what it did in whole-suite runs); neither is `readDataToEndOfFile()`, which waits for every
+// holder of the pipe, a grandchild the child left behind too.
 
 /// How a child process ended.
 package struct ProcessEnd: Equatable, Sendable, CustomStringConvertible {
@@ -27,48 +19,6 @@ package struct ProcessEnd: Equatable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { self.signaled ? "killed by signal \(self.status)" : "exit status \(self.status)" }
-}
-
-extension Process {
-    /// How the process ended; nil while it runs. Asked of the kernel with `waitid(WNOWAIT)`, which leaves
-    /// the child for Foundation to reap, so it is right the moment the child ends, whoever else holds the
-    /// socket Foundation waits on (above).
-    package var ended: ProcessEnd? {
-        if !self.isRunning { return ProcessEnd(status: self.terminationStatus, signaled: self.terminationReason == .uncaughtSignal) }
-        var info = siginfo_t()
-        let pid = self.processIdentifier
-        // ECHILD when Foundation reaped it between the two looks: `isRunning` turns false a moment later.
-        guard waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0, info._sifields._sigchld.si_pid == pid else { return nil }
-        return ProcessEnd(status: info._sifields._sigchld.si_status, signaled: Int(info.si_code) != Int(CLD_EXITED))
-    }
-
-    /// How the process ended, waiting at most `seconds` (checking every 10 ms, holding no thread meanwhile):
-    /// nil if it still runs then. Kills nothing.
-    package func waitForEnd(within seconds: Double) async -> ProcessEnd? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            if let end = self.ended { return end }
-            if Date() > deadline { return nil }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
-    /// Waits at most `seconds` for the process to end, checking every 5 ms; then SIGKILL and a further bounded
-    /// wait. Its exit status, or nil if it had to be killed. Blocking: for teardown and short-lived tools.
-    @discardableResult
-    package func exitStatus(within seconds: Double = 20) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while true {
-            if let end = self.ended { return end.status }
-            if Date() > deadline {
-                kill(self.processIdentifier, SIGKILL)
-                let killed = Date().addingTimeInterval(5)
-                while self.ended == nil && Date() < killed { usleep(5_000) }
-                return nil
-            }
-            usleep(5_000)
-        }
-    }
 }
 
 /// What a child writes to a pipe, read on a thread of its own until end of file (readabilityHandler
@@ -171,7 +121,7 @@ private func runBlocking(
     environment: [String: String]?,
     within seconds: Double
 ) throws -> (Int32, String) {
-    let process = Process()
+    let process = SpawnedProcess()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
@@ -179,7 +129,6 @@ private func runBlocking(
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
-    waitForFreeDescriptorNumbers()
     try process.run()
     let output = PipeOutput(pipe.fileHandleForReading)
     guard let status = process.exitStatus(within: seconds) else {
@@ -187,29 +136,4 @@ private func runBlocking(
     }
     output.waitForEnd()
     return (status, output.text)
-}
-
-/// Waits (up to 10 s; this thread is off the cooperative pool) while this process has 900 descriptors or
-/// more open. The test runner crashed in Foundation's `Process.run` (SIGSEGV in `memcpy`, with descriptor
-/// numbers past 1,024 in its registers) when a whole-suite run's early peak passed 1,024 (Tests/README.md);
-/// most likely a `select()` `fd_set` (1,024 bits) overflowed, not yet confirmed in Foundation's source.
-/// New descriptors take the lowest free numbers, so below 900 open there are free numbers under 1,024 for
-/// the spawn. After 10 s it spawns anyway, as before.
-private func waitForFreeDescriptorNumbers() {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while openDescriptorCount() >= 900, ContinuousClock.now < deadline {
-        usleep(20_000)
-    }
-}
-
-/// How many descriptors this process has open (the entries of /proc/self/fd but `.`, `..` and the one
-/// reading it).
-private func openDescriptorCount() -> Int {
-    guard let directory = opendir("/proc/self/fd") else { return 0 }
-    defer { closedir(directory) }
-    var count = 0
-    while let entry = readdir(directory) {
-        if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
-    }
-    return count - 1
 }

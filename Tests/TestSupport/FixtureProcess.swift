@@ -6,7 +6,7 @@ import Synchronization
 /// and stderr are collected.
 package final class FixtureProcess: Sendable {
     package let name: String
-    package let process: Process
+    package let process: SpawnedProcess
     private let input: Pipe?
     private let out: PipeOutput
     private let err: PipeOutput
@@ -21,13 +21,12 @@ package final class FixtureProcess: Sendable {
         onOutput: (@Sendable (Data) -> Void)? = nil
     ) throws {
         self.name = name
-        let process = Process()
+        let process = SpawnedProcess()
         let path = executable.contains("/") ? executable : try installedTool(executable)
-        // Through `env --default-signal`: a child of the test process inherits its blocked signal mask
-        // (SIGTERM, SIGINT, SIGHUP, SIGCHLD, ... are blocked there), so dunst, Xvfb or dbus-daemon would
-        // never see a SIGTERM. env unblocks every signal and resets its handling to the default.
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["--default-signal", path] + arguments
+        // SpawnedProcess starts it with no signal blocked (the test process blocks SIGTERM, SIGINT, SIGHUP,
+        // SIGCHLD, ...; dunst, Xvfb or dbus-daemon would never see a SIGTERM) and every signal at its default.
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
         process.environment = environment
         let out = Pipe()
         let err = Pipe()
@@ -101,7 +100,7 @@ package final class FixtureProcess: Sendable {
     }
 
     deinit {
-        if self.process.ended == nil { kill(self.process.processIdentifier, SIGKILL) }
+        self.process.signal(SIGKILL)
     }
 }
 

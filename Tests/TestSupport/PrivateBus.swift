@@ -5,12 +5,12 @@ import Glibc
 public final class PrivateBus: @unchecked Sendable {
     public let address: String
     public let folder: String
-    private let process: Process
+    private let process: SpawnedProcess
 
     public init() async throws {
         self.folder = try makeTemporaryFolder("attendant-bus")
         self.address = "unix:path=\(self.folder)/bus"
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         // --print-address writes the address once the daemon accepts connections (the socket file
         // exists a little earlier, between bind and listen).
@@ -30,7 +30,7 @@ public final class PrivateBus: @unchecked Sendable {
     /// Ends the bus daemon: every connection to it closes. dbus-daemon ignores SIGTERM.
     public func stop() {
         guard self.process.isRunning else { return }
-        kill(self.process.processIdentifier, SIGKILL)
+        self.process.signal(SIGKILL)
         self.process.exitStatus()
     }
 

@@ -28,7 +28,7 @@ extension VoiceSoakTests {
 /// live in a child process: ports are shared by the whole network namespace, and thousands of descriptors
 /// in the test process itself would upset Foundation's `Process.run()`, which other tests use meanwhile.
 final class BusyPorts: @unchecked Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let input: Pipe
 
     init(connections: Int) async throws {
@@ -42,7 +42,7 @@ final class BusyPorts: @unchecked Sendable {
             print("ready", flush=True)
             sys.stdin.read()
             """
-        let process = Process()
+        let process = SpawnedProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script]
         let output = Pipe()
