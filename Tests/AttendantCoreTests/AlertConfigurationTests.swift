@@ -162,7 +162,7 @@ import Testing
         )
         #expect(
             self.problems("[alerts]\ncoalesce = \"soon\"\n").map(\.description) == [
-                "\(self.file):2: key \"coalesce\" in [alerts]: expected a duration: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the string \"soon\""
+                "\(self.file):2: key \"coalesce\" in [alerts]: expected a duration: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years, found the string \"soon\""
             ]
         )
     }

@@ -229,8 +229,8 @@ import Testing
                 "\(self.file):2: key \"log-level\" in [daemon]: expected one of \"trace\", \"debug\", \"info\", \"notice\", \"warning\", \"error\", \"critical\", found the string \"loud\"",
                 "\(self.file):3: key \"state-directory\" in [daemon]: expected an absolute path or one starting with ~/, found \"relative/path\"",
                 "\(self.file):5: key \"name\" in [[channel]] number 1: expected letters, digits, - and _ (at most 64), found \"desk phone\"",
-                "\(self.file):7: key \"keepalive-interval\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the string \"soon\"",
-                "\(self.file):8: key \"listen-timeout\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the integer 0",
+                "\(self.file):7: key \"keepalive-interval\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years, found the string \"soon\"",
+                "\(self.file):8: key \"listen-timeout\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years, found the integer 0",
             ]
         )
         #expect(problems.allSatisfy { $0.code == .invalidValue })

@@ -115,7 +115,7 @@ import Testing
         )
         #expect(
             layers.problems() == [
-                "\(dropIn):4: key \"keepalive-interval\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found the string \"soon\"",
+                "\(dropIn):4: key \"keepalive-interval\" in [[channel]] number 1: expected a duration longer than zero: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years, found the string \"soon\"",
                 "\(dropIn):6: key \"plugin\" in [[channel]] number 2: missing; every channel names its plugin, for example plugin = \"loopback\"",
             ]
         )

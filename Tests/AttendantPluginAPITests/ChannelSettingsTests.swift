@@ -60,6 +60,29 @@ import Testing
         #expect(ChannelSettings.parseDuration(value) == nil)
     }
 
+    /// Found by the toml fuzz target: `keepalive-interval = "2222…205m"` (70 digits) stopped attendantd on
+    /// `--check-config` and at start (a Double past Int64.max made an Int64). Durations past 100 years are
+    /// refused as not durations: beyond that, sleeping for one would overflow its nanoseconds.
+    @Test(arguments: [
+        SettingValue.string(String(repeating: "2", count: 68) + "05m"),
+        .double(1e300),
+        .double(9.3e15),
+        .string("9300000000000000s"),
+        .integer(Int64.max),
+        .integer(3_155_760_001),
+        .string("876601h"),
+    ])
+    func durationsPastAHundredYearsAreRejected(value: SettingValue) {
+        #expect(ChannelSettings.parseDuration(value) == nil)
+    }
+
+    @Test func aHundredYearsIsTheLongestDuration() {
+        #expect(ChannelSettings.parseDuration(.integer(3_155_760_000)) == .seconds(3_155_760_000))
+        #expect(ChannelSettings.parseDuration(.string("876600h")) == .seconds(3_155_760_000))
+        // And one that long sleeps without overflowing its nanoseconds.
+        #expect(Duration.seconds(3_155_760_000).components.seconds * 1_000_000_000 < Int64.max)
+    }
+
     @Test func unixTimeFormatsAsISO8601() {
         #expect(UnixTime(secondsSince1970: 0).description == "1970-01-01T00:00:00Z")
         #expect(UnixTime(secondsSince1970: 1_795_000_000).description == "2026-11-18T11:06:40Z")

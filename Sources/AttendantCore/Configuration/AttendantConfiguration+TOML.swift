@@ -186,7 +186,7 @@ struct TableReader {
             self.problem(
                 .invalidValue,
                 key,
-                "expected \(kind): seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), found \(setting)"
+                "expected \(kind): seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years, found \(setting)"
             )
             return nil
         }

@@ -162,30 +162,39 @@ public struct ChannelSettings: Sendable {
     }
 
     static let durationExpectation =
-        "a duration: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\")"
+        "a duration: seconds as a number (30) or a string with a unit (\"500ms\", \"30s\", \"10m\", \"1h\"), at most 100 years"
 
-    /// Parses `30`, `1.5`, `"500ms"`, `"30s"`, `"10m"`, `"1h"`; returns nil for anything else.
+    /// The longest duration a setting may give: 100 years (36,525 days). A longer one is no setting anyone
+    /// means, and sleeping for it would overflow the nanoseconds a sleep counts in (Int64).
+    static let longestDuration: Int64 = 3_155_760_000
+
+    /// Parses `30`, `1.5`, `"500ms"`, `"30s"`, `"10m"`, `"1h"`, up to 100 years; returns nil for anything else.
     public static func parseDuration(_ value: SettingValue) -> Duration? {
         switch value {
         case .integer(let seconds):
-            return seconds >= 0 ? .seconds(seconds) : nil
+            return seconds >= 0 && seconds <= Self.longestDuration ? .seconds(seconds) : nil
         case .double(let seconds):
-            return seconds >= 0 && seconds.isFinite ? .milliseconds(Int64((seconds * 1000).rounded())) : nil
+            return Self.duration(milliseconds: seconds * 1000)
         case .string(let text):
             let units: [(suffix: String, milliseconds: Double)] = [
                 ("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000),
             ]
             for unit in units where text.hasSuffix(unit.suffix) {
                 let number = text.dropLast(unit.suffix.count)
-                guard let amount = Double(number), amount >= 0, amount.isFinite,
-                    number.allSatisfy({ $0.isNumber || $0 == "." })
-                else { return nil }
-                return .milliseconds(Int64((amount * unit.milliseconds).rounded()))
+                guard let amount = Double(number), number.allSatisfy({ $0.isNumber || $0 == "." }) else { return nil }
+                return Self.duration(milliseconds: amount * unit.milliseconds)
             }
             return nil
         default:
             return nil
         }
+    }
+
+    /// `milliseconds` rounded, if it is a duration from 0 to ``longestDuration`` (the fuzz target found
+    /// 70 digits of minutes, which made an Int64 past Int64.max and stopped the daemon).
+    private static func duration(milliseconds: Double) -> Duration? {
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds <= Double(Self.longestDuration) * 1000 else { return nil }
+        return .milliseconds(Int64(milliseconds.rounded()))
     }
 }
 
