@@ -371,36 +371,3 @@ public final class BusConnection: @unchecked Sendable {
         for handler in handlers { handler() }
     }
 }
-
-/// A match rule (`type='signal',interface='…'`).
-public struct BusMatchRule: Sendable, Hashable {
-    public let text: String
-
-    public init(sender: String? = nil, path: String? = nil, interface: String? = nil, member: String? = nil, arg0: String? = nil) {
-        var parts = ["type='signal'"]
-        if let sender { parts.append("sender='\(sender)'") }
-        if let path { parts.append("path='\(path)'") }
-        if let interface { parts.append("interface='\(interface)'") }
-        if let member { parts.append("member='\(member)'") }
-        if let arg0 { parts.append("arg0='\(arg0)'") }
-        self.text = parts.joined(separator: ",")
-    }
-}
-
-/// A signal that arrived.
-public struct BusSignal: Sendable, Hashable {
-    public var sender: String
-    public var path: String
-    public var interface: String
-    public var member: String
-    public var arguments: [BusValue]
-
-    init(_ message: OpaquePointer) throws(BusError) {
-        func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
-        self.sender = text(sd_bus_message_get_sender(message))
-        self.path = text(sd_bus_message_get_path(message))
-        self.interface = text(sd_bus_message_get_interface(message))
-        self.member = text(sd_bus_message_get_member(message))
-        self.arguments = try BusMessageCoding.readAll(message)
-    }
-}
