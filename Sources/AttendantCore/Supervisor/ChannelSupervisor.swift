@@ -30,6 +30,8 @@ package final class ChannelSupervisor: Sendable {
     private let channelToken = Mutex<ChannelToken?>(nil)
     /// The session's application state as the channel last handled it.
     private let applicationState = Mutex(ApplicationState.foreground)
+    /// Channel methods called and not yet returned (``callsInFlight``).
+    private let inFlight = Atomic<Int>(0)
 
     package init(
         name: String,
@@ -57,6 +59,12 @@ package final class ChannelSupervisor: Sendable {
 
     /// The channel's current status.
     package var status: ChannelStatus { self.latestStatus.withLock { $0 } }
+
+    /// How many of the supervisor's `listen()` and `keepAlive()` calls are under way, from the moment the
+    /// loop starts one, including its wait for the channel's other calls.
+    /// A test on a manual clock must not move the clock while one is: the call's time limit would pass
+    /// before the call has even reached the channel.
+    package var callsInFlight: Int { self.inFlight.load(ordering: .acquiring) }
 
     // MARK: Inputs from outside the loop
 
@@ -311,7 +319,9 @@ package final class ChannelSupervisor: Sendable {
         report: @escaping @Sendable (ChannelError?) -> Input
     ) -> Task<Void, Never> {
         let timeout = self.configuration.callTimeout
+        self.inFlight.add(1, ordering: .releasing)
         return Task {
+            defer { self.inFlight.subtract(1, ordering: .releasing) }
             do {
                 try await self.timekeeper.withTimeout(timeout, operation)
                 self.continuation.yield(report(nil))
