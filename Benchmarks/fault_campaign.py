@@ -1119,6 +1119,9 @@ def main():
     parser.add_argument("--sleep-seconds", type=float, default=0.5, help="how long each suspend lasts (0.5)")
     parser.add_argument("--drop-seconds", type=float, default=2.0, help="how long each link is down (2)")
     parser.add_argument("--settle", type=float, default=30, help="how long a fault kind's traffic may take to arrive")
+    parser.add_argument("--cxone-threads", type=int, default=0,
+                        help="CXone threads the agent opens before the faults (0); a full-size run's chat has "
+                             "about 400 by its drops, one per traffic round, and this reproduces that at once")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build/debug/attendantd"))
     parser.add_argument("--log-level", default="info", help="attendantd's log-level (info; debug shows each retry)")
@@ -1168,6 +1171,11 @@ def main():
         campaign.start_daemon()
         campaign.all_listening()
         faults = Faults(campaign, arguments)
+        if arguments.cxone_threads > 0:
+            print(f"opening {arguments.cxone_threads} CXone threads first…", flush=True)
+            customer = faults.traffic.cxone_customer()
+            for number in range(arguments.cxone_threads):
+                campaign.sim("POST", f"/control/cxone/agent?customer={customer}&text=preload-{number}")
         plan = [("suspend/resume", arguments.suspend, faults.suspend), ("SIGKILL + restart", arguments.kill, faults.kill),
                 ("token rotation", arguments.tokens, faults.tokens),
                 ("network drop", arguments.drops, lambda count: faults.drops(count, namespace))]
