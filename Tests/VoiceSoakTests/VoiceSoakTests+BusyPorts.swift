@@ -26,7 +26,7 @@ extension VoiceSoakTests {
 
 /// Loopback TCP connections held open, each from a port `connect()` picked, as a busy machine has. They
 /// live in a child process: ports are shared by the whole network namespace, and thousands of descriptors
-/// in the test process itself would upset Foundation's `Process.run()`, which other tests use meanwhile.
+/// in the test process itself would crowd every other test's (Tests/README.md: keep them few).
 final class BusyPorts: @unchecked Sendable {
     private let process: SpawnedProcess
     private let input: Pipe
