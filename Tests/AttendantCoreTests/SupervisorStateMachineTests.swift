@@ -184,6 +184,31 @@ import Testing
         #expect(m.stoppedListening(busy, now: .seconds(102)) == .wakeUp(at: .seconds(122)), "the server's delay holds")
     }
 
+    /// A channel's own delay under a second is its jitter for spreading a fleet (SIP's first probe of a
+    /// registrar that closed the connection waits 0.25 to 0.5 s), not a server's request: every server delay
+    /// here comes in whole seconds. After the desk's own network change no fleet comes back with it, so the
+    /// retry comes at once. The full-size campaign's voice waited out that jitter in all 66 retries.
+    @Test func aChannelsSubSecondDelayGivesWayToTheRetryAtOnceAfterANetworkChange() {
+        var m = self.machine()
+        _ = m.start()
+        _ = m.listenSucceeded(now: .zero)
+        #expect(m.networkChanged(now: .seconds(100)) == .keepAlive)
+        let probe = ChannelError(.transient, "the registrar closed the connection", retryAfter: .milliseconds(425))
+        #expect(m.keepAliveFailed(probe, now: .milliseconds(100_006)) == .wakeUp(at: .milliseconds(100_006)))
+        #expect(m.timerFired(now: .milliseconds(100_006)) == .listen)
+        _ = m.listenSucceeded(now: .seconds(101))
+
+        // Away from a network change the channel's delay holds, however short.
+        #expect(m.stoppedListening(probe, now: .seconds(200)) == .wakeUp(at: .milliseconds(200_425)))
+        _ = m.timerFired(now: .milliseconds(200_425))
+        _ = m.listenSucceeded(now: .seconds(201))
+        // And a server's delay of a second holds right after one.
+        _ = m.networkChanged(now: .seconds(300))
+        _ = m.keepAliveSucceeded(now: .seconds(300))
+        let server = ChannelError(.transient, "503 Service Unavailable", retryAfter: .seconds(1))
+        #expect(m.stoppedListening(server, now: .seconds(301)) == .wakeUp(at: .seconds(302)))
+    }
+
     /// A drop soon after the network changed is the change's doing (a server that forgot the client while
     /// the link was down): it does not put the channel on probation, whose retries would come 30 s and
     /// more apart (issue 34's campaign: 15 to 27 s until voice listened again after such drops).

@@ -43,7 +43,8 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         package var networkChangeGrace: Duration = .seconds(30)
         /// A drop this soon after the network changed is retried at once, without the backoff's wait: the
         /// connection did not survive the change and the network is up (DESIGN.md: "retry immediately on
-        /// resume or network change"). A server's own delay (Retry-After) and probation still apply.
+        /// resume or network change"). A server's own delay (Retry-After, a second or more) and probation
+        /// still apply; a channel's delay under a second (its jitter) does not.
         package var retryAtOnceAfterNetworkChange: Duration = .seconds(5)
 
         package init() {}
@@ -289,13 +290,19 @@ package struct SupervisorStateMachine<Random: RandomNumberGenerator> {
         return .wakeUp(at: next)
     }
 
+    /// The shortest delay a server asks for: `Retry-After` counts whole seconds (RFC 3261 section 20.33, RFC
+    /// 9110 section 10.2.3). A channel's delay under it is the channel's own jitter for spreading a fleet
+    /// (SIP's first probe of a registrar that closed the connection waits 0.25 to 0.5 s), which the desk's
+    /// own network change makes moot: it retries at once.
+    static var serverDelayFloor: Duration { .seconds(1) }
+
     private mutating func recover(from error: ChannelError, attempt: Int, now: Duration, atOnce: Bool = false) -> Action {
         switch error.code {
         case .transient, .server:
             // The channel's own delay (a server's Retry-After, its probing of a silent server) replaces
             // the backoff, except that probation still slows a channel that keeps dropping.
             let delay: Duration
-            if atOnce, !self.onProbation, error.retryAfter == nil {
+            if atOnce, !self.onProbation, (error.retryAfter ?? .zero) < Self.serverDelayFloor {
                 delay = .zero
             } else if self.onProbation {
                 delay = max(self.configuration.probationBackoff.delay(attempt: attempt, using: &self.random), error.retryAfter ?? .zero)
