@@ -172,7 +172,7 @@ public struct ChannelSettings: Sendable {
     public static func parseDuration(_ value: SettingValue) -> Duration? {
         switch value {
         case .integer(let seconds):
-            return seconds >= 0 && seconds <= Self.longestDuration ? .seconds(seconds) : nil
+            return Self.duration(milliseconds: Double(seconds) * 1000)
         case .double(let seconds):
             return Self.duration(milliseconds: seconds * 1000)
         case .string(let text):
