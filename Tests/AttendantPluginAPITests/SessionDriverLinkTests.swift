@@ -1,6 +1,7 @@
 import AttendantPluginAPI
 @_spi(Experimental) import AttendantPluginKit
 import AttendantPluginTestKit
+import Foundation
 import Synchronization
 import TestSupport
 import Testing
@@ -98,6 +99,33 @@ import Testing
         #expect(try await socket.nextMessage() == .text("a"))
         #expect(try await socket.nextMessage() == .text("b"))
         #expect(try await rig.done.next() == "second")
+    }
+
+    /// The link's reader is called as directly for the 200th message as for the first. Kept in the driver's
+    /// `Mutex` as a bare function value, it came out of every read wrapped in two more reabstraction thunks,
+    /// and the 200th message went through about 400 calls more than the first: the full-size fault campaign's
+    /// CXone chat, hours old, spent seconds of an event loop re-reading its threads (issue 34).
+    @Test func theLinksReaderIsCalledAsDirectlyForTheLastMessageAsForTheFirst() async throws {
+        let host = InMemoryChannelHost()
+        let driver = SessionDriver<Chatter>(host: host, prefix: "toy")
+        driver.load(Chatter())
+        let depths = Mutex<[Int]>([])
+        let worker = Task {
+            await driver.run({ _ in }) { event in
+                guard case .message = event else { return nil }
+                depths.withLock { $0.append(Thread.callStackSymbols.count) }
+                return nil
+            }
+        }
+        defer { worker.cancel() }
+        driver.step { _ in [.openLink(WebSocketRequest(url: Self.url))] }
+        let socket = try await host.inMemoryNetwork.nextWebSocket()
+        for index in 0..<200 {
+            socket.send(text: "message \(index)")
+            try await eventually("message \(index) read") { depths.withLock { $0.count } == index + 1 }
+        }
+        let (first, last) = depths.withLock { ($0[0], $0[199]) }
+        #expect(last <= first + 8, "the 200th message was read \(last - first) calls deeper than the first")
     }
 
     @Test func whatArrivesBeforeTheUpgradeReturnsComesAfterOpened() async throws {

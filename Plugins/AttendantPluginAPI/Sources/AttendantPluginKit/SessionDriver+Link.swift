@@ -1,6 +1,17 @@
 public import AttendantPluginAPI
 import Synchronization
 
+/// The channel's reader of its link (``SessionDriver/LinkHandler``), in a struct so that the `Mutex` holds no
+/// function value of its own. Swift reabstracts a function value that a generic container holds each time
+/// it is reached through `inout`, and `withLock` hands its value over `inout` and writes it back: a bare
+/// handler came out of every read wrapped in two more thunks. Read once for each batch of messages, it grew
+/// by two calls a batch for the life of the channel, and each message went through all of them: after the
+/// fault campaign's hours a CXone chat spent seconds of the event loop's time re-reading its threads, and
+/// any other channel's socket on that loop waited (issue 34). A struct is passed whole, never reabstracted.
+struct LinkReader<Session: ChannelSession>: Sendable {
+    let read: SessionDriver<Session>.LinkHandler
+}
+
 /// Where the session's link is, and what it brought that the session has not heard yet.
 struct LinkSlot: Sendable {
     enum Phase: Sendable {
@@ -115,7 +126,7 @@ extension SessionDriver {
     /// read by the channel's handler outside the lock, then is the session's step if its link is still
     /// current. A `closed` ends its generation.
     func handOver() {
-        let handler = self.linkHandler.withLock { $0 }
+        let handler = self.linkHandler.withLock { $0 }?.read
         let drains = self.state.withLock { state -> Bool in
             guard !state.link.draining, !state.link.inbox.isEmpty else { return false }
             state.link.draining = true

@@ -125,7 +125,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     /// The operations started under a tag, for ``SessionAction/cancelOperations(tagged:)``.
     let tagged = Mutex(TaggedOperations())
     /// The channel's reader of the link, from ``run(_:link:)``.
-    let linkHandler = Mutex<LinkHandler?>(nil)
+    let linkHandler = Mutex<LinkReader<Session>?>(nil)
     let host: any ChannelHost
     /// The start of the driver's own messages (the plugin's name).
     let prefix: String
@@ -148,7 +148,7 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
     /// into the session's steps (decoding a message outside the lock), called for one event at a time, in
     /// order. When the channel ends, its link closes. Since API 1.13.
     @_spi(Experimental) public func run(_ carryOut: (Session.Work) async -> Void, link: @escaping LinkHandler) async {
-        self.linkHandler.withLock { $0 = link }
+        self.linkHandler.withLock { $0 = LinkReader(read: link) }
         await withDiscardingTaskGroup { group in
             group.addTask {
                 await withDiscardingTaskGroup { operations in
