@@ -7,7 +7,8 @@ import Synchronization
 /// handler came out of every read wrapped in two more thunks. Read once for each batch of messages, it grew
 /// by two calls a batch for the life of the channel, and each message went through all of them: after the
 /// fault campaign's hours a CXone chat spent seconds of the event loop's time re-reading its threads, and
-/// any other channel's socket on that loop waited (issue 34). A struct is passed whole, never reabstracted.
+/// any other channel's socket on that loop waited (issue 34; swiftlang/swift#91348 reports it at -Onone, and
+/// this toolchain does it at -O too). A struct is passed whole, never reabstracted.
 struct LinkReader<Session: ChannelSession>: Sendable {
     let read: SessionDriver<Session>.LinkHandler
 }
