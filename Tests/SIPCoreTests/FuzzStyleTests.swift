@@ -72,6 +72,9 @@ import Testing
                 : SIPParserLimits(maxLineLength: 128, maxHeaderCount: 12, maxHeadSize: 1024, maxBodySize: 256)
             let result = SIPParserExercise.run(input, limits: limits)
             #expect(result.violation == nil, "\(result.violation ?? ""): \(input.text.debugDescription)")
+            // The fuzz target's cuts too: pieces drawn from the input's hash.
+            let drawn = SIPParserExercise.run(input, limits: limits, cuts: .drawnFromInput)
+            #expect(drawn.violation == nil, "\(drawn.violation ?? ""): \(input.text.debugDescription)")
             for error in result.errors {
                 #expect(!error.what.isEmpty)
                 #expect(error.description.utf8.count < 400, "errors quote only excerpts")

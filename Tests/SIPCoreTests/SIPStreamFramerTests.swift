@@ -80,6 +80,18 @@ import Testing
         expectParseError(.headerSyntax) { _ = try other.receive(Array("\nOPTIONS".utf8)) }
     }
 
+    /// The messages a chunk completed before its bad bytes are read, then the error; later chunks get the
+    /// same error.
+    @Test func readKeepsTheMessagesBeforeBadBytesInTheSameChunk() throws {
+        var framer = SIPStreamFramer(role: .client)
+        let reading = framer.read(Fixtures.cancel + Array("\r\n\nOPTIONS".utf8))
+        #expect(reading.items.count == 2, "\(reading.items)")
+        #expect(reading.items.first.map { if case .message = $0 { true } else { false } } == true)
+        #expect(reading.items.last == .keepAlivePong)
+        #expect(reading.failure?.code == .headerSyntax)
+        #expect(framer.read(Fixtures.cancel).failure?.code == .headerSyntax)
+    }
+
     @Test func manyMessagesKeepTheBufferSmall() throws {
         var framer = SIPStreamFramer(role: .server)
         var count = 0

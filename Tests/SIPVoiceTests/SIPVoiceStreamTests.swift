@@ -81,6 +81,34 @@ import Testing
         await stopped.value
     }
 
+    /// Found by Fuzz/SIPParser once its stream passes had to agree: the framer threw away the messages it
+    /// had read from a chunk when a later part of the same chunk broke the framing. An INVITE followed in
+    /// one read by bytes that are not SIP was a call never alerted.
+    @Test func anInviteBeforeBytesThatBreakTheFramingInTheSameReadStillRings() async throws {
+        let (host, channel) = try Self.rig(registrar: "sips:127.0.0.1:5061")
+        let listening = Task { try await channel.listen() }
+        let flow = try await host.inMemoryNetwork.nextStreamFlow()
+        let registrar = StreamRegistrar(flow.connection)
+        guard case .message(.request(let register)) = try await registrar.next() else {
+            Issue.record("expected a REGISTER: \(flow.connection.writtenText)")
+            listening.cancel()
+            return
+        }
+        var granted = try #require(try register.headers.contacts.first)
+        granted.parameters.set("expires", "600")
+        registrar.send(.response(.answering(register, statusCode: 200, toTag: "pbx1", contact: granted)))
+        try await listening.value
+
+        let invite = SIPMessage.request(SIPVoiceTLSCall.invite(local: flow.local.port)).serialized()
+        flow.connection.deliver(invite + Array("\r\nnot SIP at all\r\n\r\n".utf8))
+        guard case .incomingContact(let contact) = await host.nextEvent() else {
+            Issue.record("expected an incoming contact: \(host.events)")
+            return
+        }
+        #expect(contact.id == "tls-call-1")
+        await channel.stopListening()
+    }
+
     @Test func aCertificateThatDoesNotVerifyIsAConfigurationFailureThatNamesTheRegistrar() async throws {
         let (host, channel) = try Self.rig(registrar: "sip:127.0.0.1:5061;transport=tls")
         host.inMemoryNetwork.refuseFlows(

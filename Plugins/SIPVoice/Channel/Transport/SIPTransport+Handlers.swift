@@ -82,30 +82,26 @@ final class StreamReception: StreamReceiver {
     }
 
     func received(_ bytes: [UInt8]) {
-        let framed = self.state.withLock { state -> Result<[SIPStreamFramer.Item], SIPParseError> in
-            do throws(SIPParseError) {
-                return .success(try state.framer.receive(bytes))
-            } catch {
-                // A stream that lost its framing cannot be resynchronised: it is reported once and dropped.
-                state.reported = true
-                return .failure(error)
+        let reading = self.state.withLock { state in
+            let reading = state.framer.read(bytes)
+            // A stream that lost its framing cannot be resynchronised: it is reported once and dropped.
+            if reading.failure != nil { state.reported = true }
+            return reading
+        }
+        // The messages that came whole before any bad bytes are handled first: a call is not lost with them.
+        for item in reading.items {
+            switch item {
+            case .message(.request(var request)):
+                // As over UDP: the top Via says where the request came from (RFC 3261 section 18.2.1,
+                // RFC 3581 section 4). Responses, the registrar's to our REGISTERs, are left alone.
+                request.noteSource(ip: self.peer.ip, port: self.peer.port)
+                self.receive(.message(.request(request), self.origin))
+            case .message(let message): self.receive(.message(message, self.origin))
+            case .keepAlivePong: self.receive(.pong)
+            case .keepAlivePing: self.connection.write(SIPStreamFramer.pong)
             }
         }
-        switch framed {
-        case .success(let items):
-            for item in items {
-                switch item {
-                case .message(.request(var request)):
-                    // As over UDP: the top Via says where the request came from (RFC 3261 section 18.2.1,
-                    // RFC 3581 section 4). Responses, the registrar's to our REGISTERs, are left alone.
-                    request.noteSource(ip: self.peer.ip, port: self.peer.port)
-                    self.receive(.message(.request(request), self.origin))
-                case .message(let message): self.receive(.message(message, self.origin))
-                case .keepAlivePong: self.receive(.pong)
-                case .keepAlivePing: self.connection.write(SIPStreamFramer.pong)
-                }
-            }
-        case .failure(let error):
+        if let error = reading.failure {
             self.receive(.garbage(error, from: self.origin.description, closed: true))
             if self.inbound == nil {
                 self.receive(.closed("the registrar sent bytes that are not SIP (\(error)); connection closed"))

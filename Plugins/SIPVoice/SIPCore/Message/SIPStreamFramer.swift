@@ -9,7 +9,7 @@
 ///
 /// After an error the stream's framing is lost: every later call throws the same error, and the caller
 /// should close the connection. Memory stays within one message's limits plus the chunk being fed, as long
-/// as the caller drains items after each ``append(_:)`` (``receive(_:)`` does both).
+/// as the caller drains items after each ``append(_:)`` (``read(_:)`` does both).
 package struct SIPStreamFramer: Sendable {
     package enum Role: Sendable, Hashable {
         /// The side that registered and sends pings: CRLFs that arrive are pongs.
@@ -52,12 +52,33 @@ package struct SIPStreamFramer: Sendable {
         self.buffer.append(contentsOf: bytes)
     }
 
-    /// Appends the chunk and returns every item that is now complete.
-    package mutating func receive(_ bytes: some Sequence<UInt8>) throws(SIPParseError) -> [Item] {
+    /// What a chunk completed, in order, and the error that ended the stream's framing after them, if any.
+    package struct Reading: Sendable, Hashable {
+        package var items: [Item] = []
+        /// Bytes after the items broke the framing: handle the items, then close the stream.
+        package var failure: SIPParseError?
+    }
+
+    /// Appends the chunk and returns every item that is now complete, then the error, if bytes after them
+    /// broke the framing. A message that came whole before bad bytes in the same chunk is still read: an
+    /// INVITE followed by garbage in one TCP read still rings.
+    package mutating func read(_ bytes: some Sequence<UInt8>) -> Reading {
         self.append(bytes)
-        var items: [Item] = []
-        while let item = try self.next() { items.append(item) }
-        return items
+        var reading = Reading()
+        do {
+            while let item = try self.next() { reading.items.append(item) }
+        } catch {
+            reading.failure = error
+        }
+        return reading
+    }
+
+    /// As ``read(_:)``, for a caller that needs nothing from a stream that failed (tests, the benchmarks'
+    /// peers): an error is thrown, and the items before it in the chunk are dropped with it.
+    package mutating func receive(_ bytes: some Sequence<UInt8>) throws(SIPParseError) -> [Item] {
+        let reading = self.read(bytes)
+        if let failure = reading.failure { throw failure }
+        return reading.items
     }
 
     /// The next complete item, or nil until more bytes arrive.
