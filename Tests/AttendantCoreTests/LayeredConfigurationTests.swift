@@ -242,4 +242,23 @@ import Testing
         }
         #expect(reread == merged)
     }
+
+    /// A table that holds only tables is named by their headers, not by one of its own: a table nested 300
+    /// deep lists as one header, not 300 ever longer ones (Fuzz/Configuration timed out on 700), and an
+    /// empty table still lists, so that the listing reads back to the same tree.
+    @Test func aTableThatHoldsOnlyTablesIsListedThroughThem() throws {
+        let layers = Layers()
+        let path = (1...300).map { "k\($0)" }.joined(separator: ".")
+        let main = layers.write("etc/attendant.toml", "[deep.\(path)]\nvalue = 1\n\n[empty]\n")
+        let tree = try layers.sources.tree()
+        let listing = ConfigurationListing(tree).text
+        #expect(listing.utf8.count < 4 * path.utf8.count, "\(listing.utf8.count) bytes")
+        #expect(listing.contains("\n[deep.\(path)]  # \(main):1\nvalue = 1  # \(main):2\n"))
+        #expect(listing.contains("\n[empty]  # \(main):4\n"))
+        #expect(!listing.contains("\n[deep]"))
+
+        let again = Layers()
+        again.write("etc/attendant.toml", listing)
+        #expect(try again.sources.tree().root == tree.root)
+    }
 }
