@@ -25,6 +25,9 @@ package enum SIPParserExercise {
         case drawnFromInput
     }
 
+    /// What one stream pass read: its items, then the class of the error that ended it, if any.
+    private typealias StreamRead = (items: [SIPStreamFramer.Item], error: SIPParseError.Code?)
+
     package static func run(_ bytes: [UInt8], limits: SIPParserLimits = SIPParserLimits(), cuts: Cuts = .everyByte) -> Result {
         var result = Result()
         let parser = SIPMessageParser(limits: limits)
@@ -47,13 +50,13 @@ package enum SIPParserExercise {
             case .drawnFromInput: [.fixed(bytes.count), .drawn(seed: PieceSizes.hash(bytes))]
             }
         for role in [SIPStreamFramer.Role.client, .server] {
-            var whole: (items: [SIPStreamFramer.Item], error: SIPParseError.Code?)?
+            var whole: StreamRead?
             for schedule in schedules {
                 var framer = SIPStreamFramer(role: role, limits: limits)
                 var sizes = schedule
                 var largest = 0
                 var offset = 0
-                var read: (items: [SIPStreamFramer.Item], error: SIPParseError.Code?) = ([], nil)
+                var read: StreamRead = ([], nil)
                 while offset < bytes.count, read.error == nil {
                     let piece = sizes.next()
                     largest = max(largest, piece)
