@@ -109,23 +109,53 @@ import Testing
         let host = InMemoryChannelHost()
         let driver = SessionDriver<Chatter>(host: host, prefix: "toy")
         driver.load(Chatter())
-        let depths = Mutex<[Int]>([])
+        let depths = Recorder<Int>()
         let worker = Task {
             await driver.run({ _ in }) { event in
                 guard case .message = event else { return nil }
-                depths.withLock { $0.append(Thread.callStackSymbols.count) }
+                depths.add(Thread.callStackSymbols.count)
                 return nil
             }
         }
         defer { worker.cancel() }
         driver.step { _ in [.openLink(WebSocketRequest(url: Self.url))] }
         let socket = try await host.inMemoryNetwork.nextWebSocket()
+        var read: [Int] = []
         for index in 0..<200 {
             socket.send(text: "message \(index)")
-            try await eventually("message \(index) read") { depths.withLock { $0.count } == index + 1 }
+            read.append(try await depths.next())
         }
-        let (first, last) = depths.withLock { ($0[0], $0[199]) }
+        let (first, last) = (read[0], read[199])
         #expect(last <= first + 8, "the 200th message was read \(last - first) calls deeper than the first")
+    }
+
+    /// The link's reader runs on the driver's own tasks, not on the thread that delivered the message: in
+    /// the daemon that thread is a swift-nio event loop carrying other sockets, and a reader that took long
+    /// (a chat re-reading its threads after a restart) held every one of them back, voice's among them
+    /// (issue 34). The reader here waits, at most 10 s, for the delivering call to have returned.
+    @Test func aSlowReaderHoldsNotTheThreadThatDeliveredTheMessage() async throws {
+        let host = InMemoryChannelHost()
+        let driver = SessionDriver<Chatter>(host: host, prefix: "toy")
+        driver.load(Chatter())
+        let delivered = Atomic<Bool>(false)
+        let outcome = Mutex<String?>(nil)
+        let worker = Task {
+            await driver.run({ _ in }) { event in
+                guard case .message = event else { return nil }
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !delivered.load(ordering: .acquiring), ContinuousClock.now < deadline { usleep(1_000) }
+                let returned = delivered.load(ordering: .acquiring)
+                outcome.withLock { $0 = returned ? "read after the delivery returned" : "read while the delivery waited for it" }
+                return nil
+            }
+        }
+        defer { worker.cancel() }
+        driver.step { _ in [.openLink(WebSocketRequest(url: Self.url))] }
+        let socket = try await host.inMemoryNetwork.nextWebSocket()
+        socket.send(text: "slow")
+        delivered.store(true, ordering: .releasing)
+        try await eventually("the message was read") { outcome.withLock { $0 } != nil }
+        #expect(outcome.withLock { $0 } == "read after the delivery returned")
     }
 
     @Test func whatArrivesBeforeTheUpgradeReturnsComesAfterOpened() async throws {

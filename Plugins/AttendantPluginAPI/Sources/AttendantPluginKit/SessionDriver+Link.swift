@@ -30,6 +30,9 @@ struct LinkSlot: Sendable {
     /// they keep their order.
     var inbox: [(Generation, LinkEvent)] = []
     var draining = false
+    /// A hand-over is queued on the driver's operations and has not started: what arrives meanwhile waits
+    /// for it.
+    var handOverQueued = false
 }
 
 // The link slot: a WebSocket per generation, opened, written and closed as the session's actions, with its
@@ -90,21 +93,30 @@ extension SessionDriver {
         if current { self.handOver() } else { await connection.close() }
     }
 
-    /// What the host reports for the link of `generation`.
+    /// What the host reports for the link of `generation`, on the host's network thread (a swift-nio event
+    /// loop, which carries other sockets too, other channels' among them). The event is only queued here:
+    /// the channel's reader and the session's step run in a hand-over queued on the driver's operations,
+    /// so a channel that reads slowly, or has much to read (a chat re-reading its threads after a
+    /// restart), holds back no other socket (issue 34). One hand-over is queued at a time; what arrives
+    /// while one is queued or draining is taken by it, in order.
     private func arrived(_ event: WebSocketEvent, on generation: Generation) {
-        self.state.withLock { state in
-            guard state.link.generation == generation else { return }
+        let queue = self.state.withLock { state -> Bool in
+            guard state.link.generation == generation else { return false }
             switch state.link.phase {
             case .opening(var early, let writes):
                 early.append(event)
                 state.link.phase = .opening(early: early, writes: writes)
+                return false
             case .open:
                 self.receive(event, generation, &state)
             case .none:
-                break
+                return false
             }
+            guard !state.link.draining, !state.link.handOverQueued, !state.link.inbox.isEmpty else { return false }
+            state.link.handOverQueued = true
+            return true
         }
-        self.handOver()
+        if queue { self.operationQueue.yield { self.handOver() } }
     }
 
     /// Queues `event` for the session; after a close, the link takes no more writes.
@@ -125,10 +137,12 @@ extension SessionDriver {
 
     /// Hands the inbox to the session until it is empty, unless another caller is doing so: each event is
     /// read by the channel's handler outside the lock, then is the session's step if its link is still
-    /// current. A `closed` ends its generation.
+    /// current. A `closed` ends its generation. Called from the driver's own tasks, never from the host's
+    /// network thread (``arrived(_:on:)``).
     func handOver() {
         let handler = self.linkHandler.withLock { $0 }?.read
         let drains = self.state.withLock { state -> Bool in
+            state.link.handOverQueued = false
             guard !state.link.draining, !state.link.inbox.isEmpty else { return false }
             state.link.draining = true
             return true

@@ -146,7 +146,8 @@ public final class SessionDriver<Session: ChannelSession>: Sendable {
 
     /// ``run(_:)`` for a session with a link (``SessionAction/openLink(_:)``): `link` turns what it brings
     /// into the session's steps (decoding a message outside the lock), called for one event at a time, in
-    /// order. When the channel ends, its link closes. Since API 1.13.
+    /// order, from the driver's own tasks: never on the host's network thread, so a slow reader holds back
+    /// no other socket. When the channel ends, its link closes. Since API 1.13.
     @_spi(Experimental) public func run(_ carryOut: (Session.Work) async -> Void, link: @escaping LinkHandler) async {
         self.linkHandler.withLock { $0 = LinkReader(read: link) }
         await withDiscardingTaskGroup { group in
