@@ -48,13 +48,8 @@ extension KarteActionsDaemonTests {
         setup.daemon.signal(SIGKILL)
         _ = await setup.daemon.waitForExit()
 
-        let again = try DaemonProcess(
-            ["--config", setup.scratch.path + "/attendant.toml"],
-            scratch: setup.scratch,
-            environment: setup.desktop.environment
-        )
+        let again = try await setup.restarted()
         defer { again.signal(SIGTERM) }
-        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         try await eventually("buy sent again") { try await setup.events(named: "buy").count == 2 }
         let resent = try #require(try await setup.events(named: "buy").last)
         #expect(resent["retry"] as? Bool == true)
@@ -65,13 +60,8 @@ extension KarteActionsDaemonTests {
         try await Task.sleep(for: .milliseconds(300))
         again.signal(SIGTERM)
         _ = await again.waitForExit()
-        let third = try DaemonProcess(
-            ["--config", setup.scratch.path + "/attendant.toml"],
-            scratch: setup.scratch,
-            environment: setup.desktop.environment
-        )
+        let third = try await setup.restarted()
         defer { third.signal(SIGTERM) }
-        try #require(await third.waitForLog("ready: karte listening"), "\(third.stderr)")
         try await Task.sleep(for: .milliseconds(500))
         #expect(try await setup.events(named: "buy").count == 2)
         #expect(!third.stderr.contains("sending again"), "a clean stop leaves nothing unanswered")

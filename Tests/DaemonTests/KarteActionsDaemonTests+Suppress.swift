@@ -28,13 +28,8 @@ extension KarteActionsDaemonTests {
         // Kept across a restart (suppress-persists = true).
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
-        let again = try DaemonProcess(
-            ["--config", setup.scratch.path + "/attendant.toml"],
-            scratch: setup.scratch,
-            environment: setup.desktop.environment
-        )
+        let again = try await setup.restarted()
         defer { again.signal(SIGTERM) }
-        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         try await setup.actions("view", "after-restart")
         try await eventually("suppressed after the restart") { try await setup.events(named: "_message_suppressed").count == 2 }
 
@@ -50,13 +45,8 @@ extension KarteActionsDaemonTests {
         try await setup.actions("suppress")
         setup.daemon.signal(SIGTERM)
         _ = await setup.daemon.waitForExit()
-        let again = try DaemonProcess(
-            ["--config", setup.scratch.path + "/attendant.toml"],
-            scratch: setup.scratch,
-            environment: setup.desktop.environment
-        )
+        let again = try await setup.restarted()
         defer { again.signal(SIGTERM) }
-        try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
         #expect(try await setup.actions("list")["suppressed"] as? String == "false")
         try await setup.actions("view", "home")
         _ = try await setup.desktop.notifyCall(summary: Self.welcome)

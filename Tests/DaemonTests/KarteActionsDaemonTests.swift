@@ -79,6 +79,18 @@ import Testing
             self.daemon.signal(SIGTERM)
             _ = self.simulator.stop()
         }
+
+        /// A new daemon on the same configuration and state folder, listening (the one before was stopped
+        /// or killed).
+        func restarted() async throws -> DaemonProcess {
+            let again = try DaemonProcess(
+                ["--config", self.scratch.path + "/attendant.toml"],
+                scratch: self.scratch,
+                environment: self.desktop.environment
+            )
+            try #require(await again.waitForLog("ready: karte listening"), "\(again.stderr)")
+            return again
+        }
     }
 
     /// A karte-actions channel named "karte" on the simulator, its app key from a token file, links
