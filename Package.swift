@@ -291,9 +291,11 @@ let package = Package(
             dependencies: ["GenesysCore", pluginAPI],
             swiftSettings: strictness
         ),
+        // KarteCore's machines, and the KarteActions plugin itself, loaded from libattendant-karte-actions.so
+        // on the test kit's network and clock (KarteActionsNetworkTests).
         .testTarget(
             name: "KarteCoreTests",
-            dependencies: ["KarteCore", pluginAPI],
+            dependencies: ["KarteCore", "CZlib", pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
         .testTarget(

@@ -129,6 +129,50 @@ import Testing
         #expect(machine.requestsOutstanding == 0)
     }
 
+    /// A sending that got no answer (the network, not the server) spends no retry: it goes again after the
+    /// backoff, which stops growing at its cap, as often as it takes, and each time marked `_retry`.
+    @Test func sendingsWithoutAnAnswerSpendNoRetry() throws {
+        var machine = tracking()
+        let request = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]
+        var current = request
+        var delays: [Duration] = []
+        for attempt in 1...8 {
+            let failed = machine.requestUnanswered(current.id, reason: "No route to host", now: t0 + .seconds(attempt * 60))
+            let (timer, delay) = try #require(failed.armed.first, "attempt \(attempt): \(failed)")
+            delays.append(delay)
+            current = try #require(machine.timerFired(timer).requests.first)
+            #expect(current.isRetry && current.retriesSpent == 0)
+        }
+        #expect(delays == [.milliseconds(500), .seconds(2), .seconds(8), .seconds(32), .seconds(60), .seconds(60), .seconds(60), .seconds(60)])
+        // An error answer afterwards spends the first of its three.
+        let answered = machine.requestCompleted(current.id, status: 503, body: [])
+        #expect(answered.armed.count == 1 && machine.requestsOutstanding == 1)
+    }
+
+    /// The network coming back sends at once what got no answer; a request waiting after an error answer
+    /// keeps its backoff.
+    @Test func aNetworkChangeSendsAtOnceWhatGotNoAnswer() throws {
+        var machine = tracking()
+        let unanswered = machine.flushNow(try machine.track(KarteEvent(name: "a"), now: t0)).requests[0]
+        let refused = machine.flushNow(try machine.markBoundary() + machine.track(KarteEvent(name: "b"), now: t0)).requests[0]
+        _ = machine.requestUnanswered(unanswered.id, reason: "No route to host", now: t0)
+        _ = machine.requestCompleted(refused.id, status: 502, body: [])
+        let sent = machine.networkChanged().requests
+        #expect(sent.map(\.id) == [unanswered.id] && sent[0].isRetry)
+        #expect(machine.networkChanged().isEmpty, "nothing is waiting for the network any more")
+        #expect(machine.requestsOutstanding == 2)
+    }
+
+    /// Events that got no answer for a day are given up: a track URL that never answers keeps nothing
+    /// forever.
+    @Test func aRequestWithoutAnAnswerForADayIsGivenUp() throws {
+        var machine = tracking()
+        let request = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]
+        let late = machine.requestUnanswered(request.id, reason: "No route to host", now: t0 + .seconds(86_401))
+        #expect(late == [.dropped(request: request, reason: "No route to host; no answer for 24 h, given up")])
+        #expect(machine.requestsOutstanding == 0 && machine.takeJournal().finished.count == 1)
+    }
+
     @Test func clientErrorsAreDroppedNotRetried() throws {
         var machine = tracking()
         let request = machine.flushNow(try machine.track(KarteEvent(name: "buy"), now: t0)).requests[0]

@@ -39,7 +39,11 @@ extension KarteActionsChannel {
             if let status = error.status, (200..<300).contains(status) { return .unreadable(status: status, reason: reason) }
             return .failure(error.status.map { "HTTP status \($0), \(reason)" } ?? reason)
         } catch {
-            return .failure(error.message)
+            switch error.kind {
+            // The network's failures, not the server's: they spend no retry.
+            case .resolution, .connection, .timeout, .closed: return .unanswered(error.message)
+            default: return .failure(error.message)
+            }
         }
     }
 

@@ -92,6 +92,9 @@ final class KarteActionsChannel: Channel {
 
     func keepAlive() async throws {
         // Nothing to keep: the track API is request and answer. A refused app key shows in the answers.
+        // The host calls this at once when the network comes back, so what got no answer goes again now.
+        let now = self.host.now()
+        self.driver.step { $0.networkChanged(now: now) }
         guard self.driver.withSession({ $0.listening && $0.appKey != nil }) == true else {
             throw ChannelError(.transient, "karte-actions: not listening")
         }

@@ -66,7 +66,11 @@ package struct KarteSession: ChannelSession {
     /// How a track request ended.
     package enum Outcome: Sendable {
         case answer(status: Int, body: [UInt8])
+        /// Failed in a way that spends one of the request's retries.
         case failure(String)
+        /// No answer at all (no name, no connection, nothing in time): the network's failure, which spends
+        /// no retry (``KarteTrackingMachine/requestUnanswered(_:reason:now:)``).
+        case unanswered(String)
         /// A 2xx whose body cannot even be unpacked: the reason names size and kind, never content.
         case unreadable(status: Int, reason: String)
     }
@@ -229,6 +233,12 @@ package struct KarteSession: ChannelSession {
     }
 
     /// The desktop went to the background or came back.
+    /// The network came back or changed (the host's keep-alive): what got no answer goes again now.
+    package mutating func networkChanged(now: UnixTime) -> [Action] {
+        guard let resent = self.tracking?.networkChanged(), !resent.isEmpty else { return [] }
+        return self.carryOut(resent, now: now)
+    }
+
     package mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
         guard self.tracking != nil, background != self.background else { return [] }
         self.background = background
@@ -280,6 +290,9 @@ package struct KarteSession: ChannelSession {
         case .failure(let reason):
             self.counters.failures += 1
             tracked = self.tracking!.requestFailed(requestID, reason: reason)
+        case .unanswered(let reason):
+            self.counters.failures += 1
+            tracked = self.tracking!.requestUnanswered(requestID, reason: reason, now: now)
         case .unreadable(let status, let reason):
             // The server did answer: not retried, and nothing of it is used.
             tracked = self.tracking!.requestUnreadable(requestID, reason: "HTTP \(status), \(reason)")

@@ -8,6 +8,12 @@ package struct KarteTrackRequest: Sendable, Hashable {
     package var events: [KarteRecordedEvent]
     /// 0 for the first sending, n for the n-th retry.
     package var attempt: Int
+    /// Retries spent on failures that count (``KarteTrackingMachine/Configuration/maximumRetries``): answers
+    /// that were errors. Sendings that got no answer at all spend none.
+    package var retriesSpent = 0
+    /// The last sending got no answer (the network, not the server): a network change sends it again at
+    /// once.
+    package var waitsForNetwork = false
 
     package init(id: UInt64, keys: KarteKeys, events: [KarteRecordedEvent], attempt: Int = 0) {
         self.id = id

@@ -13,9 +13,16 @@ package import AttendantPluginKit
 ///   ``Configuration/maximumEventsPerRequest`` events; events wait at most ``Configuration/batchWindow``
 ///   (a full group goes at once);
 /// - 2xx answers are decoded and reported with ``Action/responseReceived(request:response:isRetry:)``;
-///   4xx answers drop the request; 5xx and network failures retry it after 0.5 s × 4ⁿ, up to
+///   4xx answers drop the request; 5xx answers and other failures retry it after 0.5 s × 4ⁿ, up to
 ///   ``Configuration/maximumRetries`` times, its events marked `_retry: true` (`_fetch_variables` is never
 ///   retried). The response to a retry is reported with `isRetry: true`: it must never show anything.
+/// - a sending that got no answer at all (``requestUnanswered(_:reason:now:)``: no name, no connection, no
+///   answer in time) is the network's failure, not the server's: it spends none of those retries, goes
+///   again after the same backoff (at most its cap) and at once when the network changes
+///   (``networkChanged()``), for up to ``Configuration/maximumUnansweredWait``. Android's SDK sends
+///   nothing while the device is offline and keeps its events until the network is back (Dispatcher.kt:
+///   its connectivity observer suspends the queue and dispatches it 0.5 s after the network returns), so
+///   events tracked during an outage longer than the retries' 10.5 s still reach KARTE.
 package struct KarteTrackingMachine: Sendable {
     package struct Configuration: Sendable, Hashable {
         package var appInfo: KarteAppInfo
@@ -25,6 +32,10 @@ package struct KarteTrackingMachine: Sendable {
         package var retryBackoff = Backoff(base: .milliseconds(500), factor: 4, cap: .seconds(60), jitter: .none)
         /// Retries after the first sending (Android's `MAX_RETRY_COUNT`).
         package var maximumRetries = 3
+        /// How long a request whose sendings get no answer keeps going again, from its oldest event's
+        /// tracking: a day, so that a laptop offline overnight loses nothing of the evening before, and a
+        /// track URL that never answers does not keep events forever.
+        package var maximumUnansweredWait: Duration = .seconds(86_400)
         /// A response body past this is refused unread.
         package var responseSizeLimit = KarteTrackResponse.defaultSizeLimit
 
@@ -193,18 +204,49 @@ package struct KarteTrackingMachine: Sendable {
         }
     }
 
-    /// The request never got an answer (connection refused, timed out, reset).
+    /// The request failed in a way that counts against its retries (an answer that could not be used, a
+    /// body that could not be made).
     package mutating func requestFailed(_ requestID: UInt64, reason: String) -> [Action] {
         guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
         return self.retry(request, after: reason)
     }
 
-    mutating func retry(_ request: KarteTrackRequest, after failure: String) -> [Action] {
-        guard request.attempt < self.configuration.maximumRetries else {
+    /// The request got no answer at all: the name did not resolve, no connection could be made, or nothing
+    /// came back in time. It spends no retry (see the type's notes), unless its oldest event was tracked
+    /// more than ``Configuration/maximumUnansweredWait`` before `now`.
+    package mutating func requestUnanswered(_ requestID: UInt64, reason: String, now: UnixTime) -> [Action] {
+        guard let request = self.inFlight.removeValue(forKey: requestID) else { return [] }
+        let oldest = request.events.map(\.date).min() ?? now
+        guard now - oldest <= self.configuration.maximumUnansweredWait else {
             self.finish(request)
-            return [.dropped(request: request, reason: "\(failure), after \(request.attempt) retries")]
+            let hours = Int(self.configuration.maximumUnansweredWait.components.seconds / 3600)
+            return [.dropped(request: request, reason: "\(reason); no answer for \(hours) h, given up")]
+        }
+        return self.retry(request, after: reason, unanswered: true)
+    }
+
+    /// The network came back or changed (the host's keep-alive): the requests whose last sending got no
+    /// answer go again now instead of at the end of their backoff, as Android's SDK dispatches its queue
+    /// when connectivity returns. Those waiting after an error answer keep their backoff.
+    package mutating func networkChanged() -> [Action] {
+        var actions: [Action] = []
+        for id in self.waitingToRetry.keys.sorted() where self.waitingToRetry[id]?.waitsForNetwork == true {
+            _ = self.timers.disarm(.retry(requestID: id))
+            guard var request = self.waitingToRetry.removeValue(forKey: id) else { continue }
+            request.attempt += 1
+            actions.append(self.send(request))
+        }
+        return actions
+    }
+
+    mutating func retry(_ request: KarteTrackRequest, after failure: String, unanswered: Bool = false) -> [Action] {
+        guard unanswered || request.retriesSpent < self.configuration.maximumRetries else {
+            self.finish(request)
+            return [.dropped(request: request, reason: "\(failure), after \(request.retriesSpent) retries")]
         }
         var again = request
+        again.waitsForNetwork = unanswered
+        if !unanswered { again.retriesSpent += 1 }
         again.events.removeAll { $0.event.name == KarteEventName.fetchVariables }
         self.journal.finished += request.events.filter { $0.event.name == KarteEventName.fetchVariables }.map(\.localID)
         guard !again.events.isEmpty else {
