@@ -337,7 +337,12 @@ package final class SIPpCallee {
         do {
             try await eventually("the sipp callee to receive \(method)", within: seconds) {
                 found = self.requests.first { $0.method == method }
-                if found == nil && !self.process.isRunning { throw FixtureError("the sipp callee ended without a \(method)") }
+                if found == nil && !self.process.isRunning {
+                    // sipp may have written the request and ended between the two looks: its file is whole
+                    // once it has ended, so look once more before saying it never came.
+                    found = self.requests.first { $0.method == method }
+                    if found == nil { throw FixtureError("the sipp callee ended without a \(method)") }
+                }
                 return found != nil
             }
         } catch {
