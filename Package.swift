@@ -295,7 +295,7 @@ let package = Package(
         // on the test kit's network and clock (KarteActionsNetworkTests).
         .testTarget(
             name: "KarteCoreTests",
-            dependencies: ["KarteCore", "CZlib", pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
+            dependencies: ["KarteCore", "TestSupport", pluginAPI, .product(name: "AttendantPluginTestKit", package: "AttendantPluginAPI")],
             swiftSettings: strictness
         ),
         .testTarget(
@@ -337,8 +337,9 @@ let package = Package(
         // Shared by test targets: a private dbus-daemon, child processes with bounded waits (BoundedWaits.swift).
         .target(
             name: "TestSupport",
-            // AttendantPluginKit's ChildDescriptors: a spawned child gets only its own descriptors.
-            dependencies: [pluginAPI],
+            // AttendantPluginKit's ChildDescriptors: a spawned child gets only its own descriptors. zlib: gzip
+            // bodies read and written by the tests' own hand (TestGzip).
+            dependencies: [pluginAPI, "CZlib"],
             path: "Tests/TestSupport",
             swiftSettings: strictness
         ),
@@ -382,8 +383,6 @@ let package = Package(
                 "TestSupport",
                 "SIPCore",
                 "CXoneCore",
-                // The KARTE tests gzip request bodies and read gzip answers with zlib of their own.
-                "CZlib",
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

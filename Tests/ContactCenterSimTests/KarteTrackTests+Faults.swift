@@ -3,6 +3,7 @@ import ContactCenterSim
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 /// The track endpoint's injected faults: each mode's answer, counts, and that faulted requests are recorded.

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import Synchronization
+import TestSupport
 import Testing
 
 /// The simulator's KARTE track endpoint over real HTTP on loopback: app key, gzip bodies, recorded events

@@ -1,9 +1,9 @@
 import AttendantPluginAPI
 import AttendantPluginKit
 import AttendantPluginTestKit
-import CZlib
 import KarteCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The KarteActions plugin, loaded from its .so as the daemon loads it, on the test kit's network and
@@ -59,7 +59,7 @@ import Testing
         // Each sent four times. The channel has dealt with the fourth failures once it gave the requests up
         // or set their next sending (32 s on).
         let next = host.manualClock.now.advanced(by: .seconds(32))
-        try await Self.eventually {
+        try await eventually("the fourth sendings dealt with") {
             host.inMemoryNetwork.requests.count >= 8
                 && (host.manualClock.nextDeadline == next || host.logRecords.all.contains { $0.message.contains("dropped") })
         }
@@ -67,35 +67,10 @@ import Testing
 
         online.store(true, ordering: .releasing)
         try await channel.keepAlive()
-        try await Self.eventually { answered.withLock { $0.count } == 2 }
-        let events = try answered.withLock { $0 }.flatMap { try JSONValue.parse(Self.gunzip($0.body ?? []))["events"]?.arrayValue ?? [] }
+        try await eventually("both requests sent again") { answered.withLock { $0.count } == 2 }
+        let events = try answered.withLock { $0 }.flatMap { try JSONValue.parse(TestGzip.decompress($0.body ?? []))["events"]?.arrayValue ?? [] }
         #expect(events.compactMap { $0["event_name"]?.stringValue } == ["native_app_install", "native_app_open", "view"])
         #expect(events.allSatisfy { $0["values"]?["_retry"] == true })
         #expect(!host.logRecords.all.contains { $0.message.contains("dropped") }, "\(host.logRecords.all.map(\.message))")
-    }
-
-    /// Waits, up to 5 s, for `condition`.
-    static func eventually(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(condition(), "not within 5 s")
-    }
-
-    /// A gzip body's bytes (the channel gzips its requests).
-    static func gunzip(_ bytes: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        guard attendant_inflate_init_gzip(&stream) == Z_OK else { return [] }
-        defer { inflateEnd(&stream) }
-        var input = bytes
-        var output = [UInt8](repeating: 0, count: 1 << 20)
-        let count = input.withUnsafeMutableBufferPointer { inBuffer in
-            output.withUnsafeMutableBufferPointer { outBuffer in
-                stream.next_in = inBuffer.baseAddress
-                stream.avail_in = uInt(inBuffer.count)
-                stream.next_out = outBuffer.baseAddress
-                stream.avail_out = uInt(outBuffer.count)
-                return inflate(&stream, Z_FINISH) == Z_STREAM_END ? outBuffer.count - Int(stream.avail_out) : 0
-            }
-        }
-        return Array(output[..<count])
     }
 }
