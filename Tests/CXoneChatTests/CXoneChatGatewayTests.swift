@@ -117,7 +117,7 @@ import Testing
         let threadID = try #require(send.threadID, "\(send)")
         #expect((send.payload["destination"] as? [String: Any])?["id"] as? String == threadID)
 
-        let kept = try await rig.host.inMemoryStore.pendingOutbox()
+        let kept = await rig.host.inMemoryStore.pendingOutbox()
         #expect(kept.count == 1, "\(kept)")
         let entry = try CXoneGateway.object(Array((kept.first?.payload ?? "").utf8))
         #expect((entry["messageID"] as? String)?.lowercased() == messageID.lowercased() && entry["text"] as? String == "Where is my parcel?")
@@ -125,7 +125,7 @@ import Testing
         socket.confirm(send)
         let reply = try await sending.value
         #expect(reply == .fields(["delivery": "sent", "message": messageID.lowercased(), "thread": threadID.lowercased()]), "\(reply)")
-        try await until("the outbox emptied") { try await rig.host.inMemoryStore.pendingOutbox().isEmpty }
+        try await until("the outbox emptied") { await rig.host.inMemoryStore.pendingOutbox().isEmpty }
         await rig.stop()
     }
 

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Glibc
 
 /// Makes a new private folder `/tmp/<prefix>-XXXXXX` (mode 0700) and returns its path.

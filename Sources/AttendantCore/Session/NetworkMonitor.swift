@@ -51,7 +51,7 @@ package final class NetworkMonitor: Service {
         }
         let milliseconds = Int32(self.settle.components.seconds * 1000 + self.settle.components.attoseconds / 1_000_000_000_000_000)
         // The service ends with the daemon's graceful shutdown, which cancels the reading.
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
                     Thread.detach { [onChange = self.onChange, logger = self.logger] in

@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 
 extension ChannelSupervisor {
     package struct Configuration: Sendable {

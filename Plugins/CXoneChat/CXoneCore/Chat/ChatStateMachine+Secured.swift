@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 
 // Secured sessions, as the CXone mobile SDK 3.2.0 connects a channel whose feature `securedSessions` is on
 // (nice-cxone-mobile-sdk-ios `Services/ConnectionService.swift`: `connectToSocket`,

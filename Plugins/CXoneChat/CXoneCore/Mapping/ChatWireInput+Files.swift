@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 
 // A message's attachments (`attachments: [{url, friendlyName, mimeType, fileName}]`, the SDK's
 // `AttachmentDTO`): what the host sees of each (``ChatAttachment``) and its address, which only the

@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 
 // Rich messages and the inactivity popup as the host sees them (a message's text, kind and choices), and
 // what choosing sends, which only the session keeps (``ChatMessageExtras``).

@@ -1,4 +1,4 @@
-package import FoundationEssentials
+import FoundationEssentials
 
 /// `POST {chat}/1.0/brand/{brandId}/channel/{channelId}/attachment`: a file for a message, as the mobile SDK
 /// uploads it (`ContentDescriptor.httpBody(fileRestrictions:)` in nice-cxone-mobile-sdk-ios

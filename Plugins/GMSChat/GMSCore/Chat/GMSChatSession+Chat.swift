@@ -1,5 +1,5 @@
 package import AttendantPluginAPI
-package import AttendantPluginKit
+import AttendantPluginKit
 
 // The chat's life (``GMSChat``): its start, with the callers waiting for it, and its end.
 extension GMSChatSession {

@@ -1,4 +1,4 @@
-package import AttendantPluginAPI
+import AttendantPluginAPI
 @_spi(Experimental) import AttendantPluginKit
 
 // What the SDK drops when the service says the session cannot go on as it is (`core/MessagingClientImpl.kt`):
