@@ -261,4 +261,27 @@ import Testing
         again.write("etc/attendant.toml", listing)
         #expect(try again.sources.tree().root == tree.root)
     }
+
+    /// Deep tables inside an array of tables other than `[[channel]]`, and inside an inline value, are
+    /// listed as TOML that toml++ reads back: it refuses values nested more than 256 deep
+    /// (TOML_MAX_NESTED_VALUES), and dotted keys nest no value. The listing wrote every array of tables but
+    /// `channel`'s, and every table inside an inline value, as nested inline tables, one level each: found
+    /// by Fuzz/Configuration (`seeds/regression-array-of-tables-nested-deep`), whose listing did not read
+    /// back.
+    @Test func deepTablesInArraysOfTablesAndInlineValuesAreListedAsTOMLThatReadsBack() throws {
+        let layers = Layers()
+        let path = (1...300).map { "k\($0)" }.joined(separator: ".")
+        layers.write(
+            "etc/attendant.toml",
+            "mixed = [1, { \(path) = 2, \(path)x = 3, empty = {} }]\nnone = []\n\n[[item]]\nname = \"a\"\n\(path) = 1\n\n[[item]]\n"
+        )
+        let tree = try layers.sources.tree()
+        let listing = ConfigurationListing(tree).text
+        #expect(listing.contains("\n[[item]]"))
+        #expect(listing.contains("none = []"))
+
+        let again = Layers()
+        again.write("etc/attendant.toml", listing)
+        #expect(try again.sources.tree().root == tree.root, "\(listing)")
+    }
 }

@@ -63,12 +63,15 @@ package struct ConfigurationListing {
         }
     }
 
-    /// `[[channel]]` at the top level is written as an array of tables, and every table as a section;
-    /// arrays of anything else are written inline.
+    /// Every table is written as a section, and every array of tables (`[[channel]]`, and any other) as an
+    /// array of tables; other arrays are written inline. Written inline, an array of tables held its tables
+    /// as nested inline tables, one level each, and toml++ refuses values nested more than 256 deep
+    /// (TOML_MAX_NESTED_VALUES), where a section's dotted keys nest no value: a listing that did not read
+    /// back (found by Fuzz/Configuration).
     private static func isSection(_ value: SettingValue, key: String, path: String) -> Bool {
         switch value {
         case .table: true
-        case .array(let items): path.isEmpty && key == "channel" && items.allSatisfy(\.isTable)
+        case .array(let items): !items.isEmpty && items.allSatisfy(\.isTable)
         default: false
         }
     }
@@ -114,10 +117,19 @@ package struct ConfigurationListing {
         case .bool(let flag): flag ? "true" : "false"
         case .dateTime(let text): text
         case .array(let items): "[" + items.map(Self.value).joined(separator: ", ") + "]"
-        case .table(let entries):
-            entries.isEmpty
-                ? "{}" : "{ " + entries.keys.sorted().map { "\(Self.key($0)) = \(Self.value(entries[$0]!))" }.joined(separator: ", ") + " }"
+        case .table(let entries): entries.isEmpty ? "{}" : "{ " + Self.leaves(entries, prefix: "").joined(separator: ", ") + " }"
         @unknown default: self.string("\(value)")
+        }
+    }
+
+    /// An inline table's entries as dotted keys to its leaves (`a.b = 1`, not `a = { b = 1 }`): dotted keys
+    /// nest no value, so a table that the files nested deep with dotted keys reads back within toml++'s
+    /// limit of 256 nested values.
+    private static func leaves(_ entries: [String: SettingValue], prefix: String) -> [String] {
+        entries.keys.sorted().flatMap { key -> [String] in
+            let dotted = prefix + Self.key(key)
+            if case .table(let inner) = entries[key]!, !inner.isEmpty { return Self.leaves(inner, prefix: dotted + ".") }
+            return ["\(dotted) = \(Self.value(entries[key]!))"]
         }
     }
 
