@@ -232,13 +232,13 @@ package struct KarteSession: ChannelSession {
         return [.cancelTimer(.stopGrace), .replied(id, .success(.done))]
     }
 
-    /// The desktop went to the background or came back.
     /// The network came back or changed (the host's keep-alive): what got no answer goes again now.
     package mutating func networkChanged(now: UnixTime) -> [Action] {
         guard let resent = self.tracking?.networkChanged(), !resent.isEmpty else { return [] }
         return self.carryOut(resent, now: now)
     }
 
+    /// The desktop went to the background or came back.
     package mutating func applicationState(background: Bool, now: UnixTime) -> [Action] {
         guard self.tracking != nil, background != self.background else { return [] }
         self.background = background
